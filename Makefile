@@ -1,0 +1,55 @@
+# rte - runtime tracing events for any process.
+#
+#   make            build everything into $(BUILD)/ (installs missing Debian
+#                   packages first, see scripts/install-deps.sh)
+#   make test       build and run every test
+#   make check-asan the whole suite under AddressSanitizer + UBSan
+#
+# The build is split into fragments, one per part of the tree: mk/*.mk.
+# Each fragment adds its artefacts to ALL and its test runs to TEST_RUNS.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+BUILD   ?= build
+SAN     ?=
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread \
+	-Iinclude -Icommon -MMD -MP
+BASE_LDFLAGS := $(SAN) -pthread $(LDFLAGS)
+
+ALL :=
+TEST_RUNS :=
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all test deps clean check-asan
+all: build-all
+
+include $(sort $(wildcard mk/*.mk))
+
+build-all: $(ALL)
+
+# Install missing build dependencies once per build folder.
+$(DEPS_STAMP): scripts/install-deps.sh
+	@mkdir -p $(@D)
+	@sh scripts/install-deps.sh
+	@touch $@
+
+deps: $(DEPS_STAMP)
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -c $< -o $@
+
+test: $(ALL) $(TEST_RUNS)
+	@echo "all tests passed"
+
+check-asan:
+	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

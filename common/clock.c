@@ -1,0 +1,148 @@
+/*
+ * clock.c - TSC calibration and per-thread re-anchoring. See clock.h.
+ */
+#include <stdint.h>
+
+#include "clock.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+__thread struct rte_clock_anchor rte_clock_tls
+	__attribute__((tls_model("initial-exec")));
+
+#define ANCHOR_NS 1000000u /* re-anchor about every millisecond */
+
+enum { MODE_UNSET = 0, MODE_BUSY, MODE_MONO, MODE_TSC };
+
+static int g_mode;           /* MODE_*, atomic */
+static uint64_t g_mult;      /* global ns per tick, 32.32, atomic */
+static uint64_t g_tsc_start; /* calibration start pair, set once */
+static uint64_t g_ns_start;
+static uint64_t g_refined_at; /* ns elapsed at the last refinement, atomic */
+
+#if defined(__x86_64__)
+static int tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__cpuid(0x80000007u, a, b, c, d);
+	return (d >> 8) & 1;
+}
+
+/* One (tsc, ns) pair, taking the TSC on both sides of clock_gettime and
+ * keeping the tightest of a few tries. */
+static void read_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t t1 = __rdtsc();
+		uint64_t n = rte_clock_monotonic_ns();
+		uint64_t t2 = __rdtsc();
+
+		if (t2 - t1 < best) {
+			best = t2 - t1;
+			*tsc = t1 + (t2 - t1) / 2;
+			*ns = n;
+		}
+	}
+}
+
+static uint64_t mult_of(uint64_t dns, uint64_t dtsc)
+{
+	return dtsc ? (uint64_t)(((unsigned __int128)dns << 32) / dtsc) : 0;
+}
+
+/* Re-derive the global rate from the calibration start once the baseline
+ * has doubled since the last refinement: the error shrinks as 1/elapsed. */
+static void refine(uint64_t tsc, uint64_t ns)
+{
+	uint64_t el = ns - g_ns_start;
+	uint64_t last = __atomic_load_n(&g_refined_at, __ATOMIC_RELAXED);
+
+	if (el < 2 * last || tsc <= g_tsc_start)
+		return;
+	__atomic_store_n(&g_mult, mult_of(el, tsc - g_tsc_start),
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&g_refined_at, el, __ATOMIC_RELAXED);
+}
+#endif
+
+void rte_clock_init(int force_monotonic)
+{
+	int unset = MODE_UNSET;
+
+	if (!__atomic_compare_exchange_n(&g_mode, &unset, MODE_BUSY, 0,
+	                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+#if defined(__x86_64__)
+	if (!force_monotonic && tsc_invariant()) {
+		uint64_t t1, n1;
+
+		read_pair(&g_tsc_start, &g_ns_start);
+		do
+			read_pair(&t1, &n1);
+		while (n1 - g_ns_start < 200000);
+		g_mult = mult_of(n1 - g_ns_start, t1 - g_tsc_start);
+		g_refined_at = n1 - g_ns_start;
+		if (g_mult) {
+			/* Publishes g_mult and the start pair; pairs with the
+			 * acquire load in rte_clock_reanchor(). */
+			__atomic_store_n(&g_mode, MODE_TSC, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+#else
+	(void)force_monotonic;
+#endif
+	__atomic_store_n(&g_mode, MODE_MONO, __ATOMIC_RELEASE);
+}
+
+int rte_clock_uses_tsc(void)
+{
+	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) == MODE_TSC;
+}
+
+uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc)
+{
+#if defined(__x86_64__)
+	uint64_t t, n, mult, extrap = 0, period;
+
+	if (__atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) != MODE_TSC) {
+		a->period = 0;
+		return rte_clock_monotonic_ns();
+	}
+	read_pair(&t, &n);
+	refine(t, n);
+	mult = __atomic_load_n(&g_mult, __ATOMIC_RELAXED);
+	period = ((uint64_t)ANCHOR_NS << 32) / mult;
+	if (a->period && t >= a->tsc0)
+		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(t - a->tsc0) *
+		                              a->mult) >> 32);
+	if (extrap > n) {
+		/* The scaled clock ran ahead: continue from where it is (never
+		 * step back) at a rate that meets CLOCK_MONOTONIC at the end
+		 * of the next period. */
+		uint64_t target = n + ANCHOR_NS;
+
+		a->ns0 = extrap;
+		a->mult = target > extrap ? mult_of(target - extrap, period)
+		                          : mult / 2;
+	} else {
+		a->ns0 = n;
+		a->mult = mult;
+	}
+	a->tsc0 = t;
+	a->period = period;
+	(void)tsc;
+	return a->ns0;
+#else
+	(void)a;
+	(void)tsc;
+	return rte_clock_monotonic_ns();
+#endif
+}

@@ -1,0 +1,68 @@
+/*
+ * clock.h - timestamps in CLOCK_MONOTONIC nanoseconds, fast (internal).
+ *
+ * On x86-64 with an invariant TSC, rte_clock_ns() reads the TSC and scales
+ * it from a per-thread anchor (a TSC reading paired with a
+ * clock_gettime(CLOCK_MONOTONIC) reading). Each thread re-anchors about
+ * every millisecond, so the scaled value never strays far from
+ * CLOCK_MONOTONIC (tests/test_clock.c checks it stays within 1 us); when a
+ * re-anchor finds the scaled clock ahead, the next period's rate is bent so
+ * it converges without ever stepping back. Per thread, values never
+ * decrease. Elsewhere, or with rte_clock_init(1), it calls clock_gettime.
+ *
+ * Thread-safety: all functions are thread-safe. rte_clock_ns() is
+ * async-signal-safe (the TLS block is initial-exec). rte_clock_init() may
+ * be called any number of times; calls after the first do nothing.
+ */
+#ifndef RTE_CLOCK_H
+#define RTE_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+struct rte_clock_anchor {
+	uint64_t tsc0;   /* TSC at the anchor */
+	uint64_t ns0;    /* nanoseconds at the anchor */
+	uint64_t mult;   /* ns per tick, 32.32 fixed point */
+	uint64_t period; /* ticks until the next re-anchor; 0 = none yet */
+};
+
+extern __thread struct rte_clock_anchor rte_clock_tls
+	__attribute__((tls_model("initial-exec")));
+
+/* Calibrate (about 200 us, once per process). force_monotonic: always use
+ * clock_gettime. Until it runs, rte_clock_ns() uses clock_gettime. */
+void rte_clock_init(int force_monotonic);
+
+/* 1 if timestamps come from the TSC, 0 if from clock_gettime. */
+int rte_clock_uses_tsc(void);
+
+uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc);
+
+static inline uint64_t rte_clock_monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline uint64_t rte_clock_ns(void)
+{
+#if defined(__x86_64__)
+	struct rte_clock_anchor *a = &rte_clock_tls;
+	uint64_t tsc = __rdtsc();
+	uint64_t d = tsc - a->tsc0;
+
+	if (__builtin_expect(d < a->period, 1))
+		return a->ns0 + ((d * a->mult) >> 32);
+	return rte_clock_reanchor(a, tsc);
+#else
+	return rte_clock_monotonic_ns();
+#endif
+}
+
+#endif

@@ -1,0 +1,620 @@
+/*
+ * consumer.c - open, validate and read ring files (see rte/consumer.h).
+ *
+ * Structure: validate_header() is the one place where the header of a file
+ * is checked against the real file size; read_message() copies one message
+ * out of a ring with torn-read detection; decode_message() turns a copied
+ * message into an event after checking it is well formed. Nothing reads
+ * the mapping except through offsets validate_header() accepted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rte/consumer.h"
+
+struct ring_state {
+	uint64_t pos;       /* next word counter to read */
+	uint64_t lost;      /* total lost words reported */
+	uint64_t *buf;      /* message copy, RTE_MAX_MSG_WORDS words, lazy */
+	int err;            /* sticky error of this ring, 0 if none */
+};
+
+struct rte_cursor {
+	char *path;
+	const unsigned char *base; /* mapping of layout.total_size bytes */
+	size_t map_len;
+	struct rte_layout layout;
+	struct ring_state *rings;
+	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
+	char errmsg[512];
+};
+
+static const char *const kind_names[RTE_EV_KIND_COUNT] = {
+	"begin",     "end",      "counter",   "alloc",
+	"lifecycle", "lost",     "user_unit", "user_int",
+	"user_span", "user_span", "user_custom",
+};
+
+const char *rte_event_kind_name(enum rte_event_kind k)
+{
+	return (unsigned)k < RTE_EV_KIND_COUNT ? kind_names[k] : "unknown";
+}
+
+static void fmt(char *buf, size_t len, const char *f, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, f);
+	vsnprintf(buf, len, f, ap);
+	va_end(ap);
+}
+
+/* ---- header validation -------------------------------------------------- */
+
+static int add_ok(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_add_overflow(a, b, r);
+}
+
+static int mul_ok(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_mul_overflow(a, b, r);
+}
+
+/* Extent [off, off + n * each) must end within `limit`; stores the end. */
+static int extent_ok(uint64_t off, uint64_t n, uint64_t each, uint64_t limit,
+                     uint64_t *end)
+{
+	uint64_t len;
+
+	return mul_ok(n, each, &len) && add_ok(off, len, end) && *end <= limit;
+}
+
+/*
+ * Check the eight header words `w` of a file of `size` bytes and fill `l`.
+ * Returns RTE_OK or an error with the reason in why.
+ */
+static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
+                           struct rte_layout *l, char *why, size_t wlen)
+{
+	uint64_t end;
+
+	l->version = w[0];
+	l->max_domains = w[1];
+	l->ring_header_size_bytes = w[2];
+	l->ring_size_bytes = w[3];
+	l->ring_size_elements = w[4];
+	l->headers_offset = w[5];
+	l->data_offset = w[6];
+	l->custom_events_offset = w[7];
+	if (l->version != RTE_FORMAT_VERSION) {
+		fmt(why, wlen, "format version %llu, expected %u",
+		    (unsigned long long)l->version, RTE_FORMAT_VERSION);
+		return RTE_ENOTRING;
+	}
+	if (l->max_domains < 1 || l->max_domains > 4096) {
+		fmt(why, wlen, "max_domains %llu is out of range 1..4096",
+		    (unsigned long long)l->max_domains);
+		return RTE_EHEADER;
+	}
+	if (l->ring_header_size_bytes < 16 || l->ring_header_size_bytes > 4096 ||
+	    l->ring_header_size_bytes % 8) {
+		fmt(why, wlen, "ring header size %llu is not a multiple of 8 in 16..4096",
+		    (unsigned long long)l->ring_header_size_bytes);
+		return RTE_EHEADER;
+	}
+	if (l->ring_size_elements < 2 || l->ring_size_elements > ((uint64_t)1 << 32) ||
+	    (l->ring_size_elements & (l->ring_size_elements - 1))) {
+		fmt(why, wlen, "ring size %llu words is not a power of two in 2..2^32",
+		    (unsigned long long)l->ring_size_elements);
+		return RTE_EHEADER;
+	}
+	if (l->ring_size_bytes != l->ring_size_elements * 8) {
+		fmt(why, wlen, "ring size %llu bytes does not match %llu words",
+		    (unsigned long long)l->ring_size_bytes,
+		    (unsigned long long)l->ring_size_elements);
+		return RTE_EHEADER;
+	}
+	if (l->headers_offset < RTE_METADATA_BYTES || l->headers_offset % 8 ||
+	    l->data_offset % 8 || l->custom_events_offset % 8) {
+		fmt(why, wlen, "offsets %llu/%llu/%llu overlap the metadata or are unaligned",
+		    (unsigned long long)l->headers_offset,
+		    (unsigned long long)l->data_offset,
+		    (unsigned long long)l->custom_events_offset);
+		return RTE_EHEADER;
+	}
+	if (!extent_ok(l->headers_offset, l->max_domains,
+	               l->ring_header_size_bytes, l->data_offset, &end) ||
+	    !extent_ok(l->data_offset, l->max_domains, l->ring_size_bytes,
+	               l->custom_events_offset, &end) ||
+	    !extent_ok(l->custom_events_offset, RTE_MAX_USER_EVENTS,
+	               RTE_NAME_SLOT_BYTES, UINT64_MAX, &end)) {
+		fmt(why, wlen, "sections overlap or overflow (headers %llu, data %llu, names %llu)",
+		    (unsigned long long)l->headers_offset,
+		    (unsigned long long)l->data_offset,
+		    (unsigned long long)l->custom_events_offset);
+		return RTE_EHEADER;
+	}
+	l->total_size = end;
+	if (end > size) {
+		fmt(why, wlen, "file is %llu bytes but its header needs %llu",
+		    (unsigned long long)size, (unsigned long long)end);
+		return RTE_ETRUNCATED;
+	}
+	return RTE_OK;
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+static int open_fail(int err, char *errbuf, size_t errlen, const char *path,
+                     const char *why)
+{
+	fmt(errbuf, errlen, "%s: %s", path, why);
+	return err;
+}
+
+static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
+                    size_t errlen)
+{
+	struct stat st;
+	uint64_t w[RTE_METADATA_WORDS];
+	char why[256];
+	ssize_t n;
+	int err;
+
+	if (fstat(fd, &st) < 0)
+		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
+		                 "not a regular file");
+	if (st.st_size == 0)
+		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
+		                 "empty file, not a ring file");
+	n = pread(fd, w, sizeof w, 0);
+	if (n < 0)
+		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
+	if ((size_t)n < sizeof w || (uint64_t)st.st_size < sizeof w) {
+		fmt(why, sizeof why, "%lld bytes, too small for a ring file header",
+		    (long long)st.st_size);
+		return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
+	}
+	err = validate_header(w, (uint64_t)st.st_size, &c->layout, why, sizeof why);
+	if (err)
+		return open_fail(err, errbuf, errlen, path, why);
+	if (c->layout.total_size > SIZE_MAX)
+		return open_fail(RTE_EHEADER, errbuf, errlen, path,
+		                 "file too large to map");
+	c->map_len = (size_t)c->layout.total_size;
+	c->base = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		fmt(why, sizeof why, "mmap: %s", strerror(errno));
+		return open_fail(errno == ENOMEM ? RTE_ENOMEM : RTE_EIO, errbuf,
+		                 errlen, path, why);
+	}
+	return RTE_OK;
+}
+
+int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
+                    size_t errlen)
+{
+	rte_cursor *c;
+	int fd, err;
+
+	if (!path || !out)
+		return open_fail(RTE_EINVAL, errbuf, errlen, path ? path : "(null)",
+		                 "invalid argument");
+	*out = NULL;
+	c = calloc(1, sizeof *c);
+	if (!c || !(c->path = strdup(path))) {
+		free(c);
+		return open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = errno == ENOENT ? RTE_ENOENT : RTE_EIO;
+		open_fail(err, errbuf, errlen, path, strerror(errno));
+		goto fail;
+	}
+	err = map_file(fd, path, c, errbuf, errlen);
+	close(fd);
+	if (err)
+		goto fail;
+	c->rings = calloc(c->layout.max_domains, sizeof *c->rings);
+	if (!c->rings) {
+		err = open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
+		goto fail;
+	}
+	*out = c;
+	return RTE_OK;
+fail:
+	rte_cursor_close(c);
+	return err;
+}
+
+int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
+                        char *errbuf, size_t errlen)
+{
+	char path[4096];
+	int n;
+
+	if (!dir)
+		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if (!dir || !*dir)
+		dir = ".";
+	n = snprintf(path, sizeof path, "%s/%ld.events", dir, (long)pid);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return open_fail(RTE_EINVAL, errbuf, errlen, dir, "path too long");
+	return rte_cursor_open(path, out, errbuf, errlen);
+}
+
+void rte_cursor_close(rte_cursor *c)
+{
+	if (!c)
+		return;
+	if (c->base)
+		munmap((void *)c->base, c->map_len);
+	if (c->rings)
+		for (uint64_t i = 0; i < c->layout.max_domains; i++)
+			free(c->rings[i].buf);
+	if (c->names)
+		for (unsigned i = 0; i < RTE_MAX_USER_EVENTS; i++)
+			free(c->names[i]);
+	free(c->names);
+	free(c->rings);
+	free(c->path);
+	free(c);
+}
+
+const char *rte_cursor_path(const rte_cursor *c) { return c->path; }
+const struct rte_layout *rte_cursor_layout(const rte_cursor *c) { return &c->layout; }
+unsigned rte_cursor_rings(const rte_cursor *c) { return (unsigned)c->layout.max_domains; }
+const char *rte_cursor_errmsg(const rte_cursor *c) { return c->errmsg; }
+
+/* ---- ring access -------------------------------------------------------- */
+
+static const uint64_t *ring_header(const rte_cursor *c, unsigned ring)
+{
+	return (const uint64_t *)(c->base + c->layout.headers_offset +
+	                          (uint64_t)ring * c->layout.ring_header_size_bytes);
+}
+
+static const uint64_t *ring_data(const rte_cursor *c, unsigned ring)
+{
+	return (const uint64_t *)(c->base + c->layout.data_offset +
+	                          (uint64_t)ring * c->layout.ring_size_bytes);
+}
+
+/* Acquire: pairs with the producer's release stores of head and tail. */
+static uint64_t load_acq(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+int rte_cursor_ring_used(const rte_cursor *c, unsigned ring)
+{
+	return ring < c->layout.max_domains && load_acq(ring_header(c, ring) + 1) != 0;
+}
+
+uint64_t rte_cursor_ring_lost(const rte_cursor *c, unsigned ring)
+{
+	return ring < c->layout.max_domains ? c->rings[ring].lost : 0;
+}
+
+static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
+	__attribute__((format(printf, 4, 5)));
+static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(why, sizeof why, f, ap);
+	va_end(ap);
+	snprintf(c->errmsg, sizeof c->errmsg, "%s: ring %u: %s", c->path, ring, why);
+	if (err == RTE_ECORRUPT || err == RTE_ENAME)
+		c->rings[ring].err = err;
+	return err;
+}
+
+static int lost(struct ring_state *r, struct rte_event *ev, unsigned ring,
+                uint64_t head)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->kind = RTE_EV_LOST;
+	ev->ring = ring;
+	ev->u.lost_words = head - r->pos;
+	r->lost += head - r->pos;
+	r->pos = head;
+	return 1;
+}
+
+/*
+ * Copy the message at r->pos into r->buf. Returns its length (> 0), 0 if
+ * nothing is there, RTE_EV_LOST-style -1 if it was overwritten while being
+ * read (*head_out set), or an error.
+ */
+#define READ_LOST (-100)
+static int read_message(rte_cursor *c, unsigned ring, uint64_t *head_out)
+{
+	struct ring_state *r = &c->rings[ring];
+	const uint64_t *hdr = ring_header(c, ring), *data = ring_data(c, ring);
+	uint64_t size = c->layout.ring_size_elements, mask = size - 1;
+	uint64_t head = load_acq(hdr), tail = load_acq(hdr + 1), idx, w0;
+	unsigned len;
+
+	*head_out = head;
+	if (tail < head)
+		return ring_fail(c, ring, RTE_ECORRUPT, "head %llu is past tail %llu",
+		                 (unsigned long long)head, (unsigned long long)tail);
+	if (r->pos < head)
+		return READ_LOST;
+	if (r->pos > tail)
+		return ring_fail(c, ring, RTE_ECORRUPT,
+		                 "tail went back from %llu to %llu",
+		                 (unsigned long long)r->pos, (unsigned long long)tail);
+	if (r->pos == tail)
+		return 0;
+	idx = r->pos & mask;
+	w0 = __atomic_load_n(&data[idx], __ATOMIC_RELAXED);
+	len = rte_hdr_len(w0);
+	if (len == 0 || idx + len > size || r->pos + len > tail) {
+		/* Garbage, unless the producer overwrote it under us. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		*head_out = load_acq(hdr);
+		if (*head_out > r->pos)
+			return READ_LOST;
+		return ring_fail(c, ring, RTE_ECORRUPT,
+		                 "message of %u words at word %llu %s", len,
+		                 (unsigned long long)r->pos,
+		                 len == 0 ? "has length 0"
+		                 : idx + len > size ? "runs past the end of the ring"
+		                                    : "runs past the tail");
+	}
+	if (!r->buf && !(r->buf = malloc(RTE_MAX_MSG_WORDS * sizeof(uint64_t))))
+		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	r->buf[0] = w0;
+	for (unsigned i = 1; i < len; i++)
+		r->buf[i] = __atomic_load_n(&data[idx + i], __ATOMIC_RELAXED);
+	/* Orders the copy before the re-check of head; pairs with the
+	 * producer's release fence after it advances head. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*head_out = load_acq(hdr);
+	if (*head_out > r->pos)
+		return READ_LOST;
+	return (int)len;
+}
+
+/* ---- decoding ------------------------------------------------------------- */
+
+/* The registered name of user event `id`, cached once non-empty. */
+static int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
+{
+	const char *slot;
+	const char *nul;
+
+	if (c->names && c->names[id]) {
+		*out = c->names[id];
+		return 0;
+	}
+	slot = (const char *)c->base + c->layout.custom_events_offset +
+	       (uint64_t)id * RTE_NAME_SLOT_BYTES;
+	nul = memchr(slot, 0, RTE_NAME_SLOT_BYTES);
+	if (!nul)
+		return ring_fail(c, ring, RTE_ENAME,
+		                 "name slot of user event %u has no NUL terminator", id);
+	if (nul == slot) {
+		*out = "";
+		return 0;
+	}
+	if (!c->names && !(c->names = calloc(RTE_MAX_USER_EVENTS, sizeof *c->names)))
+		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	if (!(c->names[id] = strndup(slot, (size_t)(nul - slot))))
+		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	*out = c->names[id];
+	return 0;
+}
+
+static int too_short(rte_cursor *c, unsigned ring, const char *what,
+                     unsigned len, unsigned need)
+{
+	return ring_fail(c, ring, RTE_ECORRUPT,
+	                 "%s message of %u words at word %llu, needs %u", what, len,
+	                 (unsigned long long)(c->rings[ring].pos - len), need);
+}
+
+static int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
+                          unsigned len, struct rte_event *ev)
+{
+	unsigned type = rte_hdr_type(m[0]), id = rte_hdr_id(m[0]);
+
+	switch (type) {
+	case RTE_MSG_LIFECYCLE:
+		ev->kind = RTE_EV_LIFECYCLE;
+		ev->name = rte_lifecycle_name(id);
+		ev->u.data = len >= 3 ? (int64_t)m[2] : 0;
+		return 1;
+	case RTE_MSG_BEGIN:
+	case RTE_MSG_EXIT:
+		ev->kind = type == RTE_MSG_BEGIN ? RTE_EV_BEGIN : RTE_EV_END;
+		ev->name = rte_phase_name(id);
+		return 1;
+	case RTE_MSG_COUNTER:
+		if (len < 3)
+			return too_short(c, ring, "counter", len, 3);
+		ev->kind = RTE_EV_COUNTER;
+		ev->name = rte_counter_name(id);
+		ev->u.counter = m[2];
+		return 1;
+	case RTE_MSG_ALLOC:
+		if (len < 2 + RTE_ALLOC_BUCKETS)
+			return too_short(c, ring, "alloc", len, 2 + RTE_ALLOC_BUCKETS);
+		ev->kind = RTE_EV_ALLOC;
+		ev->u.buckets = m + 2;
+		return 1;
+	default: /* flush, and types this version does not know: skip */
+		return 0;
+	}
+}
+
+static int decode_user(rte_cursor *c, unsigned ring, const uint64_t *m,
+                       unsigned len, struct rte_event *ev)
+{
+	unsigned type = rte_hdr_type(m[0]);
+	int err;
+
+	if (type > RTE_UMSG_CUSTOM)
+		return 0; /* a type this version does not know: skip */
+	err = user_name(c, ring, ev->id, &ev->name);
+	if (err)
+		return err;
+	switch (type) {
+	case RTE_UMSG_UNIT:
+		ev->kind = RTE_EV_USER_UNIT;
+		return 1;
+	case RTE_UMSG_INT:
+		if (len < 3)
+			return too_short(c, ring, "user int", len, 3);
+		ev->kind = RTE_EV_USER_INT;
+		ev->u.value = (int64_t)m[2];
+		return 1;
+	case RTE_UMSG_SPAN_BEGIN:
+	case RTE_UMSG_SPAN_END:
+		ev->kind = type == RTE_UMSG_SPAN_BEGIN ? RTE_EV_USER_SPAN_BEGIN
+		                                       : RTE_EV_USER_SPAN_END;
+		return 1;
+	default: /* RTE_UMSG_CUSTOM */
+		if (len < 3)
+			return too_short(c, ring, "user custom", len, 3);
+		if (rte_custom_decode(m + 2, len - 2, &ev->u.custom.len) < 0)
+			return ring_fail(c, ring, RTE_ECORRUPT,
+			                 "custom payload of %u words at word %llu has a bad length byte",
+			                 len - 2, (unsigned long long)(c->rings[ring].pos - len));
+		ev->kind = RTE_EV_USER_CUSTOM;
+		ev->u.custom.bytes = (const uint8_t *)(m + 2);
+		return 1;
+	}
+}
+
+/* Decode the copied message; returns 1 (event), 0 (skip it) or an error. */
+static int decode_message(rte_cursor *c, unsigned ring, unsigned len,
+                          struct rte_event *ev)
+{
+	const uint64_t *m = c->rings[ring].buf;
+
+	if (!rte_hdr_is_user(m[0]) && rte_hdr_type(m[0]) == RTE_MSG_INTERNAL)
+		return 0; /* padding (or an internal message): skip */
+	if (len < 2)
+		return too_short(c, ring, "one-word", len, 2);
+	memset(ev, 0, sizeof *ev);
+	ev->ring = ring;
+	ev->id = rte_hdr_id(m[0]);
+	ev->ts = m[1];
+	if (rte_hdr_is_user(m[0]))
+		return decode_user(c, ring, m, len, ev);
+	return decode_runtime(c, ring, m, len, ev);
+}
+
+int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	struct ring_state *r;
+
+	if (!c || !ev || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	r = &c->rings[ring];
+	if (r->err)
+		return r->err;
+	for (;;) {
+		uint64_t head;
+		int len = read_message(c, ring, &head), got;
+
+		if (len == READ_LOST)
+			return lost(r, ev, ring, head);
+		if (len <= 0)
+			return len;
+		r->pos += (uint64_t)len;
+		got = decode_message(c, ring, (unsigned)len, ev);
+		if (got != 0)
+			return got;
+	}
+}
+
+/* ---- callbacks ---------------------------------------------------------- */
+
+int rte_event_dispatch(const struct rte_event *ev,
+                       const struct rte_callbacks *cb, void *ud)
+{
+	unsigned r = ev->ring;
+
+	switch (ev->kind) {
+	case RTE_EV_BEGIN:
+		return cb->runtime_begin ? cb->runtime_begin(ud, r, ev->ts, ev->id) : 0;
+	case RTE_EV_END:
+		return cb->runtime_end ? cb->runtime_end(ud, r, ev->ts, ev->id) : 0;
+	case RTE_EV_COUNTER:
+		return cb->runtime_counter
+		       ? cb->runtime_counter(ud, r, ev->ts, ev->id, ev->u.counter) : 0;
+	case RTE_EV_ALLOC:
+		return cb->alloc ? cb->alloc(ud, r, ev->ts, ev->u.buckets) : 0;
+	case RTE_EV_LIFECYCLE:
+		return cb->lifecycle ? cb->lifecycle(ud, r, ev->ts, ev->id, ev->u.data) : 0;
+	case RTE_EV_LOST:
+		return cb->lost_events ? cb->lost_events(ud, r, ev->u.lost_words) : 0;
+	case RTE_EV_USER_UNIT:
+		return cb->user_unit ? cb->user_unit(ud, r, ev->ts, ev->id, ev->name) : 0;
+	case RTE_EV_USER_INT:
+		return cb->user_int
+		       ? cb->user_int(ud, r, ev->ts, ev->id, ev->name, ev->u.value) : 0;
+	case RTE_EV_USER_SPAN_BEGIN:
+	case RTE_EV_USER_SPAN_END:
+		return cb->user_span
+		       ? cb->user_span(ud, r, ev->ts, ev->id, ev->name,
+		                       ev->kind == RTE_EV_USER_SPAN_BEGIN) : 0;
+	case RTE_EV_USER_CUSTOM:
+		return cb->user_custom
+		       ? cb->user_custom(ud, r, ev->ts, ev->id, ev->name,
+		                         ev->u.custom.bytes, ev->u.custom.len) : 0;
+	default:
+		return 0;
+	}
+}
+
+int rte_cursor_poll(rte_cursor *c, const struct rte_callbacks *cb, void *ud,
+                    size_t max_events, size_t *count)
+{
+	size_t n = 0;
+	int rc = RTE_OK;
+
+	if (!c || !cb)
+		return RTE_EINVAL;
+	for (unsigned ring = 0; ring < c->layout.max_domains && rc == RTE_OK; ring++) {
+		struct rte_event ev;
+		int got;
+
+		while ((max_events == 0 || n < max_events) &&
+		       (got = rte_cursor_next(c, ring, &ev)) != 0) {
+			if (got < 0) {
+				rc = got;
+				break;
+			}
+			n++;
+			rc = rte_event_dispatch(&ev, cb, ud);
+			if (rc)
+				break;
+		}
+	}
+	if (count)
+		*count = n;
+	return rc;
+}

@@ -1,0 +1,107 @@
+/*
+ * ring.h - the producer side of one ring (internal to rte).
+ *
+ * One writer per ring, any number of readers in any process, no locks.
+ * The writer keeps private copies of head and tail and publishes them to
+ * the shared ring header:
+ *
+ *   - head is advanced, message by message, before the words it covered are
+ *     overwritten; each advance is a release store followed by a release
+ *     fence, so a reader that copied old words and then (after its own
+ *     fence) sees the old head knows the copy was not torn;
+ *   - tail is stored with release after the whole message is written, so a
+ *     reader that loads tail with acquire sees every word before it.
+ *
+ * Data words are written with relaxed atomic stores: plain moves on x86-64,
+ * and free of data races in the C11 model (readers load them relaxed).
+ *
+ * A message never straddles the physical end: a padding message (runtime
+ * type 0, id 0) fills the rest of the ring first.
+ *
+ * Thread-safety: one thread at a time per writer (the shim gives each
+ * thread its own ring). rte_ring_write() is async-signal-safe as long as a
+ * signal handler never writes to the ring its interrupted thread is writing.
+ */
+#ifndef RTE_RING_H
+#define RTE_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rte/format.h"
+
+struct rte_ring_writer {
+	uint64_t *head_p; /* shared ring header word 0 */
+	uint64_t *tail_p; /* shared ring header word 1 */
+	uint64_t *data;   /* ring_size_elements words */
+	uint64_t mask;    /* ring_size_elements - 1 */
+	uint64_t head;    /* private copy of *head_p */
+	uint64_t tail;    /* private copy of *tail_p */
+};
+
+/*
+ * Attach a writer to ring `ring` of a mapped file with layout `l`, picking up
+ * head and tail from the ring header (0 for a fresh ring). The caller
+ * guarantees `ring < l->max_domains` and that the mapping covers the file.
+ */
+void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
+                            const struct rte_layout *l, unsigned ring);
+
+/* Reset a ring to empty (head = tail = 0), e.g. before handing it to a new
+ * owner in a fresh file. */
+void rte_ring_writer_reset(struct rte_ring_writer *w);
+
+/* Slow path: write padding up to the end and/or advance head so that `len`
+ * words fit at the tail. Returns 0, or -1 if a message of `len` words can
+ * never fit this ring. Out of line; see ring.c. */
+int rte_ring_make_room(struct rte_ring_writer *w, unsigned len);
+
+static inline void rte_ring_store_word(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Write one message of 2 + npayload words (npayload <= 1021): header word
+ * (its length field is filled in here), timestamp, payload. Returns 0, or -1
+ * (nothing written) if the message is longer than the ring.
+ */
+static inline int rte_ring_write(struct rte_ring_writer *w, uint64_t hdr,
+                                  uint64_t ts, const uint64_t *payload,
+                                  unsigned npayload)
+{
+	unsigned len = 2 + npayload;
+	uint64_t tail, *dst;
+
+	if (__builtin_expect(((w->tail & w->mask) + len > w->mask + 1) ||
+	                             (w->tail + len - w->head > w->mask + 1),
+	                     0))
+		if (rte_ring_make_room(w, len) < 0)
+			return -1;
+	tail = w->tail;
+	dst = w->data + (tail & w->mask);
+	rte_ring_store_word(dst, hdr | ((uint64_t)len << RTE_HDR_LEN_SHIFT));
+	rte_ring_store_word(dst + 1, ts);
+	for (unsigned i = 0; i < npayload; i++)
+		rte_ring_store_word(dst + 2 + i, payload[i]);
+	w->tail = tail + len;
+	/* Publishes the words above; pairs with the reader's acquire load of
+	 * tail before it copies a message. */
+	__atomic_store_n(w->tail_p, w->tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The two hottest shapes, spelled out so the compiler keeps them tight. */
+static inline int rte_ring_write0(struct rte_ring_writer *w, uint64_t hdr,
+                                  uint64_t ts)
+{
+	return rte_ring_write(w, hdr, ts, NULL, 0);
+}
+
+static inline int rte_ring_write1(struct rte_ring_writer *w, uint64_t hdr,
+                                  uint64_t ts, uint64_t v)
+{
+	return rte_ring_write(w, hdr, ts, &v, 1);
+}
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * rte/rte.h - the C producer API of librte.so.
+ *
+ * Use it by linking -lrte, or call it from a program run under
+ * LD_PRELOAD=librte.so (declare the functions weak to run without it).
+ * Events are written to <dir>/<pid>.events in the OCaml 5.2 runtime-events
+ * format (shared/docs/FORMAT.md), one ring per thread.
+ *
+ * Errors are the negative codes of rte/error.h.
+ *
+ * Safety of each call (detailed again at each function):
+ *   - Writing events (rte_unit ... rte_runtime_*) takes no lock and never
+ *     blocks: safe in any thread, in signal handlers and in a child after
+ *     fork. Each thread writes only to its own ring.
+ *   - rte_is_active() is async-signal-safe.
+ *   - rte_start/pause/resume/register/path are thread-safe but take a lock:
+ *     not async-signal-safe. After fork they are safe in the child (the
+ *     shim resets its locks in the child).
+ */
+#ifndef RTE_RTE_H
+#define RTE_RTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rte/error.h"
+#include "rte/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Start tracing, as Runtime_events.start: create the ring file (if this
+ * process has none yet) and write ring_start. Does nothing if tracing
+ * already runs. Returns RTE_OK, or RTE_ESTATE if the file could not be made
+ * (the reason is printed once on stderr). Thread-safe, not signal-safe.
+ */
+int rte_start(void);
+
+/* Pause / resume: write ring_pause / ring_resume and stop / restart
+ * recording. Calls while paused cost about a nanosecond. Thread-safe, not
+ * signal-safe. */
+void rte_pause(void);
+void rte_resume(void);
+
+/* 1 if tracing runs and is not paused, else 0. Async-signal-safe. */
+int rte_is_active(void);
+
+/*
+ * Copy the path of the ring file into buf (NUL-terminated). Returns the
+ * length, or RTE_ESTATE if tracing never started, or RTE_EINVAL if buf is
+ * too small. Thread-safe, not signal-safe.
+ */
+int rte_path(char *buf, size_t len);
+
+/* User event types (the OCaml Runtime_events.Type.t of a user event). */
+enum rte_type {
+	RTE_TYPE_UNIT = 0,
+	RTE_TYPE_INT = 1,
+	RTE_TYPE_SPAN = 2,
+	RTE_TYPE_CUSTOM = 3,
+};
+
+/*
+ * Register a user event and return its id (>= 0). Registering the same name
+ * with the same type again returns the same id. The name must be 1 to 127
+ * printable ASCII bytes (RTE_EBADNAME otherwise); names starting "rte." are
+ * reserved for rte's own events. At most RTE_MAX_USER_EVENTS ids exist
+ * (RTE_ETOOMANY); a name registered with another type gives RTE_ETYPE.
+ * Works whether or not tracing runs; the name reaches the file when it
+ * does. Thread-safe, not signal-safe.
+ */
+int rte_register(const char *name, enum rte_type type);
+
+/*
+ * Write a user event with the id rte_register() returned. An id that is
+ * not registered, or registered with another type, is ignored. Lock-free,
+ * async-signal-safe, safe after fork. Nothing is written when tracing is
+ * not active.
+ */
+void rte_unit(int id);
+void rte_int(int id, int64_t value);
+void rte_span_begin(int id);
+void rte_span_end(int id);
+/* Payloads longer than the ring allows (RTE_CUSTOM_MAX_BYTES, or less for
+ * a small ring) are truncated. */
+void rte_custom(int id, const void *bytes, size_t len);
+
+/*
+ * Runtime events, for a language runtime written in C: the same messages
+ * OCaml's runtime writes (ids from rte/format.h). Lock-free,
+ * async-signal-safe, safe after fork.
+ */
+void rte_runtime_begin(unsigned phase);
+void rte_runtime_end(unsigned phase);
+void rte_runtime_counter(unsigned counter, uint64_t value);
+void rte_runtime_lifecycle(unsigned lifecycle, int64_t data);
+void rte_runtime_alloc(const uint64_t buckets[RTE_ALLOC_BUCKETS]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
