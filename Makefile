@@ -27,7 +27,9 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 .PHONY: all test deps clean check-asan
 all: build-all
 
-include $(sort $(wildcard mk/*.mk))
+# common.mk first: the others use its variables in their prerequisites.
+include mk/common.mk
+include $(filter-out mk/common.mk,$(sort $(wildcard mk/*.mk)))
 
 build-all: $(ALL)
 

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""make bench: rte's speed claims, each measured against its baseline in the
+same run, interleaved over several rounds; prints one table of medians and
+ratios and writes the same as JSON.
+
+usage: bench/run.py BUILD_DIR [--rounds N] [--quick] [--json FILE]
+
+Each row names its goal (from the issues) and whether it was met. Timings on
+a shared machine are noisy: the median of the rounds is reported, and every
+figure is compared only with a baseline measured in the same rounds.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROWS = []
+
+
+def row(name, value, unit, baseline=None, base_value=None, goal=None,
+        met=None, note=""):
+    ratio = None
+    if base_value:
+        ratio = value / base_value
+    ROWS.append({"figure": name, "median": round(value, 3), "unit": unit,
+                 "baseline": baseline,
+                 "baseline_median": None if base_value is None
+                 else round(base_value, 3),
+                 "ratio": None if ratio is None else round(ratio, 3),
+                 "goal": goal, "met": met, "note": note})
+
+
+def parse_lines(text):
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            d = json.loads(line)
+            out.setdefault(d["name"], []).extend(d["ns"])
+    return out
+
+
+def run(cmd, env=None, stdout=subprocess.PIPE):
+    p = subprocess.run(cmd, env=env, stdout=stdout, stderr=subprocess.PIPE,
+                       text=True, check=False)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode,
+                                                    p.stderr.strip()))
+    return p.stdout
+
+
+def base_env(build):
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
+            del env[k]
+    env.pop("OCAMLRUNPARAM", None)
+    env["LD_LIBRARY_PATH"] = build
+    return env
+
+
+def traced_env(build, tmp):
+    env = base_env(build)
+    env["LD_PRELOAD"] = os.path.join(build, "librte.so")
+    env["OCAML_RUNTIME_EVENTS_START"] = "1"
+    env["OCAML_RUNTIME_EVENTS_DIR"] = tmp
+    return env
+
+
+def bench_producer(build, tmp, rounds, events):
+    env = base_env(build)
+    env["OCAML_RUNTIME_EVENTS_DIR"] = tmp
+    exe = os.path.join(build, "bench", "producer")
+    m = parse_lines(run([exe, str(events), str(rounds)], env=env))
+    med = {k: statistics.median(v) for k, v in m.items()}
+    clock, store = med["clock_gettime"], med["store_only"]
+    for name, label in (("int", "int user event"),
+                        ("begin_end", "user span begin/end (per event)"),
+                        ("runtime_begin_end", "runtime begin/end (per event)")):
+        v = med[name]
+        row("producer: " + label, v, "ns/event", "clock_gettime loop", clock,
+            "<= 10 ns", v <= 10.0,
+            "store-only loop %.2f ns (ratio %.2f)" % (store, v / store))
+    row("producer: 64-byte custom event", med["custom64"], "ns/event",
+        "store-only loop", store, None, None)
+    row("producer: call while never started", med["int_not_started"],
+        "ns/call", "empty loop", med["empty_loop"], "<= 1 ns",
+        med["int_not_started"] <= 1.0)
+    row("producer: call while paused", med["int_paused"], "ns/call",
+        "empty loop", med["empty_loop_2"], "<= 1 ns", med["int_paused"] <= 1.0)
+    one, two = med["int_1thread_wall"], med["int_2threads_wall"]
+    scaling = one / two
+    row("producer: 2 threads, throughput vs 1 thread", scaling, "x",
+        None, None, ">= 1.8x (no shared cache lines)", scaling >= 1.8,
+        "wall ns/event: 1 thread %.2f, 2 threads %.2f" % (one, two))
+
+
+def bench_spawn(build, tmp, rounds, n_threads, n_forks):
+    exe = os.path.join(build, "bench", "spawn")
+    plain, traced = base_env(build), traced_env(build, tmp)
+    res = {}
+    for _ in range(rounds):
+        for kind, n in (("threads", n_threads), ("fork", n_forks)):
+            for label, env in (("", plain), ("_shim", traced)):
+                m = parse_lines(run([exe, kind, str(n), label], env=env))
+                for k, v in m.items():
+                    res.setdefault(k, []).extend(v)
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+    for kind, label in (("threads", "pthread_create+join"),
+                        ("fork", "fork+waitpid")):
+        a = statistics.median(res[kind])
+        b = statistics.median(res[kind + "_shim"])
+        row("shim: " + label, b / 1000.0, "us", "same loop without shim",
+            a / 1000.0, "<= 1.5x", b / a <= 1.5)
+
+
+def timed(cmd, env):
+    """Wall seconds and peak RSS (KiB) of one run of cmd, output discarded."""
+    with open(os.devnull, "w") as null:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, env=env, stdout=null,
+                             stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        t1 = time.monotonic()
+        err = p.stderr.read().decode()
+        p.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), code, err))
+    return t1 - t0, ru.ru_maxrss
+
+
+def bench_reader(build, tmp, rounds, events):
+    gen = os.path.join(build, "bench", "gen")
+    reader = os.path.join(build, "rte-read")
+    env = base_env(build)
+    small, big = os.path.join(tmp, "small.events"), os.path.join(tmp, "big.events")
+    run([gen, small, str(events)])
+    run([gen, big, str(events * 4)])
+    t = {"summary": [], "jsonl": [], "cat": []}
+    rss = {"small": [], "big": []}
+    for _ in range(rounds):
+        t["cat"].append(timed(["cat", small], env)[0])
+        for fmt in ("summary", "jsonl"):
+            s, kib = timed([reader, "--format=" + fmt, small], env)
+            t[fmt].append(s)
+            if fmt == "summary":
+                rss["small"].append(kib)
+        rss["big"].append(timed([reader, "--format=summary", big], env)[1])
+    n = events
+    cat_rate = n / statistics.median(t["cat"]) / 1e6
+    for fmt, goal in (("summary", 50.0), ("jsonl", 10.0)):
+        rate = n / statistics.median(t[fmt]) / 1e6
+        row("reader: --format=%s, %d events" % (fmt, n), rate, "M events/s",
+            "cat of the same file", cat_rate, ">= %g M/s" % goal, rate >= goal)
+    a, b = statistics.median(rss["small"]), statistics.median(rss["big"])
+    row("reader: peak RSS of summary, %d vs %d events" % (4 * n, n), b / 1024.0,
+        "MiB", "%d events" % n, a / 1024.0, "flat (<= 1.25x for 4x events)",
+        b / a <= 1.25,
+        "peak RSS counts the mapped pages of the file that were read")
+
+
+def bench_lttng(build):
+    if shutil.which("lttng") is None or subprocess.run(
+            ["pkg-config", "--exists", "lttng-ust"]).returncode != 0:
+        row("LTTng-UST enabled tracepoint", float("nan"), "ns/event", None,
+            None, None, None,
+            "skipped: LTTng-UST (lttng-tools and liblttng-ust-dev) is not installed")
+        return
+    row("LTTng-UST enabled tracepoint", float("nan"), "ns/event", None, None,
+        None, None, "skipped: needs a running lttng-sessiond and a session")
+
+
+def print_table():
+    print()
+    print("%-52s %12s %-11s %10s %7s  %-22s %s" % (
+        "figure", "median", "unit", "baseline", "ratio", "goal", "met"))
+    print("-" * 128)
+    for r in ROWS:
+        med = "n/a" if r["median"] != r["median"] else "%.2f" % r["median"]
+        base = "" if r["baseline_median"] is None else "%.2f" % r["baseline_median"]
+        ratio = "" if r["ratio"] is None else "%.2f" % r["ratio"]
+        met = "" if r["met"] is None else ("yes" if r["met"] else "NO")
+        print("%-52s %12s %-11s %10s %7s  %-22s %s" % (
+            r["figure"][:52], med, r["unit"], base, ratio, r["goal"] or "", met))
+        if r["baseline"] or r["note"]:
+            print("    %s%s%s" % ("baseline: " + r["baseline"] if r["baseline"] else "",
+                                  "; " if r["baseline"] and r["note"] else "",
+                                  r["note"]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer events and rounds (a smoke test, not figures)")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    rounds = 3 if a.quick else a.rounds
+    events = 200000 if a.quick else 2000000
+    tmp = tempfile.mkdtemp(prefix="rte-bench-")
+    start = time.monotonic()
+    try:
+        bench_producer(build, tmp, rounds, events)
+        bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
+                    50 if a.quick else 300)
+        bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
+        bench_lttng(build)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print_table()
+    info = {"machine": platform.node(), "cpu": cpu_model(),
+            "cores": os.cpu_count(), "kernel": platform.release(),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            "rounds": rounds, "seconds": round(time.monotonic() - start, 1),
+            "rows": ROWS}
+    out = a.json or os.path.join(build, "bench.json")
+    with open(out, "w") as f:
+        json.dump(info, f, indent=1, default=lambda x: None)
+    print("\n%s, %d cores, %d rounds, %.0f s; JSON: %s" % (
+        info["cpu"], info["cores"], rounds, info["seconds"], out))
+    return 0
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+# bench/: make bench builds the benchmark programs and runs bench/run.py,
+# which prints one table of medians and ratios and writes $(BUILD)/bench.json.
+#   make bench                 full run (about 2-4 minutes on 2 cores)
+#   make bench BENCH_ARGS=--quick   a smoke run
+
+BENCH_ARGS ?=
+BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen
+
+.PHONY: bench bench-bins
+bench-bins: $(BENCH_BINS)
+
+$(BUILD)/bench/producer: $(BUILD)/obj/bench/producer.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/..' $(BASE_LDFLAGS)
+
+$(BUILD)/bench/spawn: $(BUILD)/obj/bench/spawn.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS)
+
+$(BUILD)/bench/gen: $(BUILD)/obj/bench/gen.o $(WRITER_OBJS) $(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS)
+
+bench: $(ALL) $(BENCH_BINS)
+	python3 bench/run.py $(BUILD) $(BENCH_ARGS)
