@@ -2,7 +2,17 @@
  * ring.c - slow paths of the ring writer: padding at the wrap and making
  * room by advancing head. The fast path is inline in ring.h.
  */
+#include <string.h>
+
 #include "ring.h"
+
+static void update_limit(struct rte_ring_writer *w)
+{
+	uint64_t end = (rte_ring_tail(w) | w->mask) + 1; /* physical end */
+	uint64_t full = rte_ring_head(w) + w->mask + 1;
+
+	w->limit = end < full ? end : full;
+}
 
 void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
                             const struct rte_layout *l, unsigned ring)
@@ -17,39 +27,73 @@ void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
 	w->data = (uint64_t *)(b + l->data_offset +
 	                       (uint64_t)ring * l->ring_size_bytes);
 	w->mask = l->ring_size_elements - 1;
-	w->head = __atomic_load_n(w->head_p, __ATOMIC_ACQUIRE);
-	w->tail = __atomic_load_n(w->tail_p, __ATOMIC_ACQUIRE);
-	if (w->head > w->tail || w->tail - w->head > w->mask + 1)
+	w->mark_shift = 0;
+	while ((l->ring_size_elements >> w->mark_shift) > RTE_RING_MARKS)
+		w->mark_shift++;
+	memset(w->marks, 0xff, sizeof w->marks);
+	uint64_t head = __atomic_load_n(w->head_p, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(w->tail_p, __ATOMIC_ACQUIRE);
+	if (head > tail || tail - head > w->mask + 1)
 		rte_ring_writer_reset(w);
+	update_limit(w);
 }
 
 void rte_ring_writer_reset(struct rte_ring_writer *w)
 {
-	w->head = w->tail = 0;
 	__atomic_store_n(w->head_p, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(w->tail_p, 0, __ATOMIC_RELEASE);
+	memset(w->marks, 0xff, sizeof w->marks); /* stale boundaries */
+	update_limit(w);
 }
 
-/* Advance head message by message until `end - head` fits the ring. */
+/*
+ * The first recorded message boundary at or after `target` (within a few
+ * blocks), or the current head if there is none: the caller then walks.
+ */
+static uint64_t boundary_from_marks(const struct rte_ring_writer *w,
+                                    uint64_t target, uint64_t tail)
+{
+	uint64_t head = rte_ring_head(w);
+
+	for (uint64_t b = target >> w->mark_shift, k = 0; k < 4; k++, b++) {
+		uint64_t m = w->marks[b % RTE_RING_MARKS];
+
+		if ((m >> w->mark_shift) == b && m >= target && m >= head &&
+		    m <= tail)
+			return m;
+	}
+	return head;
+}
+
+/*
+ * Advance head message by message until `end - head` fits the ring. Callers
+ * ask for 1/32 of the ring more than the message needs, so that in steady
+ * state this slow path runs once every few hundred words instead of on
+ * every write; the flight recorder keeps 31/32 of its capacity.
+ */
 static void advance_head(struct rte_ring_writer *w, uint64_t end)
 {
 	uint64_t size = w->mask + 1;
-	uint64_t head = w->head;
+	uint64_t head = rte_ring_head(w), tail = rte_ring_tail(w);
 
+	if (end > tail + size)
+		end = tail + size; /* never past the tail: head <= tail */
+	if (end - head <= size)
+		return;
+	head = boundary_from_marks(w, end - size, tail);
 	while (end - head > size) {
 		uint64_t word = __atomic_load_n(&w->data[head & w->mask],
 		                                __ATOMIC_RELAXED);
 		unsigned l = rte_hdr_len(word);
 
-		if (l == 0 || l > size - (head & w->mask) || head + l > w->tail) {
+		if (l == 0 || l > size - (head & w->mask) || head + l > tail) {
 			/* Someone scribbled on our ring: never loop on a bad
 			 * length; drop everything written so far instead. */
-			head = w->tail;
+			head = tail;
 			break;
 		}
 		head += l;
 	}
-	w->head = head;
 	/* Readers that copied the words we are about to overwrite see this
 	 * head after their fence and discard the copy. */
 	__atomic_store_n(w->head_p, head, __ATOMIC_RELEASE);
@@ -60,20 +104,25 @@ static void advance_head(struct rte_ring_writer *w, uint64_t end)
 int rte_ring_make_room(struct rte_ring_writer *w, unsigned len)
 {
 	uint64_t size = w->mask + 1;
-	uint64_t idx = w->tail & w->mask;
+	uint64_t tail = rte_ring_tail(w), idx = tail & w->mask;
 
 	if (len > size || len > RTE_MAX_MSG_WORDS)
 		return -1;
 	if (idx + len > size) {
 		unsigned pad = (unsigned)(size - idx);
 
-		if (w->tail + pad - w->head > size)
-			advance_head(w, w->tail + pad);
+		if (tail + pad - rte_ring_head(w) > size)
+			advance_head(w, tail + pad + (size >> 5));
 		rte_ring_store_word(&w->data[idx],
 		                    rte_hdr_make(pad, 0, RTE_MSG_INTERNAL, 0));
-		w->tail += pad;
+		tail += pad;
+		w->marks[(tail >> w->mark_shift) % RTE_RING_MARKS] = tail;
+		/* The padding is published with the next message's tail;
+		 * storing it now keeps head <= tail for advance_head(). */
+		__atomic_store_n(w->tail_p, tail, __ATOMIC_RELEASE);
 	}
-	if (w->tail + len - w->head > size)
-		advance_head(w, w->tail + len);
+	if (tail + len - rte_ring_head(w) > size)
+		advance_head(w, tail + len + (size >> 5));
+	update_limit(w);
 	return 0;
 }

@@ -35,9 +35,32 @@ struct rte_ring_writer {
 	uint64_t *tail_p; /* shared ring header word 1 */
 	uint64_t *data;   /* ring_size_elements words */
 	uint64_t mask;    /* ring_size_elements - 1 */
-	uint64_t head;    /* private copy of *head_p */
-	uint64_t tail;    /* private copy of *tail_p */
+	/* First word counter the fast path may not write: the smaller of
+	 * head + size (older data would be overwritten) and the physical end
+	 * of the ring (a message would straddle it). */
+	uint64_t limit;
+	/* Message boundaries, to advance head without walking every message:
+	 * marks[b % RTE_RING_MARKS] is the first message boundary the writer
+	 * crossed into block b (blocks are 2^mark_shift words, 1/256 of the
+	 * ring). A mark is trusted only if it lies in its block and between
+	 * head and tail; otherwise the slow path walks message by message. */
+	unsigned mark_shift;
+	uint64_t marks[256];
 };
+#define RTE_RING_MARKS 256u
+
+/* head and tail live only in the shared header: this writer is their only
+ * writer, so it reads them back with relaxed loads (its own stores). Keeping
+ * no private copies saves a store per event on the fast path. */
+static inline uint64_t rte_ring_tail(const struct rte_ring_writer *w)
+{
+	return __atomic_load_n(w->tail_p, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t rte_ring_head(const struct rte_ring_writer *w)
+{
+	return __atomic_load_n(w->head_p, __ATOMIC_RELAXED);
+}
 
 /*
  * Attach a writer to ring `ring` of a mapped file with layout `l`, picking up
@@ -71,23 +94,24 @@ static inline int rte_ring_write(struct rte_ring_writer *w, uint64_t hdr,
                                   unsigned npayload)
 {
 	unsigned len = 2 + npayload;
-	uint64_t tail, *dst;
+	uint64_t tail = rte_ring_tail(w), *dst;
 
-	if (__builtin_expect(((w->tail & w->mask) + len > w->mask + 1) ||
-	                             (w->tail + len - w->head > w->mask + 1),
-	                     0))
+	if (__builtin_expect(tail + len > w->limit, 0)) {
 		if (rte_ring_make_room(w, len) < 0)
 			return -1;
-	tail = w->tail;
+		tail = rte_ring_tail(w);
+	}
 	dst = w->data + (tail & w->mask);
 	rte_ring_store_word(dst, hdr | ((uint64_t)len << RTE_HDR_LEN_SHIFT));
 	rte_ring_store_word(dst + 1, ts);
 	for (unsigned i = 0; i < npayload; i++)
 		rte_ring_store_word(dst + 2 + i, payload[i]);
-	w->tail = tail + len;
+	if ((tail ^ (tail + len)) >> w->mark_shift)
+		w->marks[((tail + len) >> w->mark_shift) % RTE_RING_MARKS] =
+			tail + len;
 	/* Publishes the words above; pairs with the reader's acquire load of
 	 * tail before it copies a message. */
-	__atomic_store_n(w->tail_p, w->tail, __ATOMIC_RELEASE);
+	__atomic_store_n(w->tail_p, tail + len, __ATOMIC_RELEASE);
 	return 0;
 }
 
