@@ -24,6 +24,7 @@ struct ring_state {
 	uint64_t lost;      /* total lost words reported */
 	uint64_t *buf;      /* message copy, RTE_MAX_MSG_WORDS words, lazy */
 	int err;            /* sticky error of this ring, 0 if none */
+	char *why;          /* its message, restored when it is returned again */
 };
 
 struct rte_cursor {
@@ -266,8 +267,10 @@ void rte_cursor_close(rte_cursor *c)
 	if (c->base)
 		munmap((void *)c->base, c->map_len);
 	if (c->rings)
-		for (uint64_t i = 0; i < c->layout.max_domains; i++)
+		for (uint64_t i = 0; i < c->layout.max_domains; i++) {
 			free(c->rings[i].buf);
+			free(c->rings[i].why);
+		}
 	if (c->names)
 		for (unsigned i = 0; i < RTE_MAX_USER_EVENTS; i++)
 			free(c->names[i]);
@@ -323,8 +326,10 @@ static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
 	vsnprintf(why, sizeof why, f, ap);
 	va_end(ap);
 	snprintf(c->errmsg, sizeof c->errmsg, "%s: ring %u: %s", c->path, ring, why);
-	if (err == RTE_ECORRUPT || err == RTE_ENAME)
+	if (err == RTE_ECORRUPT || err == RTE_ENAME) {
 		c->rings[ring].err = err;
+		c->rings[ring].why = strdup(c->errmsg); /* NULL: keep the last */
+	}
 	return err;
 }
 
@@ -358,6 +363,18 @@ static int read_message(rte_cursor *c, unsigned ring, uint64_t *head_out)
 	if (tail < head)
 		return ring_fail(c, ring, RTE_ECORRUPT, "head %llu is past tail %llu",
 		                 (unsigned long long)head, (unsigned long long)tail);
+	if (tail - head > size) {
+		/* A producer never holds more than `size` live words, but head
+		 * was loaded before tail and may be stale: reload it (acquire;
+		 * pairs with the producer's release store of head, made before
+		 * its store of this tail). Still too far apart: the ring is
+		 * corrupt, and reading it would go round it without end. */
+		*head_out = head = load_acq(hdr);
+		if (head <= tail && tail - head > size)
+			return ring_fail(c, ring, RTE_ECORRUPT,
+			                 "tail %llu is more than the ring size past head %llu",
+			                 (unsigned long long)tail, (unsigned long long)head);
+	}
 	if (r->pos < head)
 		return READ_LOST;
 	if (r->pos > tail)
@@ -533,8 +550,11 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 	if (!c || !ev || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
 	r = &c->rings[ring];
-	if (r->err)
+	if (r->err) {
+		if (r->why) /* errmsg must describe the error just returned */
+			snprintf(c->errmsg, sizeof c->errmsg, "%s", r->why);
 		return r->err;
+	}
 	for (;;) {
 		uint64_t head;
 		int len = read_message(c, ring, &head), got;
