@@ -1,0 +1,56 @@
+# shim/: librte.so, the LD_PRELOAD producer and the C producer API, and its
+# integration tests (tests/shim/): real programs run under the real shim,
+# their files read back with the real consumer library.
+#
+#   make test-shim    build and run the shim tests (part of `make test`)
+#
+# librte.so links the writer, the clock and the format/error helpers of
+# common/; shim/librte.map keeps everything but the public API and the
+# interposed libc functions local. Link a program with
+# -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
+
+SHIM_SRCS := shim/core.c shim/api.c shim/file.c shim/config.c \
+	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c
+SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
+SHIM_LIB  := $(BUILD)/librte.so
+
+$(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden
+
+ALL += $(SHIM_LIB)
+
+$(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format.o \
+		$(BUILD)/obj/common/error.o shim/librte.map
+	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
+		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
+
+# ---- tests ------------------------------------------------------------------
+
+SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml
+SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
+SHIM_API_BIN := $(BUILD)/tests/shim/api
+SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
+SHIM_TEST_BINS := $(SHIM_PROG_BINS) $(SHIM_API_BIN) $(SHIM_DUMP_BIN)
+
+$(SHIM_PROG_BINS): $(BUILD)/tests/shim/%: $(BUILD)/obj/tests/shim/progs/%.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(BASE_LDFLAGS)
+
+$(SHIM_API_BIN): $(BUILD)/obj/tests/shim/api.o $(SHIM_LIB) \
+		$(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(BUILD)/librteconsumer.a -L$(BUILD) -lrte \
+		-Wl,-rpath,$(abspath $(BUILD)) $(BASE_LDFLAGS)
+
+$(SHIM_DUMP_BIN): $(BUILD)/obj/tests/shim/dump.o $(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(BUILD)/librteconsumer.a $(BASE_LDFLAGS)
+
+# Under AddressSanitizer the runtime must come first in LD_PRELOAD.
+SHIM_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
+
+.PHONY: test-shim
+TEST_RUNS += test-shim
+
+test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+		sh tests/shim/run.sh

@@ -1,0 +1,623 @@
+/*
+ * core.c - librte.so's global state: start, ring slots, the per-thread
+ * writer, thread end, stop at exit, the fork child's fresh file, exec.
+ *
+ * Rings are claimed, not assigned: a slot array of max_domains bytes
+ * (FREE/TAKEN/BROKEN) where a thread takes the first FREE slot with a CAS
+ * on its first event and gives it back when it ends (pthread key
+ * destructor), so ring indexes are reused and nothing on the write path
+ * takes a lock. The thread that starts tracing takes ring 0.
+ *
+ * Generations: each file this process maps (the first one, then a new one
+ * in each fork child) has a generation number. rte_g_active holds it while
+ * tracing runs unpaused, and a thread's writer is valid iff its recorded
+ * generation equals it: one load and one compare decide the fast path.
+ *
+ * The file is never unmapped while other threads may run (only in a fork
+ * child, which has one thread): at exit, other threads may still be
+ * writing when ring_stop is written, and their stores must land in memory.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "rte/rte.h"
+#include "shim.h"
+
+uint32_t rte_g_active;
+uint32_t rte_g_gen;
+int rte_g_state;
+int rte_g_paused;
+pid_t rte_g_pid;
+struct rte_config rte_g_cfg;
+struct rte_file rte_g_file = {.fd = -1};
+pthread_mutex_t rte_g_lock = PTHREAD_MUTEX_INITIALIZER;
+uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
+int rte_g_own[RTE_EV_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+uint64_t rte_g_dropped;
+__thread struct rte_thread rte_self RTE_TLS = {.ring = -1};
+
+static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
+static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
+static pthread_t g_owner[RTE_RINGS_MAX];  /* thread owning each ring */
+static uint32_t g_epoch;                  /* ring releases, atomic */
+static int g_stopping;                    /* ring_stop written, atomic */
+static uint32_t g_exec_active;            /* rte_g_active before exec */
+static pthread_key_t g_key;
+static int g_key_ok;
+static int g_once_full, g_once_reserve;
+
+/* Implemented in api.c: register an rte.* event from the top of the id
+ * space (lock held), and write every registered name into the file. */
+int rte_api_register_own(const char *name, enum rte_type type);
+void rte_api_write_all_names(void);
+/* proc.c: pthread_atfork handlers. */
+void rte_proc_init(void);
+
+static const struct {
+	const char *name;
+	enum rte_type type;
+} g_own_events[RTE_EV_OWN_COUNT] = {
+	[RTE_EV_TID] = {"rte.thread.tid", RTE_TYPE_INT},
+	[RTE_EV_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
+	[RTE_EV_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
+	[RTE_EV_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
+	[RTE_EV_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
+	[RTE_EV_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
+};
+
+void rte_warn(int *once, const char *fmt, ...)
+{
+	int saved = errno;
+	char buf[PATH_MAX + 256];
+	va_list ap;
+	int n;
+
+	/* Relaxed: only decides who prints; nothing else is published. */
+	if (once && __atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
+		goto out;
+	memcpy(buf, "rte: ", 5);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + 5, sizeof(buf) - 6, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		goto out;
+	n = 5 + (n < (int)sizeof(buf) - 6 ? n : (int)sizeof(buf) - 7);
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+		/* Nothing sensible to do: stderr is gone. */
+	}
+out:
+	errno = saved;
+}
+
+void rte_core_disable(const char *why)
+{
+	rte_warn(NULL, "%s; tracing disabled", why);
+	/* Release: pairs with the relaxed load in rte_enter() only as far as
+	 * stopping goes; writers already inside finish into a valid map. */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+}
+
+static int state(void)
+{
+	/* Acquire: pairs with the release stores of rte_g_state. */
+	return __atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE);
+}
+
+int rte_core_owns_process(void)
+{
+	return state() == ST_RUNNING && getpid() == rte_g_pid;
+}
+
+/* ---- ring slots ---------------------------------------------------------- */
+
+static int reserve_ring(unsigned i)
+{
+	const struct rte_layout *l = &rte_g_file.l;
+	int e;
+
+	/* Acquire: pairs with the release below (another thread reserved). */
+	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
+		return 0;
+	e = rte_file_reserve(&rte_g_file,
+	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
+	                     l->ring_size_bytes);
+	if (e) {
+		rte_warn(&g_once_reserve,
+		         "cannot reserve space for ring %u of %s: %s; events of "
+		         "threads without a ring are dropped and counted in "
+		         "rte.dropped",
+		         i, rte_g_file.path, strerrordesc_np(e));
+		return -1;
+	}
+	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Claim the first free ring. Returns its index, -1 if its pages could not
+ * be reserved, -2 if every ring is taken. */
+static int claim_ring(void)
+{
+	unsigned n = (unsigned)rte_g_file.l.max_domains;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t free_ = SLOT_FREE;
+
+		/* Relaxed peek first: skip taken slots without a locked op. */
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
+			continue;
+		/* Acquire: pairs with the release in rte_core_release(), so
+		 * the previous owner's last tail store is visible before we
+		 * read the ring header. */
+		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
+		                                 SLOT_TAKEN, 0, __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		if (reserve_ring(i) == 0)
+			return (int)i;
+		/* Never hand this ring out again: its pages may be missing. */
+		__atomic_store_n(&g_slots[i], SLOT_BROKEN, __ATOMIC_RELAXED);
+		return -1;
+	}
+	return -2;
+}
+
+static void thread_name(char name[17])
+{
+	memset(name, 0, 17);
+	/* The raw system call: our own prctl() wrapper must not see it. */
+	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) < 0)
+		name[0] = '\0';
+}
+
+static uint64_t user_hdr(unsigned type, int id)
+{
+	return rte_hdr_make(0, 1, type, (unsigned)id);
+}
+
+/* The ring labels: kernel tid and thread name, on the calling thread's
+ * ring (w is ours and busy). */
+static void write_labels(struct rte_ring_writer *w)
+{
+	char name[17];
+	int id = rte_g_own[RTE_EV_TID];
+
+	if (id >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
+		                (uint64_t)gettid());
+	id = rte_g_own[RTE_EV_NAME];
+	thread_name(name);
+	if (id >= 0)
+		rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
+		                      strlen(name));
+}
+
+static uint64_t lc_hdr(unsigned lc)
+{
+	return rte_hdr_make(0, 0, RTE_MSG_LIFECYCLE, lc);
+}
+
+static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
+{
+	rte_ring_writer_attach(&t->w, rte_g_file.base, &rte_g_file.l, r);
+	t->ring = (int)r;
+	t->gen = gen;
+	g_owner[r] = pthread_self();
+}
+
+static struct rte_ring_writer *attach(int quiet);
+
+/* The slow path makes system calls (fallocate, gettid, prctl): keep the
+ * caller's errno, as every write function promises. */
+struct rte_ring_writer *rte_core_attach(int quiet)
+{
+	int saved = errno;
+	struct rte_ring_writer *w = attach(quiet);
+
+	errno = saved;
+	return w;
+}
+
+static struct rte_ring_writer *attach(int quiet)
+{
+	struct rte_thread *t = &rte_self;
+	/* Acquire: pairs with the release store in begin_file(): the file's
+	 * mapping, layout and slots are visible. */
+	uint32_t gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release increment in rte_core_release(). */
+	uint32_t epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+	int r;
+
+	if (gen == 0 || state() != ST_RUNNING)
+		return NULL;
+	if (t->gen == gen && t->ring >= 0)
+		return &t->w;
+	if (t->fail_gen == gen && t->fail_epoch == epoch)
+		goto drop; /* no ring was released since we last looked */
+	r = claim_ring();
+	if (r < 0) {
+		t->fail_gen = gen;
+		t->fail_epoch = epoch;
+		if (r == -2)
+			rte_warn(&g_once_full,
+			         "all %u rings of %s are in use; events of "
+			         "further threads are dropped and counted in "
+			         "rte.dropped (RTE_RINGS sets the number)",
+			         (unsigned)rte_g_file.l.max_domains,
+			         rte_g_file.path);
+		goto drop;
+	}
+	bind_ring(t, (unsigned)r, gen);
+	if (quiet)
+		return &t->w;
+	if (g_key_ok)
+		pthread_setspecific(g_key, (void *)1);
+	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
+	                (uint64_t)(int64_t)rte_g_pid);
+	write_labels(&t->w);
+	return &t->w;
+drop:
+	__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Like rte_enter() but also while paused: for lifecycle events. */
+static struct rte_ring_writer *enter_any(int quiet)
+{
+	struct rte_ring_writer *w;
+
+	if (state() != ST_RUNNING || rte_self.busy)
+		return NULL;
+	rte_self.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = rte_core_attach(quiet);
+	if (!w)
+		rte_leave();
+	return w;
+}
+
+void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
+{
+	struct rte_ring_writer *w = enter_any(0);
+
+	if (!w)
+		return;
+	if (with_data)
+		rte_ring_write1(w, lc_hdr(lc), rte_clock_ns(), (uint64_t)data);
+	else
+		rte_ring_write0(w, lc_hdr(lc), rte_clock_ns());
+	rte_leave();
+}
+
+void rte_core_release(void)
+{
+	struct rte_thread *t = &rte_self;
+	unsigned r;
+
+	if (t->ring < 0 || t->busy ||
+	    t->gen != __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE)) {
+		t->ring = -1;
+		t->gen = 0;
+		return;
+	}
+	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		t->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_TERMINATE),
+		                rte_clock_ns(), (uint64_t)(int64_t)rte_g_pid);
+		rte_leave();
+	}
+	r = (unsigned)t->ring;
+	t->ring = -1;
+	t->gen = 0;
+	/* Release: our last ring stores happen before the slot is seen free;
+	 * pairs with the acquire CAS in claim_ring(). */
+	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
+	/* Release: pairs with the acquire load in rte_core_attach(). */
+	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
+}
+
+/* Thread end, however it ends (return, pthread_exit, cancellation): the
+ * key destructor runs for every thread that holds a ring. */
+static void thread_end(void *unused)
+{
+	int saved = errno;
+
+	(void)unused;
+	rte_core_release();
+	errno = saved;
+}
+
+/* ---- custom payloads ----------------------------------------------------- */
+
+/* Encoding buffer of custom payloads: used only while the thread's busy
+ * flag is set, so a signal handler never reuses it under a write. In TLS
+ * rather than on the stack, which may be a small signal stack. */
+static __thread uint64_t t_custom[RTE_MAX_MSG_WORDS - 2] RTE_TLS;
+
+int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+                          const void *bytes, size_t n)
+{
+	size_t max = (size_t)(w->mask + 1 - 2) * 8 - 1;
+	size_t words;
+
+	if (max > RTE_CUSTOM_MAX_BYTES)
+		max = RTE_CUSTOM_MAX_BYTES;
+	if (n > max)
+		n = max; /* documented: too long a payload is truncated */
+	words = rte_custom_encode(n ? bytes : "", n, t_custom);
+	return rte_ring_write(w, hdr, rte_clock_ns(), t_custom,
+	                      (unsigned)words);
+}
+
+void rte_core_own_int(int which, int64_t v)
+{
+	int id = rte_g_own[which];
+	struct rte_ring_writer *w;
+
+	if (id < 0 || !(w = rte_enter()))
+		return;
+	rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
+	                (uint64_t)v);
+	rte_leave();
+}
+
+void rte_core_own_custom(int which, const void *bytes, size_t n)
+{
+	int id = rte_g_own[which];
+	struct rte_ring_writer *w;
+
+	if (id < 0 || !(w = rte_enter()))
+		return;
+	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
+	rte_leave();
+}
+
+void rte_core_write_thread_name(void)
+{
+	char name[17];
+
+	thread_name(name);
+	rte_core_own_custom(RTE_EV_NAME, name, strlen(name));
+}
+
+void rte_core_write_name_of(pthread_t th, const char *name)
+{
+	unsigned n = (unsigned)rte_g_file.l.max_domains;
+	char buf[64];
+	int len;
+
+	if (state() != ST_RUNNING)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) !=
+		            SLOT_TAKEN ||
+		    !pthread_equal(g_owner[i], th))
+			continue;
+		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
+		rte_core_own_custom(RTE_EV_NAME_OF, buf, (size_t)len);
+		return;
+	}
+}
+
+void rte_core_write_name(unsigned id, const char *name)
+{
+	char *slot;
+
+	/* The file exists (running, or stopped but still mapped). */
+	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS)
+		return;
+	slot = rte_g_file.base + rte_g_file.l.custom_events_offset +
+	       (size_t)id * RTE_NAME_SLOT_BYTES;
+	strncpy(slot, name, RTE_NAME_SLOT_BYTES - 1);
+}
+
+/* ---- start, fork child, stop ---------------------------------------------- */
+
+/* Fresh file mapped in rte_g_file: reset the slots, give ring 0 to the
+ * calling thread, publish the generation, write ring_start (and
+ * fork_child). */
+static void begin_file(int fork_child)
+{
+	struct rte_thread *t = &rte_self;
+	uint32_t gen = rte_g_gen + 1;
+
+	memset(g_slots, 0, sizeof(g_slots));
+	memset(g_reserved, 0, sizeof(g_reserved));
+	rte_g_dropped = 0;
+	t->ring = -1;
+	t->gen = 0;
+	t->busy = 0;
+	g_slots[0] = SLOT_TAKEN;
+	if (reserve_ring(0) == 0) {
+		bind_ring(t, 0, gen);
+		rte_ring_writer_reset(&t->w);
+		if (g_key_ok)
+			pthread_setspecific(g_key, (void *)1);
+	} else {
+		g_slots[0] = SLOT_BROKEN;
+	}
+	rte_api_write_all_names();
+	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	/* Release: publishes the file, layout and slots; pairs with the
+	 * acquire load in rte_core_attach(). */
+	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
+	if (t->ring == 0) {
+		t->busy = 1;
+		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), rte_clock_ns(),
+		                (uint64_t)(int64_t)rte_g_pid);
+		if (fork_child)
+			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
+			                rte_clock_ns(), 0);
+		write_labels(&t->w);
+		t->busy = 0;
+	}
+	/* Release: as for rte_g_gen; the fast path only needs the value. */
+	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : gen,
+	                 __ATOMIC_RELEASE);
+}
+
+static void register_own_events(void)
+{
+	for (int i = 0; i < RTE_EV_OWN_COUNT; i++)
+		if (rte_g_own[i] < 0)
+			rte_g_own[i] = rte_api_register_own(g_own_events[i].name,
+			                                    g_own_events[i].type);
+}
+
+int rte_core_start_locked(void)
+{
+	char err[PATH_MAX + 160];
+	pid_t pid = getpid();
+
+	if (rte_g_state == ST_RUNNING)
+		return RTE_OK;
+	if (rte_g_state != ST_OFF)
+		return RTE_ESTATE;
+	rte_config_read(&rte_g_cfg);
+	if (!rte_g_cfg.trace_ocaml && rte_ocaml_detect()) {
+		rte_warn(NULL, "this program runs OCaml 5 runtime events "
+		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
+		         "overrides)");
+		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		return RTE_ESTATE;
+	}
+	rte_clock_init(rte_g_cfg.force_monotonic);
+	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
+	    0) {
+		rte_core_disable(err);
+		return RTE_ESTATE;
+	}
+	rte_g_pid = pid;
+	register_own_events();
+	begin_file(0);
+	return RTE_OK;
+}
+
+void rte_core_fork_child(void)
+{
+	struct rte_file old = rte_g_file;
+	char err[PATH_MAX + 160];
+	pid_t pid = getpid();
+
+	if (state() != ST_RUNNING ||
+	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
+		return;
+	/* Only this thread exists now: nothing writes while we switch. */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
+	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
+	    0) {
+		/* Disabled before unmapping: nothing may write any more. */
+		rte_core_disable(err);
+		rte_file_drop(&old);
+		return;
+	}
+	rte_file_drop(&old);
+	rte_g_pid = pid;
+	begin_file(1);
+}
+
+void rte_core_stop(void)
+{
+	struct rte_ring_writer *w;
+	int id = rte_g_own[RTE_EV_DROPPED];
+	uint64_t dropped;
+
+	if (!rte_core_owns_process())
+		return; /* not tracing, or a vfork child sharing our memory */
+	/* Acq_rel: one stopper; pairs with itself in exec/exit racing. */
+	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	w = enter_any(1);
+	if (w) {
+		dropped = __atomic_load_n(&rte_g_dropped, __ATOMIC_RELAXED);
+		if (dropped && id >= 0)
+			rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id),
+			                rte_clock_ns(), dropped);
+		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
+		rte_leave();
+	}
+	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	if (!rte_g_cfg.preserve)
+		rte_file_remove(&rte_g_file);
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+int rte_core_exec_begin(const char *prog)
+{
+	struct rte_ring_writer *w;
+	int e;
+
+	if (!rte_core_owns_process())
+		return 0;
+	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	if (prog)
+		rte_core_own_custom(RTE_EV_EXEC, prog, strlen(prog));
+	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
+	w = enter_any(1);
+	if (w) {
+		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
+		rte_leave();
+	}
+	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	e = rte_file_exec_away(&rte_g_file, rte_g_cfg.preserve);
+	if (e)
+		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
+		         rte_g_file.path, strerrordesc_np(e));
+	return 1;
+}
+
+void rte_core_exec_failed(int err)
+{
+	int e = rte_file_exec_back(&rte_g_file, rte_g_cfg.preserve);
+
+	if (e) {
+		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
+		         "tracing stopped", rte_g_file.path, strerrordesc_np(e));
+		return;
+	}
+	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
+	rte_core_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
+	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
+	rte_core_own_int(RTE_EV_EXEC_FAIL, err);
+}
+
+/* ---- load and unload -------------------------------------------------------- */
+
+__attribute__((constructor)) static void rte_init(void)
+{
+	int saved = errno;
+
+	rte_real_resolve();
+	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
+	rte_proc_init();
+	if (secure_getenv("OCAML_RUNTIME_EVENTS_START")) {
+		pthread_mutex_lock(&rte_g_lock);
+		rte_core_start_locked();
+		pthread_mutex_unlock(&rte_g_lock);
+	}
+	errno = saved;
+}
+
+/* Runs from exit() after the program's atexit handlers (ld.so finalises a
+ * preloaded library last), including the exit(0) glibc makes when the last
+ * thread calls pthread_exit. */
+__attribute__((destructor)) static void rte_fini(void)
+{
+	int saved = errno;
+
+	rte_core_stop();
+	errno = saved;
+}

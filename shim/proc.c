@@ -1,0 +1,311 @@
+/*
+ * proc.c - processes: fork, the exec family, _exit/_Exit/quick_exit.
+ *
+ * fork: pthread_atfork handlers do the work, so that forks made inside
+ * libc (daemon(), ...) are covered too. prepare blocks every signal and
+ * takes the registry lock, so the child never inherits it held by a
+ * thread that does not exist there; the child re-initialises the lock and
+ * switches to a fresh <childpid>.events (core.c). Our fork() wrapper only
+ * adds fork_parent(child pid) in the parent, which the handlers cannot
+ * know.
+ *
+ * vfork and posix_spawn are not interposed: their child shares our memory
+ * (or runs no code of ours) until it execs, so it must not touch our state.
+ * Every exit and exec wrapper therefore first checks that the caller is the
+ * process that owns the file (getpid()); in a vfork child it is not, and
+ * the wrapper only calls the real function.
+ *
+ * exec: ring_stop is written and the file moved out of the way first
+ * (<pid>.exec<N>.events with PRESERVE, else removed), because the new image
+ * has our pid and makes <pid>.events again. If the exec fails, the file gets
+ * its name back and tracing goes on; errno is the real exec's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+extern char **environ;
+
+void rte_proc_init(void);
+
+/* ---- fork ------------------------------------------------------------------ */
+
+static void fork_prepare(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &rte_self.fork_mask);
+	pthread_mutex_lock(&rte_g_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&rte_g_lock);
+	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+}
+
+static void fork_child(void)
+{
+	int saved = errno;
+
+	/* The lock was held by this thread at fork: re-make it rather than
+	 * unlock it (robust to any mutex kind). */
+	pthread_mutex_init(&rte_g_lock, NULL);
+	rte_self.busy = 0;
+	rte_core_fork_child();
+	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+	errno = saved;
+}
+
+void rte_proc_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+RTE_EXPORT pid_t fork(void)
+{
+	pid_t pid;
+	int saved;
+
+	rte_real_resolve();
+	if (!rte_real.fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid = rte_real.fork();
+	if (pid > 0) {
+		saved = errno;
+		rte_core_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
+		errno = saved;
+	}
+	return pid;
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+/* Around every exec: returns 1 if the file was stopped for it. */
+static int exec_before(const char *prog)
+{
+	int saved = errno, r;
+
+	rte_real_resolve();
+	if (rte_self.guard)
+		return 0;
+	rte_self.guard = 1;
+	r = rte_core_exec_begin(prog);
+	rte_self.guard = 0;
+	errno = saved;
+	return r;
+}
+
+/* After an exec that returned (failed): restore, keep the exec's errno. */
+static int exec_after(int token, int r)
+{
+	int saved = errno;
+
+	if (token)
+		rte_core_exec_failed(saved);
+	errno = saved;
+	return r;
+}
+
+static int sys_execveat(int dirfd, const char *path, char *const argv[],
+                        char *const envp[], int flags)
+{
+	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+
+static int do_execve(const char *path, char *const argv[], char *const envp[])
+{
+	int t = exec_before(path);
+	int r = rte_real.execve
+	                ? rte_real.execve(path, argv, envp)
+	                : sys_execveat(AT_FDCWD, path, argv, envp, 0);
+
+	return exec_after(t, r);
+}
+
+static int do_execvpe(const char *file, char *const argv[],
+                      char *const envp[])
+{
+	int t = exec_before(file), r;
+
+	if (envp == environ && rte_real.execvp)
+		r = rte_real.execvp(file, argv);
+	else if (rte_real.execvpe)
+		r = rte_real.execvpe(file, argv, envp);
+	else {
+		errno = ENOSYS;
+		r = -1;
+	}
+	return exec_after(t, r);
+}
+
+RTE_EXPORT int execve(const char *path, char *const argv[],
+                      char *const envp[])
+{
+	rte_real_resolve();
+	return do_execve(path, argv, envp);
+}
+
+RTE_EXPORT int execv(const char *path, char *const argv[])
+{
+	rte_real_resolve();
+	return do_execve(path, argv, environ);
+}
+
+RTE_EXPORT int execvp(const char *file, char *const argv[])
+{
+	rte_real_resolve();
+	return do_execvpe(file, argv, environ);
+}
+
+RTE_EXPORT int execvpe(const char *file, char *const argv[],
+                       char *const envp[])
+{
+	rte_real_resolve();
+	return do_execvpe(file, argv, envp);
+}
+
+RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int t, r;
+
+	rte_real_resolve();
+	t = exec_before(NULL);
+	r = rte_real.fexecve ? rte_real.fexecve(fd, argv, envp)
+	                     : sys_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+	return exec_after(t, r);
+}
+
+RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+                        char *const envp[], int flags)
+{
+	int t, r;
+
+	rte_real_resolve();
+	t = exec_before(path);
+	r = rte_real.execveat ? rte_real.execveat(dirfd, path, argv, envp, flags)
+	                      : sys_execveat(dirfd, path, argv, envp, flags);
+	return exec_after(t, r);
+}
+
+/*
+ * The execl family: collect the variadic arguments into an argv array on
+ * the stack (exec must not allocate: it may run in a vfork child or a
+ * signal handler), then go through the execve/execvpe paths above.
+ */
+#define COUNT_ARGS(arg0, n)                                                   \
+	do {                                                                  \
+		va_list ap_;                                                  \
+		va_start(ap_, arg0);                                          \
+		for (n = 1; va_arg(ap_, const char *); n++)                   \
+			;                                                     \
+		va_end(ap_);                                                  \
+	} while (0)
+
+/* argv[1..n] = the arguments after arg0 up to their NULL; with_env: the
+ * envp argument that follows that NULL (execle only). */
+#define FILL_ARGS(arg0, argv, n, with_env, envp)                              \
+	do {                                                                  \
+		va_list ap_;                                                  \
+		va_start(ap_, arg0);                                          \
+		argv[0] = (char *)arg0;                                       \
+		for (size_t i_ = 1; i_ <= n; i_++)                            \
+			argv[i_] = va_arg(ap_, char *);                       \
+		if (with_env)                                                 \
+			envp = va_arg(ap_, char **);                          \
+		va_end(ap_);                                                  \
+	} while (0)
+
+RTE_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 0, envp);
+		rte_real_resolve();
+		return do_execve(path, argv, envp);
+	}
+}
+
+RTE_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 0, envp);
+		rte_real_resolve();
+		return do_execvpe(file, argv, envp);
+	}
+}
+
+RTE_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 1, envp);
+		rte_real_resolve();
+		return do_execve(path, argv, envp);
+	}
+}
+
+/* ---- exit ------------------------------------------------------------------ */
+
+static void exit_stop(void)
+{
+	int saved = errno;
+
+	if (!rte_self.guard) {
+		rte_self.guard = 1;
+		rte_core_stop();
+		rte_self.guard = 0;
+	}
+	errno = saved;
+}
+
+RTE_EXPORT void _exit(int status)
+{
+	rte_real_resolve();
+	exit_stop();
+	if (rte_real.exit_)
+		rte_real.exit_(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+RTE_EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+
+RTE_EXPORT void quick_exit(int status)
+{
+	rte_real_resolve();
+	/* quick_exit runs the at_quick_exit handlers, then _exit inside libc
+	 * where we cannot see it: stop first. */
+	exit_stop();
+	if (rte_real.quick_exit)
+		rte_real.quick_exit(status);
+	_exit(status);
+}

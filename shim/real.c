@@ -1,0 +1,47 @@
+/*
+ * real.c - the libc functions our wrappers stand in front of.
+ *
+ * dlsym(RTLD_NEXT, ...) finds the next definition after librte.so in the
+ * lookup order: libc's, or a sanitizer's interceptor that itself calls
+ * libc. Resolution happens in the constructor and again lazily in every
+ * wrapper, because another library's constructor may create a thread or
+ * fork before ours has run. Where dlsym finds nothing (a static libc
+ * stripped of a symbol, a libc too old for execveat), the wrappers fall back
+ * to the raw system call or report ENOSYS; see proc.c and thread.c.
+ */
+#include <dlfcn.h>
+
+#include "shim.h"
+
+struct rte_real rte_real;
+
+static int g_resolved; /* atomic: 1 once every pointer is stored */
+
+/* dlsym returns void *; casting it to a function pointer is how POSIX says
+ * to use it. The pointers are stored relaxed: a racing second resolution
+ * stores the same values. */
+#define RESOLVE(field, name)                                                  \
+	do {                                                                  \
+		void *p_ = dlsym(RTLD_NEXT, name);                            \
+		__atomic_store_n((void **)&rte_real.field, p_,                \
+		                 __ATOMIC_RELAXED);                           \
+	} while (0)
+
+void rte_real_resolve(void)
+{
+	/* Acquire pairs with the release below: a thread that sees 1 sees
+	 * every pointer. */
+	if (__atomic_load_n(&g_resolved, __ATOMIC_ACQUIRE))
+		return;
+	RESOLVE(pthread_create, "pthread_create");
+	RESOLVE(pthread_setname_np, "pthread_setname_np");
+	RESOLVE(fork, "fork");
+	RESOLVE(execve, "execve");
+	RESOLVE(execvp, "execvp");
+	RESOLVE(execvpe, "execvpe");
+	RESOLVE(fexecve, "fexecve");
+	RESOLVE(execveat, "execveat");
+	RESOLVE(exit_, "_exit");
+	RESOLVE(quick_exit, "quick_exit");
+	__atomic_store_n(&g_resolved, 1, __ATOMIC_RELEASE);
+}

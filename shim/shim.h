@@ -1,0 +1,248 @@
+/*
+ * shim.h - internals of librte.so, shared by the files of shim/.
+ *
+ * Pieces:
+ *   core.c    global state, start, ring slots, the per-thread writer, stop
+ *   api.c     the public producer API of rte/rte.h
+ *   file.c    creating, naming, renaming and removing the ring file
+ *   config.c  environment variables
+ *   thread.c  pthread_create/pthread_setname_np/prctl interposition
+ *   proc.c    fork, exec*, _exit interposition
+ *   ocaml.c   detection of a program that runs OCaml 5's own runtime events
+ *   real.c    the real libc functions behind our wrappers
+ *
+ * Everything here is hidden: librte.so exports only rte/rte.h, rte_strerror
+ * and the libc functions it interposes (shim/librte.map).
+ */
+#ifndef RTE_SHIM_H
+#define RTE_SHIM_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ring.h"
+#include "rte/format.h"
+
+#pragma GCC visibility push(hidden)
+
+#define RTE_EXPORT __attribute__((visibility("default")))
+#define RTE_TLS __attribute__((tls_model("initial-exec")))
+#define RTE_RINGS_MAX 4096u
+
+/* ---- configuration (config.c) ------------------------------------------ */
+
+struct rte_config {
+	int start;           /* OCAML_RUNTIME_EVENTS_START is set */
+	int preserve;        /* OCAML_RUNTIME_EVENTS_PRESERVE is set */
+	int force_monotonic; /* RTE_CLOCK=monotonic */
+	int trace_ocaml;     /* RTE_TRACE_OCAML is set */
+	unsigned log2_words; /* OCAMLRUNPARAM e=N */
+	unsigned rings;      /* RTE_RINGS */
+	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
+	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, "" if unset */
+};
+
+/* Read the environment into *c (defaults for anything unset); a malformed
+ * value gets its default and one "rte: " warning line. Not signal-safe. */
+void rte_config_read(struct rte_config *c);
+
+/* ---- the ring file (file.c) --------------------------------------------- */
+
+struct rte_file {
+	char *base;             /* shared mapping of l.total_size bytes */
+	struct rte_layout l;
+	int fd;                 /* O_CLOEXEC; may be closed by the program */
+	dev_t dev;              /* identity of the file, to recognise it */
+	ino_t ino;
+	char path[PATH_MAX];    /* absolute <dir>/<pid>.events */
+	char exec_path[PATH_MAX]; /* <dir>/<pid>.exec<N>.events while exec runs */
+};
+
+/* Create, size, reserve, map and initialise <dir>/<pid>.events, publishing
+ * it under its final name only when complete. Returns 0, or -1 with a
+ * one-line reason in err. errno is clobbered. */
+int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
+                    char *err, size_t errlen);
+/* Allocate the disk blocks of [off, off + len) so that stores through the
+ * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
+int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
+/* 1 if `path` still names our file. Signal-safe. */
+int rte_file_is_ours(const struct rte_file *f, const char *path);
+/* Unlink the file if its name is still ours. Signal-safe. */
+void rte_file_remove(const struct rte_file *f);
+/* Before exec: move the file out of the way of the next image, to
+ * <pid>.exec<N>.events with preserve, else to the hidden .<pid>.events.exec
+ * (removed by the next image). Returns 0 or an errno. */
+int rte_file_exec_away(struct rte_file *f, int preserve);
+/* After a failed exec: give the file its name back. Returns 0 or errno. */
+int rte_file_exec_back(struct rte_file *f, int preserve);
+/* Unmap and close (only where no other thread can write: fork child). */
+void rte_file_drop(struct rte_file *f);
+
+/* ---- OCaml detection (ocaml.c) ------------------------------------------ */
+
+/* 1 if this process contains OCaml 5's runtime events (the symbol
+ * caml_runtime_events_init in the main executable's symbol tables or in any
+ * loaded object), else 0. Not signal-safe. */
+int rte_ocaml_detect(void);
+
+/* ---- real functions (real.c) -------------------------------------------- */
+
+struct rte_real {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
+	                      void *(*)(void *), void *);
+	int (*pthread_setname_np)(pthread_t, const char *);
+	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	void (*exit_)(int);
+	void (*quick_exit)(int);
+};
+
+extern struct rte_real rte_real;
+/* Resolve every real function (idempotent, cheap after the first call).
+ * Called from the constructor and lazily by each wrapper, in case another
+ * library's constructor calls a wrapper before ours ran. */
+void rte_real_resolve(void);
+
+/* ---- global state (core.c) ---------------------------------------------- */
+
+enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
+enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED };
+
+/* The ids of rte's own events (-1 if no id was free). */
+enum {
+	RTE_EV_TID,       /* rte.thread.tid, int */
+	RTE_EV_NAME,      /* rte.thread.name, custom */
+	RTE_EV_NAME_OF,   /* rte.thread.name_of, custom "<ring>:<name>" */
+	RTE_EV_DROPPED,   /* rte.dropped, int */
+	RTE_EV_EXEC,      /* rte.exec, custom: the program being executed */
+	RTE_EV_EXEC_FAIL, /* rte.exec_failed, int: errno of the failed exec */
+	RTE_EV_OWN_COUNT
+};
+
+/* Hot: the generation of the current file while tracing runs and is not
+ * paused, else 0. The only word the write path reads when tracing is off. */
+extern uint32_t rte_g_active;
+extern uint32_t rte_g_gen;      /* generation of the current file */
+extern int rte_g_state;         /* ST_* */
+extern int rte_g_paused;
+extern pid_t rte_g_pid;         /* process that owns rte_g_file */
+extern struct rte_config rte_g_cfg;
+extern struct rte_file rte_g_file;
+extern pthread_mutex_t rte_g_lock; /* start, register, pause, fork */
+extern uint8_t rte_g_types[RTE_MAX_USER_EVENTS]; /* enum rte_type + 1 */
+extern int rte_g_own[RTE_EV_OWN_COUNT];
+extern uint64_t rte_g_dropped;
+
+/* Per-thread state. initial-exec TLS: no allocation, no lock, usable in
+ * signal handlers. */
+struct rte_thread {
+	struct rte_ring_writer w;
+	uint32_t gen;        /* == rte_g_gen while w is attached to a ring */
+	int ring;            /* index of our ring, or -1 */
+	uint32_t fail_gen;   /* claiming failed in this generation ... */
+	uint32_t fail_epoch; /* ... and no ring was released since */
+	int busy;            /* inside a write: a nested signal handler drops */
+	int guard;           /* inside a wrapper: do not trace recursively */
+	sigset_t fork_mask;  /* signal mask saved across fork */
+};
+extern __thread struct rte_thread rte_self RTE_TLS;
+
+/* Print "rte: <message>" as one line on stderr, at most once per *once
+ * flag (NULL: always). Async-signal-safe (vsnprintf on a stack buffer +
+ * write). Preserves errno. */
+void rte_warn(int *once, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Start tracing (lock held by the caller). Returns RTE_OK or RTE_ESTATE. */
+int rte_core_start_locked(void);
+/* Disable tracing for good after an error, with one line on stderr. */
+void rte_core_disable(const char *why);
+/* Slow path of rte_core_writer(): attach the calling thread to a ring of
+ * generation `gen`. quiet: no domain_spawn/tid/name events (exit paths).
+ * Returns the writer or NULL (events are then dropped and counted). */
+struct rte_ring_writer *rte_core_attach(int quiet);
+/* Give the calling thread's ring back (thread end). Writes domain_terminate
+ * first if tracing is active. */
+void rte_core_release(void);
+/* Write ring_stop (and rte.dropped) once and remove the file unless
+ * PRESERVE. Safe at exit, in _exit, in a signal handler. */
+void rte_core_stop(void);
+/* Fork child: make our own file, ring 0 for the calling thread. */
+void rte_core_fork_child(void);
+/* Write a name into name slot `id` of the file (lock held or single). */
+void rte_core_write_name(unsigned id, const char *name);
+/* Write the calling thread's name as rte.thread.name on its ring. */
+void rte_core_write_thread_name(void);
+/* Write rte.thread.name_of "<ring>:<name>" for thread `t` on our ring. */
+void rte_core_write_name_of(pthread_t t, const char *name);
+/* Lifecycle event on our ring, written whether or not tracing is paused
+ * (as long as it runs). */
+void rte_core_lifecycle(unsigned lc, int64_t data, int with_data);
+/* Write an rte.* event of the calling thread (no-op when not active). */
+void rte_core_own_int(int which, int64_t v);
+void rte_core_own_custom(int which, const void *bytes, size_t n);
+/* Write a custom message with a payload of n bytes. Returns 0 or -1. */
+int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+                          const void *bytes, size_t n);
+
+/* exec: write ring_stop and move the file out of the new image's way;
+ * returns 1 if it did (then call rte_core_exec_failed if exec returns). */
+int rte_core_exec_begin(const char *prog);
+void rte_core_exec_failed(int err);
+
+/* 1 if the calling process owns the file and tracing runs (false in a
+ * vfork child, which shares our memory but has another pid). */
+int rte_core_owns_process(void);
+
+/*
+ * The write path. Returns the calling thread's writer, marked busy, or NULL
+ * (nothing to do: tracing is off or paused, or no ring). Pair every
+ * non-NULL return with rte_leave().
+ */
+static inline struct rte_ring_writer *rte_enter(void)
+{
+	/* Relaxed: only decides whether to write at all. The writer's own
+	 * pointers were published by the acquire in rte_core_attach(). */
+	uint32_t a = __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED);
+	struct rte_ring_writer *w;
+
+	if (__builtin_expect(a == 0, 0))
+		return NULL;
+	if (__builtin_expect(rte_self.busy, 0)) {
+		/* A signal handler interrupted a write of this thread: its
+		 * ring is mid-message, so this event is dropped. */
+		__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	rte_self.busy = 1;
+	/* Keeps the busy store before the ring stores (same thread: only a
+	 * signal handler observes it). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(rte_self.gen == a, 1))
+		return &rte_self.w;
+	w = rte_core_attach(0);
+	if (!w) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rte_self.busy = 0;
+	}
+	return w;
+}
+
+static inline void rte_leave(void)
+{
+	/* Keeps the ring stores before the busy store, for signal handlers. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rte_self.busy = 0;
+}
+
+#pragma GCC visibility pop
+
+#endif

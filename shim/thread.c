@@ -1,0 +1,106 @@
+/*
+ * thread.c - threads: pthread_create (domain_spawn at start; the ring is
+ * given back by a pthread key destructor, see core.c), and thread names
+ * (pthread_setname_np, prctl(PR_SET_NAME)) recorded as rte.thread.name /
+ * rte.thread.name_of events.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* The first code of every thread created while tracing runs: claim a ring
+ * now (writing domain_spawn, tid and name) rather than at its first event,
+ * so every thread shows up, as every OCaml domain does. */
+static void *trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	struct rte_ring_writer *w;
+
+	free(p);
+	w = rte_enter();
+	if (w)
+		rte_leave();
+	return s.fn(s.arg);
+}
+
+RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                              void *(*fn)(void *), void *arg)
+{
+	int saved = errno, r;
+	struct start *s;
+
+	rte_real_resolve();
+	if (!rte_real.pthread_create)
+		return ENOSYS;
+	/* Only wrap while tracing runs and is not paused: otherwise a thread
+	 * costs nothing extra, and still gets a ring on its first event. */
+	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	    rte_self.guard)
+		return rte_real.pthread_create(th, attr, fn, arg);
+	s = malloc(sizeof(*s));
+	errno = saved;
+	if (!s)
+		return rte_real.pthread_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	r = rte_real.pthread_create(th, attr, trampoline, s);
+	if (r)
+		free(s);
+	errno = saved;
+	return r;
+}
+
+RTE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	int saved, r;
+
+	rte_real_resolve();
+	if (!rte_real.pthread_setname_np)
+		return ENOSYS;
+	r = rte_real.pthread_setname_np(th, name);
+	if (r || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+		return r;
+	saved = errno;
+	if (pthread_equal(th, pthread_self()))
+		rte_core_write_thread_name();
+	else
+		rte_core_write_name_of(th, name);
+	errno = saved;
+	return r;
+}
+
+/*
+ * prctl is variadic; every option takes at most four more unsigned long
+ * arguments, passed in registers on every Linux ABI, so forwarding four
+ * is exactly what libc's own wrapper does.
+ */
+RTE_EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+	long r;
+	int saved;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	r = syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	if (r == 0 && option == PR_SET_NAME &&
+	    __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		saved = errno;
+		rte_core_write_thread_name();
+		errno = saved;
+	}
+	return (int)r;
+}

@@ -1,0 +1,73 @@
+/*
+ * execer.c - exec under the shim. Writes "x.step" = <n> at each step.
+ *
+ *   execer execve    step 1, then execve(self, "after")
+ *   execer execvp    step 2, then execvp("execer", "after") (PATH search)
+ *   execer execl     step 6, then execl(self, "after")
+ *   execer after     step 3, exit 0
+ *   execer fail      step 4, then execs that fail (ENOENT, EACCES, ENOENT
+ *                    via PATH): prints each return value and errno; step 5
+ *                    after them, exit 0.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "weak.h"
+
+extern char **environ;
+
+static void report(const char *what, int r)
+{
+	int e = errno;
+
+	printf("%s=%d errno=%d (%s)\n", what, r, e, strerror(e));
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	int id = weak_register_int("x.step");
+	char *after[] = {argv[0], "after", NULL};
+	char *bad[] = {"nope", NULL};
+
+	if (argc < 2)
+		return 2;
+	fflush(stdout);
+	if (!strcmp(argv[1], "execve")) {
+		weak_int(id, 1);
+		execve("/proc/self/exe", after, environ);
+		return 1;
+	}
+	if (!strcmp(argv[1], "execvp")) {
+		weak_int(id, 2);
+		char *a[] = {"execer", "after", NULL};
+		execvp("execer", a);
+		return 1;
+	}
+	if (!strcmp(argv[1], "execl")) {
+		weak_int(id, 6);
+		execl("/proc/self/exe", argv[0], "after", (char *)NULL);
+		return 1;
+	}
+	if (!strcmp(argv[1], "after")) {
+		weak_int(id, 3);
+		printf("after\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "fail")) {
+		weak_int(id, 4);
+		errno = 0;
+		report("execve", execve("/nonexistent/prog", bad, environ));
+		errno = 0;
+		report("execv", execv("/", bad));
+		errno = 0;
+		report("execvp", execvp("no-such-program-rte", bad));
+		errno = 0;
+		report("execl", execl("/etc/passwd", "x", (char *)NULL));
+		weak_int(id, 5);
+		return 0;
+	}
+	return 2;
+}

@@ -1,0 +1,499 @@
+#!/bin/sh
+# run.sh - integration tests of librte.so: real programs (tests/shim/progs)
+# under the real LD_PRELOAD shim, their files read back with the real
+# consumer library (tests/shim/dump.c prints one line per event:
+# "<ring> <kind> <name> <value>"), plus the C API from a program linked
+# with -lrte (tests/shim/api.c, which checks its own file).
+#
+# Environment (set by mk/shim.mk): RTE_BUILD, the build folder (absolute);
+# RTE_ASAN_RT, the ASan runtime to preload first (empty without ASan).
+# Tests that need root (tmpfs mounts) are skipped with a printed reason
+# otherwise. Every program runs under `timeout` so that a deadlock fails
+# the test instead of hanging the suite.
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/shim
+LIB=$B/librte.so
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+TMO="timeout 120"
+WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
+MOUNTS=""
+NFAIL=0
+NPASS=0
+NSKIP=0
+CUR=""
+
+cleanup() {
+	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "  FAIL $CUR: $*"
+	CUR_OK=0
+}
+
+begin() {
+	CUR=$1
+	CUR_OK=1
+	D=$WORK/$1
+	mkdir -p "$D"
+}
+
+finish() {
+	if [ "$CUR_OK" = 1 ]; then
+		echo "  ok   $CUR"
+		NPASS=$((NPASS + 1))
+	else
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+
+skip() {
+	echo "  skip $1: $2"
+	NSKIP=$((NSKIP + 1))
+}
+
+# traced DIR [VAR=value...] CMD...: run CMD under the shim, tracing into
+# DIR, preserved (timeout itself runs without the shim).
+traced() {
+	_d=$1
+	shift
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		"$@"
+}
+
+# plain CMD...: the same program without the shim (for comparisons). An
+# ASan-built program still needs nothing preloaded: it links libasan.
+plain() {
+	$TMO "$@"
+}
+
+# dump FILE OUT: decode FILE into OUT; fails the test on any error.
+dump() {
+	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
+}
+
+# count FILE PATTERN: number of lines of FILE matching the awk PATTERN.
+count() {
+	awk "$2 { n++ } END { print n + 0 }" "$1"
+}
+
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+nfiles() { # DIR: number of *.events files
+	ls "$1" | grep -c '\.events$'
+}
+
+# rte_lines FILE: number of "rte: " lines in a stderr capture.
+rte_lines() {
+	grep -c '^rte: ' "$1"
+}
+
+# ---- threads -----------------------------------------------------------------
+
+test_threads() {
+	begin threads
+	traced "$D" "$T/threads" 100 10 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "threads done 100"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 1
+	f=$(ls "$D"/*.events)
+	pid=$(basename "$f" .events)
+	dump "$f" "$D/d"
+	expect_eq "domain_spawn" "$(count "$D/d" '$3=="domain_spawn" && $4=='"$pid")" 100
+	expect_eq "domain_terminate" "$(count "$D/d" '$3=="domain_terminate"')" 100
+	expect_eq "ring_start on ring 0" "$(count "$D/d" '$1==0 && $3=="ring_start" && $4=='"$pid")" 1
+	expect_eq "ring_stop" "$(count "$D/d" '$3=="ring_stop"')" 1
+	expect_eq "values" "$(count "$D/d" '$3=="t.value"')" 1001
+	expect_eq "tids" "$(count "$D/d" '$3=="rte.thread.tid"')" 101
+	# Every thread's 10 events are on one ring, next to its own name.
+	bad=$(awk '$1 == "header" { next }
+		$3 == "rte.thread.name" { name[$1] = $4 }
+		$3 == "t.value" && $4 >= 0 {
+			n[$4]++
+			if (!($4 in ring)) ring[$4] = $1
+			if (ring[$4] != $1 || name[$1] != "w" $4) bad++
+		}
+		END { for (i = 0; i < 100; i++) if (n[i] != 10) bad++
+			print bad + 0 }' "$D/d")
+	expect_eq "events on their thread's ring" "$bad" 0
+	# 100 threads, at most 11 at once: ring indexes are reused.
+	maxring=$(awk '$1 != "header" && $1 > m { m = $1 } END { print m + 0 }' "$D/d")
+	[ "$maxring" -le 10 ] || fail "ring $maxring used: indexes not reused"
+	finish
+}
+
+test_rings_full() {
+	begin rings_full
+	traced "$D" RTE_RINGS=3 "$T/threads" 30 10 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "threads done 30"
+	expect_eq "stderr lines" "$(rte_lines "$D/err")" 1
+	grep -q 'all 3 rings' "$D/err" || fail "no report of full rings"
+	f=$(ls "$D"/*.events)
+	dump "$f" "$D/d"
+	grep -q '^header .* rings=3 ' "$D/d" || fail "RTE_RINGS=3 not used"
+	dropped=$(awk '$3 == "rte.dropped" { print $4 }' "$D/d")
+	[ -n "$dropped" ] && [ "$dropped" -gt 0 ] ||
+		fail "rte.dropped missing or zero: '$dropped'"
+	finish
+}
+
+# ---- fork --------------------------------------------------------------------
+
+# check_child FILE PID: a fork child's file starts with ring_start(pid),
+# fork_child on ring 0 and uses ring 0 only.
+check_child() {
+	dump "$1" "$1.d"
+	first=$(awk '$1 != "header" && $2 == "lifecycle" { print $3 "=" $4 }' "$1.d" | head -2 | tr '\n' ' ')
+	expect_eq "child $2 starts" "$first" "ring_start=$2 fork_child=0 "
+	expect_eq "child $2 rings" "$(count "$1.d" '$1 != "header" && $1 != 0')" 0
+}
+
+test_fork_nested() {
+	begin fork_nested
+	traced "$D" "$T/forker" nested 3 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 4
+	prev=""
+	for lvl in 0 1 2 3; do
+		pid=$(awk -v l=$lvl '$4 == l { print $2 }' "$D/out")
+		f=$D/$pid.events
+		[ -f "$f" ] || { fail "no file for level $lvl"; continue; }
+		dump "$f" "$f.d"
+		n=$(count "$f.d" '$3 == "f.level" && $4 == '$lvl)
+		expect_eq "level $lvl events" "$n" $([ $lvl = 3 ] && echo 1 || echo 2)
+		[ $lvl = 0 ] || check_child "$f" "$pid"
+		if [ -n "$prev" ]; then
+			expect_eq "fork_parent of $lvl" \
+				"$(count "$prev.d" '$3 == "fork_parent" && $4 == '"$pid")" 1
+		fi
+		expect_eq "ring_stop of $lvl" "$(count "$f.d" '$3 == "ring_stop"')" 1
+		prev=$f
+	done
+	finish
+}
+
+test_fork_threaded() {
+	begin fork_threaded
+	traced "$D" "$T/forker" threaded 20 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 21
+	parent=""
+	for f in "$D"/*.events; do
+		pid=$(basename "$f" .events)
+		grep -q "^child $pid\$" "$D/out" || parent=$f
+	done
+	dump "$parent" "$D/parent.d"
+	for pid in $(awk '{ print $2 }' "$D/out"); do
+		f=$D/$pid.events
+		[ -f "$f" ] || { fail "no file for child $pid"; continue; }
+		check_child "$f" "$pid"
+		expect_eq "child $pid event" "$(count "$f.d" '$3 == "f.child"')" 1
+		expect_eq "fork_parent $pid" \
+			"$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$pid")" 1
+	done
+	# The parent's other threads kept writing into the parent's file.
+	[ "$(count "$D/parent.d" '$3 == "f.spin"')" -gt 0 ] ||
+		fail "no f.spin events in the parent"
+	finish
+}
+
+# ---- exec --------------------------------------------------------------------
+
+# check_exec MODE STEP: the pre-exec image's file is kept as
+# <pid>.exec1.events (step STEP, rte.exec, ring_stop last), the new image
+# writes <pid>.events (step 3).
+check_exec() {
+	begin "exec_$1"
+	traced "$D" PATH="$T:$PATH" "$T/execer" "$1" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "after"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 2
+	pre=$(ls "$D"/*.exec1.events 2>/dev/null)
+	[ -n "$pre" ] || { fail "no <pid>.exec1.events"; finish; return; }
+	post=${pre%.exec1.events}.events
+	dump "$pre" "$D/pre"
+	dump "$post" "$D/post"
+	expect_eq "pre step" "$(count "$D/pre" '$3 == "x.step" && $4 == '"$2")" 1
+	expect_eq "pre rte.exec" "$(count "$D/pre" '$3 == "rte.exec"')" 1
+	expect_eq "pre last" "$(awk '$1 == 0 { l = $3 } END { print l }' "$D/pre")" ring_stop
+	expect_eq "post step" "$(count "$D/post" '$3 == "x.step" && $4 == 3')" 1
+	expect_eq "post stop" "$(count "$D/post" '$3 == "ring_stop"')" 1
+	# Without PRESERVE nothing is left: not the pre-exec file (moved to a
+	# hidden name, removed by the new image), not the new image's.
+	mkdir "$D/np"
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/np" PATH="$T:$PATH" \
+		"$T/execer" "$1" >"$D/out2" 2>"$D/err2"
+	expect_eq "stdout without PRESERVE" "$(cat "$D/out2")" "after"
+	expect_eq "files left without PRESERVE" "$(ls -A "$D/np")" ""
+	finish
+}
+
+test_exec_fail() {
+	begin exec_fail
+	plain "$T/execer" fail >"$D/out0" 2>"$D/err0"
+	st0=$?
+	traced "$D" "$T/execer" fail >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? $st0
+	cmp -s "$D/out0" "$D/out" || fail "stdout differs: $(diff "$D/out0" "$D/out")"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 1
+	f=$(ls "$D"/*.events)
+	dump "$f" "$D/d"
+	expect_eq "steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/d")" "4 5 "
+	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 4
+	expect_eq "last" "$(awk '$1 == 0 { l = $3 } END { print l }' "$D/d")" ring_stop
+	# Without PRESERVE the file still disappears at exit after the failed
+	# execs (it was unlinked and re-linked each time).
+	mkdir "$D/np"
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/execer" fail \
+		>"$D/out2" 2>"$D/err2"
+	cmp -s "$D/out0" "$D/out2" || fail "stdout differs without PRESERVE"
+	expect_eq "stderr without PRESERVE" "$(cat "$D/err2")" ""
+	expect_eq "files left without PRESERVE" "$(ls "$D/np" | wc -l)" 0
+	finish
+}
+
+# ---- exit paths and PRESERVE ------------------------------------------------
+
+test_exits() {
+	for how in return exit _exit _Exit quick_exit pthread_exit; do
+		begin "exit_$how"
+		want=7
+		[ $how = pthread_exit ] && want=0
+		traced "$D" "$T/exits" $how >"$D/out" 2>"$D/err"
+		expect_eq "exit status" $? $want
+		expect_eq "stderr" "$(cat "$D/err")" ""
+		f=$(ls "$D"/*.events 2>/dev/null)
+		[ -n "$f" ] || { fail "no file"; finish; continue; }
+		dump "$f" "$D/d"
+		expect_eq "ring_stop" "$(count "$D/d" '$3 == "ring_stop"')" 1
+		expect_eq "mark" "$(count "$D/d" '$3 == "e.mark" && $4 == 1')" 1
+		if [ $how = pthread_exit ]; then
+			expect_eq "last thread's mark" \
+				"$(count "$D/d" '$3 == "e.mark" && $4 == 2')" 1
+		fi
+		# Without PRESERVE the file is removed on the same path.
+		mkdir "$D/np"
+		$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/exits" $how \
+			>/dev/null 2>&1
+		expect_eq "files left without PRESERVE" "$(ls -A "$D/np" | wc -l)" 0
+		finish
+	done
+}
+
+test_preserve() {
+	begin preserve
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe" >"$D/o" 2>"$D/e"
+	expect_eq "exit status" $? 3
+	expect_eq "files without PRESERVE" "$(ls -A "$D" | grep -vc '^[oe]$')" 0
+	mkdir "$D/p"
+	traced "$D/p" "$T/probe" >/dev/null 2>&1
+	expect_eq "files with PRESERVE (parent, child)" "$(nfiles "$D/p")" 2
+	for f in "$D"/p/*.events; do
+		[ "$(stat -c %a "$f")" = 600 ] || fail "$f mode $(stat -c %a "$f")"
+	done
+	finish
+}
+
+test_no_start() {
+	begin no_start
+	plain "$T/probe" >"$D/out0" 2>"$D/err0"
+	st0=$?
+	(cd "$D" && $TMO env LD_PRELOAD="$PRELOAD" "$T/probe" >"$D/out" 2>"$D/err")
+	expect_eq "exit status" $? $st0
+	cmp -s "$D/out0" "$D/out" || fail "stdout differs"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 0
+	finish
+}
+
+# ---- never hurt the host ---------------------------------------------------------
+
+# same_as_plain NAME DIR [env...]: probe behaves exactly as without the shim
+# while tracing into DIR fails; stderr has exactly LINES "rte: " lines and
+# nothing else; no *.events file appears in DIR.
+same_as_plain() {
+	_lines=$1
+	_dir=$2
+	shift 2
+	plain "$T/probe" >"$D/out0" 2>"$D/err0"
+	st0=$?
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$_dir" "$@" "$T/probe" \
+		>"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? $st0
+	cmp -s "$D/out0" "$D/out" || fail "stdout differs: $(diff "$D/out0" "$D/out")"
+	expect_eq "rte: lines in '$(cat "$D/err")'" "$(rte_lines "$D/err")" "$_lines"
+	expect_eq "other stderr" "$(grep -v '^rte: ' "$D/err")" "$(cat "$D/err0")"
+}
+
+# mount_tmpfs DIR OPTIONS: returns non-zero if not possible (not root).
+mount_tmpfs() {
+	[ "$(id -u)" = 0 ] || return 1
+	mkdir -p "$1"
+	mount -t tmpfs -o "$2" rte-test "$1" 2>/dev/null || return 1
+	MOUNTS="$1 $MOUNTS"
+}
+
+test_unwritable() {
+	begin unwritable
+	if mount_tmpfs "$D/ro" ro,size=64k; then
+		same_as_plain 1 "$D/ro"
+		grep -q 'Read-only file system' "$D/err" || fail "reason: $(cat "$D/err")"
+	else
+		mkdir "$D/ro" && chmod 555 "$D/ro"
+		same_as_plain 1 "$D/ro"
+	fi
+	# A "directory" that is a regular file: fails for root as well.
+	: >"$D/file"
+	same_as_plain 1 "$D/file/sub"
+	same_as_plain 1 "$D/missing/dir"
+	# A directory name longer than PATH_MAX.
+	long=$(printf '%05000d' 0)
+	same_as_plain 1 "$D/$long"
+	grep -q 'File name too long' "$D/err" || fail "reason: $(cat "$D/err")"
+	finish
+}
+
+test_symlink() {
+	begin symlink
+	plain "$T/probe" >"$D/out0" 2>/dev/null
+	st0=$?
+	# The shell plants the link at its own pid's name, then execs the
+	# probe (same pid) under the shim.
+	env D="$D" T="$T" sh -c '
+		ln -s "$D/victim" "$D/$$.events"
+		exec env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
+		>"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? $st0
+	cmp -s "$D/out0" "$D/out" || fail "stdout differs"
+	expect_eq "rte: lines" "$(rte_lines "$D/err")" 1
+	grep -q 'already exists' "$D/err" || fail "reason: $(cat "$D/err")"
+	[ -e "$D/victim" ] && fail "the symlink was followed"
+	l=$(ls "$D"/*.events)
+	[ -L "$l" ] || fail "the symlink was replaced"
+	expect_eq "temporary files left" "$(ls -A "$D" | grep -c '\.tmp$')" 0
+	# A regular file already there is left untouched.
+	echo precious >"$D/keep"
+	env D="$D" T="$T" sh -c '
+		cp "$D/keep" "$D/$$.events"
+		exec env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
+		>"$D/out2" 2>"$D/err2"
+	cmp -s "$D/out0" "$D/out2" || fail "stdout differs (regular file)"
+	for f in "$D"/*.events; do
+		[ -L "$f" ] || expect_eq "file kept" "$(cat "$f")" precious
+	done
+	finish
+}
+
+test_full_disk() {
+	if ! mount_tmpfs "$WORK/full" size=1200k; then
+		skip full_disk "not root or cannot mount tmpfs: a full disk needs a small tmpfs"
+		return
+	fi
+	begin full_disk
+	# The file (1 MiB of names + headers) fits, ring 0 (512 KiB) does not
+	# fit as well: every thread's ring reservation fails. No SIGBUS, the
+	# program runs as without the shim, one line per process.
+	same_as_plain 2 "$WORK/full"
+	grep -q 'No space left' "$D/err" || fail "reason: $(cat "$D/err")"
+	# A tmpfs too small for the file itself.
+	mount_tmpfs "$WORK/tiny" size=256k || fail "mount"
+	same_as_plain 1 "$WORK/tiny"
+	expect_eq "temporary files left" "$(ls -A "$WORK/tiny" | wc -l)" 0
+	finish
+}
+
+# ---- configuration, OCaml, API, signals ---------------------------------------------
+
+test_config() {
+	begin config
+	mkdir -p "$D/a"
+	traced "$D/a" OCAMLRUNPARAM=b,e=10,v=0 RTE_RINGS=7 "$T/exits" return \
+		>/dev/null 2>"$D/err"
+	dump "$(ls "$D"/a/*.events)" "$D/a.d"
+	grep -q '^header .* rings=7 words=1024$' "$D/a.d" || fail "e=10/RTE_RINGS=7: $(head -1 "$D/a.d")"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	mkdir -p "$D/b"
+	traced "$D/b" OCAMLRUNPARAM=e=banana RTE_RINGS=0 RTE_CLOCK=sundial \
+		"$T/exits" return >/dev/null 2>"$D/err"
+	expect_eq "exit status" $? 7
+	dump "$(ls "$D"/b/*.events)" "$D/b.d"
+	grep -q '^header .* rings=128 words=65536$' "$D/b.d" || fail "defaults: $(head -1 "$D/b.d")"
+	expect_eq "warnings" "$(rte_lines "$D/err")" 3
+	finish
+}
+
+test_ocaml() {
+	begin ocaml
+	traced "$D" "$T/fakeocaml" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "ocaml-like"
+	expect_eq "rte: lines" "$(rte_lines "$D/err")" 1
+	grep -q 'OCaml 5' "$D/err" || fail "reason: $(cat "$D/err")"
+	expect_eq "files" "$(nfiles "$D")" 0
+	traced "$D" RTE_TRACE_OCAML=1 "$T/fakeocaml" >/dev/null 2>"$D/err"
+	expect_eq "files with RTE_TRACE_OCAML" "$(nfiles "$D")" 1
+	finish
+}
+
+test_api() {
+	begin api
+	(cd "$D" && $TMO "$T/api" >"$D/out" 2>"$D/err")
+	expect_eq "exit status" $? 0
+	grep -q '^ok ' "$D/out" || fail "$(cat "$D/out")"
+	expect_eq "files left" "$(nfiles "$D")" 0
+	$TMO "$T/api" many >"$D/out" 2>&1 || fail "many: $(cat "$D/out")"
+	finish
+}
+
+test_signals() {
+	begin signals
+	traced "$D" OCAMLRUNPARAM=e=22 "$T/sigwriter" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "done"
+	f=$(ls "$D"/*.events)
+	dump "$f" "$D/d"
+	[ "$(count "$D/d" '$3 == "s.sig"')" -gt 0 ] || fail "no signal events"
+	finish
+}
+
+echo "shim tests (preload: $PRELOAD)"
+test_threads
+test_rings_full
+test_fork_nested
+test_fork_threaded
+check_exec execve 1
+check_exec execvp 2
+check_exec execl 6
+test_exec_fail
+test_exits
+test_preserve
+test_no_start
+test_unwritable
+test_symlink
+test_full_disk
+test_config
+test_ocaml
+test_api
+test_signals
+echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
