@@ -120,9 +120,14 @@ uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc)
 	refine(t, n);
 	mult = __atomic_load_n(&g_mult, __ATOMIC_RELAXED);
 	period = ((uint64_t)ANCHOR_NS << 32) / mult;
+	/* The largest value handed out since the last anchor is at most the
+	 * extrapolation to the end of its period: continuing from there keeps
+	 * the clock monotonic, and not extrapolating further keeps a rate
+	 * error from growing with the time the thread did not ask (a sleep). */
 	if (a->period && t >= a->tsc0)
-		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(t - a->tsc0) *
-		                              a->mult) >> 32);
+		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(
+		                 t - a->tsc0 < a->period ? t - a->tsc0 : a->period) *
+		                 a->mult) >> 32);
 	if (extrap > n) {
 		/* The scaled clock ran ahead: continue from where it is (never
 		 * step back) at a rate that meets CLOCK_MONOTONIC at the end

@@ -96,7 +96,10 @@ static inline int rte_ring_write(struct rte_ring_writer *w, uint64_t hdr,
 	unsigned len = 2 + npayload;
 	uint64_t tail = rte_ring_tail(w), *dst;
 
-	if (__builtin_expect(tail + len > w->limit, 0)) {
+	/* len > RTE_MAX_MSG_WORDS would not fit the 10-bit length field:
+	 * make_room refuses it (folded away for constant npayload). */
+	if (__builtin_expect(tail + len > w->limit ||
+	                             len > RTE_MAX_MSG_WORDS, 0)) {
 		if (rte_ring_make_room(w, len) < 0)
 			return -1;
 		tail = rte_ring_tail(w);
