@@ -1,0 +1,657 @@
+/*
+ * fmt_summary.c - the summary and summary-json formats.
+ *
+ * Per process (pid): wall time, rings, runtime phases and user spans with
+ * count/total/mean/p50/p90/p99/p99.9/max from fixed-size histograms
+ * (hist.h), the share of wall time spent in runtime phases, counters and
+ * user ints (last/min/max), user unit/custom counts, the lifecycle tally and
+ * lost words. Memory grows with the number of distinct names, never with
+ * the number of events: each event is a table lookup and a histogram add.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hist.h"
+#include "sinks.h"
+
+enum fam { F_PHASE, F_SPAN, F_COUNTER, F_INT, F_UNIT, F_CUSTOM, F_NFAM };
+
+static const char *const fam_title[F_NFAM] = {
+	"runtime phase", "user span", "counter", "user int", "user unit",
+	"user custom",
+};
+static const char *const fam_key[F_NFAM] = {
+	"phases", "spans", "counters", "user_ints", "user_units", "user_customs",
+};
+
+struct entry {
+	int fam;
+	char *name;
+	struct rte_hist *h;   /* F_PHASE, F_SPAN */
+	uint64_t count;       /* values, or events for unit/custom */
+	uint64_t unmatched;   /* ends whose begin was not seen */
+	int64_t last, min, max; /* F_INT; F_COUNTER stores u64 bit patterns */
+};
+
+struct psum {
+	struct entry **e;
+	size_t n, cap;
+	struct entry *phase[RTE_P_COUNT];
+	struct entry *counter[RTE_C_COUNT];
+	uint64_t alloc_events, alloc[RTE_ALLOC_BUCKETS];
+};
+
+struct summary {
+	struct rd_sink sink;
+	int json;
+	int oom;
+	struct entry ***user; /* per source: RTE_MAX_USER_EVENTS cached entries */
+	unsigned nuser;
+};
+
+static struct psum *psum_of(struct summary *S, struct rd_proc *pr)
+{
+	if (!pr->fmt && !(pr->fmt = calloc(1, sizeof(struct psum))))
+		S->oom = 1;
+	return pr->fmt;
+}
+
+static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
+                                const char *name)
+{
+	struct entry *e;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->e[i]->fam == fam && !strcmp(ps->e[i]->name, name))
+			return ps->e[i];
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 16;
+		struct entry **n = realloc(ps->e, cap * sizeof *n);
+
+		if (!n)
+			goto oom;
+		ps->e = n;
+		ps->cap = cap;
+	}
+	e = calloc(1, sizeof *e);
+	if (!e || !(e->name = strdup(name)) ||
+	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rte_hist_new()))) {
+		if (e)
+			free(e->name);
+		free(e);
+		goto oom;
+	}
+	e->fam = fam;
+	ps->e[ps->n++] = e;
+	return e;
+oom:
+	S->oom = 1;
+	return NULL;
+}
+
+/* The entry of a user event, cached per source and id once named. */
+static struct entry *user_entry(struct summary *S, struct psum *ps,
+                                struct rd_ctx *c, const struct rd_item *it,
+                                int fam)
+{
+	const struct rte_event *ev = it->ev;
+	unsigned src = (unsigned)(it->src - c->procs->src);
+	struct entry **cache, *e;
+	char buf[48];
+
+	if (src >= S->nuser) {
+		unsigned n = src + 8;
+		struct entry ***u = realloc(S->user, n * sizeof *u);
+
+		if (!u) {
+			S->oom = 1;
+			return NULL;
+		}
+		memset(u + S->nuser, 0, (n - S->nuser) * sizeof *u);
+		S->user = u;
+		S->nuser = n;
+	}
+	cache = S->user[src];
+	if (cache && cache[ev->id] && cache[ev->id]->fam == fam)
+		return cache[ev->id];
+	if (!ev->name || !ev->name[0]) { /* not registered (yet) */
+		snprintf(buf, sizeof buf, "(unnamed %u)", ev->id);
+		return find_entry(S, ps, fam, buf);
+	}
+	e = find_entry(S, ps, fam, ev->name);
+	if (!cache && !(cache = S->user[src] = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
+		return e;
+	cache[ev->id] = e;
+	return e;
+}
+
+static struct entry *phase_entry(struct summary *S, struct psum *ps,
+                                 const struct rte_event *ev)
+{
+	char buf[48];
+
+	if (ev->id < RTE_P_COUNT) {
+		if (!ps->phase[ev->id])
+			ps->phase[ev->id] = find_entry(S, ps, F_PHASE, rte_phase_name(ev->id));
+		return ps->phase[ev->id];
+	}
+	return find_entry(S, ps, F_PHASE, rte_event_name(ev, buf, sizeof buf));
+}
+
+static struct entry *counter_entry(struct summary *S, struct psum *ps,
+                                   const struct rte_event *ev)
+{
+	char buf[48];
+
+	if (ev->id < RTE_C_COUNT) {
+		if (!ps->counter[ev->id])
+			ps->counter[ev->id] = find_entry(S, ps, F_COUNTER,
+			                                 rte_counter_name(ev->id));
+		return ps->counter[ev->id];
+	}
+	return find_entry(S, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));
+}
+
+static void add_end(struct entry *e, const struct rd_item *it)
+{
+	if (!e)
+		return;
+	if (it->matched) {
+		rte_hist_add(e->h, it->dur);
+		e->count++;
+	} else {
+		e->unmatched++;
+	}
+}
+
+static void add_value(struct entry *e, int64_t v, int is_unsigned)
+{
+	if (!e)
+		return;
+	if (e->count == 0) {
+		e->min = e->max = v;
+	} else if (is_unsigned) {
+		if ((uint64_t)v < (uint64_t)e->min)
+			e->min = v;
+		if ((uint64_t)v > (uint64_t)e->max)
+			e->max = v;
+	} else {
+		if (v < e->min)
+			e->min = v;
+		if (v > e->max)
+			e->max = v;
+	}
+	e->last = v;
+	e->count++;
+}
+
+static void summary_event(struct rd_sink *s, struct rd_ctx *c,
+                          const struct rd_item *it)
+{
+	struct summary *S = (struct summary *)s;
+	const struct rte_event *ev = it->ev;
+	struct psum *ps = psum_of(S, it->proc);
+	struct entry *e;
+
+	if (!ps || !it->pass)
+		return;
+	/* The shim's thread labels are shown with the rings, not as data. */
+	if (ev->kind >= RTE_EV_USER_UNIT && ev->name &&
+	    !strncmp(ev->name, "rte.thread.", 11))
+		return;
+	switch (ev->kind) {
+	case RTE_EV_END:
+		add_end(phase_entry(S, ps, ev), it);
+		break;
+	case RTE_EV_USER_SPAN_END:
+		add_end(user_entry(S, ps, c, it, F_SPAN), it);
+		break;
+	case RTE_EV_COUNTER:
+		add_value(counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1);
+		break;
+	case RTE_EV_USER_INT:
+		add_value(user_entry(S, ps, c, it, F_INT), ev->u.value, 0);
+		break;
+	case RTE_EV_USER_UNIT:
+	case RTE_EV_USER_CUSTOM:
+		e = user_entry(S, ps, c, it,
+		               ev->kind == RTE_EV_USER_UNIT ? F_UNIT : F_CUSTOM);
+		if (e)
+			e->count++;
+		break;
+	case RTE_EV_ALLOC:
+		ps->alloc_events++;
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+			ps->alloc[i] += ev->u.buckets[i];
+		break;
+	default: /* begins, lifecycle and losses are tallied by procs.c */
+		break;
+	}
+}
+
+/* ---- finish ----------------------------------------------------------- */
+
+static int by_total(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+	uint64_t tx = x->h ? x->h->sum : x->count, ty = y->h ? y->h->sum : y->count;
+
+	if (x->fam != y->fam)
+		return x->fam - y->fam;
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static uint64_t proc_phase_ns(struct rd_procs *P, const struct rd_proc *pr)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr)
+			for (unsigned r = 0; r < P->src[i].rings; r++)
+				t += P->src[i].threads[r].phase_ns;
+	return t;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+struct q { const char *key; double q; };
+static const struct q quantiles[] = {
+	{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 },
+};
+
+static void out_dur(struct rd_out *o, uint64_t ns, int width)
+{
+	char b[40];
+	size_t n = rd_fmt_dur(b, ns);
+
+	for (int i = (int)n; i < width; i++)
+		rd_out_ch(o, ' ');
+	rd_out_mem(o, b, n);
+}
+
+static void outf(struct rd_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void outf(struct rd_out *o, const char *fmt, ...)
+{
+	char b[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		rd_out_mem(o, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+}
+
+static void text_durations(struct rd_out *o, struct psum *ps, int fam,
+                           uint64_t wall)
+{
+	int head = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct entry *e = ps->e[i];
+
+		if (e->fam != fam)
+			continue;
+		if (!head) {
+			outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
+			     fam_title[fam], "count", "total", "mean", "p50", "p90",
+			     "p99", "p99.9", "max", "%wall");
+			head = 1;
+		}
+		outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
+		out_dur(o, e->h->sum, 11);
+		out_dur(o, rte_hist_mean(e->h), 11);
+		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
+			out_dur(o, rte_hist_quantile(e->h, quantiles[q].q), 11);
+		out_dur(o, e->h->max, 11);
+		outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
+		if (e->unmatched)
+			outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
+		rd_out_ch(o, '\n');
+	}
+}
+
+static void text_values(struct rd_out *o, struct psum *ps, int fam)
+{
+	int head = 0, u = fam == F_COUNTER;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct entry *e = ps->e[i];
+
+		if (e->fam != fam)
+			continue;
+		if (!head) {
+			outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
+			     "count", "last", "min", "max");
+			head = 1;
+		}
+		if (u)
+			outf(o, "  %-28.127s %9llu %20llu %20llu %20llu\n", e->name,
+			     (unsigned long long)e->count, (unsigned long long)e->last,
+			     (unsigned long long)e->min, (unsigned long long)e->max);
+		else
+			outf(o, "  %-28.127s %9llu %20lld %20lld %20lld\n", e->name,
+			     (unsigned long long)e->count, (long long)e->last,
+			     (long long)e->min, (long long)e->max);
+	}
+}
+
+static void text_counts(struct rd_out *o, struct psum *ps)
+{
+	int head = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct entry *e = ps->e[i];
+
+		if (e->fam != F_UNIT && e->fam != F_CUSTOM)
+			continue;
+		if (!head) {
+			outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
+			head = 1;
+		}
+		outf(o, "  %-28.127s %9llu  %s\n", e->name, (unsigned long long)e->count,
+		     e->fam == F_UNIT ? "unit" : "custom");
+	}
+}
+
+static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
+{
+	outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
+	     "tid", "events", "lost words", "in phases");
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		struct rd_src *s = &P->src[i];
+
+		if (s->proc != pr)
+			continue;
+		for (unsigned r = 0; r < s->rings; r++) {
+			struct rd_thread *t = &s->threads[r];
+			char tid[24] = "-";
+
+			if (!t->seen)
+				continue;
+			if (t->tid >= 0)
+				snprintf(tid, sizeof tid, "%ld", t->tid);
+			outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
+			     t->name[0] ? t->name : "-", tid,
+			     (unsigned long long)t->events,
+			     (unsigned long long)t->lost_words);
+			out_dur(o, t->phase_ns, 12);
+			rd_out_ch(o, '\n');
+		}
+	}
+}
+
+static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
+{
+	int any = 0;
+
+	outf(o, "\n  lifecycle:");
+	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
+		if (pr->lifecycle[i]) {
+			outf(o, "%s %s %llu", any ? "," : "", rte_lifecycle_name(i),
+			     (unsigned long long)pr->lifecycle[i]);
+			any = 1;
+		}
+	outf(o, "%s\n", any ? "" : " none");
+}
+
+static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
+                      struct psum *ps)
+{
+	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
+
+	if (pr->pid >= 0)
+		outf(o, "process %ld\n", pr->pid);
+	else
+		outf(o, "process (pid unknown)\n");
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr)
+			outf(o, "  file %u: %s%s\n", i, P->src[i].path,
+			     P->src[i].stopped ? "" : " (no ring_stop)");
+	outf(o, "  wall time       ");
+	out_dur(o, wall, 0);
+	outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
+	                                              : "first to last event");
+	outf(o, "  events          %llu\n  lost words      %llu\n",
+	     (unsigned long long)pr->events, (unsigned long long)pr->lost_words);
+	outf(o, "  runtime phases  ");
+	out_dur(o, ph, 0);
+	outf(o, " = %.1f%% of wall time (outermost phases, summed over rings)\n",
+	     100.0 * share(ph, wall));
+	text_rings(o, P, pr);
+	if (ps) {
+		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
+		text_durations(o, ps, F_PHASE, wall);
+		text_durations(o, ps, F_SPAN, wall);
+		text_values(o, ps, F_COUNTER);
+		text_values(o, ps, F_INT);
+		text_counts(o, ps);
+		if (ps->alloc_events)
+			outf(o, "\n  alloc events: %llu\n", (unsigned long long)ps->alloc_events);
+	}
+	text_lifecycle(o, pr);
+}
+
+/* ---- summary-json -------------------------------------------------------- */
+
+static void json_key(struct rd_out *o, int *first, const char *k)
+{
+	if (!*first)
+		rd_out_ch(o, ',');
+	*first = 0;
+	rd_out_ch(o, '"');
+	rd_out_str(o, k);
+	rd_out_mem(o, "\":", 2);
+}
+
+static void json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
+{
+	json_key(o, first, k);
+	rd_out_u64(o, v);
+}
+
+static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
+{
+	int f = 1;
+
+	rd_out_ch(o, '{');
+	json_key(o, &f, "name");
+	rd_out_json_str(o, e->name);
+	json_u(o, &f, "count", e->count);
+	if (e->h) {
+		json_u(o, &f, "total_ns", e->h->sum);
+		json_u(o, &f, "mean_ns", rte_hist_mean(e->h));
+		json_u(o, &f, "min_ns", e->h->count ? e->h->min : 0);
+		json_u(o, &f, "p50_ns", rte_hist_quantile(e->h, 0.5));
+		json_u(o, &f, "p90_ns", rte_hist_quantile(e->h, 0.9));
+		json_u(o, &f, "p99_ns", rte_hist_quantile(e->h, 0.99));
+		json_u(o, &f, "p999_ns", rte_hist_quantile(e->h, 0.999));
+		json_u(o, &f, "max_ns", e->h->max);
+		json_key(o, &f, "wall_share");
+		outf(o, "%.6f", share(e->h->sum, wall));
+		json_u(o, &f, "unmatched_ends", e->unmatched);
+	} else if (e->fam == F_COUNTER) {
+		json_u(o, &f, "last", (uint64_t)e->last);
+		json_u(o, &f, "min", (uint64_t)e->min);
+		json_u(o, &f, "max", (uint64_t)e->max);
+	} else if (e->fam == F_INT) {
+		json_key(o, &f, "last");
+		rd_out_i64(o, e->last);
+		json_key(o, &f, "min");
+		rd_out_i64(o, e->min);
+		json_key(o, &f, "max");
+		rd_out_i64(o, e->max);
+	}
+	rd_out_ch(o, '}');
+}
+
+static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
+{
+	int first = 1;
+
+	rd_out_str(o, ",\"rings\":[");
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		struct rd_src *s = &P->src[i];
+
+		for (unsigned r = 0; s->proc == pr && r < s->rings; r++) {
+			struct rd_thread *t = &s->threads[r];
+			int f = 1;
+
+			if (!t->seen)
+				continue;
+			rd_out_str(o, first ? "{" : ",{");
+			first = 0;
+			json_u(o, &f, "file", i);
+			json_u(o, &f, "ring", r);
+			json_key(o, &f, "thread");
+			if (t->name[0])
+				rd_out_json_str(o, t->name);
+			else
+				rd_out_str(o, "null");
+			json_key(o, &f, "tid");
+			if (t->tid >= 0)
+				rd_out_i64(o, t->tid);
+			else
+				rd_out_str(o, "null");
+			json_u(o, &f, "events", t->events);
+			json_u(o, &f, "lost_words", t->lost_words);
+			json_u(o, &f, "runtime_phase_ns", t->phase_ns);
+			rd_out_ch(o, '}');
+		}
+	}
+	rd_out_ch(o, ']');
+}
+
+static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
+                      struct psum *ps)
+{
+	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
+	int f = 1, first = 1;
+
+	rd_out_ch(o, '{');
+	json_key(o, &f, "pid");
+	rd_out_i64(o, pr->pid);
+	rd_out_str(o, ",\"files\":[");
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr) {
+			if (!first)
+				rd_out_ch(o, ',');
+			first = 0;
+			rd_out_json_str(o, P->src[i].path);
+		}
+	rd_out_ch(o, ']');
+	json_u(o, &f, "wall_ns", wall);
+	json_key(o, &f, "wall_from");
+	rd_out_str(o, pr->started && pr->stopped ? "\"ring_start_to_ring_stop\""
+	                                         : "\"first_to_last_event\"");
+	json_u(o, &f, "events", pr->events);
+	json_u(o, &f, "lost_words", pr->lost_words);
+	json_u(o, &f, "runtime_phase_ns", ph);
+	json_key(o, &f, "runtime_phase_share");
+	outf(o, "%.6f", share(ph, wall));
+	json_rings(o, P, pr);
+	if (ps)
+		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
+	for (int fam = 0; fam < F_NFAM; fam++) {
+		first = 1;
+		outf(o, ",\"%s\":[", fam_key[fam]);
+		for (size_t i = 0; ps && i < ps->n; i++)
+			if (ps->e[i]->fam == fam) {
+				if (!first)
+					rd_out_ch(o, ',');
+				first = 0;
+				json_entry(o, ps->e[i], wall);
+			}
+		rd_out_ch(o, ']');
+	}
+	json_u(o, &f, "alloc_events", ps ? ps->alloc_events : 0);
+	rd_out_str(o, ",\"lifecycle\":{");
+	first = 1;
+	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
+		json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
+	rd_out_str(o, "}}");
+}
+
+static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
+{
+	struct summary *S = (struct summary *)s;
+	struct rd_procs *P = c->procs;
+	struct rd_out *o = c->out;
+	uint64_t events = 0;
+
+	for (unsigned i = 0; i < P->nproc; i++)
+		events += P->proc[i]->events;
+	if (S->json)
+		rd_out_str(o, "{\"processes\":[");
+	for (unsigned i = 0; i < P->nproc; i++) {
+		struct rd_proc *pr = P->proc[i];
+
+		if (S->json) {
+			if (i)
+				rd_out_ch(o, ',');
+			json_proc(o, P, pr, pr->fmt);
+		} else {
+			if (i)
+				rd_out_ch(o, '\n');
+			text_proc(o, P, pr, pr->fmt);
+		}
+	}
+	if (S->json) {
+		int f = 0;
+
+		rd_out_ch(o, ']');
+		json_u(o, &f, "events", events);
+		json_u(o, &f, "lost_words", c->lost_total);
+		rd_out_str(o, ",\"complete\":");
+		rd_out_str(o, S->oom ? "false" : "true");
+		rd_out_str(o, "}\n");
+	} else {
+		outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
+		     P->nproc == 1 ? "" : "es", (unsigned long long)events,
+		     (unsigned long long)c->lost_total);
+		if (S->oom)
+			outf(o, "(incomplete: out of memory while summarising)\n");
+	}
+	for (unsigned i = 0; i < P->nproc; i++) {
+		struct psum *ps = P->proc[i]->fmt;
+
+		for (size_t k = 0; ps && k < ps->n; k++) {
+			free(ps->e[k]->name);
+			free(ps->e[k]->h);
+			free(ps->e[k]);
+		}
+		if (ps)
+			free(ps->e);
+		free(ps);
+		P->proc[i]->fmt = NULL;
+	}
+}
+
+static void summary_destroy(struct rd_sink *s)
+{
+	struct summary *S = (struct summary *)s;
+
+	for (unsigned i = 0; i < S->nuser; i++)
+		free(S->user[i]);
+	free(S->user);
+	free(S);
+}
+
+struct rd_sink *rd_sink_summary(int json)
+{
+	struct summary *S = calloc(1, sizeof *S);
+
+	if (!S)
+		return NULL;
+	S->sink = (struct rd_sink){ NULL, summary_event, summary_finish, summary_destroy };
+	S->json = json;
+	return &S->sink;
+}

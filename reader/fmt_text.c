@@ -1,0 +1,278 @@
+/*
+ * fmt_text.c - the default output: one aligned line an event.
+ *
+ *   TIME           PID   RING THREAD          KIND        NAME             VALUE
+ *   0.000123456    4242     0 main            end         minor            dur 12.35us
+ *
+ * TIME is seconds since the process's first event (its ring_start); the
+ * value column depends on the kind (see rte-read(1)). A last line totals
+ * the events and lost words.
+ */
+#include <stdlib.h>
+
+#include "sinks.h"
+
+#define W_TIME 14
+#define W_PID 7
+#define W_RING 4
+#define W_THREAD 15
+#define W_KIND 11
+#define W_NAME 28
+
+struct text {
+	struct rd_sink sink;
+	int header_done;
+	uint64_t events;
+};
+
+static char *pad_to(char *p, char *start, size_t width)
+{
+	while ((size_t)(p - start) < width)
+		*p++ = ' ';
+	return p;
+}
+
+/* Right-align the n bytes just written at `start` in `width` columns. */
+static char *align_right(char *start, size_t n, size_t width)
+{
+	if (n < width) {
+		memmove(start + (width - n), start, n);
+		memset(start, ' ', width - n);
+		return start + width;
+	}
+	return start + n;
+}
+
+static char *put_cstr(char *p, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++)
+		*p++ = (char)((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+	return p;
+}
+
+static char *put_time(char *p, const struct rd_item *it)
+{
+	char *start = p;
+	uint64_t base = it->proc->base_ts;
+
+	if (it->ts >= base) {
+		p += rd_fmt_secs(p, it->ts - base);
+	} else {
+		*p++ = '-';
+		p += rd_fmt_secs(p, base - it->ts);
+	}
+	return align_right(start, (size_t)(p - start), W_TIME);
+}
+
+static char *put_prefix(char *p, const struct rd_item *it)
+{
+	char *s;
+
+	p = put_time(p, it);
+	*p++ = ' ';
+	s = p;
+	if (it->src->pid >= 0)
+		p += rd_fmt_i64(p, it->src->pid);
+	else
+		*p++ = '?';
+	p = align_right(s, (size_t)(p - s), W_PID);
+	*p++ = ' ';
+	s = p;
+	p += rd_fmt_u64(p, it->ev->ring);
+	p = align_right(s, (size_t)(p - s), W_RING);
+	*p++ = ' ';
+	s = p;
+	p = put_cstr(p, it->th->name[0] ? it->th->name : "-", W_THREAD);
+	p = pad_to(p, s, W_THREAD);
+	*p++ = ' ';
+	return p;
+}
+
+static int printable(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] < 0x20 || b[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* The custom payload: "text" if printable, else 0x and hex. */
+static void put_custom(struct rd_out *o, const uint8_t *b, size_t n)
+{
+	if (printable(b, n)) {
+		rd_out_ch(o, '"');
+		for (size_t i = 0; i < n; i++) {
+			if (b[i] == '"' || b[i] == '\\')
+				rd_out_ch(o, '\\');
+			rd_out_ch(o, (char)b[i]);
+		}
+		rd_out_ch(o, '"');
+	} else {
+		rd_out_mem(o, "0x", 2);
+		rd_out_hex(o, b, n);
+	}
+}
+
+/* Non-zero allocation buckets as size:count, sizes in words. */
+static char *put_alloc(char *p, const uint64_t *b)
+{
+	char *start = p;
+
+	for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
+		if (!b[i])
+			continue;
+		if (p != start)
+			*p++ = ' ';
+		if (i < 10) {
+			p += rd_fmt_u64(p, i);
+		} else if (i < 19) {
+			p += rd_fmt_u64(p, (i - 9) * 10);
+			*p++ = '-';
+			p += rd_fmt_u64(p, (i - 9) * 10 + 9);
+		} else {
+			memcpy(p, "100+", 4);
+			p += 4;
+		}
+		*p++ = ':';
+		p += rd_fmt_u64(p, b[i]);
+	}
+	return p;
+}
+
+static char *put_end(char *p, const struct rd_item *it, int user)
+{
+	if (user) {
+		memcpy(p, "end ", 4);
+		p += 4;
+	}
+	if (it->matched) {
+		memcpy(p, "dur ", 4);
+		p += 4;
+		return p + rd_fmt_dur(p, it->dur);
+	}
+	memcpy(p, "(begin not seen)", 16);
+	return p + 16;
+}
+
+static char *put_value(char *p, const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+
+	switch (ev->kind) {
+	case RTE_EV_END:
+		return put_end(p, it, 0);
+	case RTE_EV_USER_SPAN_END:
+		return put_end(p, it, 1);
+	case RTE_EV_USER_SPAN_BEGIN:
+		memcpy(p, "begin", 5);
+		return p + 5;
+	case RTE_EV_COUNTER:
+		return p + rd_fmt_u64(p, ev->u.counter);
+	case RTE_EV_LIFECYCLE:
+		return p + rd_fmt_i64(p, ev->u.data);
+	case RTE_EV_USER_INT:
+		return p + rd_fmt_i64(p, ev->u.value);
+	case RTE_EV_ALLOC:
+		return put_alloc(p, ev->u.buckets);
+	case RTE_EV_LOST:
+		p += rd_fmt_u64(p, ev->u.lost_words);
+		memcpy(p, " words lost", 11);
+		return p + 11;
+	default:
+		return p;
+	}
+}
+
+static void header(struct rd_out *o)
+{
+	char line[160], *p = line;
+
+	p = pad_to(p, line, W_TIME - 4);
+	memcpy(p, "TIME", 4), p += 4;
+	p = pad_to(p, line, W_TIME + 1 + W_PID - 3);
+	memcpy(p, "PID", 3), p += 3;
+	p = pad_to(p, line, W_TIME + W_PID + 2 + W_RING - 4);
+	memcpy(p, "RING ", 5), p += 5;
+	memcpy(p, "THREAD", 6), p += 6;
+	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + 4);
+	memcpy(p, "KIND", 4), p += 4;
+	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + W_KIND + 5);
+	memcpy(p, "NAME", 4), p += 4;
+	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + W_KIND + W_NAME + 6);
+	memcpy(p, "VALUE\n", 6), p += 6;
+	rd_out_mem(o, line, (size_t)(p - line));
+}
+
+static void text_event(struct rd_sink *s, struct rd_ctx *c,
+                       const struct rd_item *it)
+{
+	struct text *t = (struct text *)s;
+	const struct rte_event *ev = it->ev;
+	struct rd_out *o = c->out;
+	char *p, *start, *name, nbuf[48];
+	const char *kind = ev->kind == RTE_EV_LOST ? "LOST" : rte_event_kind_name(ev->kind);
+
+	if (!it->pass)
+		return;
+	if (!t->header_done) {
+		header(o);
+		t->header_done = 1;
+	}
+	t->events++;
+	start = p = rd_out_reserve(o, 1024);
+	p = put_prefix(p, it);
+	name = p;
+	p = put_cstr(p, kind, W_KIND);
+	p = pad_to(p, name, W_KIND);
+	*p++ = ' ';
+	name = p;
+	if (ev->kind == RTE_EV_LOST)
+		*p++ = '-';
+	else if (ev->kind == RTE_EV_ALLOC)
+		memcpy(p, "alloc", 5), p += 5;
+	else
+		p = put_cstr(p, ev->name && !ev->name[0] ? "(unnamed)"
+		                : rte_event_name(ev, nbuf, sizeof nbuf), RTE_NAME_MAX);
+	p = pad_to(p, name, W_NAME);
+	*p++ = ' ';
+	if (ev->kind == RTE_EV_ALLOC)
+		p = put_alloc(p, ev->u.buckets); /* at most 20 x 31 bytes */
+	else
+		p = put_value(p, it);
+	o->len += (size_t)(p - start);
+	if (ev->kind == RTE_EV_USER_CUSTOM)
+		put_custom(o, ev->u.custom.bytes, ev->u.custom.len);
+	while (o->len && o->buf[o->len - 1] == ' ')
+		o->len--;
+	rd_out_ch(o, '\n');
+}
+
+static void text_finish(struct rd_sink *s, struct rd_ctx *c)
+{
+	struct text *t = (struct text *)s;
+	char line[128], *p = line;
+
+	if (!t->header_done)
+		header(c->out);
+	memcpy(p, "# ", 2), p += 2;
+	p += rd_fmt_u64(p, t->events);
+	memcpy(p, " events, ", 9), p += 9;
+	p += rd_fmt_u64(p, c->lost_total);
+	memcpy(p, " words lost\n", 12), p += 12;
+	rd_out_mem(c->out, line, (size_t)(p - line));
+}
+
+static void text_destroy(struct rd_sink *s)
+{
+	free(s);
+}
+
+struct rd_sink *rd_sink_text(void)
+{
+	struct text *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return NULL;
+	t->sink = (struct rd_sink){ NULL, text_event, text_finish, text_destroy };
+	return &t->sink;
+}

@@ -1,0 +1,54 @@
+/*
+ * hist.c - log-linear histogram (see hist.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "hist.h"
+
+struct rte_hist *rte_hist_new(void)
+{
+	return calloc(1, sizeof(struct rte_hist));
+}
+
+void rte_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
+{
+	unsigned shift;
+
+	if (i < (2u << RTE_HIST_SUB_BITS)) {
+		*lo = i;
+		*width = 1;
+		return;
+	}
+	shift = (i >> RTE_HIST_SUB_BITS) - 1u;
+	*lo = (uint64_t)((i & ((1u << RTE_HIST_SUB_BITS) - 1u)) |
+	                 (1u << RTE_HIST_SUB_BITS)) << shift;
+	*width = (uint64_t)1 << shift;
+}
+
+uint64_t rte_hist_quantile(const struct rte_hist *h, double q)
+{
+	uint64_t rank, seen = 0, lo, width, mid;
+	double r;
+
+	if (h->count == 0)
+		return 0;
+	r = ceil(q * (double)h->count);
+	rank = r < 1 ? 1 : r > (double)h->count ? h->count : (uint64_t)r;
+	for (unsigned i = 0; i < RTE_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen < rank)
+			continue;
+		rte_hist_bucket_range(i, &lo, &width);
+		mid = lo + (width - 1) / 2;
+		if (mid < h->min)
+			return h->min;
+		return mid > h->max ? h->max : mid;
+	}
+	return h->max;
+}
+
+uint64_t rte_hist_mean(const struct rte_hist *h)
+{
+	return h->count ? h->sum / h->count : 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * inputs.c - arguments to ring files (see inputs.h).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inputs.h"
+
+int rd_is_pid(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!isdigit((unsigned char)s[n]))
+			return 0;
+	return n > 0 && n < 10;
+}
+
+long rd_pid_from_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	long pid = 0;
+	int digits = 0;
+
+	for (b = b ? b + 1 : path; isdigit((unsigned char)*b) && digits < 9; b++)
+		pid = pid * 10 + (*b - '0'), digits++;
+	return digits ? pid : -1;
+}
+
+long rd_pid_from_ring_start(const char *path)
+{
+	rte_cursor *c;
+	long pid = -1;
+
+	if (rte_cursor_open(path, &c, NULL, 0) != RTE_OK)
+		return -1;
+	for (unsigned r = 0; r < rte_cursor_rings(c) && pid < 0; r++) {
+		struct rte_event ev;
+
+		if (!rte_cursor_ring_used(c, r))
+			continue;
+		if (rte_cursor_next(c, r, &ev) == 1 &&
+		    ev.kind == RTE_EV_LIFECYCLE && ev.id == RTE_LC_RING_START &&
+		    ev.u.data > 0 && ev.u.data < (1L << 30))
+			pid = (long)ev.u.data;
+	}
+	rte_cursor_close(c);
+	return pid;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n > m && strcmp(s + n - m, suf) == 0;
+}
+
+void rd_free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+int rd_list_dir(const char *dir, char ***out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **list = NULL;
+	size_t len = 0, cap = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *path;
+
+		if (!has_suffix(e->d_name, ".events"))
+			continue;
+		if (len == cap) {
+			char **l = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *l);
+
+			if (!l)
+				goto nomem;
+			list = l;
+		}
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+			goto nomem;
+		list[len++] = path;
+	}
+	closedir(d);
+	qsort(list, len, sizeof *list, by_name);
+	*out = list;
+	*n = len;
+	return 0;
+nomem:
+	err = -ENOMEM;
+	closedir(d);
+	rd_free_list(list, len);
+	return err;
+}
+
+uint64_t rd_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+void rd_sleep_ms(unsigned ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+/* 1 if /proc says pid is a zombie (dead, not yet reaped). */
+static int is_zombie(long pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+int rd_pid_alive(long pid)
+{
+	if (pid <= 0)
+		return 0;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	return !is_zombie(pid);
+}

@@ -1,0 +1,730 @@
+/*
+ * main.c - rte-read: command line, inputs, the read loop, exit codes.
+ *
+ * The work is done elsewhere: merge.c merges the rings into one timeline
+ * over the consumer library, procs.c annotates each event, filter.c picks
+ * events, fmt_*.c write them. This file wires them together, follows live
+ * processes and turns every failure into one line on stderr and a
+ * documented exit code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inputs.h"
+#include "merge.h"
+#include "sinks.h"
+
+/* Exit codes: documented in --help, rte-read(1) and README.md. */
+enum {
+	EX_OK = 0,
+	EX_USAGE = 1,     /* bad option or argument */
+	EX_NOINPUT = 2,   /* not found, cannot be opened, no ring files, --wait timed out */
+	EX_BADFILE = 3,   /* not a ring file, bad header, truncated (also under us) */
+	EX_CORRUPT = 4,   /* a ring's message stream is corrupt */
+	EX_OUTPUT = 5,    /* cannot write the output */
+	EX_KILLED = 6,    /* --follow: the process ended without ring_stop */
+	EX_NOMEM = 7,     /* out of memory */
+};
+
+#define IDLE_MIN_MS 1
+#define IDLE_MAX_MS 10
+#define WAIT_POLL_MS 20
+#define DIR_RESCAN_MS 100
+
+static const char usage_text[] =
+"Usage: rte-read [OPTIONS] INPUT...\n"
+"Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
+"librte.so) and print their events as one timeline.\n"
+"\n"
+"INPUT is one of:\n"
+"  PID            PID.events in -d DIR, else $OCAML_RUNTIME_EVENTS_DIR,\n"
+"                 else the current directory (as OCaml does)\n"
+"  FILE           a ring file (e.g. 1234.events, 1234.exec1.events)\n"
+"  DIR            every *.events file in DIR: a process, its forked children\n"
+"                 and its pre-exec files, merged by timestamp\n"
+"Several inputs are merged into one timeline; each event carries its pid\n"
+"(from the file's ring_start, else the leading digits of its name).\n"
+"\n"
+"Options:\n"
+"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json\n"
+"  -o, --output=FILE    write to FILE instead of standard output\n"
+"  -d, --dir=DIR        directory of PID inputs\n"
+"  -F, --follow         keep reading live processes until their ring_stop or\n"
+"                       until they are gone (then say so, exit 6); with a DIR,\n"
+"                       also pick up files that appear in it; Ctrl-C ends\n"
+"                       cleanly\n"
+"  -w, --wait[=SECS]    wait for inputs that do not exist yet (forever, or at\n"
+"                       most SECS seconds)\n"
+"  -k, --kind=LIST      only these kinds (comma-separated, repeatable): begin,\n"
+"                       end, phase, counter, alloc, lifecycle, lost, user_unit,\n"
+"                       user_int, user_span, user_custom, runtime, user\n"
+"  -n, --name=GLOB      only events whose name matches GLOB (repeatable)\n"
+"  -x, --exclude-name=GLOB  drop events whose name matches GLOB (repeatable)\n"
+"                       (lost words pass name filters; use --kind to drop them)\n"
+"  -h, --help           this help\n"
+"\n"
+"Formats:\n"
+"  text          aligned lines: time since the process's ring_start, pid,\n"
+"                ring, thread name, kind, name, value (ends: duration)\n"
+"  jsonl         one JSON object a line (stable schema, plus \"pid\")\n"
+"  chrome        Chrome Trace Event JSON for Perfetto / chrome://tracing\n"
+"  summary       per process: wall time, rings, phase and span statistics\n"
+"                (count, total, mean, p50, p90, p99, p99.9, max), counters,\n"
+"                lifecycle, lost words\n"
+"  summary-json  the summary as one JSON document\n"
+"\n"
+"Exit status:\n"
+"  0  success (also when the reader of a pipe goes away)\n"
+"  1  usage error\n"
+"  2  input not found or cannot be opened, directory without ring files,\n"
+"     --wait timed out\n"
+"  3  not a ring file, bad header, or truncated (also while being read)\n"
+"  4  corrupt message stream in a ring (the other rings are still read)\n"
+"  5  cannot write the output\n"
+"  6  --follow: a process ended without ring_stop (killed?)\n"
+"  7  out of memory\n"
+"With several inputs, the first failure's status is returned and the\n"
+"readable inputs are still read.\n";
+
+struct opts {
+	const char *format, *output, *dir;
+	int follow, wait;
+	double wait_secs; /* < 0: forever */
+	char **inputs;
+	int ninputs;
+};
+
+/* Everything the loop and the signal handlers share. */
+static struct {
+	struct opts o;
+	rte_merge *merge;
+	struct rd_procs procs;
+	struct rd_filter filter;
+	struct rd_out out;
+	struct rd_sink *sink;
+	struct rd_ctx ctx;
+	int status;
+	char **dirs;        /* DIR inputs, rescanned with --follow */
+	size_t ndirs;
+	char **paths;       /* every path added, owned here */
+	size_t npaths, pathcap;
+	const char *volatile peek_path; /* file being peeked, for SIGBUS */
+	volatile sig_atomic_t stop;
+} g;
+
+/* ---- messages and status ------------------------------------------------ */
+
+static void set_status(int code)
+{
+	if (!g.status)
+		g.status = code;
+}
+
+static void fail_line(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void fail_line(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rte-read: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	set_status(code);
+}
+
+static int exit_of(int err)
+{
+	switch (err) {
+	case RTE_ENOENT:
+	case RTE_EIO:
+	case RTE_EINVAL:
+		return EX_NOINPUT;
+	case RTE_ENOTRING:
+	case RTE_EHEADER:
+	case RTE_ETRUNCATED:
+		return EX_BADFILE;
+	case RTE_ECORRUPT:
+	case RTE_ENAME:
+		return EX_CORRUPT;
+	case RTE_ENOMEM:
+		return EX_NOMEM;
+	default:
+		return EX_BADFILE;
+	}
+}
+
+/* ---- signals ---------------------------------------------------------- */
+
+static void put_err(const char *s)
+{
+	ssize_t r = write(2, s, strlen(s));
+
+	(void)r;
+}
+
+/* The kernel's answer to touching a page of a mapped file that was cut
+ * short: say which file and leave with the "bad file" status. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *path = g.peek_path;
+
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (!path && g.merge) {
+		int s = rte_merge_current(g.merge);
+
+		if (s >= 0)
+			path = rte_cursor_path(rte_merge_cursor(g.merge, (unsigned)s));
+	}
+	rd_out_flush_raw(&g.out);
+	put_err("rte-read: ");
+	put_err(path ? path : "(ring file)");
+	put_err(": file was truncated while being read (SIGBUS)\n");
+	_exit(EX_BADFILE);
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	g.stop = 1;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL); /* EPIPE from write() instead */
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, NULL);
+	if (g.o.follow || g.o.wait) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_stop;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("rte-read: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'rte-read --help'.\n", stderr);
+	return EX_USAGE;
+}
+
+static int parse_wait(const char *arg)
+{
+	char *end;
+
+	g.o.wait = 1;
+	g.o.wait_secs = -1;
+	if (!arg)
+		return 0;
+	errno = 0;
+	g.o.wait_secs = strtod(arg, &end);
+	if (errno || end == arg || *end || g.o.wait_secs < 0)
+		return usage_error("--wait: '%s' is not a number of seconds", arg);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "follow", no_argument, NULL, 'F' },
+		{ "wait", optional_argument, NULL, 'w' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "exclude-name", required_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char bad[80];
+	int c;
+
+	g.o.format = "text";
+	while ((c = getopt_long(argc, argv, "f:o:d:Fw::k:n:x:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': g.o.format = optarg; break;
+		case 'o': g.o.output = optarg; break;
+		case 'd': g.o.dir = optarg; break;
+		case 'F': g.o.follow = 1; break;
+		case 'w':
+			if (parse_wait(optarg))
+				return EX_USAGE;
+			break;
+		case 'k':
+			if (rd_filter_add_kinds(&g.filter, optarg, bad, sizeof bad))
+				return usage_error("--kind: unknown kind '%s'", bad);
+			break;
+		case 'n':
+		case 'x':
+			if (rd_filter_add_name(&g.filter, optarg, c == 'x'))
+				return usage_error("%s: too many name filters", "--name");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(fflush(stdout) ? EX_OUTPUT : EX_OK);
+		default:
+			return usage_error("%s", "invalid option");
+		}
+	}
+	g.o.inputs = argv + optind;
+	g.o.ninputs = argc - optind;
+	if (g.o.ninputs == 0)
+		return usage_error("%s", "no input: give a PID, a FILE or a DIR");
+	return 0;
+}
+
+static struct rd_sink *make_sink(const char *f)
+{
+	if (!strcmp(f, "text"))
+		return rd_sink_text();
+	if (!strcmp(f, "jsonl"))
+		return rd_sink_jsonl();
+	if (!strcmp(f, "chrome"))
+		return rd_sink_chrome();
+	if (!strcmp(f, "summary"))
+		return rd_sink_summary(0);
+	if (!strcmp(f, "summary-json"))
+		return rd_sink_summary(1);
+	return NULL;
+}
+
+/* ---- sources ---------------------------------------------------------- */
+
+static char *keep_path(char *p)
+{
+	if (g.npaths == g.pathcap) {
+		size_t cap = g.pathcap ? 2 * g.pathcap : 16;
+		char **n = realloc(g.paths, cap * sizeof *n);
+
+		if (!n) {
+			free(p);
+			return NULL;
+		}
+		g.paths = n;
+		g.pathcap = cap;
+	}
+	return g.paths[g.npaths++] = p;
+}
+
+static int known_path(const char *p)
+{
+	for (size_t i = 0; i < g.npaths; i++)
+		if (!strcmp(g.paths[i], p))
+			return 1;
+	return 0;
+}
+
+/* A cursor on path, or NULL with the error in *errp and "PATH: why" in
+ * msg. */
+static rte_cursor *try_open(const char *path, int *errp, char *msg, size_t cap)
+{
+	rte_cursor *c;
+
+	*errp = rte_cursor_open(path, &c, msg, cap);
+	return *errp == RTE_OK ? c : NULL;
+}
+
+/* Add an opened cursor as a source. Returns 0 or -1 (out of memory). */
+static int add_source(rte_cursor *c, const char *path)
+{
+	char *p = strdup(path);
+	long pid;
+	int src;
+
+	if (!p || !keep_path(p)) {
+		rte_cursor_close(c);
+		return -1;
+	}
+	g.peek_path = p;
+	pid = rd_pid_from_ring_start(p);
+	g.peek_path = NULL;
+	if (pid < 0)
+		pid = rd_pid_from_name(p);
+	src = rte_merge_add(g.merge, c);
+	if (src < 0)
+		return -1;
+	if (rd_procs_add_src(&g.procs, (unsigned)src, p, pid,
+	                     rte_cursor_rings(c)) < 0)
+		return -1;
+	return 0;
+}
+
+/* An error that --wait treats as "not there yet". */
+static int transient(int err)
+{
+	return err == RTE_ENOENT || err == RTE_ENOTRING || err == RTE_ETRUNCATED;
+}
+
+static int waited_out(uint64_t t0)
+{
+	if (g.stop)
+		return 1;
+	return g.o.wait_secs >= 0 &&
+	       (double)(rd_now_ms() - t0) >= g.o.wait_secs * 1000.0;
+}
+
+/* Open one file input, waiting for it with --wait. */
+static int add_file(const char *path)
+{
+	uint64_t t0 = rd_now_ms();
+	char msg[700];
+	rte_cursor *c;
+	int err;
+
+	for (;;) {
+		int last_try = !g.o.wait || waited_out(t0);
+
+		c = try_open(path, &err, msg, sizeof msg);
+		if (c) {
+			if (add_source(c, path) == 0)
+				return 0;
+			fail_line(EX_NOMEM, "out of memory");
+			return -1;
+		}
+		if (last_try || !transient(err)) {
+			if (g.o.wait && last_try && err == RTE_ENOENT)
+				fail_line(EX_NOINPUT, "%s: did not appear in time", path);
+			else
+				fail_line(exit_of(err), "%s", msg);
+			return -1;
+		}
+		rd_sleep_ms(WAIT_POLL_MS);
+	}
+}
+
+/* Add the files of dir not added yet. Returns how many were added, or -1
+ * if the directory cannot be read (after saying so unless quiet). With
+ * `retry`, a file that is not a complete ring file yet (a live process is
+ * still creating it) is left for the next scan instead of reported. */
+static int scan_dir(const char *dir, int quiet, int retry)
+{
+	char **list, msg[700];
+	size_t n;
+	int added = 0, e = rd_list_dir(dir, &list, &n);
+
+	if (e < 0) {
+		if (!quiet)
+			fail_line(e == -ENOMEM ? EX_NOMEM : EX_NOINPUT, "%s: %s", dir,
+			          strerror(-e));
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rte_cursor *c;
+		int err;
+
+		if (known_path(list[i]))
+			continue;
+		c = try_open(list[i], &err, msg, sizeof msg);
+		if (!c) {
+			if (retry && transient(err))
+				continue;
+			fail_line(exit_of(err), "%s", msg); /* once: now known */
+			if (!keep_path(strdup(list[i])))
+				set_status(EX_NOMEM);
+			continue;
+		}
+		if (add_source(c, list[i]) == 0)
+			added++;
+		else
+			fail_line(EX_NOMEM, "out of memory");
+	}
+	rd_free_list(list, n);
+	return added;
+}
+
+/* A DIR input: its ring files now, or with --wait once there are some. */
+static int add_dir(const char *dir)
+{
+	uint64_t t0 = rd_now_ms();
+	char **d;
+
+	for (;;) {
+		int last_try = !g.o.wait || waited_out(t0);
+		size_t before = g.npaths;
+		int n = scan_dir(dir, !last_try, !last_try || g.o.follow);
+
+		if (n > 0 || (n == 0 && g.npaths > before))
+			break;
+		if (last_try) {
+			if (n == 0)
+				fail_line(EX_NOINPUT, "%s: no ring files (*.events) in this directory",
+				          dir);
+			if (!g.o.follow || n < 0)
+				return -1;
+			break; /* --follow a directory that is still empty */
+		}
+		rd_sleep_ms(WAIT_POLL_MS);
+	}
+	d = realloc(g.dirs, (g.ndirs + 1) * sizeof *d);
+	if (!d)
+		return -1;
+	g.dirs = d;
+	g.dirs[g.ndirs++] = (char *)dir;
+	return 0;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_inputs(void)
+{
+	for (int i = 0; i < g.o.ninputs; i++) {
+		const char *in = g.o.inputs[i];
+
+		if (rd_is_pid(in)) {
+			const char *dir = g.o.dir;
+			char *path;
+
+			if (!dir)
+				dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+			if (!dir || !*dir)
+				dir = ".";
+			if (asprintf(&path, "%s/%s.events", dir, in) < 0) {
+				fail_line(EX_NOMEM, "out of memory");
+				continue;
+			}
+			add_file(path);
+			free(path);
+		} else if (is_dir(in)) {
+			add_dir(in);
+		} else {
+			add_file(in);
+		}
+	}
+}
+
+/* ---- the read loop ---------------------------------------------------- */
+
+/* Deliver every event available now. Returns how many. */
+static uint64_t drain(void)
+{
+	struct rte_merge_item mi;
+	struct rd_item it;
+	uint64_t n = 0;
+	int r;
+
+	while ((r = rte_merge_next(g.merge, &mi)) != 0) {
+		if (r < 0) {
+			fail_line(exit_of(r), "%s", rte_merge_errmsg(g.merge));
+			continue;
+		}
+		n++;
+		rd_procs_update(&g.procs, &mi, &it);
+		if (mi.ev->kind == RTE_EV_LOST)
+			g.ctx.lost_total += mi.ev->u.lost_words;
+		it.pass = rd_filter_pass(&g.filter, mi.ev);
+		/* Spans given up on matter to a format even if the event that
+		 * gave up on them is filtered out. */
+		if (it.pass || it.ab[0].n || it.ab[1].n)
+			g.sink->event(g.sink, &g.ctx, &it);
+		if (g.out.state != RD_OUT_OK)
+			break;
+	}
+	return n;
+}
+
+/* --follow: 1 while some source may still write. Reports the ones that
+ * ended without ring_stop. `alive` holds each source's liveness sampled
+ * before the last drain, so nothing written before death is missed. */
+static int any_live(const int *alive, int *done)
+{
+	int live = 0;
+
+	for (unsigned i = 0; i < g.procs.nsrc; i++) {
+		struct rd_src *s = &g.procs.src[i];
+
+		if (done[i])
+			continue;
+		if (s->stopped) {
+			done[i] = 1;
+		} else if (!alive[i] && s->pid > 0) {
+			done[i] = 1;
+			fail_line(EX_KILLED, "%s: process %ld ended without ring_stop (killed?)",
+			          s->path, s->pid);
+		} else {
+			live = 1;
+		}
+	}
+	return live;
+}
+
+static void follow_loop(void)
+{
+	unsigned idle = IDLE_MIN_MS;
+	uint64_t last_scan = rd_now_ms();
+	int *alive = NULL, *done = NULL;
+	unsigned cap = 0;
+
+	for (;;) {
+		uint64_t got;
+
+		if (g.procs.nsrc > cap) {
+			unsigned ncap = g.procs.nsrc * 2;
+			int *a = realloc(alive, ncap * sizeof *a), *d;
+
+			if (a)
+				alive = a;
+			d = a ? realloc(done, ncap * sizeof *d) : NULL;
+			if (!d) {
+				fail_line(EX_NOMEM, "out of memory");
+				break;
+			}
+			done = d;
+			memset(done + cap, 0, (ncap - cap) * sizeof *done);
+			cap = ncap;
+		}
+		for (unsigned i = 0; i < g.procs.nsrc; i++)
+			alive[i] = rd_pid_alive(g.procs.src[i].pid);
+		rte_merge_refill(g.merge);
+		got = drain();
+		if (g.out.state != RD_OUT_OK || g.stop)
+			break;
+		if (!any_live(alive, done) && (g.ndirs == 0 || g.procs.nsrc > 0)) {
+			size_t before = g.procs.nsrc;
+
+			for (size_t d = 0; d < g.ndirs; d++)
+				scan_dir(g.dirs[d], 1, 0);
+			if (g.procs.nsrc == before)
+				break;
+			continue;
+		}
+		if (got) {
+			idle = IDLE_MIN_MS;
+		} else {
+			rd_out_flush(&g.out);
+			rd_sleep_ms(idle);
+			idle = idle * 2 > IDLE_MAX_MS ? IDLE_MAX_MS : idle * 2;
+		}
+		if (g.ndirs && rd_now_ms() - last_scan >= DIR_RESCAN_MS) {
+			for (size_t d = 0; d < g.ndirs; d++)
+				scan_dir(g.dirs[d], 1, 1);
+			last_scan = rd_now_ms();
+		}
+	}
+	free(alive);
+	free(done);
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int open_output(void)
+{
+	int fd = 1;
+
+	if (g.o.output) {
+		fd = open(g.o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			fail_line(EX_OUTPUT, "%s: %s", g.o.output, strerror(errno));
+			return -1;
+		}
+	}
+	if (rd_out_init(&g.out, fd, g.o.output ? g.o.output : "standard output")) {
+		fail_line(EX_NOMEM, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Flush and report an output failure; a closed pipe ends quietly. */
+static int finish_output(void)
+{
+	int epipe;
+
+	rd_out_fini(&g.out);
+	epipe = g.out.state == RD_OUT_EPIPE;
+	if (g.out.state == RD_OUT_EIO)
+		fail_line(EX_OUTPUT, "%s: write error: %s", g.out.name,
+		          strerror(g.out.err));
+	if (g.o.output && g.out.fd >= 0 && close(g.out.fd) < 0 && !g.out.state)
+		fail_line(EX_OUTPUT, "%s: %s", g.o.output, strerror(errno));
+	return epipe;
+}
+
+static void report_lost(void)
+{
+	const char *f = g.o.format;
+
+	if (g.ctx.lost_total && (!strcmp(f, "jsonl") || !strcmp(f, "chrome")))
+		fprintf(stderr, "rte-read: warning: %llu words were lost (overwritten before they were read)\n",
+		        (unsigned long long)g.ctx.lost_total);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	rd_filter_init(&g.filter);
+	rd_procs_init(&g.procs);
+	rc = parse_args(argc, argv);
+	if (rc)
+		return rc;
+	g.sink = make_sink(g.o.format);
+	if (!g.sink) {
+		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
+		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
+		    strcmp(g.o.format, "summary-json"))
+			return usage_error("--format: unknown format '%s'", g.o.format);
+		fail_line(EX_NOMEM, "out of memory");
+		return EX_NOMEM;
+	}
+	setup_signals();
+	g.merge = rte_merge_new();
+	if (!g.merge) {
+		fail_line(EX_NOMEM, "out of memory");
+		return EX_NOMEM;
+	}
+	add_inputs();
+	if (g.procs.nsrc == 0 && !(g.o.follow && g.ndirs)) {
+		set_status(EX_NOINPUT);
+		goto out;
+	}
+	if (open_output() < 0)
+		goto out;
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0 };
+	if (g.sink->start)
+		g.sink->start(g.sink, &g.ctx);
+	if (g.o.follow) {
+		follow_loop();
+	} else {
+		rte_merge_refill(g.merge);
+		drain();
+	}
+	if (g.out.state == RD_OUT_OK)
+		g.sink->finish(g.sink, &g.ctx);
+	if (finish_output())
+		goto out; /* the reader went away: not our failure, say nothing */
+	report_lost();
+out:
+	g.sink->destroy(g.sink);
+	rte_merge_free(g.merge);
+	rd_procs_fini(&g.procs);
+	rd_free_list(g.paths, g.npaths);
+	free(g.dirs);
+	return g.status;
+}

@@ -1,0 +1,263 @@
+/*
+ * merge.c - k-way merge of ring streams (see merge.h).
+ *
+ * Every (source, ring) pair is a stream. A stream is IDLE (nothing to give
+ * right now, probed again by rte_merge_refill), QUEUED (in the heap, with
+ * something to deliver: a pending loss, an event, or an error, in that
+ * order) or DEAD (its ring failed). The stream whose event was delivered
+ * last stays at the top of the heap until the next call, because the
+ * event's pointers live in the cursor's ring buffer until the ring is read
+ * again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+#define MAX_LOST_RUN 64 /* consecutive losses folded before delivering */
+
+enum { S_IDLE = 0, S_QUEUED, S_DEAD };
+
+struct stream {
+	rte_cursor *cur;
+	unsigned src, ring;
+	int state;
+	int has_ev;
+	int err;               /* ring error to deliver, 0 if none */
+	uint64_t pending_lost; /* lost words to deliver before ev */
+	uint64_t last_ts;
+	uint64_t key;
+	struct rte_event ev;
+};
+
+struct source {
+	rte_cursor *cur;
+	struct stream *streams;
+	unsigned rings;
+};
+
+struct rte_merge {
+	struct source *src;
+	unsigned nsrc, srccap;
+	struct stream **heap;
+	size_t hlen, hcap;
+	struct stream *last; /* delivered last, at heap[0], to be advanced */
+	struct rte_event lost_ev;
+	int current;         /* source being read, for a SIGBUS handler */
+	char errmsg[600];
+};
+
+rte_merge *rte_merge_new(void)
+{
+	rte_merge *m = calloc(1, sizeof *m);
+
+	if (m)
+		m->current = -1;
+	return m;
+}
+
+void rte_merge_free(rte_merge *m)
+{
+	if (!m)
+		return;
+	for (unsigned i = 0; i < m->nsrc; i++) {
+		rte_cursor_close(m->src[i].cur);
+		free(m->src[i].streams);
+	}
+	free(m->src);
+	free(m->heap);
+	free(m);
+}
+
+int rte_merge_add(rte_merge *m, rte_cursor *c)
+{
+	unsigned rings = rte_cursor_rings(c);
+	struct stream *st = NULL;
+
+	if (m->nsrc == m->srccap) {
+		unsigned cap = m->srccap ? 2 * m->srccap : 8;
+		struct source *p = realloc(m->src, cap * sizeof *p);
+
+		if (!p)
+			goto fail;
+		m->src = p;
+		m->srccap = cap;
+	}
+	{
+		size_t cap = m->hcap + rings;
+		struct stream **h = realloc(m->heap, cap * sizeof *h);
+
+		if (!h)
+			goto fail;
+		m->heap = h;
+		m->hcap = cap;
+	}
+	st = calloc(rings, sizeof *st);
+	if (!st)
+		goto fail;
+	for (unsigned r = 0; r < rings; r++) {
+		st[r].cur = c;
+		st[r].src = m->nsrc;
+		st[r].ring = r;
+	}
+	m->src[m->nsrc] = (struct source){ c, st, rings };
+	return (int)m->nsrc++;
+fail:
+	rte_cursor_close(c);
+	return RTE_ENOMEM;
+}
+
+unsigned rte_merge_sources(const rte_merge *m) { return m->nsrc; }
+rte_cursor *rte_merge_cursor(const rte_merge *m, unsigned src) { return m->src[src].cur; }
+const char *rte_merge_errmsg(const rte_merge *m) { return m->errmsg; }
+
+int rte_merge_current(const rte_merge *m)
+{
+	/* Relaxed: read by a signal handler of the same thread. */
+	return __atomic_load_n(&m->current, __ATOMIC_RELAXED);
+}
+
+/* ---- heap ------------------------------------------------------------- */
+
+static int before(const struct stream *a, const struct stream *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->src != b->src)
+		return a->src < b->src;
+	return a->ring < b->ring;
+}
+
+static void sift_down(rte_merge *m, size_t i)
+{
+	struct stream **h = m->heap, *s = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->hlen)
+			break;
+		if (c + 1 < m->hlen && before(h[c + 1], h[c]))
+			c++;
+		if (!before(h[c], s))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = s;
+}
+
+static void push(rte_merge *m, struct stream *s)
+{
+	struct stream **h = m->heap;
+	size_t i = m->hlen++;
+
+	while (i > 0 && before(s, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = s;
+	s->state = S_QUEUED;
+}
+
+static void pop_top(rte_merge *m, int state)
+{
+	m->heap[0]->state = state;
+	m->heap[0] = m->heap[--m->hlen];
+	if (m->hlen)
+		sift_down(m, 0);
+}
+
+/* ---- streams ------------------------------------------------------------ */
+
+/* Read ahead on `s`. Returns 1 if it has something to deliver, else 0. */
+static int fill(rte_merge *m, struct stream *s)
+{
+	int run = 0;
+
+	s->has_ev = 0;
+	while (!s->err) {
+		int r;
+
+		/* Relaxed: only this thread's SIGBUS handler reads it. */
+		__atomic_store_n(&m->current, (int)s->src, __ATOMIC_RELAXED);
+		r = rte_cursor_next(s->cur, s->ring, &s->ev);
+		if (r < 0) {
+			s->err = r;
+			break;
+		}
+		if (r == 0)
+			break;
+		if (s->ev.kind != RTE_EV_LOST) {
+			s->has_ev = 1;
+			s->key = s->ev.ts;
+			return 1;
+		}
+		s->pending_lost += s->ev.u.lost_words;
+		if (++run >= MAX_LOST_RUN)
+			break;
+	}
+	s->key = s->last_ts;
+	return s->pending_lost || s->err;
+}
+
+static void advance_last(rte_merge *m)
+{
+	struct stream *s = m->last;
+
+	if (!s)
+		return;
+	m->last = NULL;
+	if (fill(m, s))
+		sift_down(m, 0);
+	else
+		pop_top(m, S_IDLE);
+}
+
+int rte_merge_refill(rte_merge *m)
+{
+	advance_last(m);
+	for (unsigned i = 0; i < m->nsrc; i++) {
+		struct source *src = &m->src[i];
+
+		for (unsigned r = 0; r < src->rings; r++)
+			if (src->streams[r].state == S_IDLE &&
+			    fill(m, &src->streams[r]))
+				push(m, &src->streams[r]);
+	}
+	return RTE_OK;
+}
+
+int rte_merge_next(rte_merge *m, struct rte_merge_item *item)
+{
+	struct stream *s;
+
+	advance_last(m);
+	if (m->hlen == 0)
+		return 0;
+	s = m->heap[0];
+	item->src = s->src;
+	item->ts = s->key;
+	if (s->pending_lost) {
+		memset(&m->lost_ev, 0, sizeof m->lost_ev);
+		m->lost_ev.kind = RTE_EV_LOST;
+		m->lost_ev.ring = s->ring;
+		m->lost_ev.u.lost_words = s->pending_lost;
+		s->pending_lost = 0;
+		item->ev = &m->lost_ev;
+		if (!s->has_ev && !s->err)
+			pop_top(m, S_IDLE);
+		return 1;
+	}
+	if (s->has_ev) {
+		s->last_ts = s->ev.ts;
+		item->ev = &s->ev;
+		m->last = s;
+		return 1;
+	}
+	item->ev = NULL;
+	snprintf(m->errmsg, sizeof m->errmsg, "%s", rte_cursor_errmsg(s->cur));
+	pop_top(m, S_DEAD);
+	return s->err;
+}

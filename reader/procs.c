@@ -1,0 +1,237 @@
+/*
+ * procs.c - per-process and per-ring state along the timeline (procs.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "procs.h"
+
+#define THREAD_NAME_EVENT "rte.thread.name"
+#define THREAD_TID_EVENT "rte.thread.tid"
+
+void rd_procs_init(struct rd_procs *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void rd_procs_fini(struct rd_procs *p)
+{
+	for (unsigned i = 0; i < p->nsrc; i++)
+		free(p->src[i].threads);
+	for (unsigned i = 0; i < p->nproc; i++)
+		free(p->proc[i]);
+	free(p->src);
+	free(p->proc);
+	memset(p, 0, sizeof *p);
+}
+
+static struct rd_proc *find_proc(struct rd_procs *p, long pid)
+{
+	struct rd_proc *pr;
+
+	for (unsigned i = 0; pid >= 0 && i < p->nproc; i++)
+		if (p->proc[i]->pid == pid)
+			return p->proc[i];
+	if (p->nproc == p->proccap) {
+		unsigned cap = p->proccap ? 2 * p->proccap : 8;
+		struct rd_proc **n = realloc(p->proc, cap * sizeof *n);
+
+		if (!n)
+			return NULL;
+		p->proc = n;
+		p->proccap = cap;
+	}
+	pr = calloc(1, sizeof *pr);
+	if (!pr)
+		return NULL;
+	pr->pid = pid;
+	pr->index = p->nproc;
+	p->proc[p->nproc++] = pr;
+	return pr;
+}
+
+int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
+                     long pid, unsigned rings)
+{
+	struct rd_src *s;
+
+	if (index >= p->srccap) {
+		unsigned cap = p->srccap ? 2 * p->srccap : 8;
+		struct rd_src *n;
+
+		while (cap <= index)
+			cap *= 2;
+		n = realloc(p->src, cap * sizeof *n);
+		if (!n)
+			return -1;
+		memset(n + p->srccap, 0, (cap - p->srccap) * sizeof *n);
+		p->src = n;
+		p->srccap = cap;
+	}
+	s = &p->src[index];
+	s->path = path;
+	s->pid = pid;
+	s->rings = rings;
+	s->proc = find_proc(p, pid);
+	s->threads = calloc(rings, sizeof *s->threads);
+	if (!s->proc || !s->threads)
+		return -1;
+	for (unsigned r = 0; r < rings; r++)
+		s->threads[r].tid = -1;
+	if (index >= p->nsrc)
+		p->nsrc = index + 1;
+	return 0;
+}
+
+uint64_t rd_proc_wall(const struct rd_proc *pr)
+{
+	if (pr->started && pr->stopped && pr->stop_ts >= pr->start_ts)
+		return pr->stop_ts - pr->start_ts;
+	return pr->has_ts && pr->last_ts >= pr->first_ts ? pr->last_ts - pr->first_ts : 0;
+}
+
+/* Give up on every open span of the ring (a loss, or a new thread). */
+static void abandon_all(struct rd_thread *th, struct rd_item *it)
+{
+	it->ab[0] = (struct rd_abandoned){ th->phases.s, th->phases.depth, 0 };
+	it->ab[1] = (struct rd_abandoned){ th->spans.s, th->spans.depth, 1 };
+	th->phases.dropped += th->phases.depth;
+	th->spans.dropped += th->spans.depth;
+	rte_spans_reset(&th->phases);
+	rte_spans_reset(&th->spans);
+}
+
+static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	if (n > RD_THREAD_NAME_MAX - 1)
+		n = RD_THREAD_NAME_MAX - 1;
+	for (i = 0; i < n && b[i]; i++)
+		th->name[i] = b[i] < 0x20 || b[i] == 0x7f ? '?' : (char)b[i];
+	th->name[i] = '\0';
+	th->name_gen++;
+}
+
+static void lifecycle(struct rd_src *s, struct rd_thread *th,
+                      struct rd_item *it)
+{
+	struct rd_proc *pr = it->proc;
+	const struct rte_event *ev = it->ev;
+
+	if (ev->id < RTE_LC_COUNT)
+		pr->lifecycle[ev->id]++;
+	switch (ev->id) {
+	case RTE_LC_RING_START:
+		if (!pr->started) {
+			pr->started = 1;
+			pr->start_ts = it->ts;
+		}
+		break;
+	case RTE_LC_RING_STOP:
+		s->stopped = 1;
+		pr->stopped = 1;
+		if (it->ts > pr->stop_ts)
+			pr->stop_ts = it->ts;
+		break;
+	case RTE_LC_DOMAIN_SPAWN:
+		abandon_all(th, it);
+		th->name[0] = '\0';
+		th->name_gen++;
+		th->tid = -1;
+		break;
+	default:
+		break;
+	}
+}
+
+static void phase_end(struct rd_thread *th, struct rd_item *it)
+{
+	const struct rte_span_open *d;
+	unsigned nd = 0;
+
+	it->matched = rte_spans_end(&th->phases, it->ev->id, &it->begin_ts, &d, &nd);
+	if (!it->matched)
+		return;
+	it->dur = it->ts >= it->begin_ts ? it->ts - it->begin_ts : 0;
+	it->ab[0] = (struct rd_abandoned){ d, nd, 0 };
+	if (th->phases.depth == 0 && it->ts >= th->phase_open_ts)
+		th->phase_ns += it->ts - th->phase_open_ts;
+}
+
+static void span_end(struct rd_thread *th, struct rd_item *it)
+{
+	const struct rte_span_open *d;
+	unsigned nd = 0;
+
+	it->matched = rte_spans_end(&th->spans, it->ev->id, &it->begin_ts, &d, &nd);
+	if (!it->matched)
+		return;
+	it->dur = it->ts >= it->begin_ts ? it->ts - it->begin_ts : 0;
+	it->ab[1] = (struct rd_abandoned){ d, nd, 1 };
+}
+
+static int is_name(const char *name, const char *want)
+{
+	return name && name[0] == 'r' && strcmp(name, want) == 0;
+}
+
+void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
+                     struct rd_item *it)
+{
+	const struct rte_event *ev = mi->ev;
+	struct rd_src *s = &p->src[mi->src];
+	struct rd_thread *th = &s->threads[ev->ring];
+	struct rd_proc *pr = s->proc;
+
+	it->ev = ev;
+	it->ts = mi->ts;
+	it->src = s;
+	it->proc = pr;
+	it->th = th;
+	it->matched = 0;
+	it->ab[0].n = it->ab[1].n = 0;
+	if (!pr->has_ts) {
+		pr->has_ts = pr->has_base = 1;
+		pr->first_ts = pr->base_ts = mi->ts;
+	}
+	if (mi->ts > pr->last_ts)
+		pr->last_ts = mi->ts;
+	th->seen = 1;
+	switch (ev->kind) {
+	case RTE_EV_LOST:
+		th->lost_words += ev->u.lost_words;
+		pr->lost_words += ev->u.lost_words;
+		abandon_all(th, it);
+		return;
+	case RTE_EV_LIFECYCLE:
+		lifecycle(s, th, it);
+		break;
+	case RTE_EV_BEGIN:
+		if (th->phases.depth == 0)
+			th->phase_open_ts = it->ts;
+		rte_spans_begin(&th->phases, ev->id, it->ts, ev->name);
+		break;
+	case RTE_EV_END:
+		phase_end(th, it);
+		break;
+	case RTE_EV_USER_SPAN_BEGIN:
+		rte_spans_begin(&th->spans, ev->id, it->ts, ev->name);
+		break;
+	case RTE_EV_USER_SPAN_END:
+		span_end(th, it);
+		break;
+	case RTE_EV_USER_CUSTOM:
+		if (is_name(ev->name, THREAD_NAME_EVENT))
+			set_thread_name(th, ev->u.custom.bytes, ev->u.custom.len);
+		break;
+	case RTE_EV_USER_INT:
+		if (is_name(ev->name, THREAD_TID_EVENT))
+			th->tid = (long)ev->u.value;
+		break;
+	default:
+		break;
+	}
+	th->events++;
+	pr->events++;
+}

@@ -1,0 +1,97 @@
+/*
+ * procs.h - what rte-read knows about each process, file and ring while it
+ * walks the merged timeline: pids, time bases, thread names, open phases
+ * and spans, per-ring counts. Every event goes through rd_procs_update()
+ * (before any filter) which annotates it for the output formats: its
+ * process, its ring's thread, and for an end its duration.
+ *
+ * Thread names come from the shim's events `rte.thread.name` (custom, the
+ * name bytes) and `rte.thread.tid` (int, the kernel tid) written on the
+ * thread's own ring; a `domain_spawn` on a ring starts a new thread there
+ * (rings are reused), forgetting the previous name and open spans.
+ *
+ * Not thread-safe.
+ */
+#ifndef RD_PROCS_H
+#define RD_PROCS_H
+
+#include "merge.h"
+#include "spans.h"
+
+#define RD_THREAD_NAME_MAX 64
+
+struct rd_thread {
+	char name[RD_THREAD_NAME_MAX]; /* "" if unknown */
+	long tid;                      /* -1 if unknown */
+	unsigned name_gen;             /* bumped when name changes */
+	struct rte_spans phases, spans;
+	uint64_t events, lost_words;
+	uint64_t phase_open_ts;        /* when the outermost phase began */
+	uint64_t phase_ns;             /* time with at least one phase open */
+	int seen;
+};
+
+struct rd_proc {
+	long pid;
+	unsigned index;           /* order of first appearance, from 0 */
+	uint64_t base_ts;         /* ring_start, else the first event */
+	uint64_t first_ts, last_ts, start_ts, stop_ts;
+	int has_base, has_ts, started, stopped;
+	uint64_t lifecycle[RTE_LC_COUNT];
+	uint64_t events, lost_words;
+	void *fmt;                /* per-process state of the output format */
+};
+
+struct rd_src {
+	const char *path;
+	long pid;                 /* -1 if unknown */
+	struct rd_proc *proc;
+	struct rd_thread *threads; /* one per ring */
+	unsigned rings;
+	int stopped;              /* ring_stop seen */
+};
+
+/* An abandoned open span: its begin was seen, its end never will be. */
+struct rd_abandoned {
+	const struct rte_span_open *s;
+	unsigned n;
+	int user; /* 1: user spans, 0: runtime phases */
+};
+
+struct rd_item {
+	const struct rte_event *ev;
+	uint64_t ts;              /* ev->ts, or where a loss is placed */
+	struct rd_src *src;
+	struct rd_proc *proc;
+	struct rd_thread *th;
+	int matched;              /* an end whose begin was seen */
+	uint64_t begin_ts, dur;   /* for a matched end */
+	struct rd_abandoned ab[2]; /* spans this event gave up on */
+	int pass;                 /* passed the filters (set by the caller) */
+};
+
+struct rd_procs {
+	struct rd_src *src;
+	unsigned nsrc, srccap;
+	struct rd_proc **proc;
+	unsigned nproc, proccap;
+	int tid_id_known;         /* cached lookups of the rte.thread.* names */
+};
+
+void rd_procs_init(struct rd_procs *p);
+void rd_procs_fini(struct rd_procs *p);
+
+/* Register source `index` (as numbered by rte_merge_add) of `rings` rings.
+ * `path` must outlive p. Returns 0 or -1 (out of memory). */
+int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
+                     long pid, unsigned rings);
+
+/* Account for one merged event and fill *it. */
+void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
+                     struct rd_item *it);
+
+/* Wall time of a process: ring_start to ring_stop when both were seen,
+ * else first to last event. */
+uint64_t rd_proc_wall(const struct rd_proc *pr);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * sinks.h - rte-read's output formats. Each format is a sink: it gets every
+ * event that passed the filters, in timeline order, annotated by procs.c,
+ * then a finish call to write what comes at the end (the summary, the
+ * closing of a JSON document, the totals).
+ */
+#ifndef RD_SINKS_H
+#define RD_SINKS_H
+
+#include "filter.h"
+#include "out.h"
+#include "procs.h"
+
+struct rd_ctx {
+	struct rd_out *out;
+	struct rd_procs *procs;
+	struct rd_filter *filter;
+	uint64_t lost_total;  /* lost words delivered so far */
+};
+
+struct rd_sink {
+	void (*start)(struct rd_sink *s, struct rd_ctx *c); /* may be NULL */
+	void (*event)(struct rd_sink *s, struct rd_ctx *c, const struct rd_item *it);
+	void (*finish)(struct rd_sink *s, struct rd_ctx *c);
+	void (*destroy)(struct rd_sink *s);
+};
+
+/* Constructors; NULL if out of memory. */
+struct rd_sink *rd_sink_text(void);
+struct rd_sink *rd_sink_jsonl(void);
+struct rd_sink *rd_sink_chrome(void);
+struct rd_sink *rd_sink_summary(int json);
+
+#endif

@@ -1,0 +1,205 @@
+#!/bin/sh
+# tests/reader/run.sh BUILD - rte-read end to end: real fixture files of
+# OCaml 5.2, synthetic files of known content (gen_ring), live producers
+# followed while they write, and every error class with its exit code.
+# Each check prints "ok: ..." or fails the run with what went wrong.
+set -u
+BUILD=${1:-build}
+RR=$BUILD/rte-read
+GEN=$BUILD/tests/reader/gen_ring
+CHECK="python3 tests/reader/check.py"
+FIX=tests/fixtures/ocaml-5.2
+T=$BUILD/tests/reader/tmp
+rm -rf "$T" && mkdir -p "$T" || exit 1
+FAILS=0
+BGPIDS=""
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { echo "ok: $*"; }
+cleanup() { for p in $BGPIDS; do kill -9 "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+# expect CODE PATTERN -- CMD...: CMD exits with CODE and its stderr is one
+# line matching PATTERN (grep -E), or empty if PATTERN is "".
+expect() {
+	code=$1 pat=$2
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne "$code" ]; then
+		fail "$* exited $rc, expected $code: $(cat "$T/err")"
+	elif [ -z "$pat" ] && [ -s "$T/err" ]; then
+		fail "$* printed on stderr: $(cat "$T/err")"
+	elif [ -n "$pat" ] && [ "$code" -ne 1 ] && [ "$(wc -l <"$T/err")" -ne 1 ]; then
+		fail "$* stderr is not one line: $(cat "$T/err")"
+	elif [ -n "$pat" ] && ! head -1 "$T/err" | grep -Eq "$pat"; then
+		fail "$* stderr is not one line matching '$pat': $(cat "$T/err")"
+	else
+		ok "exit $code${pat:+, '$pat'}: $*"
+	fi
+}
+
+# ---- the OCaml 5.2 fixtures through --format=jsonl -------------------------
+for d in "$FIX"/*/; do
+	s=$(basename "$d")
+	mkdir -p "$T/fix/$s"
+	for gz in "$d"*.events.gz; do
+		gzip -dc "$gz" >"$T/fix/$s/$(basename "$gz" .gz)" || fail "gunzip $gz"
+	done
+	# the whole scenario directory at once: a merged, pid-tagged timeline
+	"$RR" --format=jsonl "$T/fix/$s" >"$T/$s.jsonl" 2>"$T/$s.err" ||
+		fail "rte-read jsonl $s: $(cat "$T/$s.err")"
+	for exp in "$d"*.expected.jsonl; do
+		pid=$(basename "$exp" .expected.jsonl)
+		$CHECK jsonl-vs-expected "$T/$s.jsonl" "$exp" "$pid" || fail "jsonl $s/$pid"
+		# and each file on its own
+		"$RR" -f jsonl "$T/fix/$s/$pid.events" >"$T/one.jsonl" 2>/dev/null
+		$CHECK jsonl-vs-expected "$T/one.jsonl" "$exp" "$pid" >/dev/null || fail "jsonl file $s/$pid"
+	done
+	$CHECK timeline "$T/$s.jsonl" || fail "timeline $s"
+	"$RR" -f chrome -o "$T/$s.chrome.json" "$T/fix/$s" 2>/dev/null || fail "chrome $s"
+	$CHECK chrome-valid "$T/$s.chrome.json" || fail "chrome $s"
+	for f in text summary summary-json; do
+		"$RR" -f $f "$T/fix/$s" >"$T/$s.$f" 2>"$T/err" || fail "$f $s: $(cat "$T/err")"
+	done
+	python3 -m json.tool "$T/$s.summary-json" >/dev/null || fail "summary-json $s is not JSON"
+done
+grep -q '"kind":"lost"' "$T/wrap.jsonl" || fail "wrap: no lost event"
+grep -q 'words lost' "$T/wrap.text" || fail "wrap: text does not show the loss"
+grep -Eq '^# [0-9]+ events, [1-9][0-9]* words lost' "$T/wrap.text" || fail "wrap: no lost total"
+grep -q '"unmatched":"end"' "$T/wrap.chrome.json" || fail "wrap: unmatched end not marked"
+"$RR" -f jsonl "$T/fix/wrap" 2>&1 >/dev/null | grep -q 'words were lost' ||
+	fail "wrap: jsonl does not warn about lost words"
+
+# ---- a file of known content ------------------------------------------------
+"$GEN" known "$T/known.events" "$T/truth.json" || fail "gen_ring known"
+"$RR" -f summary-json "$T/known.events" >"$T/known.sum.json" || fail "summary-json known"
+$CHECK summary "$T/known.sum.json" "$T/truth.json" || fail "summary numbers"
+"$RR" -f chrome "$T/known.events" >"$T/known.chrome.json" || fail "chrome known"
+$CHECK chrome "$T/known.chrome.json" "$T/truth.json" || fail "chrome slices"
+"$RR" "$T/known.events" >"$T/known.txt" || fail "text known"
+grep -Eq '^ +0\.000000000 +4242 +0 - +lifecycle +ring_start +4242$' "$T/known.txt" ||
+	fail "text: ring_start line"
+[ "$(grep -Ec ' 1 worker +user_span +app\.io +end dur 2\.000ms$' "$T/known.txt")" -eq 10 ] ||
+	fail "text: app.io ends with their durations"
+[ "$(grep -Ec ' main-thread +end +minor +dur 10\.00us$' "$T/known.txt")" -eq 100 ] ||
+	fail "text: minor ends with their durations"
+"$RR" -f summary "$T/known.events" >"$T/known.sum" || fail "summary known"
+grep -Eq '^  app\.work +1000 +500\.500ms +500\.50us' "$T/known.sum" || fail "summary text: app.work row"
+grep -Eq '^  0 +0 +main-thread +777 ' "$T/known.sum" || fail "summary text: ring 0 row"
+ok "known file: text and summary lines"
+
+# filters
+n=$("$RR" -f jsonl --kind=lifecycle "$T/known.events" | wc -l)
+[ "$n" -eq 4 ] || fail "--kind=lifecycle gave $n lines, expected 4"
+n=$("$RR" -f jsonl --name='app.w*' "$T/known.events" | wc -l)
+[ "$n" -eq 2000 ] || fail "--name='app.w*' gave $n lines, expected 2000"
+n=$("$RR" -f jsonl --kind=user --exclude-name='app.*' "$T/known.events" | wc -l)
+[ "$n" -eq 4 ] || fail "--kind=user --exclude-name='app.*' gave $n lines, expected 4 (rte.thread.*)"
+n=$("$RR" -f jsonl --kind=phase,counter --name=minor --name=minor_allocated "$T/known.events" | wc -l)
+[ "$n" -eq 300 ] || fail "--kind=phase,counter with two names gave $n lines, expected 300"
+ok "filters by kind and name"
+
+# several files, two processes, a pre-exec file: one timeline
+mkdir -p "$T/multi" && "$GEN" multi "$T/multi" || fail "gen_ring multi"
+"$RR" -f jsonl "$T/multi" >"$T/multi.jsonl" || fail "multi"
+$CHECK timeline "$T/multi.jsonl" || fail "multi timeline"
+[ "$(grep -c '^{"pid":100,' "$T/multi.jsonl")" -eq 84 ] || fail "multi: pid 100 (from ring_start) should have 84 events"
+[ "$(grep -c '^{"pid":200,' "$T/multi.jsonl")" -eq 81 ] || fail "multi: pid 200 (from the name) should have 81 events"
+"$RR" -f jsonl "$T/multi/100.events" "$T/multi/200.events" | $CHECK timeline /dev/stdin >/dev/null ||
+	fail "two FILE inputs merged"
+ok "directory and several inputs merge into one timeline"
+
+# a closed pipe ends quietly
+{ "$RR" "$T/known.events" 2>"$T/err"; echo $? >"$T/rc"; } | head -1 >/dev/null
+[ ! -s "$T/err" ] || fail "rte-read | head printed: $(cat "$T/err")"
+[ "$(cat "$T/rc")" = 0 ] || fail "rte-read | head exited $(cat "$T/rc")"
+ok "rte-read | head exits quietly"
+"$RR" --help | grep -q 'Exit status' || fail "--help"
+
+# ---- errors: one line naming the file and the problem, one exit code ----------
+: >"$T/empty.events"
+head -c 8192 /dev/urandom >"$T/garbage.events"
+printf '\001\000\000\000\000\000\000\000' >"$T/badhdr.events"
+head -c 4096 /dev/zero >>"$T/badhdr.events"
+cp "$T/known.events" "$T/trunc.events" && truncate -s 100000 "$T/trunc.events"
+"$GEN" corrupt "$T/corrupt.events" && "$GEN" badname "$T/badname.events" || fail "gen hostile"
+mkdir -p "$T/nofiles" && : >"$T/nofiles/readme.txt"
+expect 2 "missing\.events: No such file" -- "$RR" "$T/missing.events"
+expect 2 "/99999999?\.events: No such file" -- "$RR" -d "$T" 99999999
+expect 3 "empty\.events: empty file" -- "$RR" "$T/empty.events"
+expect 3 "garbage\.events: format version" -- "$RR" "$T/garbage.events"
+expect 3 "badhdr\.events: max_domains 0" -- "$RR" "$T/badhdr.events"
+expect 3 "trunc\.events: file is 100000 bytes but its header needs" -- "$RR" "$T/trunc.events"
+expect 4 "corrupt\.events: ring 0: .*length 0" -- "$RR" -f jsonl "$T/corrupt.events"
+grep -q '"ring":1,"ts":1150,"kind":"begin","id":6,"name":"major"' "$T/out" ||
+	fail "corrupt: the healthy ring was not read"
+expect 4 "badname\.events: ring 0: name slot of user event 5" -- "$RR" "$T/badname.events"
+expect 2 "nofiles: no ring files" -- "$RR" "$T/nofiles"
+expect 2 "nodir/x\.events: did not appear in time" -- "$RR" --wait=0.2 "$T/nodir/x.events"
+expect 1 "no input" -- "$RR"
+expect 1 "unknown format 'xml'" -- "$RR" -f xml "$T/known.events"
+expect 1 "unknown kind 'bogus'" -- "$RR" --kind=begin,bogus "$T/known.events"
+expect 1 "not a number of seconds" -- "$RR" --wait=soon "$T/known.events"
+expect 5 "/nonexistent/dir/out: No such file" -- "$RR" -o /nonexistent/dir/out "$T/known.events"
+if [ -w /dev/full ]; then
+	expect 5 "standard output: write error: No space left" -- sh -c "'$RR' '$T/known.events' >/dev/full"
+fi
+# one bad file among good ones: the others are still read, the status says so
+mkdir -p "$T/mixed" && cp "$T/known.events" "$T/mixed/1.events" && cp "$T/garbage.events" "$T/mixed/2.events"
+expect 3 "mixed/2\.events: format version" -- "$RR" -f jsonl "$T/mixed"
+[ "$(wc -l <"$T/out")" -eq 2728 ] || fail "mixed: the good file was not read"
+
+# ---- --follow -----------------------------------------------------------------
+# A producer that starts 300 ms late (--wait) and writes 20000 events over
+# about 1.5 s: every one is seen or counted lost.
+mkdir -p "$T/live"
+"$GEN" live "$T/live" 20000 1000 stop 300 & gp=$!
+BGPIDS="$BGPIDS $gp"
+expect 0 "" -- "$RR" --follow --wait=20 -f jsonl -d "$T/live" "$gp"
+cp "$T/out" "$T/follow.jsonl"
+$CHECK follow "$T/follow.jsonl" 20000 || fail "follow saw every event"
+grep -q '"name":"ring_stop"' "$T/follow.jsonl" || fail "follow: no ring_stop"
+wait "$gp"
+# A tiny ring written fast: events are lost, and every loss is counted.
+"$GEN" live "$T/live" 200000 0 stop 200 10 & gp=$!
+BGPIDS="$BGPIDS $gp"
+"$RR" --follow --wait=20 -f jsonl -d "$T/live" "$gp" >"$T/fast.jsonl" 2>"$T/err"
+[ $? -eq 0 ] || fail "follow fast: $(cat "$T/err")"
+$CHECK follow "$T/fast.jsonl" 200000 || fail "follow fast producer"
+wait "$gp"
+# A producer killed before ring_stop is reported, not waited on.
+"$GEN" live "$T/live" 100 0 nostop & gp=$!
+BGPIDS="$BGPIDS $gp"
+"$RR" --follow --wait=20 -f jsonl -d "$T/live" "$gp" >"$T/killed.jsonl" 2>"$T/err" & rp=$!
+sleep 0.5
+kill -9 "$gp"
+wait "$rp"; rc=$?
+[ "$rc" -eq 6 ] || fail "follow killed: exit $rc, expected 6"
+grep -q "process $gp ended without ring_stop (killed?)" "$T/err" || fail "follow killed: $(cat "$T/err")"
+[ "$(grep -c '"event":"seq"' "$T/killed.jsonl")" -eq 100 ] || fail "follow killed: events before the kill"
+ok "follow: a killed producer is reported (exit 6)"
+# A file cut short under the reader: SIGBUS is reported, exit 3.
+"$GEN" live "$T/live" 10 0 nostop & gp=$!
+BGPIDS="$BGPIDS $gp"
+"$RR" --follow --wait=20 -f jsonl -d "$T/live" "$gp" >/dev/null 2>"$T/err" & rp=$!
+sleep 0.5
+truncate -s 0 "$T/live/$gp.events"
+wait "$rp"; rc=$?
+[ "$rc" -eq 3 ] || fail "truncated under the reader: exit $rc, expected 3"
+grep -q "$gp.events: file was truncated while being read" "$T/err" || fail "truncated: $(cat "$T/err")"
+kill -9 "$gp"
+ok "a file truncated under the reader: exit 3"
+# Following a directory picks up a process that appears later.
+mkdir -p "$T/livedir"
+"$GEN" live "$T/livedir" 500 200 stop 300 & gp=$!
+BGPIDS="$BGPIDS $gp"
+expect 0 "" -- "$RR" --follow --wait=20 -f jsonl "$T/livedir"
+[ "$(grep -c '"event":"seq"' "$T/out")" -eq 500 ] || fail "follow dir: events"
+wait "$gp"
+
+if [ "$FAILS" -ne 0 ]; then
+	echo "reader tests: $FAILS failure(s)" >&2
+	exit 1
+fi
+echo "reader tests: all passed"
