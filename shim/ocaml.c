@@ -108,5 +108,5 @@ out:
 
 int rte_ocaml_detect(void)
 {
-	return dlsym(RTLD_DEFAULT, k_symbol) != NULL || exe_has_symbol();
+	return rte_dlsym(RTLD_DEFAULT, k_symbol) != NULL || exe_has_symbol();
 }

@@ -17,12 +17,26 @@ struct rte_real rte_real;
 
 static int g_resolved; /* atomic: 1 once every pointer is stored */
 
+void *rte_dlsym(void *handle, const char *name)
+{
+	void *p = dlsym(handle, name);
+
+	if (!p) {
+		/* A failed lookup leaves a per-thread error buffer behind
+		 * (reported as a leak by LeakSanitizer when the thread is
+		 * the main one); the second dlerror() call frees it. */
+		dlerror();
+		dlerror();
+	}
+	return p;
+}
+
 /* dlsym returns void *; casting it to a function pointer is how POSIX says
  * to use it. The pointers are stored relaxed: a racing second resolution
  * stores the same values. */
 #define RESOLVE(field, name)                                                  \
 	do {                                                                  \
-		void *p_ = dlsym(RTLD_NEXT, name);                            \
+		void *p_ = rte_dlsym(RTLD_NEXT, name);                        \
 		__atomic_store_n((void **)&rte_real.field, p_,                \
 		                 __ATOMIC_RELAXED);                           \
 	} while (0)

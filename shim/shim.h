@@ -106,6 +106,8 @@ struct rte_real {
 };
 
 extern struct rte_real rte_real;
+/* dlsym() that leaves no error state behind when the symbol is missing. */
+void *rte_dlsym(void *handle, const char *name);
 /* Resolve every real function (idempotent, cheap after the first call).
  * Called from the constructor and lazily by each wrapper, in case another
  * library's constructor calls a wrapper before ours ran. */
