@@ -10,9 +10,10 @@
  *   byte  0       log2 of the ring size in words: 4 + b % 13  (16 .. 64Ki)
  *   bytes 1..2    max_domains - 1, little-endian, % 4096      (1 .. 4096)
  *   byte  3       flags: bits 0-1 ring header size (80, 16, 24, 256 bytes);
- *                 bit 2: cut `trim` bytes off the end of the file before
- *                 the first cursor opens it
- *   bytes 4..5    trim, little-endian
+ *                 bit 2: truncate the file before the first cursor opens
+ *                 it, as `trim` says
+ *   bytes 4..5    trim, little-endian: below 0x8000, cut that many bytes
+ *                 off the end; else the file keeps trim - 0x8000 bytes
  *   byte  6       poll batch: rte_cursor_poll max_events (0 = no limit)
  *   byte  7       poll stop: the callback of event number b (from 1)
  *                 returns non-zero once (0 = never)
@@ -60,6 +61,7 @@
 #define FZ_PRELUDE_BYTES 8u
 #define FZ_MAX_RING_BYTES ((uint64_t)16 << 20) /* all rings together */
 #define FZ_FLAG_TRIM 4u
+#define FZ_TRIM_ABSOLUTE 0x8000u
 
 enum fz_op {
 	FZ_OP_LIFECYCLE = 0,

@@ -283,8 +283,13 @@ static void seeds_headers(struct seed *s)
 	prelude(s, 6, 2, FZ_FLAG_TRIM, 1, 0, 0);
 	every_kind(s, 0);
 	save(s, "truncated-by-1");
-	prelude(s, 6, 2, FZ_FLAG_TRIM, 0xffff, 0, 0);
+	prelude(s, 6, 2, FZ_FLAG_TRIM, FZ_TRIM_ABSOLUTE, 0, 0);
 	save(s, "truncated-to-empty");
+	prelude(s, 6, 2, FZ_FLAG_TRIM, FZ_TRIM_ABSOLUTE + 63, 0, 0);
+	save(s, "truncated-to-63-bytes");
+	prelude(s, 6, 2, FZ_FLAG_TRIM, FZ_TRIM_ABSOLUTE + 4096, 0, 0);
+	every_kind(s, 0);
+	save(s, "truncated-to-4096-bytes");
 	/* A header that claims less than the file: the rest is ignored. */
 	prelude(s, 6, 2, FZ_FLAG_TRIM, 4096, 0, 0);
 	every_kind(s, 0);
@@ -326,6 +331,18 @@ static void seeds_streams_broken(struct seed *s)
 	patch64(s, FZ_REG_RING_DATA, 0, 0, rte_hdr_make(3, 0, RTE_MSG_ALLOC, 0));
 	patch64(s, FZ_REG_RING_HEADER, 0, 8, 3);
 	save(s, "alloc-too-short");
+
+	prelude(s, 6, 1, 0, 0, 0, 0);
+	op(s, FZ_OP_RAW, 0); /* a counter without its value word */
+	put(s, rte_hdr_make(0, 0, RTE_MSG_COUNTER, 5), 8);
+	put(s, 0, 1);
+	save(s, "counter-too-short");
+
+	prelude(s, 6, 1, 0, 0, 0, 0);
+	op(s, FZ_OP_RAW, 0); /* a user int without its value word */
+	put(s, rte_hdr_make(0, 1, RTE_UMSG_INT, 1), 8);
+	put(s, 0, 1);
+	save(s, "user-int-too-short");
 
 	prelude(s, 6, 1, 0, 0, 0, 0);
 	custom(s, 0, 3, 16);
