@@ -184,6 +184,7 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 	int r;
 	size_t n;
 
+	rte_core_materialize(); /* a fork child's file is made on demand */
 	pthread_mutex_lock(&rte_g_lock);
 	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
 		r = RTE_ESTATE;

@@ -51,7 +51,7 @@ static int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static pthread_key_t g_key;
 static int g_key_ok;
-static int g_once_full, g_once_reserve;
+static int g_once_full, g_once_reserve, g_once_names;
 
 /* Implemented in api.c: register an rte.* event from the top of the id
  * space (lock held), and write every registered name into the file. */
@@ -114,7 +114,18 @@ static int state(void)
 
 int rte_core_owns_process(void)
 {
-	return state() == ST_RUNNING && getpid() == rte_g_pid;
+	int st = state();
+
+	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != rte_g_pid)
+		return 0;
+	if (st == ST_FORKED) {
+		/* A fork child that never wrote: without PRESERVE there is
+		 * nothing to stop or remove; with it, the file must exist. */
+		if (!rte_g_cfg.preserve)
+			return 0;
+		rte_core_materialize();
+	}
+	return state() == ST_RUNNING;
 }
 
 /* ---- ring slots ---------------------------------------------------------- */
@@ -214,6 +225,8 @@ static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 }
 
 static struct rte_ring_writer *attach(int quiet);
+static struct rte_ring_writer *attach_running(struct rte_thread *t,
+                                              int quiet);
 
 /* The slow path makes system calls (fallocate, gettid, prctl): keep the
  * caller's errno, as every write function promises. */
@@ -228,7 +241,16 @@ struct rte_ring_writer *rte_core_attach(int quiet)
 
 static struct rte_ring_writer *attach(int quiet)
 {
-	struct rte_thread *t = &rte_self;
+	struct rte_thread *t;
+
+	if (state() == ST_FORKED)
+		rte_core_materialize();
+	t = &rte_self;
+	return attach_running(t, quiet);
+}
+
+static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
+{
 	/* Acquire: pairs with the release store in begin_file(): the file's
 	 * mapping, layout and slots are visible. */
 	uint32_t gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
@@ -274,6 +296,8 @@ static struct rte_ring_writer *enter_any(int quiet)
 {
 	struct rte_ring_writer *w;
 
+	if (state() == ST_FORKED && !rte_self.busy)
+		rte_core_materialize();
 	if (state() != ST_RUNNING || rte_self.busy)
 		return NULL;
 	rte_self.busy = 1;
@@ -408,16 +432,52 @@ void rte_core_write_name_of(pthread_t th, const char *name)
 	}
 }
 
+#define NAME_PAGE 4096u
+/* Pages of the name area already reserved (lock held or single thread). */
+static uint8_t g_name_pages[RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES /
+                            NAME_PAGE + 2];
+static int g_once_names;
+
+/* Reserve the pages under the name slot at file offset `off`: 1 MiB of
+ * names is reserved page by page as names are written, so that a fork
+ * child's new file costs a few pages, not a megabyte. */
+static int reserve_name(uint64_t off)
+{
+	const struct rte_layout *l = &rte_g_file.l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (uint64_t pg = off / NAME_PAGE;
+	     pg <= (off + RTE_NAME_SLOT_BYTES - 1) / NAME_PAGE; pg++) {
+		uint64_t start = pg * NAME_PAGE, end = start + NAME_PAGE;
+		int e;
+
+		if (g_name_pages[pg - first])
+			continue;
+		if (end > l->total_size) /* never grow the file */
+			end = l->total_size;
+		if ((e = rte_file_reserve(&rte_g_file, start, end - start))) {
+			rte_warn(&g_once_names,
+			         "cannot reserve space for event names in %s: "
+			         "%s; names are missing from the file",
+			         rte_g_file.path, strerrordesc_np(e));
+			return -1;
+		}
+		g_name_pages[pg - first] = 1;
+	}
+	return 0;
+}
+
 void rte_core_write_name(unsigned id, const char *name)
 {
-	char *slot;
+	uint64_t off;
 
 	/* The file exists (running, or stopped but still mapped). */
 	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS)
 		return;
-	slot = rte_g_file.base + rte_g_file.l.custom_events_offset +
-	       (size_t)id * RTE_NAME_SLOT_BYTES;
-	strncpy(slot, name, RTE_NAME_SLOT_BYTES - 1);
+	off = rte_g_file.l.custom_events_offset +
+	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
+	if (reserve_name(off) == 0)
+		strncpy(rte_g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
 }
 
 /* ---- start, fork child, stop ---------------------------------------------- */
@@ -425,14 +485,17 @@ void rte_core_write_name(unsigned id, const char *name)
 /* Fresh file mapped in rte_g_file: reset the slots, give ring 0 to the
  * calling thread, publish the generation, write ring_start (and
  * fork_child). */
-static void begin_file(int fork_child)
+static void begin_file(int fork_child, uint64_t start_ts)
 {
 	struct rte_thread *t = &rte_self;
 	uint32_t gen = rte_g_gen + 1;
 
 	memset(g_slots, 0, sizeof(g_slots));
 	memset(g_reserved, 0, sizeof(g_reserved));
+	memset(g_name_pages, 0, sizeof(g_name_pages));
 	rte_g_dropped = 0;
+	/* Problems are reported once per file (a fork child's too). */
+	g_once_full = g_once_reserve = g_once_names = 0;
 	t->ring = -1;
 	t->gen = 0;
 	t->busy = 0;
@@ -452,11 +515,11 @@ static void begin_file(int fork_child)
 	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
 	if (t->ring == 0) {
 		t->busy = 1;
-		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), rte_clock_ns(),
+		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
 		                (uint64_t)(int64_t)rte_g_pid);
 		if (fork_child)
 			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
-			                rte_clock_ns(), 0);
+			                start_ts, 0);
 		write_labels(&t->w);
 		t->busy = 0;
 	}
@@ -498,31 +561,56 @@ int rte_core_start_locked(void)
 	}
 	rte_g_pid = pid;
 	register_own_events();
-	begin_file(0);
+	begin_file(0, rte_clock_ns());
 	return RTE_OK;
 }
 
+/*
+ * A fork child gets its own file, but only when it first needs one: its
+ * first event, a fork of its own, exec or exit with PRESERVE. A child that
+ * writes nothing and execs or exits (the common fork+exec) then costs no
+ * file at all; ring_start and fork_child carry the time of the fork.
+ */
+static uint64_t g_fork_ts;
+
 void rte_core_fork_child(void)
 {
-	struct rte_file old = rte_g_file;
-	char err[PATH_MAX + 160];
-	pid_t pid = getpid();
+	int st = state();
 
-	if (state() != ST_RUNNING ||
+	if ((st != ST_RUNNING && st != ST_FORKED) ||
 	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
 		return;
-	/* Only this thread exists now: nothing writes while we switch. */
+	/* Only this thread exists now: nothing writes while we switch. The
+	 * parent's mapping goes at once, so nothing can ever write to it. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
-	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
-	    0) {
-		/* Disabled before unmapping: nothing may write any more. */
-		rte_core_disable(err);
-		rte_file_drop(&old);
+	rte_file_drop(&rte_g_file);
+	rte_g_pid = getpid();
+	g_fork_ts = rte_clock_ns();
+	rte_self.ring = -1;
+	rte_self.gen = 0;
+	rte_self.fail_gen = 0;
+	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : RTE_GEN_PENDING,
+	                 __ATOMIC_RELEASE);
+}
+
+void rte_core_materialize(void)
+{
+	char err[PATH_MAX + 160];
+
+	/* trylock: this may run in a signal handler that interrupted the
+	 * lock's holder; the event that asked is then dropped, and the next
+	 * one tries again. The lock orders us against rte_register(). */
+	if (state() != ST_FORKED || pthread_mutex_trylock(&rte_g_lock))
 		return;
+	if (state() == ST_FORKED) {
+		if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid, err,
+		                    sizeof(err)) < 0)
+			rte_core_disable(err);
+		else
+			begin_file(1, g_fork_ts);
 	}
-	rte_file_drop(&old);
-	rte_g_pid = pid;
-	begin_file(1);
+	pthread_mutex_unlock(&rte_g_lock);
 }
 
 void rte_core_stop(void)

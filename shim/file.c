@@ -128,9 +128,9 @@ static int fill_and_publish(struct rte_file *f, const char *tmp, char *err,
 	f->ino = st.st_ino;
 	if (ftruncate(f->fd, (off_t)l->total_size) < 0)
 		return fail(err, errlen, "size", tmp, errno);
-	if ((e = rte_file_reserve(f, 0, l->data_offset)) ||
-	    (e = rte_file_reserve(f, l->custom_events_offset,
-	                          l->total_size - l->custom_events_offset)))
+	/* The header and ring headers now; each ring when it is claimed,
+	 * each page of names when a name is written (core.c). */
+	if ((e = rte_file_reserve(f, 0, l->data_offset)))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 	               f->fd, 0);

@@ -116,7 +116,12 @@ void rte_real_resolve(void);
 /* ---- global state (core.c) ---------------------------------------------- */
 
 enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
-enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED };
+/* ST_FORKED: a fork child whose own file is not made yet (it is made by
+ * the child's first event, or at its exit with PRESERVE). */
+enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
+/* rte_g_active while ST_FORKED: matches no thread's generation, so the
+ * first event takes the slow path, which makes the file. */
+#define RTE_GEN_PENDING 0xffffffffu
 
 /* The ids of rte's own events (-1 if no id was free). */
 enum {
@@ -177,8 +182,10 @@ void rte_core_release(void);
 /* Write ring_stop (and rte.dropped) once and remove the file unless
  * PRESERVE. Safe at exit, in _exit, in a signal handler. */
 void rte_core_stop(void);
-/* Fork child: make our own file, ring 0 for the calling thread. */
+/* Fork child: let go of the parent's file; our own is made lazily. */
 void rte_core_fork_child(void);
+/* Fork child: make the pending file now if we can (see ST_FORKED). */
+void rte_core_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */
 void rte_core_write_name(unsigned id, const char *name);
 /* Write the calling thread's name as rte.thread.name on its ring. */
@@ -201,7 +208,8 @@ int rte_core_exec_begin(const char *prog);
 void rte_core_exec_failed(int err);
 
 /* 1 if the calling process owns the file and tracing runs (false in a
- * vfork child, which shares our memory but has another pid). */
+ * vfork child, which shares our memory but has another pid). A fork child
+ * with PRESERVE makes its pending file here. */
 int rte_core_owns_process(void);
 
 /*

@@ -182,6 +182,23 @@ test_fork_nested() {
 	finish
 }
 
+# A child that writes nothing gets its file only with PRESERVE (made at its
+# exit: ring_start, fork_child, ring_stop); without, no file ever appears.
+test_fork_quiet() {
+	begin fork_quiet
+	traced "$D" "$T/forker" quiet 1 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	pid=$(awk '{ print $2 }' "$D/out")
+	[ -f "$D/$pid.events" ] || { fail "no child file"; finish; return; }
+	check_child "$D/$pid.events" "$pid"
+	expect_eq "child stop" "$(count "$D/$pid.events.d" '$3 == "ring_stop"')" 1
+	mkdir "$D/np"
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/forker" quiet 1 >/dev/null
+	expect_eq "files left without PRESERVE" "$(ls -A "$D/np")" ""
+	finish
+}
+
 test_fork_threaded() {
 	begin fork_threaded
 	traced "$D" "$T/forker" threaded 20 >"$D/out" 2>"$D/err"
@@ -405,18 +422,18 @@ test_symlink() {
 }
 
 test_full_disk() {
-	if ! mount_tmpfs "$WORK/full" size=1200k; then
+	if ! mount_tmpfs "$WORK/full" size=256k; then
 		skip full_disk "not root or cannot mount tmpfs: a full disk needs a small tmpfs"
 		return
 	fi
 	begin full_disk
-	# The file (1 MiB of names + headers) fits, ring 0 (512 KiB) does not
-	# fit as well: every thread's ring reservation fails. No SIGBUS, the
-	# program runs as without the shim, one line per process.
+	# The file's header fits, no ring (512 KiB) does: every thread's ring
+	# reservation fails, in the parent and in its fork child. No SIGBUS,
+	# the program runs as without the shim, one line per process.
 	same_as_plain 2 "$WORK/full"
 	grep -q 'No space left' "$D/err" || fail "reason: $(cat "$D/err")"
 	# A tmpfs too small for the file itself.
-	mount_tmpfs "$WORK/tiny" size=256k || fail "mount"
+	mount_tmpfs "$WORK/tiny" size=8k || fail "mount"
 	same_as_plain 1 "$WORK/tiny"
 	expect_eq "temporary files left" "$(ls -A "$WORK/tiny" | wc -l)" 0
 	finish
@@ -480,6 +497,7 @@ echo "shim tests (preload: $PRELOAD)"
 test_threads
 test_rings_full
 test_fork_nested
+test_fork_quiet
 test_fork_threaded
 check_exec execve 1
 check_exec execvp 2

@@ -5,6 +5,9 @@
  *                      same one level deeper, down to depth D; every process
  *                      prints "pid <pid> level <depth>" and waits for its
  *                      child.
+ *   forker quiet       fork a child that writes nothing and _exits
+ *                      (its file is made only with PRESERVE); prints
+ *                      "child <pid>".
  *   forker threaded K  4 threads write events in a loop and 1 thread
  *                      registers new event names in a loop while a non-main
  *                      thread forks K children; each child writes
@@ -117,6 +120,14 @@ int main(int argc, char **argv)
 	g_spin = weak_register_int("f.spin");
 	if (!strcmp(argv[1], "nested"))
 		return nested(0, atoi(argv[2]));
+	if (!strcmp(argv[1], "quiet")) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		printf("child %ld\n", (long)pid);
+		return waitpid(pid, NULL, 0) != pid;
+	}
 	if (!strcmp(argv[1], "threaded"))
 		return threaded(atol(argv[2]));
 	return 2;
