@@ -80,7 +80,9 @@ RTE_EXPORT pid_t fork(void)
 		return -1;
 	}
 	pid = rte_real.fork();
-	if (pid > 0) {
+	/* Relaxed: only decides whether to write (not while paused, as
+	 * OCaml). */
+	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
 		rte_core_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
 		errno = saved;

@@ -18,6 +18,41 @@ struct start {
 	void *arg;
 };
 
+/*
+ * The (fn, arg) pair travels to the new thread in a slot of a small static
+ * pool rather than a malloc'd block: a thread that frees memory makes libc
+ * set up its per-thread allocator cache, a cost the traced program would
+ * not otherwise pay on every thread. malloc is the fallback when every slot
+ * is in flight.
+ */
+#define POOL_SLOTS 64
+static struct start g_pool[POOL_SLOTS];
+static uint8_t g_pool_used[POOL_SLOTS]; /* atomic */
+
+static struct start *start_alloc(void)
+{
+	for (unsigned i = 0; i < POOL_SLOTS; i++) {
+		uint8_t free_ = 0;
+
+		/* Acquire: pairs with the release in start_free(): the
+		 * previous thread has finished reading the slot. */
+		if (!__atomic_load_n(&g_pool_used[i], __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&g_pool_used[i], &free_, 1, 0,
+		                                __ATOMIC_ACQUIRE,
+		                                __ATOMIC_RELAXED))
+			return &g_pool[i];
+	}
+	return malloc(sizeof(struct start));
+}
+
+static void start_free(struct start *s)
+{
+	if (s >= g_pool && s < g_pool + POOL_SLOTS)
+		__atomic_store_n(&g_pool_used[s - g_pool], 0, __ATOMIC_RELEASE);
+	else
+		free(s);
+}
+
 /* The first code of every thread created while tracing runs: claim a ring
  * now (writing domain_spawn, tid and name) rather than at its first event,
  * so every thread shows up, as every OCaml domain does. */
@@ -26,7 +61,7 @@ static void *trampoline(void *p)
 	struct start s = *(struct start *)p;
 	struct rte_ring_writer *w;
 
-	free(p);
+	start_free(p);
 	w = rte_enter();
 	if (w)
 		rte_leave();
@@ -47,7 +82,7 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
 	    rte_self.guard)
 		return rte_real.pthread_create(th, attr, fn, arg);
-	s = malloc(sizeof(*s));
+	s = start_alloc();
 	errno = saved;
 	if (!s)
 		return rte_real.pthread_create(th, attr, fn, arg);
@@ -55,7 +90,7 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	s->arg = arg;
 	r = rte_real.pthread_create(th, attr, trampoline, s);
 	if (r)
-		free(s);
+		start_free(s);
 	errno = saved;
 	return r;
 }

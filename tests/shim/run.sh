@@ -130,6 +130,24 @@ test_threads() {
 	finish
 }
 
+# A program that closes every descriptor (the shim's too): rings are still
+# reserved (through the mapping) and the file is still removed at exit.
+test_closed_fds() {
+	begin closed_fds
+	traced "$D" "$T/threads" 20 5 closefds >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	f=$(ls "$D"/*.events)
+	dump "$f" "$D/d"
+	expect_eq "values" "$(count "$D/d" '$3=="t.value"')" 201
+	mkdir "$D/np"
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/threads" 20 5 closefds \
+		>/dev/null 2>&1
+	expect_eq "files left without PRESERVE" "$(ls -A "$D/np")" ""
+	finish
+}
+
 test_rings_full() {
 	begin rings_full
 	traced "$D" RTE_RINGS=3 "$T/threads" 30 10 >"$D/out" 2>"$D/err"
@@ -255,6 +273,28 @@ check_exec() {
 		"$T/execer" "$1" >"$D/out2" 2>"$D/err2"
 	expect_eq "stdout without PRESERVE" "$(cat "$D/out2")" "after"
 	expect_eq "files left without PRESERVE" "$(ls -A "$D/np")" ""
+	finish
+}
+
+# vfork and posix_spawn children run no code of ours before their exec:
+# the parent's file is untouched (no rte.exec, no fork_parent, one
+# ring_stop), the child's new image has its own <childpid>.events.
+check_spawn() {
+	begin "exec_$1"
+	traced "$D" "$T/execer" "$1" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "files" "$(nfiles "$D")" 2
+	child=$(awk '/^child/ { print $2 }' "$D/out")
+	for f in "$D"/*.events; do
+		[ "$f" = "$D/$child.events" ] || parent=$f
+	done
+	dump "$parent" "$D/p"
+	dump "$D/$child.events" "$D/c"
+	expect_eq "parent steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/p")" "7 8 "
+	expect_eq "parent rte.exec" "$(count "$D/p" '$3 == "rte.exec"')" 0
+	expect_eq "parent stops" "$(count "$D/p" '$3 == "ring_stop"')" 1
+	expect_eq "child step" "$(count "$D/c" '$3 == "x.step" && $4 == 3')" 1
 	finish
 }
 
@@ -495,6 +535,7 @@ test_signals() {
 
 echo "shim tests (preload: $PRELOAD)"
 test_threads
+test_closed_fds
 test_rings_full
 test_fork_nested
 test_fork_quiet
@@ -502,6 +543,8 @@ test_fork_threaded
 check_exec execve 1
 check_exec execvp 2
 check_exec execl 6
+check_spawn vfork
+check_spawn spawn
 test_exec_fail
 test_exits
 test_preserve

@@ -4,13 +4,18 @@
  *   execer execve    step 1, then execve(self, "after")
  *   execer execvp    step 2, then execvp("execer", "after") (PATH search)
  *   execer execl     step 6, then execl(self, "after")
+ *   execer vfork     step 7, vfork a child that execs self "after", wait
+ *                    for it, step 8
+ *   execer spawn     step 7, posix_spawn self "after", wait, step 8
  *   execer after     step 3, exit 0
  *   execer fail      step 4, then execs that fail (ENOENT, EACCES, ENOENT
  *                    via PATH): prints each return value and errno; step 5
  *                    after them, exit 0.
  */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,6 +55,26 @@ int main(int argc, char **argv)
 		weak_int(id, 6);
 		execl("/proc/self/exe", argv[0], "after", (char *)NULL);
 		return 1;
+	}
+	if (!strcmp(argv[1], "vfork") || !strcmp(argv[1], "spawn")) {
+		pid_t pid;
+
+		weak_int(id, 7);
+		if (argv[1][0] == 'v') {
+			pid = vfork();
+			if (pid == 0) {
+				execve("/proc/self/exe", after, environ);
+				_exit(127);
+			}
+		} else if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL,
+		                       after, environ)) {
+			return 1;
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			return 1;
+		printf("child %ld\n", (long)pid);
+		weak_int(id, 8);
+		return 0;
 	}
 	if (!strcmp(argv[1], "after")) {
 		weak_int(id, 3);

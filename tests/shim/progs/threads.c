@@ -3,11 +3,13 @@
  * EVENTS int events "t.value" = its index; thread i ends by returning
  * (i % 3 == 0), pthread_exit (1) or cancellation (2), and names itself
  * "w<i>" with pthread_setname_np (even i) or prctl(PR_SET_NAME) (odd i).
- * Usage: threads N C
+ * Usage: threads N C [closefds]  (closefds: close every descriptor above
+ * 2 first, as daemons do, including the shim's own)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -48,6 +50,9 @@ int main(int argc, char **argv)
 
 	if (c < 1 || c > 64)
 		return 2;
+	if (argc > 3 && !strcmp(argv[3], "closefds"))
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
 	g_id = weak_register_int("t.value");
 	weak_int(g_id, -1);
 	for (long base = 0; base < n; base += c) {
