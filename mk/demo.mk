@@ -1,0 +1,26 @@
+# demo/: the demo program, and `make demo`, the first command of README.md.
+#
+#   make demo    build everything (installing missing Debian packages
+#                first), run $(BUILD)/demo/rte-demo under rte-run, print
+#                its summary, and write the Chrome trace $(DEMO_TRACE)
+#                (open it in https://ui.perfetto.dev: "Open trace file")
+#
+# The demo links -lrte (rpath to its own build folder) and runs under
+# rte-run, which preloads the same librte.so: one copy is loaded.
+
+DEMO_BIN   := $(BUILD)/demo/rte-demo
+DEMO_TRACE := $(BUILD)/demo-trace.json
+
+ALL += $(DEMO_BIN)
+
+$(DEMO_BIN): $(BUILD)/obj/demo/demo.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/..' $(BASE_LDFLAGS)
+
+.PHONY: demo
+demo: $(DEMO_BIN) $(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/rte-read $(BUILD)/librte.so
+	@echo "== running $(DEMO_BIN) under rte-run"
+	@$(RUN_SCRIPT) --summary --format=chrome --output=$(DEMO_TRACE) -- $(DEMO_BIN)
+	@echo
+	@echo "== Chrome trace written to $(DEMO_TRACE)"
+	@echo "   open https://ui.perfetto.dev, click 'Open trace file', pick that file"

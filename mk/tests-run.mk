@@ -1,0 +1,21 @@
+# tests/run/: rte-run as a test harness uses it, and make install into a
+# staging DESTDIR followed by a build with pkg-config. Real programs under
+# the real shim, read back with the real rte-read and consumer library.
+#
+#   make test-run    build and run them (part of `make test`)
+
+RUN_TEST_PROGS := flood tree
+RUN_TEST_BINS := $(RUN_TEST_PROGS:%=$(BUILD)/tests/run/%)
+
+$(RUN_TEST_BINS): $(BUILD)/tests/run/%: $(BUILD)/obj/tests/run/progs/%.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+
+.PHONY: test-run
+TEST_RUNS += test-run
+
+test-run: $(RUN_TEST_BINS) $(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/rte-read \
+		$(BUILD)/librte.so $(BUILD)/librteconsumer.a $(BUILD)/librteconsumer.so \
+		$(PC_FILES)
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_TOP=$(CURDIR) RTE_CC="$(CC)" \
+		RTE_SAN="$(SAN)" RTE_MAKE="$(MAKE)" sh tests/run/run.sh

@@ -1,0 +1,263 @@
+/*
+ * rte-run-exec.c - the process-control half of rte-run.
+ *
+ *   rte-run-exec [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
+ *
+ * Runs COMMAND as a child with NAME=VALUE added to its environment only,
+ * forwards the signals rte-run receives to it, waits for it, then either
+ * exits with its status (no -t) or execs the program made of the -t
+ * arguments with one more argument that describes how COMMAND ended:
+ *
+ *   exit:N:PID        COMMAND (pid PID) called exit(N)
+ *   signal:N:PID      COMMAND was killed by signal N
+ *   noexec:N:PID      COMMAND could not be executed (N is 126, or 127
+ *                     when it was not found; the reason is on stderr)
+ *
+ * rte-run (a shell script) execs this program, which execs the script
+ * again to read the trace: the same pid runs the whole time, so a signal a
+ * harness sends to "rte-run" always reaches the process that forwards it.
+ * A shell cannot do this part: its background jobs ignore SIGINT, and it
+ * cannot tell a Ctrl-C the command already got from the terminal from a
+ * kill aimed at rte-run alone (siginfo's si_code can).
+ *
+ * Forwarding: SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, unless
+ * ignored when we started (then the command inherits the ignore, as it
+ * would without rte-run). A signal the kernel generated (si_code
+ * SI_KERNEL: the terminal's Ctrl-C, Ctrl-\ or hang-up) reached the whole
+ * foreground process group, the command included, so it is not sent a
+ * second time; neither is one the command sent itself (kill(0, sig)).
+ *
+ * Exit status without -t: COMMAND's, 128+N if it was killed by signal N,
+ * 126 if it could not be executed, 127 if it was not found, 125 if this
+ * program could not run it at all (bad usage, fork failed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EX_SELF 125
+#define EX_NOEXEC 126
+#define EX_NOTFOUND 127
+
+static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+#define NFWD (sizeof fwd_sigs / sizeof fwd_sigs[0])
+
+/* The child's pid, read by the signal handler. */
+static volatile pid_t g_child;
+/* Which of fwd_sigs we installed a handler for (not ignored at start). */
+static int g_handled[NFWD];
+
+struct args {
+	char **env;    /* NAME=VALUE for the command, NULL-terminated */
+	char **then;   /* the program to exec afterwards, NULL-terminated */
+	char **cmd;    /* the command */
+	size_t nthen;
+};
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t c = g_child;
+	int saved = errno;
+
+	(void)uc;
+	if (c <= 0 || si->si_code == SI_KERNEL || si->si_pid == c)
+		return;
+	kill(c, sig);
+	errno = saved;
+}
+
+/* Install the forwarding handlers for every signal not ignored now.
+ * Returns 0 or -1 (errno set). */
+static int install_handlers(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < NFWD; i++) {
+		if (sigaction(fwd_sigs[i], NULL, &old) < 0)
+			return -1;
+		if (old.sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(fwd_sigs[i], &sa, NULL) < 0)
+			return -1;
+		g_handled[i] = 1;
+	}
+	return 0;
+}
+
+/* In the child, before exec: the handlers back to SIG_DFL (they would
+ * become SIG_DFL at exec anyway, but a signal between the unblock and the
+ * exec must not run our handler in the child). */
+static void reset_handlers(void)
+{
+	for (size_t i = 0; i < NFWD; i++)
+		if (g_handled[i])
+			signal(fwd_sigs[i], SIG_DFL);
+}
+
+/* The child: never returns. A failed exec writes its errno into
+ * report_fd (close-on-exec: a successful exec closes it, unwritten). */
+static void child(const struct args *a, const sigset_t *oldmask, int report_fd)
+{
+	ssize_t w;
+	int e;
+
+	reset_handlers();
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	for (char **p = a->env; *p; p++)
+		if (putenv(*p) != 0)
+			_exit(EX_SELF);
+	execvp(a->cmd[0], a->cmd);
+	e = errno;
+	fprintf(stderr, "rte-run: %s: %s\n", a->cmd[0], strerror(e));
+	w = write(report_fd, &e, sizeof e);
+	(void)w;
+	_exit(e == ENOENT || e == ENOTDIR ? EX_NOTFOUND : EX_NOEXEC);
+}
+
+/* Wait for the child; returns its wait status. */
+static int wait_child(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			perror("rte-run: waitpid");
+			return EX_SELF << 8;
+		}
+	return st;
+}
+
+static int usage(void)
+{
+	fputs("usage: rte-run-exec [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
+	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
+	return EX_SELF;
+}
+
+/* Split argv into the three lists, in place. Returns 0 or -1. */
+static int parse(int argc, char **argv, struct args *a, char **envbuf,
+                 char **thenbuf)
+{
+	size_t ne = 0;
+	int i;
+
+	a->nthen = 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (i + 1 >= argc)
+			return -1;
+		if (!strcmp(argv[i], "-e") && strchr(argv[i + 1], '='))
+			envbuf[ne++] = argv[++i];
+		else if (!strcmp(argv[i], "-t"))
+			thenbuf[a->nthen++] = argv[++i];
+		else
+			return -1;
+	}
+	if (i + 1 >= argc)
+		return -1;
+	envbuf[ne] = NULL;
+	thenbuf[a->nthen] = NULL;
+	a->env = envbuf;
+	a->then = thenbuf;
+	a->cmd = argv + i + 1;
+	return 0;
+}
+
+/* 1 if the child reported a failed exec on fd (then closed). */
+static int exec_failed(int fd)
+{
+	ssize_t n;
+	int e;
+
+	do
+		n = read(fd, &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == (ssize_t)sizeof e;
+}
+
+/* Exec the -t program with the outcome appended; returns only on error. */
+static int exec_then(struct args *a, int st, pid_t pid, int noexec)
+{
+	char outcome[64];
+
+	if (noexec)
+		snprintf(outcome, sizeof outcome, "noexec:%d:%ld", WEXITSTATUS(st), (long)pid);
+	else if (WIFSIGNALED(st))
+		snprintf(outcome, sizeof outcome, "signal:%d:%ld", WTERMSIG(st), (long)pid);
+	else
+		snprintf(outcome, sizeof outcome, "exit:%d:%ld", WEXITSTATUS(st), (long)pid);
+	a->then[a->nthen] = outcome;
+	a->then[a->nthen + 1] = NULL;
+	execvp(a->then[0], a->then);
+	fprintf(stderr, "rte-run: %s: %s\n", a->then[0], strerror(errno));
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+int main(int argc, char **argv)
+{
+	char **envbuf = calloc((size_t)argc + 1, sizeof *envbuf);
+	char **thenbuf = calloc((size_t)argc + 2, sizeof *thenbuf);
+	sigset_t all, old;
+	struct args a;
+	pid_t pid;
+	int st, noexec, report[2];
+
+	if (!envbuf || !thenbuf) {
+		fputs("rte-run: out of memory\n", stderr);
+		return EX_SELF;
+	}
+	if (parse(argc, argv, &a, envbuf, thenbuf) < 0)
+		return usage();
+	/* Blocked from before the fork until the child's pid is known, so
+	 * that no signal is lost in between: it is delivered on unblock. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (install_handlers() < 0) {
+		perror("rte-run: sigaction");
+		return EX_SELF;
+	}
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		perror("rte-run: pipe");
+		return EX_SELF;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("rte-run: fork");
+		return EX_SELF;
+	}
+	if (pid == 0) {
+		close(report[0]);
+		child(&a, &old, report[1]);
+	}
+	close(report[1]);
+	g_child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* Returns at the exec (EOF) or at its failure, long before the
+	 * command ends: no deadlock with a command that waits for us. */
+	noexec = exec_failed(report[0]);
+	st = wait_child(pid);
+	if (!a.nthen)
+		return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	/* The command is gone: stop forwarding. The signals stay blocked
+	 * across the exec, so one that arrives now is delivered to the next
+	 * stage (the script) once it has set its traps and can clean up,
+	 * instead of killing us in between. */
+	sigemptyset(&all);
+	for (size_t i = 0; i < NFWD; i++)
+		sigaddset(&all, fwd_sigs[i]);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	g_child = 0;
+	reset_handlers();
+	return exec_then(&a, st, pid, noexec);
+}

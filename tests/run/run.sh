@@ -1,0 +1,334 @@
+#!/bin/sh
+# tests/run/run.sh - rte-run as a test harness would use it, and an install
+# into a staging DESTDIR followed by a build with pkg-config.
+#
+# Real programs under the real librte.so, their files read back with the
+# real rte-read (summary-json checked with python3) and, after the
+# install, with a consumer built against the installed library.
+#
+# Environment (set by mk/tests-run.mk): RTE_BUILD (absolute build folder),
+# RTE_TOP (the source tree), RTE_CC, RTE_SAN (sanitizer flags of this
+# build), RTE_MAKE.
+set -u
+
+B=${RTE_BUILD:?set RTE_BUILD}
+TOP=${RTE_TOP:?set RTE_TOP}
+CC=${RTE_CC:-cc}
+SAN=${RTE_SAN:-}
+MAKE=${RTE_MAKE:-make}
+RUN=$B/rte-run
+READ=$B/rte-read
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-run.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+# rte-run makes its temporary directories in $TMPDIR: here, to count them.
+export TMPDIR="$W/tmp"
+mkdir -p "$TMPDIR"
+# The caller's tracing settings must not leak into the tests.
+unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
+	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM RTE_LIB \
+	RTE_READ RTE_RUN_EXEC LD_PRELOAD
+# Uninstrumented programs (sh, sleep) get the ASan runtime preloaded in
+# an ASan build; their own allocations are not ours to check.
+case $SAN in *address*) export ASAN_OPTIONS=detect_leaks=0 ;; esac
+
+fails=0
+tests=0
+current=
+
+fail() {
+	echo "FAIL [$current]: $*" >&2
+	fails=$((fails + 1))
+}
+
+begin() {
+	current=$1
+	tests=$((tests + 1))
+	echo "== run: $1"
+}
+
+# json_check FILE PYTHON-EXPR-ON-d: fails the test unless the expression
+# over the parsed summary-json document d is true; prints the python error.
+json_check() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = {p["pid"]: p for p in d["processes"]}
+def user_int(p, name):
+    for e in p["user_ints"]:
+        if e["name"] == name:
+            return e
+    return None
+ok = eval(sys.argv[2])
+if not ok:
+    print("check failed: " + sys.argv[2], file=sys.stderr)
+    print(json.dumps(d)[:3000], file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# rte-run's temporary directories left in $TMPDIR.
+leftovers() { ls "$TMPDIR" | grep -c '^rte-run\.' ; }
+
+# wait_for GLOB: until a file matching GLOB exists (at most ~30 s).
+wait_for() {
+	i=0
+	while [ $i -lt 600 ]; do
+		for f in $1; do [ -e "$f" ] && return 0; done
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# ---- exit statuses -----------------------------------------------------------
+
+test_status() {
+	begin "exit status 0, 3 and a signal pass through"
+	"$RUN" -q -- true; st=$?
+	[ $st -eq 0 ] || fail "true under rte-run exited $st, not 0"
+	"$RUN" -q -- sh -c 'exit 3'; st=$?
+	[ $st -eq 3 ] || fail "exit 3 under rte-run exited $st"
+	"$RUN" -q -- sh -c 'kill -SEGV $$' 2>"$W/sig.err"; st=$?
+	[ $st -eq 139 ] || fail "a command killed by SIGSEGV: rte-run exited $st, not 139"
+	grep -q 'killed by signal 11 (SIGSEGV)' "$W/sig.err" ||
+		fail "no 'killed by signal 11' message: $(cat "$W/sig.err")"
+	"$RUN" -q -- "$W/no-such-command" 2>/dev/null; st=$?
+	[ $st -eq 127 ] || fail "a missing command: rte-run exited $st, not 127"
+	"$RUN" --no-such-option -- true 2>/dev/null; st=$?
+	[ $st -eq 125 ] || fail "a bad option: rte-run exited $st, not 125"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+}
+
+# ---- output streams, temp dir, --keep, -d --------------------------------------
+
+test_output() {
+	begin "the command's output is untouched, the summary goes to stderr"
+	echo hello | "$RUN" -- sh -c 'cat; echo err >&2' >"$W/out" 2>"$W/err"
+	st=$?
+	[ $st -eq 0 ] || fail "exit $st"
+	[ "$(cat "$W/out")" = hello ] || fail "stdout is '$(cat "$W/out")', not the command's 'hello'"
+	grep -q '^err$' "$W/err" || fail "the command's stderr is missing"
+	grep -q '^process [0-9]' "$W/err" || fail "no summary on stderr: $(cat "$W/err")"
+	grep -q '^total: ' "$W/err" || fail "summary has no total line"
+}
+
+test_keep() {
+	begin "temporary directory removed, kept with --keep, -d DIR"
+	"$RUN" -q -- true || fail "true failed"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directory not removed"
+	"$RUN" -q --keep -- true 2>"$W/keep.err" || fail "--keep: exit $?"
+	kept=$(sed -n 's/^rte-run: ring files kept in //p' "$W/keep.err")
+	[ -n "$kept" ] && [ -d "$kept" ] || fail "--keep did not say where: $(cat "$W/keep.err")"
+	[ "$(leftovers)" -eq 1 ] || fail "--keep: $(leftovers) directories, not 1"
+	"$READ" -f summary-json -o "$W/keep.json" "$kept" || fail "rte-read cannot read the kept directory"
+	json_check "$W/keep.json" 'len(d["processes"]) == 1' || fail "kept directory content"
+	rm -rf "$kept"
+
+	"$RUN" -q -d "$W/mine" -- true || fail "-d: exit $?"
+	set -- "$W/mine"/*.events
+	[ -e "$1" ] || fail "-d DIR: no ring file in DIR"
+	[ "$(leftovers)" -eq 0 ] || fail "-d DIR also made a temporary directory"
+	"$RUN" -q -d "$W/mine" -- touch "$W/ran" 2>"$W/again.err"; st=$?
+	[ $st -eq 125 ] || fail "-d DIR with old ring files: exit $st, not 125"
+	[ ! -e "$W/ran" ] || fail "-d DIR with old ring files still ran the command"
+	grep -q 'already holds ring files' "$W/again.err" || fail "no reason given: $(cat "$W/again.err")"
+}
+
+test_formats() {
+	begin "-f/-o write the requested format, -s adds the summary"
+	"$RUN" -f jsonl -o "$W/t.jsonl" -- sh -c 'echo $$ >"$1"' sh "$W/pid" 2>"$W/f.err" ||
+		fail "jsonl: exit $?"
+	[ ! -s "$W/f.err" ] || fail "-o FILE still printed on stderr: $(cat "$W/f.err")"
+	python3 - "$W/t.jsonl" "$(cat "$W/pid")" <<'EOF' || fail "the JSONL file does not hold the command's events"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pids = {l.get("pid") for l in lines}
+sys.exit(0 if lines and int(sys.argv[2]) in pids else 1)
+EOF
+	"$RUN" -s -f chrome -o "$W/t.json" -- true 2>"$W/s.err" || fail "chrome: exit $?"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d else 1)' "$W/t.json" ||
+		fail "the chrome file is not JSON"
+	grep -q '^process [0-9]' "$W/s.err" || fail "-s printed no summary"
+	"$RUN" -f summary-json -o - -- true >"$W/stdout.json" 2>/dev/null || fail "-o -: exit $?"
+	json_check "$W/stdout.json" 'len(d["processes"]) == 1' || fail "-o - did not write to stdout"
+}
+
+# ---- the process tree ------------------------------------------------------------
+
+test_tree() {
+	begin "a command that forks and execs three processes: all in the summary"
+	"$RUN" --fail-on-crash -f summary-json -o "$W/tree.json" -- "$B/tests/run/tree" >"$W/kids" ||
+		fail "tree: exit $?"
+	[ "$(wc -l <"$W/kids")" -eq 3 ] || fail "tree printed $(wc -l <"$W/kids") children"
+	k=0
+	for kid in $(cat "$W/kids"); do
+		# Each child: its fork file and its post-exec file, and its leaf
+		# event with the number it was given.
+		json_check "$W/tree.json" "len(procs) == 4 and $kid in procs and \
+len(procs[$kid]['files']) == 2 and procs[$kid]['lifecycle']['fork_child'] == 1 and \
+user_int(procs[$kid], 'tree.leaf') is not None and user_int(procs[$kid], 'tree.leaf')['last'] == $k" ||
+			fail "child $kid (leaf $k) is not in the summary as expected"
+		k=$((k + 1))
+	done
+	json_check "$W/tree.json" 'sum(p["lifecycle"]["fork_parent"] for p in d["processes"]) == 3' ||
+		fail "the parent's three fork_parent events are missing"
+}
+
+# ---- signals -----------------------------------------------------------------------
+
+test_signals() {
+	begin "SIGTERM and SIGINT are forwarded, the directory still removed"
+	"$RUN" -q -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.05; done' &
+	pid=$!
+	wait_for "$TMPDIR/rte-run.*/*.events" || fail "the command never started"
+	kill -TERM $pid
+	wait $pid; st=$?
+	[ $st -eq 7 ] || fail "SIGTERM: exit $st, not the command's own 7"
+	[ "$(leftovers)" -eq 0 ] || fail "SIGTERM: temporary directory left"
+
+	# A background job of a script ignores SIGINT; undo that, as a
+	# harness starting rte-run would not have it ignored.
+	env --default-signal=INT "$RUN" -- sleep 30 2>"$W/int.err" &
+	pid=$!
+	wait_for "$TMPDIR/rte-run.*/*.events" || fail "the command never started"
+	kill -INT $pid
+	wait $pid; st=$?
+	[ $st -eq 130 ] || fail "SIGINT: exit $st, not 130 (sleep killed by SIGINT)"
+	grep -q '^process [0-9]' "$W/int.err" || fail "SIGINT: no summary of the interrupted run"
+	[ "$(leftovers)" -eq 0 ] || fail "SIGINT: temporary directory left"
+}
+
+# ---- lost events, crashes ------------------------------------------------------------
+
+test_lost() {
+	begin "--fail-on-lost fails on a tiny ring flooded with events"
+	OCAMLRUNPARAM=e=8 "$RUN" -q --fail-on-lost -- "$B/tests/run/flood" 20000 2>"$W/lost.err"
+	st=$?
+	[ $st -eq 121 ] || fail "tiny ring: exit $st, not 121"
+	grep -q 'events were lost' "$W/lost.err" || fail "no lost message: $(cat "$W/lost.err")"
+	# The same flood fits the default ring (2^16 words): no loss, exit 0.
+	"$RUN" -q --fail-on-lost -- "$B/tests/run/flood" 20000 2>"$W/nolost.err"; st=$?
+	[ $st -eq 0 ] || fail "default ring: exit $st, not 0: $(cat "$W/nolost.err")"
+	# Without the option, a loss does not change the status.
+	OCAMLRUNPARAM=e=8 "$RUN" -q -- "$B/tests/run/flood" 20000; st=$?
+	[ $st -eq 0 ] || fail "tiny ring without --fail-on-lost: exit $st"
+	# A failing command keeps its own status.
+	OCAMLRUNPARAM=e=8 "$RUN" -q --fail-on-lost -- sh -c '"$1" 20000; exit 4' sh \
+		"$B/tests/run/flood" 2>/dev/null; st=$?
+	[ $st -eq 4 ] || fail "failing command with losses: exit $st, not its own 4"
+}
+
+test_crash() {
+	begin "--fail-on-crash fails when a child process crashed"
+	"$RUN" -q --fail-on-crash -- sh -c 'sh -c "kill -KILL \$\$"; exit 0' 2>"$W/crash.err"
+	st=$?
+	[ $st -eq 122 ] || fail "killed child: exit $st, not 122"
+	grep -q 'ended without ring_stop' "$W/crash.err" || fail "no crash message: $(cat "$W/crash.err")"
+	"$RUN" -q -- sh -c 'sh -c "kill -KILL \$\$"; exit 0' 2>/dev/null; st=$?
+	[ $st -eq 0 ] || fail "killed child without --fail-on-crash: exit $st"
+}
+
+# ---- environment -------------------------------------------------------------------------
+
+test_env() {
+	begin "caller's LD_PRELOAD kept, tracing variables replaced"
+	cat >"$W/marker.c" <<'EOF'
+#include <unistd.h>
+__attribute__((constructor)) static void marker(void)
+{
+	if (write(2, "marker-loaded\n", 14) < 0)
+		_exit(99);
+}
+EOF
+	"$CC" $SAN -shared -fPIC -o "$W/libmarker.so" "$W/marker.c" || { fail "cannot build the marker"; return; }
+	LD_PRELOAD="$W/libmarker.so $B/librte.so" OCAML_RUNTIME_EVENTS_DIR=/nonexistent \
+		"$RUN" -f summary-json -o "$W/env.json" -- \
+		sh -c 'echo "$LD_PRELOAD"; echo "$OCAML_RUNTIME_EVENTS_DIR"; echo "$OCAML_RUNTIME_EVENTS_PRESERVE"' \
+		>"$W/env.out" 2>"$W/env.err" || fail "exit $?"
+	pre=$(sed -n 1p "$W/env.out")
+	case $pre in
+	*"$W/libmarker.so:$B/librte.so") ;;
+	*) fail "LD_PRELOAD is '$pre': not the caller's entry followed by librte.so once" ;;
+	esac
+	[ "$(echo "$pre" | tr ': ' '\n\n' | grep -c 'librte\.so$')" -eq 1 ] ||
+		fail "librte.so appears more than once in '$pre'"
+	grep -q marker-loaded "$W/env.err" || fail "the caller's preload did not run"
+	[ "$(sed -n 2p "$W/env.out")" != /nonexistent ] || fail "OCAML_RUNTIME_EVENTS_DIR not replaced"
+	[ "$(sed -n 3p "$W/env.out")" = 1 ] || fail "OCAML_RUNTIME_EVENTS_PRESERVE not set"
+	json_check "$W/env.json" 'len(d["processes"]) >= 1 and d["events"] > 0' ||
+		fail "nothing traced with a caller's LD_PRELOAD"
+
+	RTE_LIB=$W/nothing.so "$RUN" -q -- true 2>"$W/lib.err"; st=$?
+	[ $st -eq 125 ] || fail "RTE_LIB pointing nowhere: exit $st, not 125"
+	grep -q 'cannot find librte.so' "$W/lib.err" || fail "RTE_LIB: $(cat "$W/lib.err")"
+}
+
+# ---- install -----------------------------------------------------------------------------
+
+test_install() {
+	begin "make install into a DESTDIR, then pkg-config, build, run, read back"
+	stage=$W/stage
+	prefix=/opt/rte
+	root=$stage$prefix
+	$MAKE -s -C "$TOP" BUILD="$B" SAN="$SAN" PREFIX=$prefix DESTDIR="$stage" install \
+		>"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install failed"; return; }
+	for f in bin/rte-run bin/rte-read lib/librte.so lib/librteconsumer.a \
+		lib/librteconsumer.so libexec/rte/rte-run-exec include/rte/rte.h \
+		include/rte/consumer.h include/rte/format.h include/rte/error.h \
+		share/man/man1/rte-run.1 lib/pkgconfig/rte.pc lib/pkgconfig/rteconsumer.pc; do
+		[ -f "$root/$f" ] || fail "not installed: $prefix/$f"
+	done
+	command -v pkg-config >/dev/null || { fail "pkg-config is missing (scripts/install-deps.sh installs it)"; return; }
+	export PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_LIBDIR="$root/lib/pkgconfig"
+	# shellcheck disable=SC2046
+	"$CC" $SAN -o "$W/app" "$TOP/tests/run/app.c" $(pkg-config --cflags --libs rte) ||
+		{ fail "cannot build a program with pkg-config rte"; return; }
+	# shellcheck disable=SC2046
+	"$CC" $SAN -o "$W/readback" "$TOP/tests/run/readback.c" $(pkg-config --cflags --libs rteconsumer) ||
+		{ fail "cannot build a consumer with pkg-config rteconsumer"; return; }
+	unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+
+	# The installed rte-run, through a symlink elsewhere, from another
+	# directory: it must find the installed librte.so, rte-read and helper.
+	mkdir -p "$W/bin" "$W/elsewhere"
+	ln -s "$root/bin/rte-run" "$W/bin/rte-run"
+	(cd "$W/elsewhere" && LD_LIBRARY_PATH="$root/lib" PATH="$W/bin:/usr/bin:/bin" \
+		rte-run --keep -d "$W/inst" -f summary-json -o "$W/inst.json" -- \
+		sh -c 'echo "$LD_PRELOAD" >"$1"; exec "$2"' sh "$W/inst.preload" "$W/app") \
+		>"$W/app.out" 2>"$W/app.err" || { cat "$W/app.err"; fail "the app under the installed rte-run failed"; }
+	case $(cat "$W/inst.preload") in
+	*"$root/lib/librte.so") ;;
+	*) fail "the installed rte-run preloaded '$(cat "$W/inst.preload")', not $root/lib/librte.so" ;;
+	esac
+	json_check "$W/inst.json" "any(e['name'] == 'app.step' and e['count'] == 5 \
+for p in d['processes'] for e in p['spans'])" || fail "app.step spans missing from the summary"
+	path=$(cat "$W/app.out")
+	[ -f "$path" ] || { fail "the app's ring file '$path' is not there"; return; }
+	got=$(LD_LIBRARY_PATH="$root/lib" "$W/readback" "$path") || fail "readback failed"
+	[ "$got" = "spans 5 value 42 phases 1" ] ||
+		fail "readback through the installed consumer: '$got'"
+
+	$MAKE -s -C "$TOP" BUILD="$B" SAN="$SAN" PREFIX=$prefix DESTDIR="$stage" uninstall \
+		>"$W/uninstall.log" 2>&1 || fail "make uninstall failed: $(cat "$W/uninstall.log")"
+	left=$(find "$stage" -type f -o -type l | head -5)
+	[ -z "$left" ] || fail "make uninstall left: $left"
+}
+
+test_status
+test_output
+test_keep
+test_formats
+test_tree
+test_signals
+test_lost
+test_crash
+test_env
+test_install
+
+if [ $fails -ne 0 ]; then
+	echo "run: $fails failure(s) in $tests tests" >&2
+	exit 1
+fi
+echo "run: all $tests tests passed"
