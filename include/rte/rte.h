@@ -6,16 +6,26 @@
  * Events are written to <dir>/<pid>.events in the OCaml 5.2 runtime-events
  * format (shared/docs/FORMAT.md), one ring per thread.
  *
- * Errors are the negative codes of rte/error.h.
+ * Errors are the negative codes of rte/error.h. No function here changes
+ * errno, and none ever stops or kills the program: when tracing cannot
+ * work (see README.md, "librte.so"), it is disabled with one line on
+ * stderr and every call becomes a cheap no-op.
  *
  * Safety of each call (detailed again at each function):
  *   - Writing events (rte_unit ... rte_runtime_*) takes no lock and never
  *     blocks: safe in any thread, in signal handlers and in a child after
- *     fork. Each thread writes only to its own ring.
+ *     fork. Each thread writes only to its own ring. An event written by a
+ *     signal handler that interrupted a write of the same thread is dropped
+ *     (and counted in rte.dropped) rather than corrupting the ring.
  *   - rte_is_active() is async-signal-safe.
  *   - rte_start/pause/resume/register/path are thread-safe but take a lock:
  *     not async-signal-safe. After fork they are safe in the child (the
- *     shim resets its locks in the child).
+ *     lock is held across fork and re-made in the child).
+ *
+ * User event ids: rte_register() hands out ids from 0 upwards, as OCaml's
+ * Runtime_events.User.register does. Once tracing runs, rte's own events
+ * (the six "rte.*" events documented in README.md) take ids from the top
+ * (8191 downwards) out of the same 8192.
  */
 #ifndef RTE_RTE_H
 #define RTE_RTE_H
@@ -31,16 +41,21 @@ extern "C" {
 #endif
 
 /*
- * Start tracing, as Runtime_events.start: create the ring file (if this
- * process has none yet) and write ring_start. Does nothing if tracing
- * already runs. Returns RTE_OK, or RTE_ESTATE if the file could not be made
- * (the reason is printed once on stderr). Thread-safe, not signal-safe.
+ * Start tracing, as Runtime_events.start: read the environment (README.md),
+ * create the ring file <dir>/<pid>.events and write ring_start on ring 0,
+ * which belongs to the calling thread. Does nothing if tracing already
+ * runs (with OCAML_RUNTIME_EVENTS_START set, it runs from program start).
+ * Returns RTE_OK, or RTE_ESTATE if tracing cannot run: the file could not
+ * be made (the reason is printed once on stderr), the program runs OCaml
+ * 5's own runtime events, an earlier error disabled tracing, or the
+ * process is exiting. Thread-safe, not signal-safe.
  */
 int rte_start(void);
 
-/* Pause / resume: write ring_pause / ring_resume and stop / restart
- * recording. Calls while paused cost about a nanosecond. Thread-safe, not
- * signal-safe. */
+/* Pause / resume: write ring_pause / ring_resume (data 0) on the caller's
+ * ring and stop / restart recording. Event calls while paused cost about a
+ * nanosecond; threads started while paused get no domain_spawn. No effect
+ * when tracing does not run. Thread-safe, not signal-safe. */
 void rte_pause(void);
 void rte_resume(void);
 
@@ -48,9 +63,11 @@ void rte_resume(void);
 int rte_is_active(void);
 
 /*
- * Copy the path of the ring file into buf (NUL-terminated). Returns the
- * length, or RTE_ESTATE if tracing never started, or RTE_EINVAL if buf is
- * too small. Thread-safe, not signal-safe.
+ * Copy the absolute path of the ring file into buf (NUL-terminated).
+ * Returns the length, or RTE_ESTATE if tracing never started (or was
+ * disabled), or RTE_EINVAL if buf is NULL or too small. In a fork child
+ * that has not written yet, this makes the child's file first.
+ * Thread-safe, not signal-safe.
  */
 int rte_path(char *buf, size_t len);
 
@@ -66,10 +83,12 @@ enum rte_type {
  * Register a user event and return its id (>= 0). Registering the same name
  * with the same type again returns the same id. The name must be 1 to 127
  * printable ASCII bytes (RTE_EBADNAME otherwise); names starting "rte." are
- * reserved for rte's own events. At most RTE_MAX_USER_EVENTS ids exist
- * (RTE_ETOOMANY); a name registered with another type gives RTE_ETYPE.
- * Works whether or not tracing runs; the name reaches the file when it
- * does. Thread-safe, not signal-safe.
+ * reserved for rte's own events (RTE_EBADNAME). At most RTE_MAX_USER_EVENTS
+ * ids exist, shared with rte's own events once tracing runs
+ * (RTE_ETOOMANY); a name registered with another type gives RTE_ETYPE; a
+ * type outside enum rte_type gives RTE_EINVAL. Works whether or not
+ * tracing runs; the name reaches the file when it does (and every fork
+ * child's file). Thread-safe, not signal-safe.
  */
 int rte_register(const char *name, enum rte_type type);
 
@@ -77,7 +96,9 @@ int rte_register(const char *name, enum rte_type type);
  * Write a user event with the id rte_register() returned. An id that is
  * not registered, or registered with another type, is ignored. Lock-free,
  * async-signal-safe, safe after fork. Nothing is written when tracing is
- * not active.
+ * not active. A thread's first event claims its ring (a thread made with
+ * pthread_create while tracing runs has one from its start); when every
+ * ring is taken, the event is dropped and counted (rte.dropped).
  */
 void rte_unit(int id);
 void rte_int(int id, int64_t value);
@@ -89,8 +110,9 @@ void rte_custom(int id, const void *bytes, size_t len);
 
 /*
  * Runtime events, for a language runtime written in C: the same messages
- * OCaml's runtime writes (ids from rte/format.h). Lock-free,
- * async-signal-safe, safe after fork.
+ * OCaml's runtime writes (ids from rte/format.h; any id below 8192 is
+ * written, larger ones are ignored). rte_runtime_lifecycle always writes
+ * a data word. Lock-free, async-signal-safe, safe after fork.
  */
 void rte_runtime_begin(unsigned phase);
 void rte_runtime_end(unsigned phase);
