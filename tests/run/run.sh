@@ -29,9 +29,14 @@ mkdir -p "$TMPDIR"
 unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
 	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM RTE_LIB \
 	RTE_READ RTE_RUN_EXEC LD_PRELOAD
-# Uninstrumented programs (sh, sleep) get the ASan runtime preloaded in
-# an ASan build; their own allocations are not ours to check.
-case $SAN in *address*) export ASAN_OPTIONS=detect_leaks=0 ;; esac
+# In an ASan build, uninstrumented programs (sh, sleep) get the ASan
+# runtime preloaded: their allocations are not ours to check, and a
+# signal must kill them as it would without ASan (handle_segv=0).
+ASAN_RT=
+case $SAN in *address*)
+	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0
+	ASAN_RT=$("$CC" -print-file-name=libasan.so) ;;
+esac
 
 fails=0
 tests=0
@@ -243,7 +248,10 @@ __attribute__((constructor)) static void marker(void)
 }
 EOF
 	"$CC" $SAN -shared -fPIC -o "$W/libmarker.so" "$W/marker.c" || { fail "cannot build the marker"; return; }
-	LD_PRELOAD="$W/libmarker.so $B/librte.so" OCAML_RUNTIME_EVENTS_DIR=/nonexistent \
+	# (In an ASan build the caller's list starts with the ASan runtime, as
+	# it must for rte-run's own processes to start at all.)
+	LD_PRELOAD="${ASAN_RT:+$ASAN_RT }$W/libmarker.so $B/librte.so" \
+		OCAML_RUNTIME_EVENTS_DIR=/nonexistent \
 		"$RUN" -f summary-json -o "$W/env.json" -- \
 		sh -c 'echo "$LD_PRELOAD"; echo "$OCAML_RUNTIME_EVENTS_DIR"; echo "$OCAML_RUNTIME_EVENTS_PRESERVE"' \
 		>"$W/env.out" 2>"$W/env.err" || fail "exit $?"
