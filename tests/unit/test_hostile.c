@@ -56,7 +56,7 @@ static void header_case(const char *name, unsigned i, uint64_t v, int code)
 	t_ring_file_unmap(&f);
 }
 
-static void missing_empty_tiny_and_directory_are_refused(void **state)
+static void missing_empty_tiny_and_special_files_are_refused(void **state)
 {
 	char path[PATH_MAX];
 	char ten[10] = "0123456789";
@@ -76,6 +76,10 @@ static void missing_empty_tiny_and_directory_are_refused(void **state)
 	expect_open_fails(path, RTE_ETRUNCATED);
 	expect_open_fails(t_tmpdir(), RTE_ENOTRING);
 	expect_open_fails("/dev/null", RTE_ENOTRING);
+	/* a FIFO with no writer: refused at once, never blocks */
+	t_path(path, sizeof path, "fifo.events");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_open_fails(path, RTE_ENOTRING);
 }
 
 static void bad_arguments_are_refused(void **state)
@@ -474,7 +478,7 @@ static void random_rings_never_crash_or_hang(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(missing_empty_tiny_and_directory_are_refused),
+		cmocka_unit_test(missing_empty_tiny_and_special_files_are_refused),
 		cmocka_unit_test(bad_arguments_are_refused),
 		cmocka_unit_test(wrong_version_is_not_a_ring_file),
 		cmocka_unit_test(absurd_max_domains_is_a_bad_header),
