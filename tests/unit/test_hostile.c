@@ -344,6 +344,45 @@ static void name_slot_without_nul_is_a_bad_name(void **state)
 	t_ring_file_unmap(&f);
 }
 
+static int count_cb(void *ud, unsigned ring, uint64_t ts, unsigned phase)
+{
+	(void)ring;
+	(void)ts;
+	(void)phase;
+	++*(int *)ud;
+	return 0;
+}
+
+static void poll_returns_the_error_of_a_corrupt_ring(void **state)
+{
+	struct t_file f;
+	struct rte_ring_writer w;
+	struct rte_callbacks cb = { 0 };
+	rte_cursor *c;
+	size_t count = 99;
+	int seen = 0;
+
+	(void)state;
+	cb.runtime_begin = count_cb;
+	base_file(&f, "pollbad.events");
+	t_writer(&f, 0, &w);
+	assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_BEGIN, 1), 1), 0);
+	assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_BEGIN, 1), 2), 0);
+	t_ring_data(&f, 0)[2] = 0; /* second message: length 0 */
+	c = t_open(f.path);
+	assert_int_equal(rte_cursor_poll(c, &cb, &seen, 0, &count), RTE_ECORRUPT);
+	assert_int_equal(count, 1);
+	assert_int_equal(seen, 1);
+	assert_non_null(strstr(rte_cursor_errmsg(c), f.path));
+	assert_non_null(strstr(rte_cursor_errmsg(c), "ring 0"));
+	/* sticky, and nothing is delivered twice */
+	assert_int_equal(rte_cursor_poll(c, &cb, &seen, 0, &count), RTE_ECORRUPT);
+	assert_int_equal(count, 0);
+	assert_int_equal(seen, 1);
+	rte_cursor_close(c);
+	t_ring_file_unmap(&f);
+}
+
 /* ---- a file that ends at a page end, with nothing readable after ------- */
 
 /* Does a read-only mapping of `path` end at `end` (/proc/self/maps)? */
@@ -489,6 +528,7 @@ int main(void)
 		cmocka_unit_test(custom_length_byte_past_the_payload_is_corrupt),
 		cmocka_unit_test(head_past_tail_and_tail_going_back_are_corrupt),
 		cmocka_unit_test(name_slot_without_nul_is_a_bad_name),
+		cmocka_unit_test(poll_returns_the_error_of_a_corrupt_ring),
 		cmocka_unit_test(names_at_the_very_end_of_the_file_are_read_in_bounds),
 		cmocka_unit_test(random_rings_never_crash_or_hang),
 	};
