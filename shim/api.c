@@ -147,7 +147,12 @@ RTE_EXPORT void rte_pause(void)
 	int saved = errno;
 
 	pthread_mutex_lock(&rte_g_lock);
-	if (rte_g_state == ST_RUNNING && !rte_g_paused) {
+	if (rte_g_state == ST_FORKED && !rte_g_paused) {
+		/* A fork child without its file yet: nothing to write. */
+		rte_g_paused = 1;
+		/* Release: as below. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	} else if (rte_g_state == ST_RUNNING && !rte_g_paused) {
 		rte_core_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
 		rte_g_paused = 1;
 		/* Release: pairs with nothing in particular; writers that
@@ -163,7 +168,13 @@ RTE_EXPORT void rte_resume(void)
 	int saved = errno;
 
 	pthread_mutex_lock(&rte_g_lock);
-	if (rte_g_state == ST_RUNNING && rte_g_paused) {
+	if (rte_g_state == ST_FORKED && rte_g_paused) {
+		rte_g_paused = 0;
+		/* Release: the pending value sends the next event to the
+		 * slow path, which makes the file. */
+		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
+		                 __ATOMIC_RELEASE);
+	} else if (rte_g_state == ST_RUNNING && rte_g_paused) {
 		rte_g_paused = 0;
 		/* Release: pairs with the acquire in rte_core_attach() (the
 		 * generation is already published; this only re-opens). */
@@ -176,6 +187,7 @@ RTE_EXPORT void rte_resume(void)
 
 RTE_EXPORT int rte_is_active(void)
 {
+	/* Relaxed: a snapshot; nothing is read on the strength of it. */
 	return __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) != 0;
 }
 

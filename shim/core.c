@@ -103,6 +103,7 @@ void rte_core_disable(const char *why)
 	/* Release: pairs with the relaxed load in rte_enter() only as far as
 	 * stopping goes; writers already inside finish into a valid map. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	/* Release: pairs with state(); nothing is attached any more. */
 	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
@@ -149,6 +150,7 @@ static int reserve_ring(unsigned i)
 		         i, rte_g_file.path, strerrordesc_np(e));
 		return -1;
 	}
+	/* Release: pairs with the acquire above, in the next owner. */
 	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -251,14 +253,20 @@ static struct rte_ring_writer *attach(int quiet)
 
 static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 {
-	/* Acquire: pairs with the release store in begin_file(): the file's
-	 * mapping, layout and slots are visible. */
-	uint32_t gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release increment in rte_core_release(). */
-	uint32_t epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+	uint32_t gen, epoch;
 	int r;
 
-	if (gen == 0 || state() != ST_RUNNING)
+	/* State first: begin_file() publishes the generation before the
+	 * state, so a thread that sees RUNNING sees the new generation (and
+	 * never binds a ring of a fresh file under an old one). */
+	if (state() != ST_RUNNING)
+		return NULL;
+	/* Acquire: pairs with the release store in begin_file(): the file's
+	 * mapping, layout and slots are visible. */
+	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release increment in rte_core_release(). */
+	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+	if (gen == 0)
 		return NULL;
 	if (t->gen == gen && t->ring >= 0)
 		return &t->w;
@@ -287,6 +295,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	write_labels(&t->w);
 	return &t->w;
 drop:
+	/* Relaxed: a statistic, read once at ring_stop. */
 	__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -326,12 +335,15 @@ void rte_core_release(void)
 	struct rte_thread *t = &rte_self;
 	unsigned r;
 
+	/* Acquire: pairs with begin_file(); a ring of an older file (fork
+	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
 	    t->gen != __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE)) {
 		t->ring = -1;
 		t->gen = 0;
 		return;
 	}
+	/* Relaxed: only decides whether to write domain_terminate. */
 	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		t->busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -422,6 +434,8 @@ void rte_core_write_name_of(pthread_t th, const char *name)
 	if (state() != ST_RUNNING)
 		return;
 	for (unsigned i = 0; i < n; i++) {
+		/* Acquire: pairs with the CAS in claim_ring(); the owner
+		 * is stored right after, a stale one only misnames. */
 		if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) !=
 		            SLOT_TAKEN ||
 		    !pthread_equal(g_owner[i], th))
@@ -509,10 +523,12 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		g_slots[0] = SLOT_BROKEN;
 	}
 	rte_api_write_all_names();
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	/* Release: publishes the file, layout and slots; pairs with the
-	 * acquire load in rte_core_attach(). */
+	 * acquire load in attach_running(). */
 	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
+	/* Release, after the generation: pairs with state() in
+	 * attach_running(). */
+	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	if (t->ring == 0) {
 		t->busy = 1;
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
@@ -541,7 +557,7 @@ int rte_core_start_locked(void)
 	char err[PATH_MAX + 160];
 	pid_t pid = getpid();
 
-	if (rte_g_state == ST_RUNNING)
+	if (rte_g_state == ST_RUNNING || rte_g_state == ST_FORKED)
 		return RTE_OK;
 	if (rte_g_state != ST_OFF)
 		return RTE_ESTATE;
@@ -550,6 +566,7 @@ int rte_core_start_locked(void)
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
 		         "overrides)");
+		/* Release: pairs with state(). */
 		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
 		return RTE_ESTATE;
 	}
@@ -577,6 +594,7 @@ void rte_core_fork_child(void)
 {
 	int st = state();
 
+	/* Acquire: pairs with the exchange in rte_core_stop(). */
 	if ((st != ST_RUNNING && st != ST_FORKED) ||
 	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
 		return;
@@ -589,6 +607,8 @@ void rte_core_fork_child(void)
 	rte_self.ring = -1;
 	rte_self.gen = 0;
 	rte_self.fail_gen = 0;
+	/* Release (both): pair with state() and the acquire of rte_g_gen in
+	 * attach_running(); the pending value sends writers there. */
 	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
 	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : RTE_GEN_PENDING,
 	                 __ATOMIC_RELEASE);
@@ -621,12 +641,15 @@ void rte_core_stop(void)
 
 	if (!rte_core_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
-	/* Acq_rel: one stopper; pairs with itself in exec/exit racing. */
+	/* Acq_rel: one stopper; pairs with the same exchange in a racing
+	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return;
+	/* Release: from here on writers stop (those inside finish). */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	w = enter_any(1);
 	if (w) {
+		/* Relaxed: a statistic; late increments are simply lost. */
 		dropped = __atomic_load_n(&rte_g_dropped, __ATOMIC_RELAXED);
 		if (dropped && id >= 0)
 			rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id),
@@ -634,6 +657,7 @@ void rte_core_stop(void)
 		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
 		rte_leave();
 	}
+	/* Release: pairs with state(). */
 	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
 	if (!rte_g_cfg.preserve)
 		rte_file_remove(&rte_g_file);
@@ -652,12 +676,14 @@ int rte_core_exec_begin(const char *prog)
 		return 0;
 	if (prog)
 		rte_core_own_custom(RTE_EV_EXEC, prog, strlen(prog));
+	/* Acq_rel: stops writers, keeps the value for a failed exec. */
 	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
 	w = enter_any(1);
 	if (w) {
 		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
 		rte_leave();
 	}
+	/* Release: pairs with state(). */
 	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
 	e = rte_file_exec_away(&rte_g_file, rte_g_cfg.preserve);
 	if (e)
@@ -675,6 +701,8 @@ void rte_core_exec_failed(int err)
 		         "tracing stopped", rte_g_file.path, strerrordesc_np(e));
 		return;
 	}
+	/* Release (all three): pair with state(), the exchanges on
+	 * g_stopping and rte_enter(); the file is the same as before. */
 	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
 	rte_core_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);

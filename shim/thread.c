@@ -103,6 +103,7 @@ RTE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	if (!rte_real.pthread_setname_np)
 		return ENOSYS;
 	r = rte_real.pthread_setname_np(th, name);
+	/* Relaxed: only decides whether to record the name. */
 	if (r || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
 		return r;
 	saved = errno;
@@ -131,6 +132,7 @@ RTE_EXPORT int prctl(int option, ...)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
 	r = syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	/* Relaxed: only decides whether to record the name. */
 	if (r == 0 && option == PR_SET_NAME &&
 	    __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
