@@ -18,6 +18,10 @@
 
 #include "rte/rte.h"
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 #define MAX_ROUNDS 64
 
 static long n_events = 2000000;
@@ -83,6 +87,21 @@ static void body_clock(long n)
 		s += (uint64_t)t.tv_nsec;
 	}
 	sink = s;
+}
+
+/* The TSC read alone: the floor of any event that carries a timestamp
+ * (0 where there is no TSC). */
+static void body_rdtsc(long n)
+{
+#if defined(__x86_64__)
+	uint64_t s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += __rdtsc();
+	sink = s;
+#else
+	(void)n;
+#endif
 }
 
 /* The same three words an int event stores, into a ring of the default
@@ -184,6 +203,7 @@ int main(int argc, char **argv)
 	};
 	struct figure active[] = {
 		{ "clock_gettime", body_clock, { 0 } },
+		{ "rdtsc", body_rdtsc, { 0 } },
 		{ "store_only", body_store, { 0 } },
 		{ "int", body_int, { 0 } },
 		{ "begin_end", body_span, { 0 } },
