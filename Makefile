@@ -54,4 +54,4 @@ check-asan:
 clean:
 	rm -rf build build-asan build-tsan
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz -name '*.d' 2>/dev/null)
