@@ -2,7 +2,9 @@
 # integration tests (tests/shim/): real programs run under the real shim,
 # their files read back with the real consumer library.
 #
-#   make test-shim    build and run the shim tests (part of `make test`)
+#   make test-shim        build and run the shim tests (part of `make test`)
+#   make check-loop-shim  rerun the thread/fork/signal tests
+#                         $(CHECK_LOOP_SHIM_RUNS) times to flush out races
 #
 # librte.so links the writer, the clock and the format/error helpers of
 # common/; shim/librte.map keeps everything but the public API and the
@@ -48,9 +50,19 @@ $(SHIM_DUMP_BIN): $(BUILD)/obj/tests/shim/dump.o $(BUILD)/librteconsumer.a
 # Under AddressSanitizer the runtime must come first in LD_PRELOAD.
 SHIM_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
 
-.PHONY: test-shim
+CHECK_LOOP_SHIM_RUNS ?= 20
+
+.PHONY: test-shim check-loop-shim
 TEST_RUNS += test-shim
 
 test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/run.sh
+
+check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
+	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_SHIM_RUNS) ]; do \
+		i=$$((i + 1)); echo "== check-loop-shim run $$i/$(CHECK_LOOP_SHIM_RUNS)"; \
+		RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+			sh tests/shim/run.sh test_threads test_rings_full \
+			test_fork_threaded test_fork_nested test_signals; \
+	done

@@ -124,6 +124,17 @@ test_threads() {
 		END { for (i = 0; i < 100; i++) if (n[i] != 10) bad++
 			print bad + 0 }' "$D/d")
 	expect_eq "events on their thread's ring" "$bad" 0
+	# Main renamed each thread it cancels: "<ring>:c<i>" names the ring
+	# that thread i wrote on.
+	bad=$(awk '$1 == "header" { next }
+		$3 == "t.value" && $4 >= 0 && !($4 in ring) { ring[$4] = $1 }
+		$3 == "rte.thread.name_of" {
+			split($4, p, ":"); i = substr(p[2], 2)
+			if (p[2] != "c" i) bad++; named[i] = p[1]; n++
+		}
+		END { for (i in named) if (ring[i] != named[i]) bad++
+			print (n == 33 ? 0 : 100) + bad }' "$D/d")
+	expect_eq "renames by another thread" "$bad" 0
 	# 100 threads, at most 11 at once: ring indexes are reused.
 	maxring=$(awk '$1 != "header" && $1 > m { m = $1 } END { print m + 0 }' "$D/d")
 	[ "$maxring" -le 10 ] || fail "ring $maxring used: indexes not reused"
@@ -534,6 +545,13 @@ test_signals() {
 }
 
 echo "shim tests (preload: $PRELOAD)"
+# With arguments, run only the named test functions (make check-loop-shim).
+if [ $# -gt 0 ]; then
+	for t in "$@"; do "$t"; done
+	echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+	[ "$NFAIL" = 0 ]
+	exit
+fi
 test_threads
 test_closed_fds
 test_rings_full

@@ -3,6 +3,7 @@
  * EVENTS int events "t.value" = its index; thread i ends by returning
  * (i % 3 == 0), pthread_exit (1) or cancellation (2), and names itself
  * "w<i>" with pthread_setname_np (even i) or prctl(PR_SET_NAME) (odd i).
+ * Main renames each thread it will cancel to "c<i>" while it waits.
  * Usage: threads N C [closefds]  (closefds: close every descriptor above
  * 2 first, as daemons do, including the shim's own)
  */
@@ -66,6 +67,15 @@ int main(int argc, char **argv)
 			                   (void *)(base + j)))
 				return 3;
 		pthread_barrier_wait(&g_started);
+		for (long j = 0; j < m; j++) {
+			char name[16];
+
+			if ((base + j) % 3 != 2)
+				continue;
+			snprintf(name, sizeof(name), "c%d",
+			         (int)((base + j) % 1000000));
+			pthread_setname_np(th[j], name);
+		}
 		for (long j = 0; j < m; j++) {
 			if ((base + j) % 3 == 2)
 				pthread_cancel(th[j]);
