@@ -230,7 +230,7 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
 	return w;
 }
 
-RTE_EXPORT void rte_unit(int id)
+RTE_EXPORT void (rte_unit)(int id)
 {
 	struct rte_ring_writer *w = enter_user(id, RTE_TYPE_UNIT);
 
@@ -240,7 +240,7 @@ RTE_EXPORT void rte_unit(int id)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_int(int id, int64_t value)
+RTE_EXPORT void (rte_int)(int id, int64_t value)
 {
 	struct rte_ring_writer *w = enter_user(id, RTE_TYPE_INT);
 
@@ -251,7 +251,7 @@ RTE_EXPORT void rte_int(int id, int64_t value)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_span_begin(int id)
+RTE_EXPORT void (rte_span_begin)(int id)
 {
 	struct rte_ring_writer *w = enter_user(id, RTE_TYPE_SPAN);
 
@@ -261,7 +261,7 @@ RTE_EXPORT void rte_span_begin(int id)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_span_end(int id)
+RTE_EXPORT void (rte_span_end)(int id)
 {
 	struct rte_ring_writer *w = enter_user(id, RTE_TYPE_SPAN);
 
@@ -271,7 +271,7 @@ RTE_EXPORT void rte_span_end(int id)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_custom(int id, const void *bytes, size_t len)
+RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
 {
 	struct rte_ring_writer *w = enter_user(id, RTE_TYPE_CUSTOM);
 
@@ -290,7 +290,7 @@ static uint64_t rt_hdr(unsigned t, unsigned id)
 	return rte_hdr_make(0, 0, t, id);
 }
 
-RTE_EXPORT void rte_runtime_begin(unsigned phase)
+RTE_EXPORT void (rte_runtime_begin)(unsigned phase)
 {
 	struct rte_ring_writer *w;
 
@@ -300,7 +300,7 @@ RTE_EXPORT void rte_runtime_begin(unsigned phase)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_runtime_end(unsigned phase)
+RTE_EXPORT void (rte_runtime_end)(unsigned phase)
 {
 	struct rte_ring_writer *w;
 
@@ -310,7 +310,7 @@ RTE_EXPORT void rte_runtime_end(unsigned phase)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_runtime_counter(unsigned counter, uint64_t value)
+RTE_EXPORT void (rte_runtime_counter)(unsigned counter, uint64_t value)
 {
 	struct rte_ring_writer *w;
 
@@ -321,7 +321,7 @@ RTE_EXPORT void rte_runtime_counter(unsigned counter, uint64_t value)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_runtime_lifecycle(unsigned lifecycle, int64_t data)
+RTE_EXPORT void (rte_runtime_lifecycle)(unsigned lifecycle, int64_t data)
 {
 	struct rte_ring_writer *w;
 
@@ -332,7 +332,7 @@ RTE_EXPORT void rte_runtime_lifecycle(unsigned lifecycle, int64_t data)
 	rte_leave();
 }
 
-RTE_EXPORT void rte_runtime_alloc(const uint64_t buckets[RTE_ALLOC_BUCKETS])
+RTE_EXPORT void (rte_runtime_alloc)(const uint64_t buckets[RTE_ALLOC_BUCKETS])
 {
 	struct rte_ring_writer *w;
 

@@ -30,7 +30,8 @@
 #include "rte/rte.h"
 #include "shim.h"
 
-uint32_t rte_g_active;
+/* Exported: the inline check of rte/rte.h reads it in the caller. */
+RTE_EXPORT uint32_t rte_g_active;
 uint32_t rte_g_gen;
 int rte_g_state;
 int rte_g_paused;

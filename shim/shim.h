@@ -136,7 +136,7 @@ enum {
 
 /* Hot: the generation of the current file while tracing runs and is not
  * paused, else 0. The only word the write path reads when tracing is off. */
-extern uint32_t rte_g_active;
+extern uint32_t rte_g_active RTE_EXPORT; /* also declared in rte/rte.h */
 extern uint32_t rte_g_gen;      /* generation of the current file */
 extern int rte_g_state;         /* ST_* */
 extern int rte_g_paused;

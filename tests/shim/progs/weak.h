@@ -6,14 +6,8 @@
 #ifndef RTE_TEST_WEAK_H
 #define RTE_TEST_WEAK_H
 
+#define RTE_WEAK /* rte.h declares everything weak */
 #include "rte/rte.h"
-
-#pragma weak rte_register
-#pragma weak rte_int
-#pragma weak rte_unit
-#pragma weak rte_custom
-#pragma weak rte_start
-#pragma weak rte_path
 
 #define RTE_LOADED() (rte_register != 0)
 
