@@ -85,6 +85,40 @@ static inline void rte_ring_store_word(uint64_t *p, uint64_t v)
 }
 
 /*
+ * Reserve a message of `len` words at the tail: returns where its first word
+ * goes and stores the tail counter in *tail, or returns NULL (nothing
+ * reserved) if the message is longer than the ring or than the 10-bit
+ * length field allows. Fill the words, then call rte_ring_commit().
+ */
+static inline uint64_t *rte_ring_reserve(struct rte_ring_writer *w,
+                                         unsigned len, uint64_t *tail)
+{
+	uint64_t t = rte_ring_tail(w);
+
+	/* len > RTE_MAX_MSG_WORDS would not fit the 10-bit length field:
+	 * make_room refuses it (folded away for a constant len). */
+	if (__builtin_expect(t + len > w->limit || len > RTE_MAX_MSG_WORDS, 0)) {
+		if (rte_ring_make_room(w, len) < 0)
+			return NULL;
+		t = rte_ring_tail(w);
+	}
+	*tail = t;
+	return w->data + (t & w->mask);
+}
+
+/* Publish the message reserved at `tail`. */
+static inline void rte_ring_commit(struct rte_ring_writer *w, uint64_t tail,
+                                   unsigned len)
+{
+	if ((tail ^ (tail + len)) >> w->mark_shift)
+		w->marks[((tail + len) >> w->mark_shift) % RTE_RING_MARKS] =
+			tail + len;
+	/* Publishes the message's words; pairs with the reader's acquire load
+	 * of tail before it copies a message. */
+	__atomic_store_n(w->tail_p, tail + len, __ATOMIC_RELEASE);
+}
+
+/*
  * Write one message of 2 + npayload words (npayload <= 1021): header word
  * (its length field is filled in here), timestamp, payload. Returns 0, or -1
  * (nothing written) if the message is longer than the ring.
@@ -94,27 +128,48 @@ static inline int rte_ring_write(struct rte_ring_writer *w, uint64_t hdr,
                                   unsigned npayload)
 {
 	unsigned len = 2 + npayload;
-	uint64_t tail = rte_ring_tail(w), *dst;
+	uint64_t tail, *dst = rte_ring_reserve(w, len, &tail);
 
-	/* len > RTE_MAX_MSG_WORDS would not fit the 10-bit length field:
-	 * make_room refuses it (folded away for constant npayload). */
-	if (__builtin_expect(tail + len > w->limit ||
-	                             len > RTE_MAX_MSG_WORDS, 0)) {
-		if (rte_ring_make_room(w, len) < 0)
-			return -1;
-		tail = rte_ring_tail(w);
-	}
-	dst = w->data + (tail & w->mask);
+	if (!dst)
+		return -1;
 	rte_ring_store_word(dst, hdr | ((uint64_t)len << RTE_HDR_LEN_SHIFT));
 	rte_ring_store_word(dst + 1, ts);
 	for (unsigned i = 0; i < npayload; i++)
 		rte_ring_store_word(dst + 2 + i, payload[i]);
-	if ((tail ^ (tail + len)) >> w->mark_shift)
-		w->marks[((tail + len) >> w->mark_shift) % RTE_RING_MARKS] =
-			tail + len;
-	/* Publishes the words above; pairs with the reader's acquire load of
-	 * tail before it copies a message. */
-	__atomic_store_n(w->tail_p, tail + len, __ATOMIC_RELEASE);
+	rte_ring_commit(w, tail, len);
+	return 0;
+}
+
+/*
+ * Write a user custom message carrying the n bytes at `bytes`, encoded as
+ * FORMAT.md says (rte_custom_encode), straight into the ring. Returns 0, or
+ * -1 (nothing written) if it does not fit the ring or a message.
+ */
+static inline int rte_ring_write_bytes(struct rte_ring_writer *w, uint64_t hdr,
+                                       uint64_t ts, const void *bytes, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)bytes;
+	size_t full = n / 8, words = full + 1; /* == rte_custom_words(n) */
+	unsigned char last[8] = { 0 };
+	uint64_t tail, v, *dst;
+
+	if (words > RTE_MAX_MSG_WORDS - 2)
+		return -1;
+	dst = rte_ring_reserve(w, (unsigned)(2 + words), &tail);
+	if (!dst)
+		return -1;
+	rte_ring_store_word(dst, hdr | ((uint64_t)(2 + words) << RTE_HDR_LEN_SHIFT));
+	rte_ring_store_word(dst + 1, ts);
+	for (size_t i = 0; i < full; i++) {
+		__builtin_memcpy(&v, p + 8 * i, 8);
+		rte_ring_store_word(dst + 2 + i, v);
+	}
+	for (size_t i = 0; i < n - 8 * full; i++)
+		last[i] = p[8 * full + i];
+	last[7] = (unsigned char)(7 - (n - 8 * full)); /* 8w - 1 - n */
+	__builtin_memcpy(&v, last, 8);
+	rte_ring_store_word(dst + 2 + full, v);
+	rte_ring_commit(w, tail, (unsigned)(2 + words));
 	return 0;
 }
 

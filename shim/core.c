@@ -375,24 +375,16 @@ static void thread_end(void *unused)
 
 /* ---- custom payloads ----------------------------------------------------- */
 
-/* Encoding buffer of custom payloads: used only while the thread's busy
- * flag is set, so a signal handler never reuses it under a write. In TLS
- * rather than on the stack, which may be a small signal stack. */
-static __thread uint64_t t_custom[RTE_MAX_MSG_WORDS - 2] RTE_TLS;
-
 int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
                           const void *bytes, size_t n)
 {
 	size_t max = (size_t)(w->mask + 1 - 2) * 8 - 1;
-	size_t words;
 
 	if (max > RTE_CUSTOM_MAX_BYTES)
 		max = RTE_CUSTOM_MAX_BYTES;
 	if (n > max)
 		n = max; /* documented: too long a payload is truncated */
-	words = rte_custom_encode(n ? bytes : "", n, t_custom);
-	return rte_ring_write(w, hdr, rte_clock_ns(), t_custom,
-	                      (unsigned)words);
+	return rte_ring_write_bytes(w, hdr, rte_clock_ns(), n ? bytes : "", n);
 }
 
 void rte_core_own_int(int which, int64_t v)

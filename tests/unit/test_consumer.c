@@ -381,6 +381,46 @@ static void custom_payloads_of_every_length_round_trip(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* rte_ring_write_bytes (encoding straight into the ring) must lay out
+ * exactly the words rte_custom_encode + rte_ring_write do. */
+static void write_bytes_matches_encode_then_write(void **state)
+{
+	static uint64_t enc[RTE_MAX_MSG_WORDS];
+	struct t_file a, b;
+	struct rte_ring_writer wa, wb;
+	uint64_t hdr = rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, 9);
+
+	(void)state;
+	t_ring_file_create(&a, "bytes-a.events", 1, 12);
+	t_ring_file_create(&b, "bytes-b.events", 1, 12);
+	t_writer(&a, 0, &wa);
+	t_writer(&b, 0, &wb);
+	for (size_t n = 0; n <= RTE_CUSTOM_MAX_BYTES; n += n < 1000 ? 1 : 1000) {
+		unsigned char *p = pattern(n);
+		size_t words = rte_custom_encode(p, n, enc);
+
+		assert_int_equal(rte_ring_write(&wa, hdr, n, enc, (unsigned)words), 0);
+		assert_int_equal(rte_ring_write_bytes(&wb, hdr, n, p, n), 0);
+		free(p);
+		assert_int_equal(*t_ring_head(&a, 0), *t_ring_head(&b, 0));
+		assert_int_equal(t_ring_head(&a, 0)[1], t_ring_head(&b, 0)[1]);
+	}
+	assert_memory_equal(t_ring_data(&a, 0), t_ring_data(&b, 0),
+	                    a.l.ring_size_bytes);
+	/* too long for one message: refused, nothing written */
+	{
+		unsigned char *p = pattern(RTE_CUSTOM_MAX_BYTES + 1);
+		uint64_t tail = t_ring_head(&b, 0)[1];
+
+		assert_int_equal(rte_ring_write_bytes(&wb, hdr, 1, p,
+		                                      RTE_CUSTOM_MAX_BYTES + 1), -1);
+		assert_int_equal(t_ring_head(&b, 0)[1], tail);
+		free(p);
+	}
+	t_ring_file_unmap(&a);
+	t_ring_file_unmap(&b);
+}
+
 static void rings_are_read_independently(void **state)
 {
 	struct t_file f;
@@ -714,6 +754,7 @@ int main(void)
 		cmocka_unit_test(messages_without_events_are_skipped),
 		cmocka_unit_test(every_user_event_round_trips_with_its_name),
 		cmocka_unit_test(custom_payloads_of_every_length_round_trip),
+		cmocka_unit_test(write_bytes_matches_encode_then_write),
 		cmocka_unit_test(rings_are_read_independently),
 		cmocka_unit_test(poll_calls_the_callback_of_every_event),
 		cmocka_unit_test(poll_stops_at_max_events_and_at_a_callback_stop),
