@@ -33,3 +33,10 @@ reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
 	@for t in $(READER_UNITS); do $$t || exit 1; done
 	@sh tests/reader/run.sh $(BUILD)
 .PRECIOUS: $(BUILD)/obj/tests/reader/%.o
+
+# A real program traced by librte.so, for the --follow tests.
+READER_TRACED := $(READER_TEST_BIN)/traced
+$(READER_TRACED): $(BUILD)/obj/tests/reader/traced.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+reader-test: $(READER_TRACED)

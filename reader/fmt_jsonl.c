@@ -1,23 +1,26 @@
 /*
  * fmt_jsonl.c - one JSON object a line, the stable schema of
- * tests/fixtures/ocaml-5.2/README.md plus "pid" first, written by the
- * consumer library's rte_event_jsonl() straight into the output buffer.
+ * tests/fixtures/ocaml-5.2/README.md plus "pid" first, written straight
+ * into the output buffer by rd_jsonl_event() (the same bytes as the
+ * consumer library's rte_event_jsonl(), without printf).
  */
 #include <stdlib.h>
 
+#include "jsonl_fast.h"
 #include "sinks.h"
 
 static void jsonl_event(struct rd_sink *s, struct rd_ctx *c,
                         const struct rd_item *it)
 {
 	struct rd_out *o = c->out;
-	char *p = rd_out_reserve(o, RTE_JSONL_MAX + 1);
+	char *p;
 	size_t n;
 
 	(void)s;
 	if (!it->pass)
 		return;
-	n = rte_event_jsonl(p, RTE_JSONL_MAX, it->ev, it->src->pid);
+	p = rd_out_reserve(o, RTE_JSONL_MAX + 1);
+	n = rd_jsonl_event(p, it->ev, it->src->pid);
 	p[n] = '\n';
 	o->len += n + 1;
 }

@@ -32,6 +32,7 @@ struct entry {
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	int64_t last, min, max; /* F_INT; F_COUNTER stores u64 bit patterns */
+	int hidden;           /* rte.thread.*: shown with the rings instead */
 };
 
 struct psum {
@@ -83,6 +84,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 		goto oom;
 	}
 	e->fam = fam;
+	e->hidden = !strncmp(name, "rte.thread.", 11);
 	ps->e[ps->n++] = e;
 	return e;
 oom:
@@ -196,10 +198,6 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 
 	if (!ps || !it->pass)
 		return;
-	/* The shim's thread labels are shown with the rings, not as data. */
-	if (ev->kind >= RTE_EV_USER_UNIT && ev->name &&
-	    !strncmp(ev->name, "rte.thread.", 11))
-		return;
 	switch (ev->kind) {
 	case RTE_EV_END:
 		add_end(phase_entry(S, ps, ev), it);
@@ -298,7 +296,7 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 	for (size_t i = 0; i < ps->n; i++) {
 		struct entry *e = ps->e[i];
 
-		if (e->fam != fam)
+		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
 			outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
@@ -326,7 +324,7 @@ static void text_values(struct rd_out *o, struct psum *ps, int fam)
 	for (size_t i = 0; i < ps->n; i++) {
 		struct entry *e = ps->e[i];
 
-		if (e->fam != fam)
+		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
 			outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
@@ -351,7 +349,7 @@ static void text_counts(struct rd_out *o, struct psum *ps)
 	for (size_t i = 0; i < ps->n; i++) {
 		struct entry *e = ps->e[i];
 
-		if (e->fam != F_UNIT && e->fam != F_CUSTOM)
+		if ((e->fam != F_UNIT && e->fam != F_CUSTOM) || e->hidden)
 			continue;
 		if (!head) {
 			outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
@@ -428,7 +426,8 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	     100.0 * share(ph, wall));
 	text_rings(o, P, pr);
 	if (ps) {
-		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
+		if (ps->n > 1)
+			qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 		text_durations(o, ps, F_PHASE, wall);
 		text_durations(o, ps, F_SPAN, wall);
 		text_values(o, ps, F_COUNTER);
@@ -558,13 +557,13 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	json_key(o, &f, "runtime_phase_share");
 	outf(o, "%.6f", share(ph, wall));
 	json_rings(o, P, pr);
-	if (ps)
+	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 	for (int fam = 0; fam < F_NFAM; fam++) {
 		first = 1;
 		outf(o, ",\"%s\":[", fam_key[fam]);
 		for (size_t i = 0; ps && i < ps->n; i++)
-			if (ps->e[i]->fam == fam) {
+			if (ps->e[i]->fam == fam && !ps->e[i]->hidden) {
 				if (!first)
 					rd_out_ch(o, ',');
 				first = 0;

@@ -102,7 +102,8 @@ int rd_list_dir(const char *dir, char ***out, size_t *n)
 		list[len++] = path;
 	}
 	closedir(d);
-	qsort(list, len, sizeof *list, by_name);
+	if (len > 1)
+		qsort(list, len, sizeof *list, by_name);
 	*out = list;
 	*n = len;
 	return 0;

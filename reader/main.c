@@ -471,9 +471,7 @@ static int add_dir(const char *dir)
 			if (n == 0)
 				fail_line(EX_NOINPUT, "%s: no ring files (*.events) in this directory",
 				          dir);
-			if (!g.o.follow || n < 0)
-				return -1;
-			break; /* --follow a directory that is still empty */
+			return -1;
 		}
 		rd_sleep_ms(WAIT_POLL_MS);
 	}
@@ -527,7 +525,7 @@ static uint64_t drain(void)
 	struct rte_merge_item mi;
 	struct rd_item it;
 	uint64_t n = 0;
-	int r;
+	int r, all = rd_filter_all(&g.filter);
 
 	while ((r = rte_merge_next(g.merge, &mi)) != 0) {
 		if (r < 0) {
@@ -538,7 +536,7 @@ static uint64_t drain(void)
 		rd_procs_update(&g.procs, &mi, &it);
 		if (mi.ev->kind == RTE_EV_LOST)
 			g.ctx.lost_total += mi.ev->u.lost_words;
-		it.pass = rd_filter_pass(&g.filter, mi.ev);
+		it.pass = all || rd_filter_pass(&g.filter, mi.ev);
 		/* Spans given up on matter to a format even if the event that
 		 * gave up on them is filtered out. */
 		if (it.pass || it.ab[0].n || it.ab[1].n)
@@ -605,7 +603,7 @@ static void follow_loop(void)
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
 			break;
-		if (!any_live(alive, done) && (g.ndirs == 0 || g.procs.nsrc > 0)) {
+		if (!any_live(alive, done)) {
 			size_t before = g.procs.nsrc;
 
 			for (size_t d = 0; d < g.ndirs; d++)
@@ -700,7 +698,7 @@ int main(int argc, char **argv)
 		return EX_NOMEM;
 	}
 	add_inputs();
-	if (g.procs.nsrc == 0 && !(g.o.follow && g.ndirs)) {
+	if (g.procs.nsrc == 0) {
 		set_status(EX_NOINPUT);
 		goto out;
 	}

@@ -209,9 +209,10 @@ static void advance_last(rte_merge *m)
 	if (!s)
 		return;
 	m->last = NULL;
-	if (fill(m, s))
-		sift_down(m, 0);
-	else
+	if (fill(m, s)) {
+		if (m->hlen > 1)
+			sift_down(m, 0);
+	} else
 		pop_top(m, S_IDLE);
 }
 

@@ -17,9 +17,10 @@ with a message on the first mismatch.
       the Chrome trace of the known file: valid JSON, metadata, slices.
   check.py chrome-valid TRACE.json
       valid JSON with traceEvents; every event has ph/pid/tid; X has dur.
-  check.py follow GOT.jsonl N
-      user int "seq" values strictly increase; all N seen, or the lost
-      words account for every missing event (3 words each).
+  check.py follow GOT.jsonl N [STREAMS]
+      on each of STREAMS (pid, ring) pairs, user int "seq" values strictly
+      increase up to N-1; all N seen, or the lost words of that ring
+      account for every missing event (3 words each).
 """
 import json
 import math
@@ -194,24 +195,29 @@ def chrome(path, truth_path):
     print("ok: chrome slices, counters and names match what was written")
 
 
-def follow(path, n):
-    n = int(n)
-    seqs, lost = [], 0
+def follow(path, n, streams="1"):
+    n, streams = int(n), int(streams)
+    seqs, lost = {}, {}
     with open(path) as f:
         for ln in f:
             ev = json.loads(ln)
+            key = (ev.get("pid"), ev["ring"])
             if ev["kind"] == "lost":
-                lost += ev["words"]
+                lost[key] = lost.get(key, 0) + ev["words"]
             elif ev["kind"] == "user_int" and ev["event"] == "seq":
-                seqs.append(ev["value"])
-    if any(b <= a for a, b in zip(seqs, seqs[1:])):
-        fail("seq values out of order")
-    missing = n - len(seqs)
-    if seqs and seqs[-1] != n - 1:
-        fail("last seq %d, expected %d" % (seqs[-1], n - 1))
-    if missing and lost < 3 * missing:
-        fail("%d events missing but only %d words lost" % (missing, lost))
-    print("ok: follow saw %d of %d events, %d words lost" % (len(seqs), n, lost))
+                seqs.setdefault(key, []).append(ev["value"])
+    if len(seqs) != streams:
+        fail("seq events on %d rings, expected %d" % (len(seqs), streams))
+    for key, s in seqs.items():
+        if any(b <= a for a, b in zip(s, s[1:])):
+            fail("%s: seq values out of order" % (key,))
+        if s[-1] != n - 1:
+            fail("%s: last seq %d, expected %d" % (key, s[-1], n - 1))
+        missing = n - len(s)
+        if missing and lost.get(key, 0) < 3 * missing:
+            fail("%s: %d events missing but only %d words lost" % (key, missing, lost.get(key, 0)))
+    print("ok: follow saw %d of %d events on %d rings, %d words lost" %
+          (sum(map(len, seqs.values())), n * streams, streams, sum(lost.values())))
 
 
 def main():

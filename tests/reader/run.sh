@@ -198,6 +198,31 @@ expect 0 "" -- "$RR" --follow --wait=20 -f jsonl "$T/livedir"
 [ "$(grep -c '"event":"seq"' "$T/out")" -eq 500 ] || fail "follow dir: events"
 wait "$gp"
 
+# A real program under the real shim: three threads and a forked child
+# writing while rte-read follows, by pid and by directory.
+TRACED=$BUILD/tests/reader/traced
+run_traced() {
+	exec env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$1" ${ASAN_PRELOAD:+LD_PRELOAD=$ASAN_PRELOAD} \
+		"$TRACED" "$2" "$3" ${4:-}
+}
+mkdir -p "$T/shim1" "$T/shim2"
+run_traced "$T/shim1" 3000 300 & gp=$!
+BGPIDS="$BGPIDS $gp"
+expect 0 "" -- "$RR" --follow --wait=20 -f jsonl -d "$T/shim1" "$gp"
+cp "$T/out" "$T/shim1.jsonl"
+wait "$gp" || fail "traced exited $?"
+$CHECK follow "$T/shim1.jsonl" 3000 3 || fail "follow a traced process"
+"$RR" -f summary-json "$T/shim1" | grep -q '"thread":"worker-2"' || fail "thread names from the shim"
+run_traced "$T/shim2" 2000 300 fork & gp=$!
+BGPIDS="$BGPIDS $gp"
+sleep 0.1
+expect 0 "" -- "$RR" --follow --wait=20 -f jsonl "$T/shim2"
+cp "$T/out" "$T/shim2.jsonl"
+wait "$gp" || fail "traced fork exited $?"
+$CHECK follow "$T/shim2.jsonl" 2000 4 || fail "follow a traced process tree"
+$CHECK timeline "$T/shim2.jsonl" >/dev/null || fail "follow tree: time order"
+
 if [ "$FAILS" -ne 0 ]; then
 	echo "reader tests: $FAILS failure(s)" >&2
 	exit 1
