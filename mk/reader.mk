@@ -17,7 +17,7 @@ $(BUILD)/rte-read: $(READER_OBJS) $(BUILD)/librteconsumer.a
 READER_TEST_BIN := $(BUILD)/tests/reader
 READER_GEN := $(READER_TEST_BIN)/gen_ring
 READER_UNITS := $(READER_TEST_BIN)/test_hist $(READER_TEST_BIN)/test_spans \
-	$(READER_TEST_BIN)/test_merge
+	$(READER_TEST_BIN)/test_merge $(READER_TEST_BIN)/test_jsonl_fast
 
 $(READER_GEN): $(BUILD)/obj/tests/reader/gen_ring.o $(WRITER_OBJS) $(BUILD)/librteconsumer.a
 	@mkdir -p $(@D)
@@ -32,7 +32,6 @@ TEST_RUNS += reader-test
 reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
 	@for t in $(READER_UNITS); do $$t || exit 1; done
 	@sh tests/reader/run.sh $(BUILD)
-.PRECIOUS: $(BUILD)/obj/tests/reader/%.o
 
 # A real program traced by librte.so, for the --follow tests.
 READER_TRACED := $(READER_TEST_BIN)/traced
@@ -40,3 +39,4 @@ $(READER_TRACED): $(BUILD)/obj/tests/reader/traced.o $(BUILD)/librte.so
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
 reader-test: $(READER_TRACED)
+.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced test_hist test_spans test_merge test_jsonl_fast)

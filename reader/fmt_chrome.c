@@ -295,6 +295,12 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 
 		if (!t->seen)
 			continue;
+		if (rn && t->name[0] && !strstr(rn->names, t->name)) {
+			size_t len = strlen(rn->names);
+
+			snprintf(rn->names + len, sizeof rn->names - len, "%s%s",
+			         len ? ", " : "", t->name);
+		}
 		unfinished(C, c, s->pid, r, &ph, s->proc->last_ts);
 		unfinished(C, c, s->pid, r, &sp, s->proc->last_ts);
 		snprintf(name, sizeof name, "ring %u%s%s", r,

@@ -8,6 +8,7 @@
 
 #define THREAD_NAME_EVENT "rte.thread.name"
 #define THREAD_TID_EVENT "rte.thread.tid"
+#define THREAD_NAME_OF_EVENT "rte.thread.name_of" /* "RING:name" */
 
 void rd_procs_init(struct rd_procs *p)
 {
@@ -111,6 +112,19 @@ static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n)
 		th->name[i] = b[i] < 0x20 || b[i] == 0x7f ? '?' : (char)b[i];
 	th->name[i] = '\0';
 	th->name_gen++;
+}
+
+/* Another thread renamed the thread of ring R: payload "R:name". */
+static void name_of(struct rd_src *s, const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	unsigned long r = 0;
+
+	while (i < n && i < 6 && b[i] >= '0' && b[i] <= '9')
+		r = r * 10 + (b[i++] - '0');
+	if (i == 0 || i >= n || b[i] != ':' || r >= s->rings)
+		return;
+	set_thread_name(&s->threads[r], b + i + 1, n - i - 1);
 }
 
 static void lifecycle(struct rd_src *s, struct rd_thread *th,
@@ -224,6 +238,8 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 	case RTE_EV_USER_CUSTOM:
 		if (is_name(ev->name, THREAD_NAME_EVENT))
 			set_thread_name(th, ev->u.custom.bytes, ev->u.custom.len);
+		else if (is_name(ev->name, THREAD_NAME_OF_EVENT))
+			name_of(s, ev->u.custom.bytes, ev->u.custom.len);
 		break;
 	case RTE_EV_USER_INT:
 		if (is_name(ev->name, THREAD_TID_EVENT))

@@ -7,8 +7,10 @@
  *
  * Thread names come from the shim's events `rte.thread.name` (custom, the
  * name bytes) and `rte.thread.tid` (int, the kernel tid) written on the
- * thread's own ring; a `domain_spawn` on a ring starts a new thread there
- * (rings are reused), forgetting the previous name and open spans.
+ * thread's own ring, and `rte.thread.name_of` (custom, "RING:name", a
+ * thread renamed by another one); a `domain_spawn` on a ring starts a new
+ * thread there (rings are reused), forgetting the previous name and open
+ * spans. Without these events (OCaml's own files) rings are unnamed.
  *
  * Not thread-safe.
  */

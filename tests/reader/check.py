@@ -180,9 +180,9 @@ def chrome(path, truth_path):
         if len(got) != w["count"] or set(got) != {w["dur"]}:
             fail("slices of phase %s: %s" % (name, got[:5]))
     tn = {e["tid"]: e["args"]["name"] for e in evs if e["ph"] == "M" and e["name"] == "thread_name"}
-    for ring, (name, _) in t["threads"].items():
-        if tn.get(int(ring)) != "ring %s: %s" % (ring, name):
-            fail("thread_name of ring %s: %s" % (ring, tn.get(int(ring))))
+    for ring, name in t["chrome_threads"].items():
+        if tn.get(int(ring)) != name:
+            fail("thread_name of ring %s: %s, expected %s" % (ring, tn.get(int(ring)), name))
     pn = [e for e in evs if e["ph"] == "M" and e["name"] == "process_name"]
     if len(pn) != 1 or pn[0]["pid"] != t["pid"]:
         fail("process_name: %s" % pn)

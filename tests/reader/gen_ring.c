@@ -90,7 +90,7 @@ static void wcustom(struct rte_ring_writer *w, unsigned id, uint64_t ts,
 
 /* ---- known ------------------------------------------------------------- */
 
-enum { U_WORK = 0, U_IO, U_COUNT, U_TICK, U_TNAME, U_TID };
+enum { U_WORK = 0, U_IO, U_COUNT, U_TICK, U_TNAME, U_TID, U_TNAME_OF };
 
 static void known(const char *path, const char *truth_path)
 {
@@ -109,6 +109,7 @@ static void known(const char *path, const char *truth_path)
 	set_name(&f, U_TICK, "app.tick");
 	set_name(&f, U_TNAME, "rte.thread.name");
 	set_name(&f, U_TID, "rte.thread.tid");
+	set_name(&f, U_TNAME_OF, "rte.thread.name_of");
 	rte_ring_writer_attach(&w0r, f.base, &f.l, 0);
 	rte_ring_writer_attach(&w1r, f.base, &f.l, 1);
 	start = ts;
@@ -150,6 +151,8 @@ static void known(const char *path, const char *truth_path)
 		w0(&w0r, 1, RTE_UMSG_UNIT, U_TICK, b + 10001);
 		phase0 += 10000;
 	}
+	/* ring 0's thread renames ring 1's */
+	wcustom(&w0r, U_TNAME_OF, ts + 30000000 - 1, "1:worker-renamed");
 	w1(&w1r, 0, RTE_MSG_LIFECYCLE, RTE_LC_DOMAIN_TERMINATE, ts + 30000000, 4242);
 	stop = ts + 40000000;
 	w0(&w0r, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_STOP, stop);
@@ -160,7 +163,8 @@ static void known(const char *path, const char *truth_path)
 	           "\"counter\":{\"name\":\"minor_allocated\",\"last\":100,\"min\":1,\"max\":100,\"count\":100},"
 	           "\"int\":{\"name\":\"app.count\",\"last\":49,\"min\":-50,\"max\":49,\"count\":100},"
 	           "\"unit\":{\"name\":\"app.tick\",\"count\":100},"
-	           "\"threads\":{\"0\":[\"main-thread\",777],\"1\":[\"worker\",778]},"
+	           "\"threads\":{\"0\":[\"main-thread\",777],\"1\":[\"worker-renamed\",778]},"
+	           "\"chrome_threads\":{\"0\":\"ring 0: main-thread\",\"1\":\"ring 1: worker, worker-renamed\"},"
 	           "\"lifecycle\":{\"ring_start\":1,\"ring_stop\":1,\"domain_spawn\":1,\"domain_terminate\":1}}\n",
 	        (unsigned long long)phase0, (unsigned long long)phase1,
 	        (unsigned long long)(stop - start));
