@@ -120,7 +120,16 @@ ok "directory and several inputs merge into one timeline"
 [ ! -s "$T/err" ] || fail "rte-read | head printed: $(cat "$T/err")"
 [ "$(cat "$T/rc")" = 0 ] || fail "rte-read | head exited $(cat "$T/rc")"
 ok "rte-read | head exits quietly"
-"$RR" --help | grep -q 'Exit status' || fail "--help"
+"$RR" --help >"$T/help" || fail "--help exit status"
+for c in 0 1 2 3 4 5 6 7; do
+	grep -Eq "^  $c  " "$T/help" || fail "--help does not document exit status $c"
+	grep -q "^\.B $c\$" doc/rte-read.1 || fail "rte-read.1 does not document exit status $c"
+done
+if command -v groff >/dev/null; then
+	groff -man -ww -z doc/rte-read.1 2>"$T/err" && [ ! -s "$T/err" ] ||
+		fail "rte-read.1: $(cat "$T/err")"
+fi
+ok "--help and the man page document every exit status"
 
 # ---- errors: one line naming the file and the problem, one exit code ----------
 : >"$T/empty.events"
