@@ -12,7 +12,8 @@
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
 SHIM_SRCS := shim/core.c shim/api.c shim/file.c shim/config.c \
-	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c
+	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c \
+	shim/crash.c shim/modules.c shim/backtrace.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 

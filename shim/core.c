@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "crash.h"
 #include "rte/rte.h"
 #include "shim.h"
 
@@ -572,6 +573,7 @@ int rte_core_start_locked(void)
 	rte_g_pid = pid;
 	register_own_events();
 	begin_file(0, rte_clock_ns());
+	rte_crash_start(); /* crash.c: crash handlers, modules, RTE_BACKTRACE */
 	return RTE_OK;
 }
 
@@ -652,7 +654,8 @@ void rte_core_stop(void)
 	}
 	/* Release: pairs with state(). */
 	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
-	if (!rte_g_cfg.preserve)
+	/* crash.c: a crashed process keeps its file even without PRESERVE. */
+	if (!rte_g_cfg.preserve && !rte_crash_keep_file())
 		rte_file_remove(&rte_g_file);
 }
 

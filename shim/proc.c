@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "shim.h"
 
 extern char **environ;
@@ -85,6 +86,7 @@ RTE_EXPORT pid_t fork(void)
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
 		rte_core_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
+		rte_crash_fork_parent(pid); /* crash.c: RTE_BACKTRACE=fork */
 		errno = saved;
 	}
 	return pid;

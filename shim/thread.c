@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "shim.h"
 
 struct start {
@@ -65,6 +66,7 @@ static void *trampoline(void *p)
 	w = rte_enter();
 	if (w)
 		rte_leave();
+	rte_crash_thread_start(); /* crash.c: alternate signal stack */
 	return s.fn(s.arg);
 }
 
@@ -88,9 +90,13 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return rte_real.pthread_create(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	/* crash.c: RTE_BACKTRACE=thread records the creator's stack. */
+	rte_crash_thread_wrap(&s->fn, &s->arg);
 	r = rte_real.pthread_create(th, attr, trampoline, s);
-	if (r)
+	if (r) {
+		rte_crash_thread_unwrap(s->fn, s->arg);
 		start_free(s);
+	}
 	errno = saved;
 	return r;
 }

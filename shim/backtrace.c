@@ -1,0 +1,148 @@
+/*
+ * backtrace.c - stack capture with libunwind (local unwinding), for the
+ * crash recorder and RTE_BACKTRACE (crash.c).
+ *
+ * libunwind is loaded privately with dlopen(RTLD_LOCAL) rather than linked:
+ * libunwind.so.8 also defines the _Unwind_* functions of the C++ exception
+ * ABI, and as a dependency of a preloaded library it would take them over
+ * from libgcc_s in every traced program that loads C++ code later. Kept
+ * local, its symbols are seen by nobody but us. If it cannot be loaded,
+ * captures return no frames and everything else works.
+ *
+ * libunwind's per-thread cache (UNW_CACHE_PER_THREAD) keeps the unwind
+ * information it parsed, so a second capture through the same code costs a
+ * fraction of the first (bench/backtrace.c measures both). The cache is
+ * flushed when a module is unloaded (modules.c).
+ *
+ * This file uses nothing else of the shim, so the benchmark links it alone.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <string.h>
+
+#include "backtrace.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x) /* the real symbol name behind a libunwind macro */
+
+static struct {
+	int (*getcontext)(unw_context_t *);
+	__typeof__(unw_init_local2) *init_local2;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_flush_cache) *flush_cache;
+	unw_addr_space_t *local_as;
+} g_uw;
+static int g_ready; /* atomic: 1 once g_uw is complete */
+
+/* dlsym, leaving no dlerror state behind on failure. */
+static void *sym(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+
+	if (!p)
+		dlerror();
+	return p;
+}
+
+int rte_bt_init(int cached)
+{
+	void *h;
+
+	/* Acquire: pairs with the release below. */
+	if (__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		dlerror();
+		return -1;
+	}
+	*(void **)&g_uw.getcontext = sym(h, STR(unw_tdep_getcontext));
+	*(void **)&g_uw.init_local2 = sym(h, STR(unw_init_local2));
+	*(void **)&g_uw.step = sym(h, STR(unw_step));
+	*(void **)&g_uw.get_reg = sym(h, STR(unw_get_reg));
+	*(void **)&g_uw.set_caching_policy = sym(h, STR(unw_set_caching_policy));
+	*(void **)&g_uw.flush_cache = sym(h, STR(unw_flush_cache));
+	g_uw.local_as = sym(h, STR(unw_local_addr_space));
+	if (!g_uw.getcontext || !g_uw.init_local2 || !g_uw.step ||
+	    !g_uw.get_reg || !g_uw.set_caching_policy || !g_uw.flush_cache ||
+	    !g_uw.local_as) {
+		memset(&g_uw, 0, sizeof(g_uw));
+		dlclose(h);
+		return -1;
+	}
+	rte_bt_set_cached(cached);
+	/* Release: publishes g_uw; pairs with the acquire loads. */
+	__atomic_store_n(&g_ready, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int ready(void)
+{
+	/* Acquire: pairs with the release in rte_bt_init(). */
+	return __atomic_load_n(&g_ready, __ATOMIC_ACQUIRE);
+}
+
+void rte_bt_set_cached(int cached)
+{
+	if (g_uw.set_caching_policy)
+		g_uw.set_caching_policy(*g_uw.local_as,
+		                        cached ? UNW_CACHE_PER_THREAD
+		                               : UNW_CACHE_NONE);
+}
+
+void rte_bt_flush(void)
+{
+	if (ready())
+		g_uw.flush_cache(*g_uw.local_as, 0, 0);
+}
+
+/* Walk from an initialised cursor: the IP of each frame, at most max. */
+static unsigned walk(unw_cursor_t *c, uint64_t *pcs, unsigned max,
+                     unsigned skip)
+{
+	unsigned n = 0;
+	unw_word_t ip;
+
+	do {
+		if (g_uw.get_reg(c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		pcs[n++] = (uint64_t)ip;
+	} while (n < max && g_uw.step(c) > 0);
+	return n;
+}
+
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max)
+{
+	unw_cursor_t c;
+
+	if (!ready() || !uc || max == 0)
+		return 0;
+	/* On x86-64 (and most Linux targets) unw_context_t is the kernel's
+	 * ucontext_t: the signal frame's context starts the walk at the
+	 * interrupted instruction, not in this handler. */
+	if (g_uw.init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	return walk(&c, pcs, max, 0);
+}
+
+__attribute__((noinline)) unsigned rte_bt_capture_here(uint64_t *pcs,
+                                                      unsigned max,
+                                                      unsigned skip)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+
+	if (!ready() || max == 0)
+		return 0;
+	if (g_uw.getcontext(&uc) < 0 || g_uw.init_local2(&c, &uc, 0) < 0)
+		return 0;
+	/* Frame 0 is this function. */
+	return walk(&c, pcs, max, skip + 1);
+}

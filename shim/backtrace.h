@@ -1,0 +1,36 @@
+/*
+ * backtrace.h - stack capture for librte.so (backtrace.c), with libunwind
+ * loaded privately. Hidden inside the shim; the benchmark links it alone.
+ */
+#ifndef RTE_BACKTRACE_H
+#define RTE_BACKTRACE_H
+
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Most frames a captured stack holds. */
+#define RTE_BT_MAX 64u
+
+/* Load libunwind (once) and set its caching policy: cached != 0 is
+ * UNW_CACHE_PER_THREAD, 0 is UNW_CACHE_NONE. Returns 0, or -1 if
+ * libunwind is not available (captures then return 0 frames). Not
+ * signal-safe (dlopen). */
+int rte_bt_init(int cached);
+/* Change the caching policy (benchmark). Not signal-safe. */
+void rte_bt_set_cached(int cached);
+/* Forget cached unwind information (after a module is unloaded). */
+void rte_bt_flush(void);
+/* The stack of the interrupted code of a signal handler: uc is the
+ * handler's third argument. Fills up to max PCs, the interrupted PC first;
+ * returns how many. Async-signal-safe as far as libunwind's local
+ * unwinding is (it reads the loaded objects' unwind tables through
+ * dl_iterate_phdr; it does not allocate with malloc). */
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max);
+/* The caller's stack, without this function and `skip` more frames.
+ * Same safety as rte_bt_capture_signal. */
+unsigned rte_bt_capture_here(uint64_t *pcs, unsigned max, unsigned skip);
+
+#pragma GCC visibility pop
+
+#endif

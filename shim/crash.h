@@ -1,0 +1,58 @@
+/*
+ * crash.h - the crash flight recorder inside librte.so (crash.c,
+ * modules.c, backtrace.c): hook calls made by the rest of the shim.
+ * Hidden; see README.md "Crash flight recorder".
+ */
+#ifndef RTE_SHIM_CRASH_H
+#define RTE_SHIM_CRASH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#pragma GCC visibility push(hidden)
+
+/* RTE_BACKTRACE bits */
+#define RTE_BTM_CRASH 1u
+#define RTE_BTM_FORK 2u
+#define RTE_BTM_THREAD 4u
+
+/* Tracing has just started (rte_core_start_locked, registry lock held):
+ * read RTE_BACKTRACE, register the rte.* crash events, load libunwind,
+ * give the calling thread an alternate signal stack, install the crash
+ * handlers and record the loaded modules. Not signal-safe. */
+void rte_crash_start(void);
+/* 1 if the file must be kept at exit even without PRESERVE: a fatal crash
+ * was recorded, or the exit is made from a program's crash handler that
+ * we called. Async-signal-safe. */
+int rte_crash_keep_file(void);
+/* First code of a thread made by pthread_create while tracing runs: give
+ * it an alternate signal stack. Not signal-safe (mmap is, but it runs once
+ * per thread anyway). */
+void rte_crash_thread_start(void);
+/* pthread_create, before the real one: with RTE_BACKTRACE=thread, replace
+ * (*fn, *arg) by a start routine that records the creator's stack on the
+ * new thread's ring; rte_crash_thread_unwrap undoes it if the creation
+ * failed. */
+void rte_crash_thread_wrap(void *(**fn)(void *), void **arg);
+void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg);
+/* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
+void rte_crash_fork_parent(pid_t child);
+/* Write an rte.* custom event of id `id` on the calling thread's ring.
+ * force: also while paused and even over an interrupted write of this
+ * thread (only for a crash that will never return to it). Returns 0 or
+ * -1 (not written). Async-signal-safe. */
+int rte_crash_emit(int id, const void *bytes, size_t n, int force);
+
+/* ---- modules.c ---- */
+
+/* Register rte.module / rte.module.unload (registry lock held). */
+void rte_modules_register(void);
+/* Bring the file's module events up to date: rte.module for each object
+ * not yet recorded in this file, rte.module.unload for each recorded one
+ * that is gone. from_signal: only try the lock (a crash handler).
+ * Takes the loader's lock (dl_iterate_phdr), like libunwind does. */
+void rte_modules_sync(int from_signal);
+
+#pragma GCC visibility pop
+
+#endif

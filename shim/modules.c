@@ -1,0 +1,332 @@
+/*
+ * modules.c - the loaded objects (executable, shared libraries, vdso) as
+ * rte.module / rte.module.unload events, so that the addresses of a stack
+ * can be symbolised after the process is gone (rte/crash.h).
+ *
+ * A table of the objects recorded in the current file is brought up to
+ * date by rte_modules_sync(): at start, after dlopen and dlclose, and
+ * before every event that carries a stack (so a fork child's file, or a
+ * file that missed a dlopen while paused, gets what its stacks need).
+ * dl_iterate_phdr's load/unload counters make a sync with nothing new
+ * cost one walk step.
+ *
+ * dlopen: glibc resolves a bare name with the RUNPATH of the object that
+ * called dlopen (found from the return address) and expands $ORIGIN
+ * relative to it, so a wrapper that calls the real dlopen would change
+ * what gets loaded. The wrapper therefore calls it normally only when the
+ * caller cannot matter (NULL, a path without '$', or a caller without
+ * RPATH/RUNPATH), and otherwise jumps to it as a tail call, leaving the
+ * caller's return address in place; the module is then recorded at the
+ * next sync.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backtrace.h"
+#include "crash.h"
+#include "rte/crash.h"
+#include "rte/rte.h"
+#include "shim.h"
+
+/* Implemented in api.c: register an rte.* event (registry lock held). */
+int rte_api_register_own(const char *name, enum rte_type type);
+
+#define MODS_MAX 1024
+#define BUILD_ID_MAX 64u
+
+struct mod {
+	uint64_t bias, start;
+	uint32_t gen;  /* generation of the file it was recorded in, 0: not */
+	uint8_t used, seen;
+};
+
+static struct mod g_mods[MODS_MAX];
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_id_load = -1, g_id_unload = -1;
+static unsigned long long g_adds, g_subs; /* dl_iterate_phdr's counters */
+static uint32_t g_synced_gen;
+static char g_exe[PATH_MAX];
+static void *(*g_real_dlopen)(const char *, int);
+static int (*g_real_dlclose)(void *);
+
+/* Payload being encoded (under g_lock). */
+static union {
+	struct rte_module_rec r;
+	char bytes[sizeof(struct rte_module_rec) + BUILD_ID_MAX + PATH_MAX];
+} g_buf;
+
+void rte_modules_register(void)
+{
+	ssize_t n;
+
+	g_id_load = rte_api_register_own("rte.module", RTE_TYPE_CUSTOM);
+	g_id_unload = rte_api_register_own("rte.module.unload",
+	                                   RTE_TYPE_CUSTOM);
+	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
+	g_exe[n > 0 ? n : 0] = '\0';
+}
+
+/* The GNU build id in the object's PT_NOTE segments, or 0 bytes. */
+static unsigned build_id(const struct dl_phdr_info *info, char *out)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t name = (nh->n_namesz + 3) & ~3u;
+			size_t desc = (nh->n_descsz + 3) & ~3u;
+			const char *d = p + sizeof(*nh) + name;
+
+			if (d + desc > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
+			    nh->n_descsz <= BUILD_ID_MAX) {
+				memcpy(out, d, nh->n_descsz);
+				return nh->n_descsz;
+			}
+			p = d + desc;
+		}
+	}
+	return 0;
+}
+
+static void extent(const struct dl_phdr_info *info, uint64_t *lo,
+                   uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (a < *lo)
+			*lo = a;
+		if (a + ph->p_memsz > *hi)
+			*hi = a + ph->p_memsz;
+	}
+	if (*lo > *hi)
+		*lo = *hi = info->dlpi_addr;
+}
+
+static int write_load(const struct dl_phdr_info *info, uint64_t lo,
+                      uint64_t hi)
+{
+	struct rte_module_rec *r = &g_buf.r;
+	const char *path = info->dlpi_name && *info->dlpi_name
+	                           ? info->dlpi_name
+	                           : g_exe;
+	char *p = g_buf.bytes + sizeof(*r);
+	size_t n = strnlen(path, PATH_MAX - 1);
+
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_MODULE_VERSION;
+	r->build_id_len = (uint16_t)build_id(info, p);
+	r->bias = info->dlpi_addr;
+	r->start = lo;
+	r->end = hi;
+	memcpy(p + r->build_id_len, path, n);
+	return rte_crash_emit(g_id_load, g_buf.bytes,
+	                      sizeof(*r) + r->build_id_len + n, 0);
+}
+
+static struct mod *find(uint64_t bias, uint64_t start)
+{
+	struct mod *spare = NULL;
+
+	for (unsigned i = 0; i < MODS_MAX; i++) {
+		struct mod *m = &g_mods[i];
+
+		if (m->used && m->bias == bias && m->start == start)
+			return m;
+		if (!m->used && !spare)
+			spare = m;
+	}
+	if (spare) {
+		memset(spare, 0, sizeof(*spare));
+		spare->used = 1;
+		spare->bias = bias;
+		spare->start = start;
+	}
+	return spare;
+}
+
+struct walk {
+	uint32_t gen;
+	int changed; /* 0: nothing new since the last sync, stop at once */
+	int failed;  /* an event could not be written (paused, no ring) */
+};
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct walk *w = data;
+	uint64_t lo, hi;
+	struct mod *m;
+
+	if (w->changed < 0) {
+		/* First object: the counters say whether anything changed. */
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+		                    sizeof(info->dlpi_subs) &&
+		    info->dlpi_adds == g_adds && info->dlpi_subs == g_subs &&
+		    w->gen == g_synced_gen) {
+			w->changed = 0;
+			return 1;
+		}
+		w->changed = 1;
+		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+		                    sizeof(info->dlpi_subs)) {
+			g_adds = info->dlpi_adds;
+			g_subs = info->dlpi_subs;
+		}
+	}
+	extent(info, &lo, &hi);
+	m = find(info->dlpi_addr, lo);
+	if (!m) {
+		/* Table full: record it each time, never track it. */
+		write_load(info, lo, hi);
+		return 0;
+	}
+	m->seen = 1;
+	if (m->gen != w->gen) {
+		if (write_load(info, lo, hi) == 0)
+			m->gen = w->gen;
+		else
+			w->failed = 1;
+	}
+	return 0;
+}
+
+/* Objects recorded in this file that are gone: rte.module.unload. */
+static int sweep(uint32_t gen)
+{
+	int gone = 0;
+
+	for (unsigned i = 0; i < MODS_MAX; i++) {
+		struct mod *m = &g_mods[i];
+		struct rte_module_rec r;
+
+		if (!m->used || m->seen)
+			continue;
+		if (m->gen == gen) {
+			memset(&r, 0, sizeof(r));
+			r.version = RTE_MODULE_VERSION;
+			r.bias = m->bias;
+			r.start = m->start;
+			rte_crash_emit(g_id_unload, &r, sizeof(r), 0);
+		}
+		m->used = 0;
+		gone = 1;
+	}
+	return gone;
+}
+
+void rte_modules_sync(int from_signal)
+{
+	struct walk w = {.changed = -1};
+	int saved = errno;
+
+	if (g_id_load < 0)
+		return;
+	/* A fork child makes its file first: its generation is the one
+	 * the events below belong to. Acquire: pairs with core.c's release
+	 * stores of the state. */
+	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
+		rte_core_materialize();
+	if (from_signal ? pthread_mutex_trylock(&g_lock)
+	                : pthread_mutex_lock(&g_lock))
+		goto out;
+	/* Acquire: pairs with the release of rte_g_gen in core.c. */
+	w.gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < MODS_MAX; i++)
+		g_mods[i].seen = 0;
+	dl_iterate_phdr(visit, &w);
+	if (w.changed) {
+		if (sweep(w.gen) && !from_signal)
+			rte_bt_flush();
+		/* Anything not written is tried again by the next sync. */
+		g_synced_gen = w.failed ? 0 : w.gen;
+	}
+	pthread_mutex_unlock(&g_lock);
+out:
+	errno = saved;
+}
+
+/* ---- dlopen / dlclose -------------------------------------------------------- */
+
+static void resolve(void)
+{
+	/* Relaxed: the pointers are the same whoever stores them. */
+	if (!__atomic_load_n(&g_real_dlopen, __ATOMIC_RELAXED)) {
+		void *o = rte_dlsym(RTLD_NEXT, "dlopen");
+		void *c = rte_dlsym(RTLD_NEXT, "dlclose");
+
+		__atomic_store_n((void **)&g_real_dlclose, c, __ATOMIC_RELAXED);
+		__atomic_store_n((void **)&g_real_dlopen, o, __ATOMIC_RELAXED);
+	}
+}
+
+/* 1 if the object containing `addr` has DT_RPATH or DT_RUNPATH. */
+static int caller_has_paths(const void *addr)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+
+	if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    !lm->l_ld)
+		return 1; /* unknown: assume it matters */
+	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_RPATH || d->d_tag == DT_RUNPATH)
+			return 1;
+	return 0;
+}
+
+static int caller_matters(const char *file, const void *ret)
+{
+	if (!file)
+		return 0;
+	if (strchr(file, '$'))
+		return 1;
+	return !strchr(file, '/') && caller_has_paths(ret);
+}
+
+RTE_EXPORT void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	resolve();
+	if (!g_real_dlopen)
+		return NULL;
+	/* Relaxed: only decides whether to record. */
+	if (g_id_load < 0 || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	    caller_matters(file, __builtin_return_address(0)))
+		return g_real_dlopen(file, mode); /* tail call: see above */
+	h = g_real_dlopen(file, mode);
+	rte_modules_sync(0);
+	return h;
+}
+
+RTE_EXPORT int dlclose(void *handle)
+{
+	int r;
+
+	resolve();
+	if (!g_real_dlclose)
+		return -1;
+	r = g_real_dlclose(handle);
+	/* Relaxed: only decides whether to record. */
+	if (g_id_load >= 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+		rte_modules_sync(0);
+	return r;
+}
