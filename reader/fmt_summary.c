@@ -47,8 +47,6 @@ struct summary {
 	struct rd_sink sink;
 	int json;
 	int oom;
-	struct entry ***user; /* per source: RTE_MAX_USER_EVENTS cached entries */
-	unsigned nuser;
 };
 
 static struct psum *psum_of(struct summary *S, struct rd_proc *pr)
@@ -92,29 +90,14 @@ oom:
 	return NULL;
 }
 
-/* The entry of a user event, cached per source and id once named. */
+/* The entry of a user event, cached per file and id once named. */
 static struct entry *user_entry(struct summary *S, struct psum *ps,
-                                struct rd_ctx *c, const struct rd_item *it,
-                                int fam)
+                                const struct rd_item *it, int fam)
 {
 	const struct rte_event *ev = it->ev;
-	unsigned src = (unsigned)(it->src - c->procs->src);
-	struct entry **cache, *e;
+	struct entry **cache = it->src->fmt, *e;
 	char buf[48];
 
-	if (src >= S->nuser) {
-		unsigned n = src + 8;
-		struct entry ***u = realloc(S->user, n * sizeof *u);
-
-		if (!u) {
-			S->oom = 1;
-			return NULL;
-		}
-		memset(u + S->nuser, 0, (n - S->nuser) * sizeof *u);
-		S->user = u;
-		S->nuser = n;
-	}
-	cache = S->user[src];
 	if (cache && cache[ev->id] && cache[ev->id]->fam == fam)
 		return cache[ev->id];
 	if (!ev->name || !ev->name[0]) { /* not registered (yet) */
@@ -122,7 +105,7 @@ static struct entry *user_entry(struct summary *S, struct psum *ps,
 		return find_entry(S, ps, fam, buf);
 	}
 	e = find_entry(S, ps, fam, ev->name);
-	if (!cache && !(cache = S->user[src] = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
+	if (!cache && !(cache = it->src->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
 		return e;
 	cache[ev->id] = e;
 	return e;
@@ -193,27 +176,31 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 {
 	struct summary *S = (struct summary *)s;
 	const struct rte_event *ev = it->ev;
-	struct psum *ps = psum_of(S, it->proc);
+	struct psum *ps;
 	struct entry *e;
 
-	if (!ps || !it->pass)
+	(void)c;
+	if (!it->pass)
+		return;
+	ps = psum_of(S, it->proc);
+	if (!ps)
 		return;
 	switch (ev->kind) {
 	case RTE_EV_END:
 		add_end(phase_entry(S, ps, ev), it);
 		break;
 	case RTE_EV_USER_SPAN_END:
-		add_end(user_entry(S, ps, c, it, F_SPAN), it);
+		add_end(user_entry(S, ps, it, F_SPAN), it);
 		break;
 	case RTE_EV_COUNTER:
 		add_value(counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1);
 		break;
 	case RTE_EV_USER_INT:
-		add_value(user_entry(S, ps, c, it, F_INT), ev->u.value, 0);
+		add_value(user_entry(S, ps, it, F_INT), ev->u.value, 0);
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
-		e = user_entry(S, ps, c, it,
+		e = user_entry(S, ps, it,
 		               ev->kind == RTE_EV_USER_UNIT ? F_UNIT : F_CUSTOM);
 		if (e)
 			e->count++;
@@ -619,6 +606,10 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (S->oom)
 			outf(o, "(incomplete: out of memory while summarising)\n");
 	}
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		free(P->src[i].fmt);
+		P->src[i].fmt = NULL;
+	}
 	for (unsigned i = 0; i < P->nproc; i++) {
 		struct psum *ps = P->proc[i]->fmt;
 
@@ -638,9 +629,6 @@ static void summary_destroy(struct rd_sink *s)
 {
 	struct summary *S = (struct summary *)s;
 
-	for (unsigned i = 0; i < S->nuser; i++)
-		free(S->user[i]);
-	free(S->user);
 	free(S);
 }
 

@@ -710,6 +710,9 @@ int main(int argc, char **argv)
 	if (g.o.follow) {
 		follow_loop();
 	} else {
+		/* A summary needs each ring's order, not the timeline's. */
+		if (!strncmp(g.o.format, "summary", 7))
+			rte_merge_set_unordered(g.merge, 1);
 		rte_merge_refill(g.merge);
 		drain();
 	}

@@ -45,6 +45,8 @@ struct rte_merge {
 	struct stream *last; /* delivered last, at heap[0], to be advanced */
 	struct rte_event lost_ev;
 	int current;         /* source being read, for a SIGBUS handler */
+	int unordered;       /* ring after ring, no heap */
+	unsigned u_src, u_ring; /* unordered: the stream being read */
 	char errmsg[600];
 };
 
@@ -218,6 +220,10 @@ static void advance_last(rte_merge *m)
 
 int rte_merge_refill(rte_merge *m)
 {
+	if (m->unordered) {
+		m->u_src = m->u_ring = 0; /* one more pass over every ring */
+		return RTE_OK;
+	}
 	advance_last(m);
 	for (unsigned i = 0; i < m->nsrc; i++) {
 		struct source *src = &m->src[i];
@@ -230,10 +236,61 @@ int rte_merge_refill(rte_merge *m)
 	return RTE_OK;
 }
 
+void rte_merge_set_unordered(rte_merge *m, int on)
+{
+	m->unordered = on;
+}
+
+/* Unordered: the next event of the current stream, moving on to the next
+ * stream when it has nothing. The heap is not used. */
+static int next_unordered(rte_merge *m, struct rte_merge_item *item)
+{
+	while (m->u_src < m->nsrc) {
+		struct source *src = &m->src[m->u_src];
+		struct stream *s;
+		int r;
+
+		if (m->u_ring >= src->rings) {
+			m->u_src++;
+			m->u_ring = 0;
+			continue;
+		}
+		s = &src->streams[m->u_ring];
+		if (s->state == S_DEAD) {
+			m->u_ring++;
+			continue;
+		}
+		/* Relaxed: only this thread's SIGBUS handler reads it. */
+		__atomic_store_n(&m->current, (int)m->u_src, __ATOMIC_RELAXED);
+		r = rte_cursor_next(s->cur, s->ring, &s->ev);
+		item->src = m->u_src;
+		if (r == 1) {
+			if (s->ev.kind != RTE_EV_LOST)
+				s->last_ts = s->ev.ts;
+			item->ev = &s->ev;
+			item->ts = s->ev.kind == RTE_EV_LOST ? s->last_ts : s->ev.ts;
+			return 1;
+		}
+		if (r < 0) {
+			s->state = S_DEAD;
+			item->ev = NULL;
+			item->ts = s->last_ts;
+			snprintf(m->errmsg, sizeof m->errmsg, "%s",
+			         rte_cursor_errmsg(s->cur));
+			m->u_ring++;
+			return r;
+		}
+		m->u_ring++;
+	}
+	return 0;
+}
+
 int rte_merge_next(rte_merge *m, struct rte_merge_item *item)
 {
 	struct stream *s;
 
+	if (m->unordered)
+		return next_unordered(m, item);
 	advance_last(m);
 	if (m->hlen == 0)
 		return 0;

@@ -102,10 +102,14 @@ static void abandon_all(struct rd_thread *th, struct rd_item *it)
 	rte_spans_reset(&th->spans);
 }
 
-static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n)
+static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n,
+                            uint64_t ts)
 {
 	size_t i;
 
+	if (ts < th->name_ts)
+		return; /* a later name is already known */
+	th->name_ts = ts;
 	if (n > RD_THREAD_NAME_MAX - 1)
 		n = RD_THREAD_NAME_MAX - 1;
 	for (i = 0; i < n && b[i]; i++)
@@ -115,7 +119,7 @@ static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n)
 }
 
 /* Another thread renamed the thread of ring R: payload "R:name". */
-static void name_of(struct rd_src *s, const uint8_t *b, size_t n)
+static void name_of(struct rd_src *s, const uint8_t *b, size_t n, uint64_t ts)
 {
 	size_t i = 0;
 	unsigned long r = 0;
@@ -124,7 +128,7 @@ static void name_of(struct rd_src *s, const uint8_t *b, size_t n)
 		r = r * 10 + (b[i++] - '0');
 	if (i == 0 || i >= n || b[i] != ':' || r >= s->rings)
 		return;
-	set_thread_name(&s->threads[r], b + i + 1, n - i - 1);
+	set_thread_name(&s->threads[r], b + i + 1, n - i - 1, ts);
 }
 
 static void lifecycle(struct rd_src *s, struct rd_thread *th,
@@ -137,7 +141,7 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		pr->lifecycle[ev->id]++;
 	switch (ev->id) {
 	case RTE_LC_RING_START:
-		if (!pr->started) {
+		if (!pr->started || it->ts < pr->start_ts) {
 			pr->started = 1;
 			pr->start_ts = it->ts;
 		}
@@ -150,9 +154,12 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		break;
 	case RTE_LC_DOMAIN_SPAWN:
 		abandon_all(th, it);
-		th->name[0] = '\0';
-		th->name_gen++;
-		th->tid = -1;
+		if (it->ts >= th->name_ts) { /* a new thread: no name yet */
+			th->name[0] = '\0';
+			th->name_gen++;
+			th->name_ts = it->ts;
+			th->tid = -1;
+		}
 		break;
 	default:
 		break;
@@ -209,8 +216,11 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 		pr->has_ts = pr->has_base = 1;
 		pr->first_ts = pr->base_ts = mi->ts;
 	}
+	/* min and max: a summary reads ring after ring, not in time order */
 	if (mi->ts > pr->last_ts)
 		pr->last_ts = mi->ts;
+	else if (mi->ts < pr->first_ts && ev->kind != RTE_EV_LOST)
+		pr->first_ts = mi->ts;
 	th->seen = 1;
 	switch (ev->kind) {
 	case RTE_EV_LOST:
@@ -237,9 +247,10 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 		break;
 	case RTE_EV_USER_CUSTOM:
 		if (is_name(ev->name, THREAD_NAME_EVENT))
-			set_thread_name(th, ev->u.custom.bytes, ev->u.custom.len);
+			set_thread_name(th, ev->u.custom.bytes, ev->u.custom.len,
+			                it->ts);
 		else if (is_name(ev->name, THREAD_NAME_OF_EVENT))
-			name_of(s, ev->u.custom.bytes, ev->u.custom.len);
+			name_of(s, ev->u.custom.bytes, ev->u.custom.len, it->ts);
 		break;
 	case RTE_EV_USER_INT:
 		if (is_name(ev->name, THREAD_TID_EVENT))

@@ -26,6 +26,8 @@ struct rd_thread {
 	char name[RD_THREAD_NAME_MAX]; /* "" if unknown */
 	long tid;                      /* -1 if unknown */
 	unsigned name_gen;             /* bumped when name changes */
+	uint64_t name_ts;              /* time of the name (rings may be read
+	                                  one after another: latest wins) */
 	struct rte_spans phases, spans;
 	uint64_t events, lost_words;
 	uint64_t phase_open_ts;        /* when the outermost phase began */
@@ -51,6 +53,7 @@ struct rd_src {
 	struct rd_thread *threads; /* one per ring */
 	unsigned rings;
 	int stopped;              /* ring_stop seen */
+	void *fmt;                /* per-file state of the output format */
 };
 
 /* An abandoned open span: its begin was seen, its end never will be. */

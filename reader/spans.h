@@ -16,6 +16,7 @@
 #define RTE_SPANS_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 #define RTE_SPANS_DEPTH 64u
 
@@ -36,9 +37,20 @@ static inline void rte_spans_reset(struct rte_spans *st)
 	st->depth = 0;
 }
 
+/* Slow path of rte_spans_begin(): the stack is full. */
+void rte_spans_forget_oldest(struct rte_spans *st);
+
 /* Open a span `id` at `ts`; `name` is kept with it for the caller. */
-void rte_spans_begin(struct rte_spans *st, unsigned id, uint64_t ts,
-                     const char *name);
+static inline void rte_spans_begin(struct rte_spans *st, unsigned id,
+                                   uint64_t ts, const char *name)
+{
+	if (st->depth == RTE_SPANS_DEPTH)
+		rte_spans_forget_oldest(st);
+	st->s[st->depth].ts = ts;
+	st->s[st->depth].id = id;
+	st->s[st->depth].name = name;
+	st->depth++;
+}
 
 /*
  * Close the innermost open span `id`. Returns 1 and its begin timestamp in
@@ -47,8 +59,27 @@ void rte_spans_begin(struct rte_spans *st, unsigned id, uint64_t ts,
  * not NULL it is set to the first of them and *ndropped to their number
  * (they stay readable until the next rte_spans_begin()).
  */
-int rte_spans_end(struct rte_spans *st, unsigned id, uint64_t *begin_ts,
-                  const struct rte_span_open **dropped, unsigned *ndropped);
+static inline int rte_spans_end(struct rte_spans *st, unsigned id,
+                                uint64_t *begin_ts,
+                                const struct rte_span_open **dropped,
+                                unsigned *ndropped)
+{
+	unsigned i = st->depth;
+
+	/* The common case, the innermost span, costs one comparison. */
+	while (i > 0 && st->s[i - 1].id != id)
+		i--;
+	if (i == 0)
+		return 0;
+	*begin_ts = st->s[i - 1].ts;
+	if (dropped) {
+		*dropped = &st->s[i];
+		*ndropped = st->depth - i;
+	}
+	st->dropped += st->depth - i;
+	st->depth = i - 1;
+	return 1;
+}
 
 /* Time spent with at least one span open is tracked by the caller: depth 0
  * before a begin means an outermost span starts. */

@@ -198,6 +198,42 @@ static void refill_picks_up_what_was_written_later(void **state)
 	drop_file(&f);
 }
 
+static void unordered_mode_reads_ring_after_ring(void **state)
+{
+	struct file f[2];
+	struct rte_merge_item it;
+	rte_merge *m;
+	rte_cursor *c;
+	unsigned n = 0, prev_key = 0;
+
+	(void)state;
+	make_file(&f[0], "u0.events", 2, 8);
+	make_file(&f[1], "u1.events", 2, 8);
+	for (uint64_t i = 0; i < 10; i++) {
+		put_int(&f[0], 1, 100 + i, i);
+		put_int(&f[0], 0, 200 + i, i);
+		put_int(&f[1], 0, 150 + i, i);
+	}
+	m = rte_merge_new();
+	rte_merge_set_unordered(m, 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rte_cursor_open(f[i].path, &c, NULL, 0), RTE_OK);
+		rte_merge_add(m, c);
+	}
+	rte_merge_refill(m);
+	while (rte_merge_next(m, &it) == 1) {
+		unsigned key = it.src * 10 + it.ev->ring;
+
+		assert_true(key >= prev_key); /* source by source, ring by ring */
+		prev_key = key;
+		n++;
+	}
+	assert_int_equal(n, 30);
+	rte_merge_free(m);
+	drop_file(&f[0]);
+	drop_file(&f[1]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -217,6 +253,7 @@ int main(void)
 		cmocka_unit_test(a_loss_is_placed_before_the_rings_next_event),
 		cmocka_unit_test(a_corrupt_ring_fails_once_and_the_others_go_on),
 		cmocka_unit_test(refill_picks_up_what_was_written_later),
+		cmocka_unit_test(unordered_mode_reads_ring_after_ring),
 	};
 
 	return cmocka_run_group_tests_name("reader/merge", tests, setup, teardown);
