@@ -17,7 +17,7 @@ READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
 ALL += $(BUILD)/rte-read
 
 $(BUILD)/rte-read: $(READER_OBJS) $(BUILD)/librteconsumer.a
-	$(CC) -o $@ $(READER_OBJS) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) $(READER_LDLIBS)
+	$(CC) -o $@ $(filter %.o,$^) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) $(READER_LDLIBS)
 
 # ---- tests -----------------------------------------------------------------
 

@@ -38,6 +38,7 @@ enum {
 #define IDLE_MAX_MS 10
 #define WAIT_POLL_MS 20
 #define DIR_RESCAN_MS 100
+#define EXEC_GRACE_MS 1000 /* after ring_stop, a live process may exec */
 
 static const char usage_text[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
@@ -112,10 +113,13 @@ static struct {
 	struct rd_sink *sink;
 	struct rd_ctx ctx;
 	int status;
+	uint64_t last_stop_ms; /* --follow: when a source last ended */
 	char **dirs;        /* DIR inputs, rescanned with --follow */
 	size_t ndirs;
 	char **paths;       /* every path added, owned here */
 	size_t npaths, pathcap;
+	struct file_id { dev_t dev; ino_t ino; } *ids; /* of every file seen */
+	size_t nids, idcap;
 	const char *volatile peek_path; /* file being peeked, for SIGBUS */
 	volatile sig_atomic_t stop;
 } g;
@@ -328,11 +332,49 @@ static char *keep_path(char *p)
 	return g.paths[g.npaths++] = p;
 }
 
-static int known_path(const char *p)
+/* Files are told apart by device and inode, not by name: a process that
+ * execs renames its file (same inode, new name) and the new image creates
+ * a new file under the old name. */
+static int file_id(const char *p, struct file_id *id)
 {
-	for (size_t i = 0; i < g.npaths; i++)
-		if (!strcmp(g.paths[i], p))
+	struct stat st;
+
+	if (stat(p, &st) < 0)
+		return -1;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+static int known_file(const char *p)
+{
+	struct file_id id;
+
+	if (file_id(p, &id) < 0)
+		return 0;
+	for (size_t i = 0; i < g.nids; i++)
+		if (g.ids[i].dev == id.dev && g.ids[i].ino == id.ino)
 			return 1;
+	return 0;
+}
+
+/* Remember p's file as seen. Returns 0 or -1 (out of memory). */
+static int remember_file(const char *p)
+{
+	struct file_id id;
+
+	if (file_id(p, &id) < 0)
+		return 0;
+	if (g.nids == g.idcap) {
+		size_t cap = g.idcap ? 2 * g.idcap : 16;
+		struct file_id *n = realloc(g.ids, cap * sizeof *n);
+
+		if (!n)
+			return -1;
+		g.ids = n;
+		g.idcap = cap;
+	}
+	g.ids[g.nids++] = id;
 	return 0;
 }
 
@@ -353,7 +395,7 @@ static int add_source(rte_cursor *c, const char *path)
 	long pid;
 	int src;
 
-	if (!p || !keep_path(p)) {
+	if (!p || !keep_path(p) || remember_file(p) < 0) {
 		rte_cursor_close(c);
 		return -1;
 	}
@@ -434,14 +476,14 @@ static int scan_dir(const char *dir, int quiet, int retry)
 		rte_cursor *c;
 		int err;
 
-		if (known_path(list[i]))
+		if (known_file(list[i]))
 			continue;
 		c = try_open(list[i], &err, msg, sizeof msg);
 		if (!c) {
 			if (retry && transient(err))
 				continue;
 			fail_line(exit_of(err), "%s", msg); /* once: now known */
-			if (!keep_path(strdup(list[i])))
+			if (remember_file(list[i]) < 0)
 				set_status(EX_NOMEM);
 			continue;
 		}
@@ -561,6 +603,7 @@ static int any_live(const int *alive, int *done)
 			continue;
 		if (s->stopped) {
 			done[i] = 1;
+			g.last_stop_ms = rd_now_ms();
 		} else if (!alive[i] && s->pid > 0) {
 			done[i] = 1;
 			fail_line(EX_KILLED, "%s: process %ld ended without ring_stop (killed?)",
@@ -570,6 +613,38 @@ static int any_live(const int *alive, int *done)
 		}
 	}
 	return live;
+}
+
+/* A followed file whose name now belongs to a new file (the process
+ * exec'd and the new image traces again): follow the new one too.
+ * Returns how many were added. */
+static int reopen_replaced(void)
+{
+	unsigned n = g.procs.nsrc;
+	int added = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *path = g.procs.src[i].path;
+		char msg[700];
+		rte_cursor *c;
+		int err;
+
+		if (!g.procs.src[i].stopped || known_file(path) ||
+		    !(c = try_open(path, &err, msg, sizeof msg)))
+			continue;
+		if (add_source(c, path) == 0)
+			added++;
+	}
+	return added;
+}
+
+/* 1 if a process whose file ended is still running: it may exec. */
+static int stopped_but_alive(void)
+{
+	for (unsigned i = 0; i < g.procs.nsrc; i++)
+		if (g.procs.src[i].stopped && rd_pid_alive(g.procs.src[i].pid))
+			return 1;
+	return 0;
 }
 
 static void follow_loop(void)
@@ -605,11 +680,16 @@ static void follow_loop(void)
 			break;
 		if (!any_live(alive, done)) {
 			size_t before = g.procs.nsrc;
+			int grace = rd_now_ms() - g.last_stop_ms < EXEC_GRACE_MS;
 
 			for (size_t d = 0; d < g.ndirs; d++)
-				scan_dir(g.dirs[d], 1, 0);
-			if (g.procs.nsrc == before)
+				scan_dir(g.dirs[d], 1, grace);
+			reopen_replaced();
+			if (g.procs.nsrc != before)
+				continue;
+			if (!grace || !stopped_but_alive())
 				break;
+			rd_sleep_ms(IDLE_MAX_MS);
 			continue;
 		}
 		if (got) {
@@ -726,6 +806,7 @@ out:
 	rte_merge_free(g.merge);
 	rd_procs_fini(&g.procs);
 	rd_free_list(g.paths, g.npaths);
+	free(g.ids);
 	free(g.dirs);
 	return g.status;
 }

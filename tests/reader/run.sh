@@ -215,6 +215,11 @@ wait "$gp"
 # A real program under the real shim: three threads and a forked child
 # writing while rte-read follows, by pid and by directory.
 TRACED=$BUILD/tests/reader/traced
+PRELOAD=$PWD/$BUILD/librte.so
+if ldd "$RR" | grep -q libasan; then # ASan first, as the runtime wants
+	PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $PRELOAD"
+	ASAN_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)
+fi
 run_traced() {
 	exec env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
 		OCAML_RUNTIME_EVENTS_DIR="$1" ${ASAN_PRELOAD:+LD_PRELOAD=$ASAN_PRELOAD} \
@@ -236,6 +241,17 @@ cp "$T/out" "$T/shim2.jsonl"
 wait "$gp" || fail "traced fork exited $?"
 $CHECK follow "$T/shim2.jsonl" 2000 4 || fail "follow a traced process tree"
 $CHECK timeline "$T/shim2.jsonl" >/dev/null || fail "follow tree: time order"
+# Following a pid across exec: a traced shell execs the traced program.
+mkdir -p "$T/exec"
+env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+	OCAML_RUNTIME_EVENTS_DIR="$T/exec" LD_PRELOAD="$PRELOAD" \
+	sh -c 'sleep 0.3; exec "$0" 500 100' "$PWD/$TRACED" & gp=$!
+BGPIDS="$BGPIDS $gp"
+expect 0 "" -- "$RR" --follow --wait=20 -f jsonl -d "$T/exec" "$gp"
+cp "$T/out" "$T/exec.jsonl"
+wait "$gp" || fail "exec'd traced exited $?"
+$CHECK follow "$T/exec.jsonl" 500 3 || fail "follow across exec"
+[ "$(grep -c '"name":"ring_start"' "$T/exec.jsonl")" -ge 2 ] || fail "follow across exec: one image only"
 
 if [ "$FAILS" -ne 0 ]; then
 	echo "reader tests: $FAILS failure(s)" >&2
