@@ -53,7 +53,8 @@ void rd_crash_report_json(const struct rd_crash *c, struct rd_out *o);
 
 /* chrome: the JSON object for the "args" of an instant event made from an
  * rte.crash or rte.backtrace event ({"signal":...,"stack":[...]}), and
- * its event name ("crash SIGSEGV", "backtrace fork", ...). */
+ * its event name, written into buf ("crash SIGSEGV", "backtrace fork",
+ * ...; returns buf, or NULL for any other event). */
 void rd_crash_chrome_args(struct rd_crash *c, const struct rd_item *it,
                           struct rd_out *o);
 const char *rd_crash_chrome_name(const struct rd_item *it, char *buf,

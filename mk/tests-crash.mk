@@ -1,0 +1,37 @@
+# Crash flight recorder: its tests (tests/crash/), its benchmark program
+# (bench/backtrace.c) and the libraries rte-read's symboliser needs.
+#
+#   make test-crash   build and run the crash tests (part of `make test`)
+#
+# The crash programs are built with -g -O0 -fno-inline (and -rdynamic) so
+# that the functions they crash in have frames, names and lines to find.
+
+# rte-read symbolises stacks with elfutils (reader/symbolize.c).
+READER_DW_LIBS := -ldw -lelf
+$(BUILD)/rte-read: BASE_LDFLAGS += $(READER_DW_LIBS)
+$(READER_TEST_BIN)/test_%: BASE_LDFLAGS += $(READER_DW_LIBS)
+
+CRASH_PROGS := segv abrt overflow thread recover fpe forker
+CRASH_BINS := $(CRASH_PROGS:%=$(BUILD)/tests/crash/%)
+CRASH_PROG_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O0 -fno-inline \
+	-fno-omit-frame-pointer -rdynamic -pthread -Wall -Wextra -Werror
+
+$(CRASH_BINS): $(BUILD)/tests/crash/%: tests/crash/progs/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -o $@ $< $(BASE_LDFLAGS)
+
+# Benchmark: cost of one captured stack, libunwind cache on and off.
+# Prints JSON lines like bench/producer.c.
+$(BUILD)/bench/backtrace: $(BUILD)/obj/bench/backtrace.o \
+		$(BUILD)/obj/shim/backtrace.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS) -ldl
+ALL += $(BUILD)/bench/backtrace
+
+CRASH_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
+
+.PHONY: test-crash
+# TEST_RUNS += test-crash  (enabled once rte-read is integrated)
+test-crash: $(CRASH_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(CRASH_ASAN_RT)" \
+		sh tests/crash/run.sh

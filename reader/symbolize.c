@@ -1,0 +1,222 @@
+/*
+ * symbolize.c - addresses to function, offset, file and line with libdwfl
+ * (see symbolize.h). One Dwfl per process, rebuilt from the recorded
+ * modules when they change; each module's file is reported with
+ * dwfl_report_elf at its recorded load bias, and libdwfl finds separate
+ * debug information the standard way (.gnu_debuglink, build-id paths under
+ * /usr/lib/debug).
+ */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+struct mod {
+	struct rd_module m;
+	Dwfl_Module *dw; /* NULL: file missing or not an ELF we can read */
+	int mismatch;
+};
+
+struct rd_sym {
+	struct mod *mods;
+	size_t n, cap;
+	Dwfl *dwfl;
+	int dirty; /* the module set changed since dwfl was built */
+};
+
+static char *g_debuginfo_path;
+static const Dwfl_Callbacks g_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &g_debuginfo_path,
+};
+
+struct rd_sym *rd_sym_new(void)
+{
+	return calloc(1, sizeof(struct rd_sym));
+}
+
+void rd_sym_free(struct rd_sym *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->mods[i].m.path);
+	free(s->mods);
+	free(s);
+}
+
+int rd_sym_add(struct rd_sym *s, const struct rd_module *m)
+{
+	struct mod *d;
+
+	rd_sym_remove(s, m->bias, m->start);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct mod *p = realloc(s->mods, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->mods = p;
+		s->cap = cap;
+	}
+	d = &s->mods[s->n];
+	memset(d, 0, sizeof(*d));
+	d->m = *m;
+	d->m.path = strdup(m->path ? m->path : "");
+	if (!d->m.path)
+		return -1;
+	s->n++;
+	s->dirty = 1;
+	return 0;
+}
+
+void rd_sym_remove(struct rd_sym *s, uint64_t bias, uint64_t start)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->mods[i].m.bias != bias || s->mods[i].m.start != start)
+			continue;
+		free(s->mods[i].m.path);
+		s->mods[i] = s->mods[--s->n];
+		s->dirty = 1;
+		return;
+	}
+}
+
+/* Open a module's file for libdwfl: regular files only, never blocking
+ * (a FIFO named by a hostile ring file must not hang the reader). */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!path[0] || path[0] != '/')
+		return -1;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void report(struct rd_sym *s, struct mod *d)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int fd = open_regular(d->m.path), n;
+
+	d->dw = NULL;
+	d->mismatch = 0;
+	if (fd < 0)
+		return;
+	/* The bias is where p_vaddr 0 lands: add_p_vaddr = true. */
+	d->dw = dwfl_report_elf(s->dwfl, d->m.path, d->m.path, fd, d->m.bias,
+	                        true);
+	if (!d->dw) {
+		close(fd);
+		return;
+	}
+	n = dwfl_module_build_id(d->dw, &bits, &vaddr);
+	if (d->m.build_id_len &&
+	    (n != (int)d->m.build_id_len ||
+	     memcmp(bits, d->m.build_id, d->m.build_id_len)))
+		d->mismatch = 1;
+}
+
+static void rebuild(struct rd_sym *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	s->dirty = 0;
+	s->dwfl = dwfl_begin(&g_cb);
+	for (size_t i = 0; i < s->n; i++) {
+		s->mods[i].dw = NULL;
+		if (s->dwfl)
+			report(s, &s->mods[i]);
+	}
+	if (s->dwfl)
+		dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
+static struct mod *holder(struct rd_sym *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (pc >= s->mods[i].m.start && pc < s->mods[i].m.end)
+			return &s->mods[i];
+	return NULL;
+}
+
+void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret, struct rd_frame *f)
+{
+	uint64_t at = ret && pc ? pc - 1 : pc;
+	struct mod *d;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	const char *name;
+	int ln = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (s->dirty)
+		rebuild(s);
+	d = holder(s, at);
+	if (!d)
+		return;
+	f->module = d->m.path;
+	f->mod_off = pc - d->m.bias;
+	f->mismatch = d->mismatch;
+	if (!d->dw || d->mismatch)
+		return;
+	name = dwfl_module_addrinfo(d->dw, at, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		f->func = name;
+		f->func_off = off + (pc - at); /* the offset of pc itself */
+	}
+	line = dwfl_module_getsrc(d->dw, at);
+	if (line) {
+		f->file = dwfl_lineinfo(line, NULL, &ln, NULL, NULL, NULL);
+		f->line = ln;
+	}
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+size_t rd_frame_format(const struct rd_frame *f, uint64_t pc, char *buf,
+                       size_t len)
+{
+	int n;
+
+	if (!f->module)
+		n = snprintf(buf, len, "0x%" PRIx64 " (no module)", pc);
+	else if (!f->func)
+		n = snprintf(buf, len, "%s+0x%" PRIx64 "%s", base_name(f->module),
+		             f->mod_off,
+		             f->mismatch ? " (build id differs from the "
+		                           "recorded one)" : "");
+	else if (f->file)
+		n = snprintf(buf, len, "%s+0x%" PRIx64 " (%s:%d) [%s]", f->func,
+		             f->func_off, f->file, f->line, base_name(f->module));
+	else
+		n = snprintf(buf, len, "%s+0x%" PRIx64 " [%s]", f->func,
+		             f->func_off, base_name(f->module));
+	if (n < 0)
+		n = 0;
+	return (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+}
