@@ -583,7 +583,7 @@ static uint64_t drain(void)
 		 * gave up on them is filtered out. */
 		if (it.pass || it.ab[0].n || it.ab[1].n)
 			g.sink->event(g.sink, &g.ctx, &it);
-		if (g.out.state != RD_OUT_OK)
+		if (g.out.state != RD_OUT_OK || g.stop)
 			break;
 	}
 	return n;
@@ -692,10 +692,11 @@ static void follow_loop(void)
 			rd_sleep_ms(IDLE_MAX_MS);
 			continue;
 		}
+		/* Live output: what was read this round goes out now. */
+		rd_out_flush(&g.out);
 		if (got) {
 			idle = IDLE_MIN_MS;
 		} else {
-			rd_out_flush(&g.out);
 			rd_sleep_ms(idle);
 			idle = idle * 2 > IDLE_MAX_MS ? IDLE_MAX_MS : idle * 2;
 		}

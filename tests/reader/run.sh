@@ -193,6 +193,17 @@ wait "$rp"; rc=$?
 grep -q "process $gp ended without ring_stop (killed?)" "$T/err" || fail "follow killed: $(cat "$T/err")"
 [ "$(grep -c '"event":"seq"' "$T/killed.jsonl")" -eq 100 ] || fail "follow killed: events before the kill"
 ok "follow: a killed producer is reported (exit 6)"
+# Ctrl-C ends a follow cleanly: the summary is still written, status 0.
+"$GEN" live "$T/live" 300 0 nostop & gp=$!
+BGPIDS="$BGPIDS $gp"
+"$RR" --follow --wait=20 -f summary -d "$T/live" "$gp" >"$T/int.txt" 2>"$T/err" & rp=$!
+sleep 0.5
+kill -INT "$rp"
+wait "$rp"; rc=$?
+[ "$rc" -eq 0 ] || fail "follow interrupted: exit $rc: $(cat "$T/err")"
+grep -Eq '^  seq +300 ' "$T/int.txt" || fail "follow interrupted: no summary"
+kill -9 "$gp"
+ok "follow: SIGINT ends cleanly with the summary"
 # A file cut short under the reader: SIGBUS is reported, exit 3.
 "$GEN" live "$T/live" 10 0 nostop & gp=$!
 BGPIDS="$BGPIDS $gp"
