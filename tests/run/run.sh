@@ -185,7 +185,10 @@ user_int(procs[$kid], 'tree.leaf') is not None and user_int(procs[$kid], 'tree.l
 
 test_signals() {
 	begin "SIGTERM and SIGINT are forwarded, the directory still removed"
-	"$RUN" -q -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.05; done' &
+	# (The loop ends by itself after ~30 s, so that a broken forward
+	# fails the test instead of hanging it.)
+	"$RUN" -q -- sh -c 'trap "exit 7" TERM; i=0
+		while [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done' &
 	pid=$!
 	wait_for "$TMPDIR/rte-run.*/*.events" || fail "the command never started"
 	kill -TERM $pid
@@ -219,6 +222,13 @@ test_lost() {
 	# Without the option, a loss does not change the status.
 	OCAMLRUNPARAM=e=8 "$RUN" -q -- "$B/tests/run/flood" 20000; st=$?
 	[ $st -eq 0 ] || fail "tiny ring without --fail-on-lost: exit $st"
+	# Fewer rings than threads: the shim drops the extra thread's events
+	# and counts them (rte.dropped), which is a loss too.
+	RTE_RINGS=1 "$RUN" -q --fail-on-lost -- "$B/tests/run/flood" 1000 2 2>"$W/drop.err"
+	st=$?
+	[ $st -eq 121 ] || fail "one ring, two threads: exit $st, not 121"
+	grep -q ' [1-9][0-9]* events dropped by the shim' "$W/drop.err" ||
+		fail "dropped events not reported: $(cat "$W/drop.err")"
 	# A failing command keeps its own status.
 	OCAMLRUNPARAM=e=8 "$RUN" -q --fail-on-lost -- sh -c '"$1" 20000; exit 4' sh \
 		"$B/tests/run/flood" 2>/dev/null; st=$?
