@@ -243,6 +243,16 @@ test_crash() {
 	grep -q 'ended without ring_stop' "$W/crash.err" || fail "no crash message: $(cat "$W/crash.err")"
 	"$RUN" -q -- sh -c 'sh -c "kill -KILL \$\$"; exit 0' 2>/dev/null; st=$?
 	[ $st -eq 0 ] || fail "killed child without --fail-on-crash: exit $st"
+	# A child that dies of SIGSEGV (recorded as rte.crash when the shim
+	# has its crash recorder, else seen as a file without ring_stop).
+	"$RUN" -q --fail-on-crash -- sh -c 'sh -c "kill -SEGV \$\$"; exit 0' 2>"$W/segv.err"
+	st=$?
+	[ $st -eq 122 ] || fail "child killed by SIGSEGV: exit $st, not 122"
+	grep -Eq 'process [0-9]+ (crashed|ended without ring_stop)' "$W/segv.err" ||
+		fail "no crash message: $(cat "$W/segv.err")"
+	# No false alarm on a clean tree of forks and execs.
+	"$RUN" -q --fail-on-crash -- "$B/tests/run/tree" >/dev/null 2>"$W/clean.err"; st=$?
+	[ $st -eq 0 ] || fail "clean tree with --fail-on-crash: exit $st: $(cat "$W/clean.err")"
 }
 
 # ---- environment -------------------------------------------------------------------------
@@ -295,7 +305,8 @@ test_install() {
 	for f in bin/rte-run bin/rte-read lib/librte.so lib/librteconsumer.a \
 		lib/librteconsumer.so libexec/rte/rte-run-exec include/rte/rte.h \
 		include/rte/consumer.h include/rte/format.h include/rte/error.h \
-		share/man/man1/rte-run.1 lib/pkgconfig/rte.pc lib/pkgconfig/rteconsumer.pc; do
+		lib/pkgconfig/rte.pc lib/pkgconfig/rteconsumer.pc \
+		$(cd "$TOP" && ls doc/*.1 | sed 's|^doc/|share/man/man1/|'); do
 		[ -f "$root/$f" ] || fail "not installed: $prefix/$f"
 	done
 	command -v pkg-config >/dev/null || { fail "pkg-config is missing (scripts/install-deps.sh installs it)"; return; }
