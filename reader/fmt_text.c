@@ -172,8 +172,6 @@ static char *put_value(char *p, const struct rd_item *it)
 		return p + rd_fmt_i64(p, ev->u.data);
 	case RTE_EV_USER_INT:
 		return p + rd_fmt_i64(p, ev->u.value);
-	case RTE_EV_ALLOC:
-		return put_alloc(p, ev->u.buckets);
 	case RTE_EV_LOST:
 		p += rd_fmt_u64(p, ev->u.lost_words);
 		memcpy(p, " words lost", 11);

@@ -80,7 +80,6 @@ struct rd_procs {
 	unsigned nsrc, srccap;
 	struct rd_proc **proc;
 	unsigned nproc, proccap;
-	int tid_id_known;         /* cached lookups of the rte.thread.* names */
 };
 
 void rd_procs_init(struct rd_procs *p);
