@@ -20,6 +20,17 @@ $(CRASH_BINS): $(BUILD)/tests/crash/%: tests/crash/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -o $@ $< $(BASE_LDFLAGS)
 
+# A plugin loaded with dlopen, and its loader with a RUNPATH of $ORIGIN.
+CRASH_PLUGIN := $(BUILD)/tests/crash/libcrashplug.so
+CRASH_DL := $(BUILD)/tests/crash/dlcrash
+$(CRASH_PLUGIN): tests/crash/progs/plugin.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -fPIC -shared -o $@ $< $(BASE_LDFLAGS)
+$(CRASH_DL): tests/crash/progs/dlcrash.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -o $@ $< \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' $(BASE_LDFLAGS) -ldl
+
 # Benchmark: cost of one captured stack, libunwind cache on and off.
 # Prints JSON lines like bench/producer.c.
 $(BUILD)/bench/backtrace: $(BUILD)/obj/bench/backtrace.o \
@@ -32,6 +43,7 @@ CRASH_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-nam
 
 .PHONY: test-crash
 # TEST_RUNS += test-crash  (enabled once rte-read is integrated)
-test-crash: $(CRASH_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
+test-crash: $(CRASH_BINS) $(CRASH_PLUGIN) $(CRASH_DL) $(BUILD)/librte.so \
+		$(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(CRASH_ASAN_RT)" \
 		sh tests/crash/run.sh

@@ -16,7 +16,7 @@
 
 static sigjmp_buf g_env;
 static volatile int *volatile g_null;
-static volatile int g_zero;
+static volatile int g_zero, g_seven = 7;
 static volatile sig_atomic_t g_info_ok;
 
 void fault_here(int x);
@@ -73,7 +73,7 @@ static int recover_loop(void)
 		       g_info_ok ? "ok" : "n/a");
 	}
 	if (sigsetjmp(g_env, 1) == 0)
-		printf("%d\n", 1 / g_zero);
+		printf("%d\n", g_seven / g_zero);
 	else
 		printf("recovered from SIGFPE\n");
 	return 0;

@@ -1,0 +1,337 @@
+#!/bin/sh
+# run.sh - tests of the crash flight recorder: real programs that crash
+# (tests/crash/progs), each run twice, without and with the real shim; the
+# exit status (signal and core-dump flag) and output must be the same, the
+# ring file must be kept, and the real rte-read must show the crash with
+# the stack symbolised (the known function names, in order).
+#
+# Environment (set by mk/tests-crash.mk): RTE_BUILD, the build folder
+# (absolute); RTE_ASAN_RT, the ASan runtime to preload first (empty
+# without ASan). RTE_READ overrides the rte-read binary.
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/crash
+LIB=$B/librte.so
+READ=${RTE_READ:-$B/rte-read}
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
+NFAIL=0
+NPASS=0
+CUR=""
+
+# Under ASan its own handlers for these signals would replace the default
+# action in both runs alike; turn them off so that the programs die by the
+# signal as a normal build does. (ASan's handlers chained behind ours are
+# covered by "asan_handler" below.)
+ASAN_OFF="handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:detect_leaks=0:use_sigaltstack=0"
+export ASAN_OPTIONS="${RTE_ASAN_RT:+$ASAN_OFF}"
+
+cleanup() {
+	[ -n "${RTE_KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "  FAIL $CUR: $*"
+	CUR_OK=0
+}
+
+begin() {
+	CUR=$1
+	CUR_OK=1
+	D=$WORK/$1
+	mkdir -p "$D/plain" "$D/traced"
+}
+
+finish() {
+	if [ "$CUR_OK" = 1 ]; then
+		echo "  ok   $CUR"
+		NPASS=$((NPASS + 1))
+	else
+		NFAIL=$((NFAIL + 1))
+		for f in "$D"/traced/*.events; do
+			[ -e "$f" ] && cp "$f" "$T/" &&
+				echo "FAILED $T/$(basename "$f")"
+		done
+	fi
+}
+
+# status OUT CMD...: run CMD (in its own directory, core dumps allowed),
+# write "exit N" or "signal N core 0|1" to OUT.status and its standard
+# output to OUT.out; killed (signal 9) after 60 s. The core file size
+# limit is raised to its hard limit, so that both runs may dump core and
+# the core flags are compared too.
+status() {
+	out=$1
+	shift
+	python3 - "$out" "$@" <<'EOF'
+import os, resource, signal, sys
+out, cmd = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_CORE)[1]
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    except (ValueError, OSError):
+        pass
+    os.chdir(os.path.dirname(out))
+    fd = os.open(out + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    try:
+        os.execvp(cmd[0], cmd)
+    finally:
+        os._exit(127)
+def expire(sig, frame):
+    os.kill(pid, signal.SIGKILL)
+signal.signal(signal.SIGALRM, expire)
+signal.alarm(60)
+while True:
+    try:
+        _, st = os.waitpid(pid, 0)
+        break
+    except InterruptedError:
+        continue
+signal.alarm(0)
+with open(out + ".status", "w") as f:
+    if os.WIFSIGNALED(st):
+        f.write("signal %d core %d\n" % (os.WTERMSIG(st), int(os.WCOREDUMP(st))))
+    else:
+        f.write("exit %d\n" % os.WEXITSTATUS(st))
+EOF
+}
+
+# pair NAME ENV... -- CMD...: run CMD without the shim (in $D/plain) and
+# with it (in $D/traced, tracing into $D/traced, no PRESERVE unless ENV
+# says so); compare status and output.
+pair() {
+	name=$1
+	shift
+	envs=""
+	while [ "$1" != "--" ]; do
+		envs="$envs $1"
+		shift
+	done
+	shift
+	status "$D/plain/$name" "$@"
+	# shellcheck disable=SC2086
+	status "$D/traced/$name" env $envs OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/traced" LD_PRELOAD="$PRELOAD" "$@"
+	rm -f "$D"/plain/core* "$D"/traced/core*
+	a=$(cat "$D/plain/$name.status")
+	b=$(cat "$D/traced/$name.status")
+	[ "$a" = "$b" ] || fail "status without the shim '$a', with it '$b'"
+	cmp -s "$D/plain/$name.out" "$D/traced/$name.out" ||
+		fail "output differs: $(head -c 300 "$D/traced/$name.out")"
+	STATUS=$b
+}
+
+expect_status() {
+	case "$STATUS" in
+	"$1"*) ;;
+	*) fail "status '$STATUS', want '$1'" ;;
+	esac
+}
+
+events_file() {
+	set -- "$D"/traced/*.events
+	[ -e "$1" ] || { fail "no ring file kept in $D/traced"; return 1; }
+	EV=$1
+}
+
+# in_order FILE WORD...: the words appear in FILE on distinct lines, in
+# this order (each after the line of the previous one).
+in_order() {
+	file=$1
+	shift
+	words=$(printf '%s\034' "$@")
+	awk -v words="$words" '
+		BEGIN { n = split(words, w, "\034") - 1; k = 1 }
+		k <= n && index($0, w[k]) { line[k] = NR; k++ }
+		END { exit k <= n }' "$file" ||
+		fail "not in order in $(basename "$file"): $*"
+}
+
+# The stack of the crash report (text format): the lines after "stack:".
+report_stack() {
+	awk '/^CRASH in process/ { c = 1 } c && /^  stack:/ { s = 1; next }
+	     s && /^  [^ ]/ { exit } s' "$1"
+}
+
+# check_crash SIG FUNCS...: rte-read text, summary, summary-json and
+# chrome show the crash with FUNCS in order on its stack.
+check_crash() {
+	sig=$1
+	shift
+	events_file || return
+	"$READ" "$EV" >"$D/text" 2>"$D/err" || fail "rte-read text failed: $(cat "$D/err")"
+	"$READ" -f summary "$EV" >"$D/sum" 2>>"$D/err" || fail "rte-read summary failed"
+	"$READ" -f summary-json "$EV" >"$D/sumj" 2>>"$D/err" || fail "rte-read summary-json failed"
+	"$READ" -f chrome "$EV" >"$D/chrome" 2>>"$D/err" || fail "rte-read chrome failed"
+	grep -q "^CRASH in process .*: $sig " "$D/text" || fail "no '$sig' crash report in text"
+	head -3 "$D/sum" | grep -q "^CRASH in process .*: $sig " ||
+		fail "summary does not start with the $sig crash"
+	report_stack "$D/text" >"$D/stack"
+	report_stack "$D/sum" >"$D/sumstack"
+	in_order "$D/stack" "$@"
+	in_order "$D/sumstack" "$@"
+	grep -q 'last events before it' "$D/text" || fail "no last events in text"
+	python3 - "$D/sumj" "$D/chrome" "$sig" "$@" 2>"$D/pyerr" <<'EOF'
+import json, sys
+sumj, chrome, sig, funcs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def order(stack):
+    k = 0
+    for fr in stack:
+        if k < len(funcs) and (" " + funcs[k] + "+") in fr:
+            k += 1
+    return k == len(funcs)
+s = json.load(open(sumj))
+fatal = [c for c in s["crashes"] if c["fatal"]]
+assert fatal and fatal[-1]["signal"] == sig, s["crashes"]
+assert order(fatal[-1]["stack"]), fatal[-1]["stack"]
+c = json.load(open(chrome))
+evs = c["traceEvents"] if isinstance(c, dict) else c
+cr = [e for e in evs if e.get("name") == "crash " + sig]
+assert cr and cr[0]["ph"] == "i", cr
+assert order(cr[0]["args"]["stack"]), cr[0]["args"]
+EOF
+	[ $? = 0 ] || fail "JSON checks: $(tail -c 600 "$D/pyerr")"
+}
+
+echo "crash tests (${RTE_ASAN_RT:+ASan, }$LIB)"
+
+# ---- fatal crashes: status, output, kept file, symbolised stack ----------
+
+begin segv
+pair segv -- "$T/segv"
+expect_status "signal 11"
+check_crash SIGSEGV level_three level_two level_one main
+grep -q 'SEGV_MAPERR: address not mapped) at address 0x0' "$D/text" ||
+	fail "fault address or si_code missing"
+finish
+
+begin abort
+pair abrt -- "$T/abrt"
+expect_status "signal 6"
+check_crash SIGABRT abort abort_three abort_two abort_one main
+finish
+
+begin stack_overflow
+pair overflow -- "$T/overflow"
+expect_status "signal 11"
+# 64 frames are kept, all of them dive(); text folds the repeats.
+check_crash SIGSEGV dive dive
+grep -q '^    ... the same frame 62 more times' "$D/text" ||
+	fail "the recursion is not folded: $(grep -c 'dive+' "$D/text")"
+finish
+
+begin thread
+pair thread -- "$T/thread"
+expect_status "signal 11"
+check_crash SIGSEGV thread_three thread_two thread_one worker
+grep -q '^  thread worker (tid [0-9]*), ring 1 ' "$D/text" ||
+	fail "crashing thread/ring not shown: $(grep -A1 '^CRASH' "$D/text")"
+finish
+
+begin fpe
+pair fpe -- "$T/fpe"
+expect_status "signal 8"
+check_crash SIGFPE divide_here main
+grep -q 'FPE_INTDIV' "$D/text" || fail "FPE_INTDIV not shown"
+finish
+
+# ---- programs with their own handlers -------------------------------------
+
+for mode in sigaction signal; do
+	begin "recover_$mode"
+	pair r -- "$T/recover" "$mode"
+	expect_status "exit 0"
+	set -- "$D"/traced/*.events
+	[ -e "$1" ] && fail "file kept after a normal exit without PRESERVE"
+	grep -q 'recovered from SIGFPE' "$D/traced/r.out" || fail "did not recover"
+	# Again with PRESERVE: three SIGSEGV and one SIGFPE, each recorded and
+	# passed on.
+	rm -f "$D"/traced/*
+	pair r2 OCAML_RUNTIME_EVENTS_PRESERVE=1 -- "$T/recover" "$mode"
+	expect_status "exit 0"
+	if events_file; then
+		"$READ" "$EV" >"$D/text" 2>&1 || fail "rte-read failed"
+		n=$(grep -c "rte.crash .*passed to the program's handler" "$D/text")
+		[ "$n" = 4 ] || fail "want 4 handled rte.crash events, got $n"
+		grep -q '^CRASH' "$D/text" && fail "a recovered signal shown as a crash"
+		in_order "$D/text" "rte.crash" "fault_here+" "recover_loop+" "main+"
+	fi
+	finish
+done
+
+begin recover_reraise
+pair r -- "$T/recover" reraise
+expect_status "signal 11"
+if events_file; then
+	"$READ" "$EV" >"$D/text" 2>&1
+	grep -q "^SIGNAL in process .*SIGSEGV .*passed to the program's handler" \
+		"$D/text" || fail "the handled SIGSEGV is not reported"
+	grep -q '^CRASH in process .*: SIGSEGV .*fatal' "$D/text" ||
+		fail "the re-raised SIGSEGV is not reported as the crash"
+fi
+finish
+
+begin recover_exit
+pair r -- "$T/recover" exit
+expect_status "exit 3"
+events_file && "$READ" "$EV" | grep -q "rte.crash .*SIGSEGV" ||
+	fail "no rte.crash in the file kept after _exit from the handler"
+finish
+
+# ---- dlopen: modules recorded, a crash in a plugin symbolised ------------
+
+begin dlopen_path
+pair d -- "$T/dlcrash" path "$T"
+expect_status "signal 11"
+check_crash SIGSEGV plugin_crash_here plugin_entry main
+events_file && "$READ" "$EV" | grep -q 'rte.module .*libcrashplug.so at ' ||
+	fail "no rte.module for the plugin"
+finish
+
+begin dlopen_runpath
+# A bare name found through the caller's RUNPATH: the wrapper must leave
+# the program as dlopen's caller (otherwise "dlopen failed").
+pair d -- "$T/dlcrash" bare
+expect_status "signal 11"
+check_crash SIGSEGV plugin_crash_here plugin_entry main
+finish
+
+begin dlclose
+pair d -- "$T/dlcrash" unload "$T"
+expect_status "signal 11"
+check_crash SIGSEGV after_unload main
+events_file && "$READ" "$EV" >"$D/text" 2>&1
+in_order "$D/text" "libcrashplug.so at" "rte.module.unload" "rte.crash"
+finish
+
+# ---- RTE_BACKTRACE ---------------------------------------------------------
+
+begin backtrace_all
+pair f RTE_BACKTRACE=all -- "$T/forker"
+expect_status "signal 11"
+check_crash SIGSEGV victim worker
+if events_file; then
+	grep -q 'rte.backtrace .*fork of pid' "$D/text" || fail "no fork backtrace"
+	in_order "$D/text" "fork of pid" "fork_site+" "main+"
+	in_order "$D/text" "thread made by ring 0" "spawn_site+" "main+"
+	awk '/^CRASH/ { c = 1 } c' "$D/text" >"$D/report"
+	in_order "$D/report" "thread made by ring 0" "spawn_site+" "main+"
+fi
+finish
+
+begin backtrace_off
+pair s RTE_BACKTRACE=off -- "$T/segv"
+expect_status "signal 11"
+if events_file; then
+	"$READ" "$EV" | grep -q 'rte\.crash\|rte\.module' &&
+		fail "RTE_BACKTRACE=off still records"
+fi
+finish
+
+echo "crash tests: $NPASS passed, $NFAIL failed"
+[ "$NFAIL" = 0 ]
