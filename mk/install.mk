@@ -29,11 +29,10 @@ INSTALL      ?= install
 
 RUN_EXEC := $(BUILD)/rte-run-exec
 RUN_SCRIPT := $(BUILD)/rte-run
-PC_FILES := $(BUILD)/rte.pc $(BUILD)/rteconsumer.pc
 INSTALL_HEADERS := $(sort $(wildcard include/rte/*.h))
 INSTALL_MAN := $(sort $(wildcard doc/*.1))
 
-ALL += $(RUN_EXEC) $(RUN_SCRIPT) $(PC_FILES)
+ALL += $(RUN_EXEC) $(RUN_SCRIPT)
 
 $(RUN_EXEC): $(BUILD)/obj/scripts/rte-run-exec.o
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
@@ -43,36 +42,24 @@ $(RUN_SCRIPT): scripts/rte-run
 	cp $< $@
 	chmod 755 $@
 
-# The .pc files depend on the make variables they hold: rebuilt on every
-# make (cheap) so that a changed PREFIX is never stale.
-.PHONY: $(PC_FILES)
-$(BUILD)/rte.pc:
-	@mkdir -p $(@D)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
-		'Name: rte' \
-		'Description: runtime tracing events (OCaml 5.2 format): the C producer API of librte.so' \
-		'URL: https://ocaml.org/manual/5.2/runtime-tracing.html' \
-		'Version: $(RTE_VERSION)' \
-		'Libs: -L$${libdir} -lrte' \
-		'Cflags: -I$${includedir}' >$@.tmp
-	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv -f $@.tmp $@
-
-$(BUILD)/rteconsumer.pc:
-	@mkdir -p $(@D)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
-		'Name: rteconsumer' \
-		'Description: read runtime-events ring files (OCaml 5.2 format, written by OCaml or librte.so)' \
-		'Version: $(RTE_VERSION)' \
-		'Libs: -L$${libdir} -lrteconsumer' \
-		'Libs.private: -pthread' \
-		'Cflags: -I$${includedir}' >$@.tmp
-	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv -f $@.tmp $@
+# The .pc files, written straight into the install tree (they hold the
+# install directories, so they are made by `make install` only).
+# $(call write_pc,FILE,NAME,DESCRIPTION,LIB,PRIVATE-LIBS)
+define write_pc
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' \
+		'includedir=$(INCLUDEDIR)' '' 'Name: $(2)' 'Description: $(3)' \
+		'Version: $(RTE_VERSION)' 'Libs: -L$${libdir} -l$(4)' \
+		$(if $(5),'Libs.private: $(5)') 'Cflags: -I$${includedir}' >$(1)
+endef
 
 INSTALL_BINS := $(BUILD)/rte-read $(BUILD)/librte.so $(BUILD)/librteconsumer.a \
 	$(BUILD)/librteconsumer.so $(RUN_EXEC)
+# What install builds first. tests/run sets it empty: it installs what
+# the test run already built, so that no relink races other tests.
+INSTALL_DEPS ?= $(INSTALL_BINS)
 
 .PHONY: install uninstall
-install: $(INSTALL_BINS) $(PC_FILES) scripts/rte-run
+install: $(INSTALL_DEPS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/rte $(DESTDIR)$(INCLUDEDIR)/rte \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGCONFIGDIR)
@@ -87,7 +74,8 @@ install: $(INSTALL_BINS) $(PC_FILES) scripts/rte-run
 	$(INSTALL) -m 644 $(BUILD)/librteconsumer.a $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/rte/
 	$(if $(INSTALL_MAN),$(INSTALL) -m 644 $(INSTALL_MAN) $(DESTDIR)$(MANDIR)/man1/)
-	$(INSTALL) -m 644 $(PC_FILES) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(call write_pc,$(DESTDIR)$(PKGCONFIGDIR)/rte.pc,rte,runtime tracing events (OCaml 5.2 format): the C producer API of librte.so,rte,)
+	$(call write_pc,$(DESTDIR)$(PKGCONFIGDIR)/rteconsumer.pc,rteconsumer,read runtime-events ring files (OCaml 5.2 format) written by OCaml or librte.so,rteconsumer,-pthread)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		ldconfig; fi
 	@echo "installed rte $(RTE_VERSION) into $(DESTDIR)$(PREFIX)"
@@ -99,5 +87,5 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/librteconsumer.a \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/rte/,$(notdir $(INSTALL_HEADERS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN))) \
-		$(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PC_FILES)))
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/rte $(DESTDIR)$(INCLUDEDIR)/rte 2>/dev/null
+		$(DESTDIR)$(PKGCONFIGDIR)/rte.pc $(DESTDIR)$(PKGCONFIGDIR)/rteconsumer.pc
+	rmdir $(DESTDIR)$(LIBEXECDIR)/rte $(DESTDIR)$(INCLUDEDIR)/rte 2>/dev/null || true

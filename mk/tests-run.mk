@@ -15,7 +15,6 @@ $(RUN_TEST_BINS): $(BUILD)/tests/run/%: $(BUILD)/obj/tests/run/progs/%.o $(BUILD
 TEST_RUNS += test-run
 
 test-run: $(RUN_TEST_BINS) $(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/rte-read \
-		$(BUILD)/librte.so $(BUILD)/librteconsumer.a $(BUILD)/librteconsumer.so \
-		$(PC_FILES)
+		$(BUILD)/librte.so $(BUILD)/librteconsumer.a $(BUILD)/librteconsumer.so
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_TOP=$(CURDIR) RTE_CC="$(CC)" \
 		RTE_SAN="$(SAN)" RTE_MAKE="$(MAKE)" sh tests/run/run.sh
