@@ -25,7 +25,8 @@
  * would without rte-run). A signal the kernel generated (si_code
  * SI_KERNEL: the terminal's Ctrl-C, Ctrl-\ or hang-up) reached the whole
  * foreground process group, the command included, so it is not sent a
- * second time; neither is one the command sent itself (kill(0, sig)).
+ * second time, unless the command left our process group (setsid,
+ * setpgid); neither is one the command sent itself (kill(0, sig)).
  *
  * Exit status without -t: COMMAND's, 128+N if it was killed by signal N,
  * 126 if it could not be executed, 127 if it was not found, 125 if this
@@ -47,7 +48,9 @@
 static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
 #define NFWD (sizeof fwd_sigs / sizeof fwd_sigs[0])
 
-/* The child's pid, read by the signal handler. */
+/* The child's pid, read by the signal handler (0: no child to forward
+ * to). Written only while the forwarded signals are blocked or after the
+ * child is gone; volatile because the handler reads it asynchronously. */
 static volatile pid_t g_child;
 /* Which of fwd_sigs we installed a handler for (not ignored at start). */
 static int g_handled[NFWD];
@@ -59,13 +62,22 @@ struct args {
 	size_t nthen;
 };
 
+/*
+ * Forward sig to the command, unless it has it already: a signal the
+ * kernel generated for the terminal's foreground group (si_code
+ * SI_KERNEL) reached the command too while it is still in our process
+ * group, and one the command sent itself came from it. Async-signal-safe
+ * (getpgid is a bare system call); preserves errno.
+ */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	pid_t c = g_child;
 	int saved = errno;
 
 	(void)uc;
-	if (c <= 0 || si->si_code == SI_KERNEL || si->si_pid == c)
+	if (c <= 0 || si->si_pid == c)
+		return;
+	if (si->si_code == SI_KERNEL && getpgid(c) == getpgrp())
 		return;
 	kill(c, sig);
 	errno = saved;

@@ -208,6 +208,41 @@ test_signals() {
 	[ "$(leftovers)" -eq 0 ] || fail "SIGINT: temporary directory left"
 }
 
+test_tty() {
+	begin "Ctrl-C at a terminal ends the command, rte-run reports it"
+	# rte-run in its own pseudo-terminal, as in an interactive shell: the
+	# terminal sends SIGINT to the whole foreground group (rte-run does
+	# not send it again), the command dies of it, rte-run says 130.
+	st=$(python3 - "$RUN" <<'EOF'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--", "sh", "-c", "echo ready; exec sleep 30"])
+buf, end = b"", time.time() + 30
+while b"ready" not in buf and time.time() < end:
+    if select.select([fd], [], [], 0.5)[0]:
+        try:
+            buf += os.read(fd, 4096)
+        except OSError:
+            break
+os.write(fd, b"\x03")
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, st = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(st), b"total:" in out)
+EOF
+)
+	[ "$st" = "130 True" ] || fail "Ctrl-C in a terminal: '$st', not '130 True' (status, summary printed)"
+	[ "$(leftovers)" -eq 0 ] || fail "Ctrl-C: temporary directory left"
+}
+
 # ---- lost events, crashes ------------------------------------------------------------
 
 test_lost() {
@@ -352,6 +387,7 @@ test_keep
 test_formats
 test_tree
 test_signals
+test_tty
 test_lost
 test_crash
 test_env
