@@ -212,7 +212,7 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 	const struct rte_event *ev = it->ev;
 	struct rd_out *o = c->out;
 	const char *cat = ev->kind >= RTE_EV_USER_UNIT ? "user" : "runtime";
-	char buf[48], lost[48];
+	char buf[48], lost[64];
 
 	if (!C->started) {
 		C->started = 1;
@@ -246,6 +246,18 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 		snprintf(lost, sizeof lost, "lost %llu words",
 		         (unsigned long long)ev->u.lost_words);
 		instant(C, o, it, lost, "lost");
+		return;
+	case RTE_EV_USER_CUSTOM:
+		if (c->crash && rd_crash_chrome_name(it, lost, sizeof lost)) {
+			ev_open(C, o, "i", it->src->pid, ev->ring, it->ts);
+			rd_out_str(o, ",\"s\":\"t\"");
+			put_name(o, lost, "crash");
+			rd_out_str(o, ",\"args\":");
+			rd_crash_chrome_args(c->crash, it, o);
+			rd_out_ch(o, '}');
+			return;
+		}
+		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	default:
 		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);

@@ -577,6 +577,8 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		events += P->proc[i]->events;
 	if (S->json)
 		rd_out_str(o, "{\"processes\":[");
+	else
+		rd_crash_report_text(c->report, o); /* a crash comes first */
 	for (unsigned i = 0; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
@@ -594,6 +596,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		int f = 0;
 
 		rd_out_ch(o, ']');
+		rd_crash_report_json(c->report, o);
 		json_u(o, &f, "events", events);
 		json_u(o, &f, "lost_words", c->lost_total);
 		rd_out_str(o, ",\"complete\":");

@@ -238,8 +238,12 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	else
 		p = put_value(p, it);
 	o->len += (size_t)(p - start);
-	if (ev->kind == RTE_EV_USER_CUSTOM)
-		put_custom(o, ev->u.custom.bytes, ev->u.custom.len);
+	if (ev->kind == RTE_EV_USER_CUSTOM) {
+		if (c->crash && rd_crash_is_own(ev))
+			rd_crash_text_value(c->crash, it, o); /* decoded, symbolised */
+		else
+			put_custom(o, ev->u.custom.bytes, ev->u.custom.len);
+	}
 	while (o->len && o->buf[o->len - 1] == ' ')
 		o->len--;
 	rd_out_ch(o, '\n');
@@ -258,6 +262,7 @@ static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 	p += rd_fmt_u64(p, c->lost_total);
 	memcpy(p, " words lost\n", 12), p += 12;
 	rd_out_mem(c->out, line, (size_t)(p - line));
+	rd_crash_report_text(c->report, c->out);
 }
 
 static void text_destroy(struct rd_sink *s)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "inputs.h"
 #include "merge.h"
 #include "sinks.h"
@@ -112,6 +113,10 @@ static struct {
 	struct rd_out out;
 	struct rd_sink *sink;
 	struct rd_ctx ctx;
+	struct rd_crash *crash;   /* NULL for jsonl */
+	rte_merge *merge2;        /* the crash report's second pass */
+	struct rd_procs procs2;
+	rte_merge *volatile reading; /* the merge being read, for SIGBUS */
 	int status;
 	uint64_t last_stop_ms; /* --follow: when a source last ended */
 	char **dirs;        /* DIR inputs, rescanned with --follow */
@@ -185,11 +190,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)si;
 	(void)uc;
-	if (!path && g.merge) {
-		int s = rte_merge_current(g.merge);
+	if (!path && g.reading) {
+		int s = rte_merge_current(g.reading);
 
 		if (s >= 0)
-			path = rte_cursor_path(rte_merge_cursor(g.merge, (unsigned)s));
+			path = rte_cursor_path(rte_merge_cursor(g.reading, (unsigned)s));
 	}
 	rd_out_flush_raw(&g.out);
 	put_err("rte-read: ");
@@ -578,6 +583,11 @@ static uint64_t drain(void)
 		rd_procs_update(&g.procs, &mi, &it);
 		if (mi.ev->kind == RTE_EV_LOST)
 			g.ctx.lost_total += mi.ev->u.lost_words;
+		/* Live, every event (there is no second pass); else only the
+		 * crash recorder's own, for symbolising: cheap to test. */
+		if (g.crash && (g.o.follow || (mi.ev->kind == RTE_EV_USER_CUSTOM &&
+		                               rd_crash_is_own(mi.ev))))
+			rd_crash_update(g.crash, &it);
 		it.pass = all || rd_filter_pass(&g.filter, mi.ev);
 		/* Spans given up on matter to a format even if the event that
 		 * gave up on them is filtered out. */
@@ -710,6 +720,57 @@ static void follow_loop(void)
 	free(done);
 }
 
+/* ---- crash reports ---------------------------------------------------- */
+
+/*
+ * A crash report shows the last events of every ring before the crash.
+ * Keeping them for every event would cost the fast formats dearly, so the
+ * main pass only feeds the crash recorder's own events; when it saw a
+ * crash, a second pass over the same files (fresh cursors) feeds every
+ * event to a new collector that writes the report. Live (--follow) there is
+ * one pass that feeds everything.
+ */
+static struct rd_crash *crash_report(void)
+{
+	struct rte_merge_item mi;
+	struct rd_crash *c;
+	struct rd_item it;
+	int r;
+
+	if (!g.crash || g.o.follow || !rd_crash_count(g.crash, 0))
+		return g.crash;
+	g.merge2 = rte_merge_new();
+	c = rd_crash_new();
+	if (!g.merge2 || !c) {
+		rd_crash_free(c);
+		return g.crash;
+	}
+	rd_procs_init(&g.procs2);
+	for (unsigned i = 0; i < g.procs.nsrc; i++) {
+		const struct rd_src *s = &g.procs.src[i];
+		rte_cursor *cur;
+		int src;
+
+		if (rte_cursor_open(s->path, &cur, NULL, 0) != RTE_OK ||
+		    (src = rte_merge_add(g.merge2, cur)) < 0 ||
+		    rd_procs_add_src(&g.procs2, (unsigned)src, s->path, s->pid,
+		                     rte_cursor_rings(cur)) < 0) {
+			rd_crash_free(c);
+			return g.crash; /* the first pass said what was wrong */
+		}
+	}
+	g.reading = g.merge2;
+	rte_merge_refill(g.merge2);
+	while ((r = rte_merge_next(g.merge2, &mi)) != 0)
+		if (r > 0) {
+			rd_procs_update(&g.procs2, &mi, &it);
+			rd_crash_update(c, &it);
+		}
+	g.reading = g.merge;
+	rd_crash_free(g.crash);
+	return g.crash = c;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static int open_output(void)
@@ -773,7 +834,9 @@ int main(int argc, char **argv)
 		return EX_NOMEM;
 	}
 	setup_signals();
-	g.merge = rte_merge_new();
+	g.merge = g.reading = rte_merge_new();
+	if (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))
+		g.merge = NULL;
 	if (!g.merge) {
 		fail_line(EX_NOMEM, "out of memory");
 		return EX_NOMEM;
@@ -785,7 +848,7 @@ int main(int argc, char **argv)
 	}
 	if (open_output() < 0)
 		goto out;
-	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0 };
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
@@ -797,15 +860,21 @@ int main(int argc, char **argv)
 		rte_merge_refill(g.merge);
 		drain();
 	}
-	if (g.out.state == RD_OUT_OK)
+	if (g.out.state == RD_OUT_OK) {
+		g.ctx.report = crash_report();
+		g.ctx.crash = g.crash;
 		g.sink->finish(g.sink, &g.ctx);
+	}
 	if (finish_output())
 		goto out; /* the reader went away: not our failure, say nothing */
 	report_lost();
 out:
 	g.sink->destroy(g.sink);
+	rd_crash_free(g.crash);
 	rte_merge_free(g.merge);
+	rte_merge_free(g.merge2);
 	rd_procs_fini(&g.procs);
+	rd_procs_fini(&g.procs2);
 	rd_free_list(g.paths, g.npaths);
 	free(g.ids);
 	free(g.dirs);

@@ -7,6 +7,7 @@
 #ifndef RD_SINKS_H
 #define RD_SINKS_H
 
+#include "crash.h"
 #include "filter.h"
 #include "out.h"
 #include "procs.h"
@@ -16,6 +17,11 @@ struct rd_ctx {
 	struct rd_procs *procs;
 	struct rd_filter *filter;
 	uint64_t lost_total;  /* lost words delivered so far */
+	/* The crash recorder's events (crash.h), NULL for jsonl: `crash` has
+	 * seen every rte.module/crash/backtrace event so far (symbolising);
+	 * `report`, set before finish, has seen every event (the last events
+	 * before each crash) and writes the crash reports. */
+	struct rd_crash *crash, *report;
 };
 
 struct rd_sink {
