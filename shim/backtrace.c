@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "backtrace.h"
 
@@ -34,8 +35,10 @@ static struct {
 	__typeof__(unw_set_caching_policy) *set_caching_policy;
 	__typeof__(unw_flush_cache) *flush_cache;
 	unw_addr_space_t *local_as;
+	int (*backtrace)(void **, int); /* fast path, may be NULL */
 } g_uw;
 static int g_ready; /* atomic: 1 once g_uw is complete */
+static int g_no_fast; /* benchmark: always walk with unw_step */
 
 /* dlsym, leaving no dlerror state behind on failure. */
 static void *sym(void *h, const char *name)
@@ -66,6 +69,7 @@ int rte_bt_init(int cached)
 	*(void **)&g_uw.set_caching_policy = sym(h, STR(unw_set_caching_policy));
 	*(void **)&g_uw.flush_cache = sym(h, STR(unw_flush_cache));
 	g_uw.local_as = sym(h, STR(unw_local_addr_space));
+	*(void **)&g_uw.backtrace = sym(h, "unw_backtrace");
 	if (!g_uw.getcontext || !g_uw.init_local2 || !g_uw.step ||
 	    !g_uw.get_reg || !g_uw.set_caching_policy || !g_uw.flush_cache ||
 	    !g_uw.local_as) {
@@ -93,6 +97,11 @@ void rte_bt_set_cached(int cached)
 		                               : UNW_CACHE_NONE);
 }
 
+void rte_bt_set_fast(int fast)
+{
+	g_no_fast = !fast;
+}
+
 void rte_bt_flush(void)
 {
 	if (ready())
@@ -118,12 +127,58 @@ static unsigned walk(unw_cursor_t *c, uint64_t *pcs, unsigned max,
 	return n;
 }
 
+/*
+ * unw_backtrace() walks with libunwind's per-thread trace cache (frame
+ * shapes keyed by address): after the first walk through some code, a
+ * frame costs a hash lookup instead of a DWARF parse and the signal-mask
+ * system calls libunwind makes around each parse. It starts from its
+ * caller, so the frames before `from` (ours, and in a signal handler those
+ * up to the signal frame) are dropped. Returns the number kept, or -1 if
+ * `from` is not on the trace (the caller then walks the slow way).
+ */
+static __attribute__((noinline)) int fast(uint64_t from, unsigned skip,
+                                          uint64_t *pcs, unsigned max)
+{
+	void *buf[RTE_BT_MAX + 32];
+	int n, i = 0;
+	unsigned k = 0;
+
+	if (!g_uw.backtrace || g_no_fast)
+		return -1;
+	n = g_uw.backtrace(buf, (int)(sizeof(buf) / sizeof(buf[0])));
+	if (from) {
+		while (i < n && (uint64_t)(uintptr_t)buf[i] != from)
+			i++;
+		if (i == n)
+			return -1;
+	} else {
+		/* buf[0] is in fast(), buf[1] in rte_bt_capture_here() */
+		i = (int)skip + 2;
+	}
+	for (; i < n && k < max; i++)
+		pcs[k++] = (uint64_t)(uintptr_t)buf[i];
+	return (int)k;
+}
+
 unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max)
 {
 	unw_cursor_t c;
 
 	if (!ready() || !uc || max == 0)
 		return 0;
+#if defined(__x86_64__)
+	{
+		const ucontext_t *u = uc;
+		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+		int n = ip && max + 32 <= RTE_BT_MAX + 32 ? fast(ip, 0, pcs, max)
+		                                          : -1;
+
+		/* A trace that stops right at the interrupted code tells
+		 * nothing: walk the slow way from the signal frame. */
+		if (n > 1)
+			return (unsigned)n;
+	}
+#endif
 	/* On x86-64 (and most Linux targets) unw_context_t is the kernel's
 	 * ucontext_t: the signal frame's context starts the walk at the
 	 * interrupted instruction, not in this handler. */
@@ -138,9 +193,12 @@ __attribute__((noinline)) unsigned rte_bt_capture_here(uint64_t *pcs,
 {
 	unw_context_t uc;
 	unw_cursor_t c;
+	int n;
 
 	if (!ready() || max == 0)
 		return 0;
+	if (max <= RTE_BT_MAX && skip < 16 && (n = fast(0, skip, pcs, max)) >= 0)
+		return (unsigned)n;
 	if (g_uw.getcontext(&uc) < 0 || g_uw.init_local2(&c, &uc, 0) < 0)
 		return 0;
 	/* Frame 0 is this function. */

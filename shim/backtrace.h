@@ -19,6 +19,9 @@
 int rte_bt_init(int cached);
 /* Change the caching policy (benchmark). Not signal-safe. */
 void rte_bt_set_cached(int cached);
+/* fast = 0: never use unw_backtrace's trace cache, always walk frame by
+ * frame with unw_step (benchmark). Not signal-safe. */
+void rte_bt_set_fast(int fast);
 /* Forget cached unwind information (after a module is unloaded). */
 void rte_bt_flush(void);
 /* The stack of the interrupted code of a signal handler: uc is the

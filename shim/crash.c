@@ -206,8 +206,10 @@ out:
 
 /* The signal again, with its default action: pending while we run (it is
  * blocked in its own handler), delivered by the kernel once the handler
- * returns, with the registers of the interrupted code. */
-static void resend_default(int sig)
+ * returns, with the registers of the interrupted code. With its original
+ * siginfo (si_code, si_addr; a process may queue any to itself), so that
+ * even the core dump's signal information is the one the fault made. */
+static void resend_default(int sig, siginfo_t *si)
 {
 	struct sigaction dfl;
 
@@ -215,7 +217,9 @@ static void resend_default(int sig)
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
 	real_sigaction(sig, &dfl, NULL);
-	syscall(SYS_tgkill, getpid(), gettid(), sig);
+	if (!si || syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sig,
+	                   si) < 0)
+		syscall(SYS_tgkill, getpid(), gettid(), sig);
 }
 
 /* A fault inside our own recording of signal `first`: the process ends
@@ -224,7 +228,7 @@ static void die_by(int first)
 {
 	sigset_t one;
 
-	resend_default(first);
+	resend_default(first, NULL);
 	sigemptyset(&one);
 	sigaddset(&one, first);
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
@@ -294,7 +298,7 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 
 	if (t_recording) {
 		die_by(t_first_sig);
-		resend_default(sig); /* if `first` could not kill us */
+		resend_default(sig, si); /* if `first` could not kill us */
 		goto out;
 	}
 	prog_lock(&o);
@@ -314,7 +318,7 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	}
 	/* Release: pairs with the acquire in rte_crash_keep_file(). */
 	__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
-	resend_default(sig);
+	resend_default(sig, si);
 out:
 	errno = saved;
 }
