@@ -18,6 +18,8 @@ STRESS_DIR  := $(BUILD)/tests/stress
 STRESS_PROGS := writer churn forkstorm
 STRESS_PROG_BINS := $(STRESS_PROGS:%=$(STRESS_DIR)/%)
 STRESS_FOLLOW := $(STRESS_DIR)/follow
+FAULTS_DIR  := $(BUILD)/tests/faults
+FAULTS_BINS := $(FAULTS_DIR)/victim
 
 STRESS_EVENTS ?= $(if $(SAN),200000,2000000)
 # An ASan-built librte.so needs the ASan runtime first in LD_PRELOAD. A
@@ -31,14 +33,24 @@ $(STRESS_PROG_BINS): $(STRESS_DIR)/%: $(BUILD)/obj/tests/stress/%.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(BASE_LDFLAGS)
 
+$(FAULTS_BINS): $(FAULTS_DIR)/%: $(BUILD)/obj/tests/faults/%.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(BASE_LDFLAGS)
+
 $(STRESS_FOLLOW): $(BUILD)/obj/tests/stress/follow.o $(BUILD)/librteconsumer.a
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(BUILD)/librteconsumer.a $(BASE_LDFLAGS)
 
-.PHONY: test-stress
-TEST_RUNS += test-stress
+$(BUILD)/obj/tests/faults/%.o: BASE_CFLAGS += -Itests/stress
+
+.PHONY: test-stress test-faults
+TEST_RUNS += test-stress test-faults
 TSAN_RUNS += test-stress
 
 test-stress: $(STRESS_PROG_BINS) $(STRESS_FOLLOW) $(BUILD)/librte.so $(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN_RT="$(STRESS_SAN_RT)" RTE_SAN="$(SAN)" \
 		STRESS_EVENTS=$(STRESS_EVENTS) CC="$(CC)" sh tests/stress/run.sh
+
+test-faults: $(FAULTS_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN_RT="$(STRESS_SAN_RT)" RTE_SAN="$(SAN)" \
+		sh tests/faults/run.sh
