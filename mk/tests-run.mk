@@ -4,7 +4,7 @@
 #
 #   make test-run    build and run them (part of `make test`)
 
-RUN_TEST_PROGS := flood tree
+RUN_TEST_PROGS := flood tree recover
 RUN_TEST_BINS := $(RUN_TEST_PROGS:%=$(BUILD)/tests/run/%)
 
 $(RUN_TEST_BINS): $(BUILD)/tests/run/%: $(BUILD)/obj/tests/run/progs/%.o $(BUILD)/librte.so

@@ -285,6 +285,11 @@ test_crash() {
 	[ $st -eq 122 ] || fail "child killed by SIGSEGV: exit $st, not 122"
 	grep -Eq 'process [0-9]+ (crashed|ended without ring_stop)' "$W/segv.err" ||
 		fail "no crash message: $(cat "$W/segv.err")"
+	# A signal the program handles and survives is said, not counted.
+	"$RUN" -q --fail-on-crash -- "$B/tests/run/recover" 2>"$W/recover.err"; st=$?
+	[ $st -eq 0 ] || fail "a survived SIGSEGV with --fail-on-crash: exit $st: $(cat "$W/recover.err")"
+	grep -q 'received SIGSEGV and passed it to its own handler' "$W/recover.err" ||
+		fail "the survived SIGSEGV is not reported: $(cat "$W/recover.err")"
 	# No false alarm on a clean tree of forks and execs.
 	"$RUN" -q --fail-on-crash -- "$B/tests/run/tree" >/dev/null 2>"$W/clean.err"; st=$?
 	[ $st -eq 0 ] || fail "clean tree with --fail-on-crash: exit $st: $(cat "$W/clean.err")"
