@@ -11,6 +11,7 @@ import json
 import sys
 
 FAILS = []
+SPAWNS = 1000  # forkstorm.c
 
 
 def fail(msg):
@@ -122,9 +123,14 @@ def forkstorm(events, stdout, parent):
         child_sequence(by_pid.pop(pid, []), pid, i)
     if by_pid:
         fail("files of unknown processes: %s" % sorted(by_pid)[:5])
+    spawned = sorted(ev["value"] for ev in par if name(ev) == "storm.spawned")
+    if spawned != list(range(SPAWNS)):
+        fail("parent: %d storm.spawned events, want 0..%d once each"
+             % (len(spawned), SPAWNS - 1))
     n = sum(1 for ev in par if name(ev) == "storm.w")
-    print("forkstorm: %d forks, %d complete child files, %d writer events "
-          "read back from the parent" % (len(forked), len(children), n))
+    print("forkstorm: %d forks, %d complete child files, %d short threads "
+          "meanwhile, %d writer events read back from the parent"
+          % (len(forked), len(children), len(spawned), n))
 
 
 def main():

@@ -4,9 +4,13 @@
  * they can. Child number i (0 .. FORKS-1) writes 1 + i % 4 int events
  * "storm.child" = i * 8 + k, k = 0, 1, ..., and ends with exit(0) (even i)
  * or _exit(0) (odd i); an alarm kills a child that hangs (a deadlock then
- * shows as a failed child instead of a hung test).
+ * shows as a failed child instead of a hung test). Meanwhile a spawner
+ * thread creates and joins SPAWNS short threads, one at a time, each
+ * writing "storm.spawned" = its number: thread start and end (which take
+ * the shim's registry) race the forks too.
  *
- * stdout: "child <i> <pid>" per fork, then "forks <n> failed <m>".
+ * stdout: "child <i> <pid>" per fork, then "forks <n> failed <m>" and
+ * "spawned <n>".
  * Exit 0 if every fork worked and every child exited 0, else 1 (2: usage).
  */
 #include <pthread.h>
@@ -19,8 +23,9 @@
 
 #define MAX_WRITERS 16
 #define CHILD_ALARM_S 30
+#define SPAWNS 1000
 
-static int g_w = -1, g_child = -1;
+static int g_w = -1, g_child = -1, g_spawned = -1;
 static long g_forks;
 static int g_stop;
 static int g_failed;
@@ -33,6 +38,25 @@ static void *writer(void *arg)
 	/* Relaxed: a stop request; nothing is published with it. */
 	for (int64_t k = 0; !__atomic_load_n(&g_stop, __ATOMIC_RELAXED); k++)
 		weak_int(g_w, tag | k);
+	return NULL;
+}
+
+static void *short_thread(void *arg)
+{
+	weak_int(g_spawned, (long)arg);
+	return NULL;
+}
+
+/* Create and join SPAWNS threads, one at a time, while the forks run. */
+static void *spawner(void *arg)
+{
+	long *n = arg;
+	pthread_t t;
+
+	for (*n = 0; *n < SPAWNS; ++*n)
+		if (pthread_create(&t, NULL, short_thread, (void *)*n) != 0 ||
+		    pthread_join(t, NULL) != 0)
+			break;
 	return NULL;
 }
 
@@ -72,8 +96,8 @@ static void *forker(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t w[MAX_WRITERS], f[2];
-	long nw = argc > 2 ? atol(argv[2]) : 0;
+	pthread_t w[MAX_WRITERS], f[2], sp;
+	long nw = argc > 2 ? atol(argv[2]) : 0, spawned = 0;
 
 	g_forks = argc > 2 ? atol(argv[1]) : 0;
 	if (g_forks < 2 || nw < 1 || nw > MAX_WRITERS) {
@@ -85,17 +109,20 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	g_w = weak_register_int("storm.w");
 	g_child = weak_register_int("storm.child");
+	g_spawned = weak_register_int("storm.spawned");
 	for (long t = 0; t < nw; t++)
 		if (pthread_create(&w[t], NULL, writer, (void *)t) != 0)
 			return 2;
-	if (pthread_create(&f[0], NULL, forker, (void *)0L) != 0 ||
+	if (pthread_create(&sp, NULL, spawner, &spawned) != 0 ||
+	    pthread_create(&f[0], NULL, forker, (void *)0L) != 0 ||
 	    pthread_create(&f[1], NULL, forker, (void *)(g_forks / 2)) != 0)
 		return 2;
 	pthread_join(f[0], NULL);
 	pthread_join(f[1], NULL);
+	pthread_join(sp, NULL);
 	__atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
 	for (long t = 0; t < nw; t++)
 		pthread_join(w[t], NULL);
-	printf("forks %ld failed %d\n", g_forks, g_failed);
-	return g_failed ? 1 : 0;
+	printf("forks %ld failed %d\nspawned %ld\n", g_forks, g_failed, spawned);
+	return g_failed || spawned != SPAWNS ? 1 : 0;
 }
