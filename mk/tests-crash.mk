@@ -15,21 +15,27 @@ CRASH_PROGS := segv abrt overflow thread recover fpe forker
 CRASH_BINS := $(CRASH_PROGS:%=$(BUILD)/tests/crash/%)
 CRASH_PROG_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O0 -fno-inline \
 	-fno-omit-frame-pointer -rdynamic -pthread -Wall -Wextra -Werror
+# Under the sanitizers: ASan yes, but not UBSan, which would stop the
+# deliberate NULL stores and divisions by zero before they fault (last on
+# the command line: BASE_LDFLAGS holds $(SAN) too).
+CRASH_SAN := $(SAN) $(if $(SAN),-fno-sanitize=undefined)
 
 $(CRASH_BINS): $(BUILD)/tests/crash/%: tests/crash/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -o $@ $< $(BASE_LDFLAGS)
+	$(CC) $(CRASH_PROG_CFLAGS) -o $@ $< $(BASE_LDFLAGS) $(CRASH_SAN)
 
 # A plugin loaded with dlopen, and its loader with a RUNPATH of $ORIGIN.
 CRASH_PLUGIN := $(BUILD)/tests/crash/libcrashplug.so
 CRASH_DL := $(BUILD)/tests/crash/dlcrash
 $(CRASH_PLUGIN): tests/crash/progs/plugin.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -fPIC -shared -o $@ $< $(BASE_LDFLAGS)
+	$(CC) $(CRASH_PROG_CFLAGS) -fPIC -shared -o $@ $< $(BASE_LDFLAGS) \
+		$(CRASH_SAN)
 $(CRASH_DL): tests/crash/progs/dlcrash.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CRASH_PROG_CFLAGS) $(SAN) -o $@ $< \
-		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' $(BASE_LDFLAGS) -ldl
+	$(CC) $(CRASH_PROG_CFLAGS) -o $@ $< \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' $(BASE_LDFLAGS) -ldl \
+		$(CRASH_SAN)
 
 # Benchmark: cost of one captured stack, libunwind cache on and off.
 # Prints JSON lines like bench/producer.c.

@@ -22,8 +22,8 @@ CUR=""
 
 # Under ASan its own handlers for these signals would replace the default
 # action in both runs alike; turn them off so that the programs die by the
-# signal as a normal build does. (ASan's handlers chained behind ours are
-# covered by "asan_handler" below.)
+# signal as a normal build does. (ASan's handler chained behind ours is
+# covered by "asan_handler" at the end.)
 ASAN_OFF="handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:detect_leaks=0:use_sigaltstack=0"
 export ASAN_OPTIONS="${RTE_ASAN_RT:+$ASAN_OFF}"
 
@@ -58,8 +58,8 @@ finish() {
 }
 
 # status OUT CMD...: run CMD (in its own directory, core dumps allowed),
-# write "exit N" or "signal N core 0|1" to OUT.status and its standard
-# output to OUT.out; killed (signal 9) after 60 s. The core file size
+# write "exit N" or "signal N core 0|1" to OUT.status, its standard
+# output to OUT.out and its standard error to OUT.err; killed (signal 9) after 60 s. The core file size
 # limit is raised to its hard limit, so that both runs may dump core and
 # the core flags are compared too.
 status() {
@@ -78,6 +78,8 @@ if pid == 0:
     os.chdir(os.path.dirname(out))
     fd = os.open(out + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
+    fd = os.open(out + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 2)
     try:
         os.execvp(cmd[0], cmd)
     finally:
@@ -297,8 +299,15 @@ begin dlopen_runpath
 # A bare name found through the caller's RUNPATH: the wrapper must leave
 # the program as dlopen's caller (otherwise "dlopen failed").
 pair d -- "$T/dlcrash" bare
-expect_status "signal 11"
-check_crash SIGSEGV plugin_crash_here plugin_entry main
+if [ -n "${RTE_ASAN_RT:-}" ]; then
+	# ASan's own dlopen interceptor makes libasan the caller, so the
+	# name is not found even without the shim; the runs must still agree.
+	echo "  (dlopen_runpath under ASan: only compared, ASan's dlopen" \
+		"loses the RUNPATH itself)"
+else
+	expect_status "signal 11"
+	check_crash SIGSEGV plugin_crash_here plugin_entry main
+fi
 finish
 
 begin dlclose
@@ -332,6 +341,22 @@ if events_file; then
 		fail "RTE_BACKTRACE=off still records"
 fi
 finish
+
+# ---- under ASan: ASan's own SIGSEGV handler, chained behind ours ----------
+
+if [ -n "${RTE_ASAN_RT:-}" ]; then
+	begin asan_handler
+	saved=$ASAN_OPTIONS
+	export ASAN_OPTIONS=detect_leaks=0
+	pair s -- "$T/segv"
+	ASAN_OPTIONS=$saved
+	expect_status "exit 1"
+	if events_file; then
+		"$READ" "$EV" | grep -q "rte.crash .*SIGSEGV .*passed to the program's handler" ||
+			fail "the SIGSEGV passed to ASan is not recorded"
+	fi
+	finish
+fi
 
 echo "crash tests: $NPASS passed, $NFAIL failed"
 [ "$NFAIL" = 0 ]
