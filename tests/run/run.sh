@@ -328,6 +328,14 @@ EOF
 	json_check "$W/env.json" 'len(d["processes"]) >= 1 and d["events"] > 0' ||
 		fail "nothing traced with a caller's LD_PRELOAD"
 
+	# rte-run inside rte-run (a traced harness that uses rte-run itself):
+	# the inner one traces only its command, the status goes through both.
+	"$RUN" -q -- "$RUN" -f summary-json -o "$W/inner.json" -- \
+		sh -c 'echo $$ >"$1"; exit 5' sh "$W/inner.pid" 2>"$W/nest.err"; st=$?
+	[ $st -eq 5 ] || fail "nested rte-run: exit $st, not 5: $(cat "$W/nest.err")"
+	json_check "$W/inner.json" "list(procs) == [$(cat "$W/inner.pid")]" ||
+		fail "the inner rte-run traced more than its command"
+
 	RTE_LIB=$W/nothing.so "$RUN" -q -- true 2>"$W/lib.err"; st=$?
 	[ $st -eq 125 ] || fail "RTE_LIB pointing nowhere: exit $st, not 125"
 	grep -q 'cannot find librte.so' "$W/lib.err" || fail "RTE_LIB: $(cat "$W/lib.err")"
