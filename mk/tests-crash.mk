@@ -53,3 +53,11 @@ test-crash: $(CRASH_BINS) $(CRASH_PLUGIN) $(CRASH_DL) $(BUILD)/librte.so \
 		$(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(CRASH_ASAN_RT)" \
 		sh tests/crash/run.sh
+
+# A ring file of malformed crash-recorder payloads, for rte-read.
+CRASH_BAD := $(BUILD)/tests/crash/badcrash
+$(CRASH_BAD): $(BUILD)/obj/tests/crash/progs/badcrash.o $(WRITER_OBJS) \
+		$(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS)
+test-crash: $(CRASH_BAD)

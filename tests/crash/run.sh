@@ -342,6 +342,25 @@ if events_file; then
 fi
 finish
 
+# ---- rte-read on malformed payloads ----------------------------------------
+
+begin malformed
+mkfifo "$D/fifo" || fail "mkfifo"
+"$T/badcrash" "$D/bad.events" "$D/fifo" || fail "badcrash failed"
+for fmt in text summary summary-json chrome; do
+	# A module path naming the FIFO must not block the reader.
+	timeout 20 "$READ" -f "$fmt" "$D/bad.events" >"$D/out.$fmt" 2>"$D/err" ||
+		fail "rte-read -f $fmt: status $? ($(head -c 300 "$D/err"))"
+done
+n=$(grep -c '(malformed rte\.' "$D/out.text")
+[ "$n" = 12 ] || fail "want 12 malformed payloads reported, got $n"
+[ "$(grep -c '^CRASH in process 4343: SIGSEGV' "$D/out.text")" = 1 ] ||
+	fail "the valid crash is not reported once"
+python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' \
+	"$D/out.summary-json" "$D/out.chrome" 2>"$D/err" ||
+	fail "invalid JSON: $(tail -c 300 "$D/err")"
+finish
+
 # ---- under ASan: ASan's own SIGSEGV handler, chained behind ours ----------
 
 if [ -n "${RTE_ASAN_RT:-}" ]; then
