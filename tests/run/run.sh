@@ -141,6 +141,17 @@ test_keep() {
 	grep -q 'already holds ring files' "$W/again.err" || fail "no reason given: $(cat "$W/again.err")"
 }
 
+test_badfile() {
+	begin "an unreadable ring file: exit 125, directory kept"
+	printf 'not a ring' >"$W/garbage"
+	"$RUN" -- sh -c 'cp "$1" "$OCAML_RUNTIME_EVENTS_DIR/1.events"' sh "$W/garbage" \
+		2>"$W/bad.err"; st=$?
+	[ $st -eq 125 ] || fail "a garbage ring file: exit $st, not 125"
+	grep -q 'rte-read: .*1\.events' "$W/bad.err" || fail "rte-read's reason is missing: $(cat "$W/bad.err")"
+	[ "$(leftovers)" -eq 1 ] || fail "the directory with the bad file was not kept"
+	rm -rf "$TMPDIR"/rte-run.*
+}
+
 test_formats() {
 	begin "-f/-o write the requested format, -s adds the summary"
 	"$RUN" -f jsonl -o "$W/t.jsonl" -- sh -c 'echo $$ >"$1"' sh "$W/pid" 2>"$W/f.err" ||
@@ -397,6 +408,7 @@ for p in d['processes'] for e in p['spans'])" || fail "app.step spans missing fr
 test_status
 test_output
 test_keep
+test_badfile
 test_formats
 test_tree
 test_signals
