@@ -566,6 +566,28 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_str(o, "}}");
 }
 
+/* The per-file and per-process state this format hung on procs. */
+static void free_state(struct rd_procs *P)
+{
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		free(P->src[i].fmt);
+		P->src[i].fmt = NULL;
+	}
+	for (unsigned i = 0; i < P->nproc; i++) {
+		struct psum *ps = P->proc[i]->fmt;
+
+		for (size_t k = 0; ps && k < ps->n; k++) {
+			free(ps->e[k]->name);
+			free(ps->e[k]->h);
+			free(ps->e[k]);
+		}
+		if (ps)
+			free(ps->e);
+		free(ps);
+		P->proc[i]->fmt = NULL;
+	}
+}
+
 static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct summary *S = (struct summary *)s;
@@ -609,23 +631,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (S->oom)
 			outf(o, "(incomplete: out of memory while summarising)\n");
 	}
-	for (unsigned i = 0; i < P->nsrc; i++) {
-		free(P->src[i].fmt);
-		P->src[i].fmt = NULL;
-	}
-	for (unsigned i = 0; i < P->nproc; i++) {
-		struct psum *ps = P->proc[i]->fmt;
-
-		for (size_t k = 0; ps && k < ps->n; k++) {
-			free(ps->e[k]->name);
-			free(ps->e[k]->h);
-			free(ps->e[k]);
-		}
-		if (ps)
-			free(ps->e);
-		free(ps);
-		P->proc[i]->fmt = NULL;
-	}
+	free_state(P);
 }
 
 static void summary_destroy(struct rd_sink *s)

@@ -657,49 +657,73 @@ static int stopped_but_alive(void)
 	return 0;
 }
 
+/* Per-source follow state, grown as sources are added: alive[] sampled
+ * each round, done[] once a source can write no more. */
+struct follow_state {
+	int *alive, *done;
+	unsigned cap;
+};
+
+static int grow_state(struct follow_state *fs)
+{
+	unsigned ncap = g.procs.nsrc * 2;
+	int *a, *d;
+
+	if (g.procs.nsrc <= fs->cap)
+		return 0;
+	a = realloc(fs->alive, ncap * sizeof *a);
+	if (a)
+		fs->alive = a;
+	d = a ? realloc(fs->done, ncap * sizeof *d) : NULL;
+	if (!d)
+		return -1;
+	fs->done = d;
+	memset(fs->done + fs->cap, 0, (ncap - fs->cap) * sizeof *d);
+	fs->cap = ncap;
+	return 0;
+}
+
+/* Every source has ended: 1 to stop following, 0 to go on because new
+ * files appeared (children, an exec) or may still appear (a process that
+ * wrote ring_stop is still running: it may be exec'ing). */
+static int follow_finished(void)
+{
+	size_t before = g.procs.nsrc;
+	int grace = rd_now_ms() - g.last_stop_ms < EXEC_GRACE_MS;
+
+	for (size_t d = 0; d < g.ndirs; d++)
+		scan_dir(g.dirs[d], 1, grace);
+	reopen_replaced();
+	if (g.procs.nsrc != before)
+		return 0;
+	if (!grace || !stopped_but_alive())
+		return 1;
+	rd_sleep_ms(IDLE_MAX_MS);
+	return 0;
+}
+
 static void follow_loop(void)
 {
+	struct follow_state fs = { NULL, NULL, 0 };
 	unsigned idle = IDLE_MIN_MS;
 	uint64_t last_scan = rd_now_ms();
-	int *alive = NULL, *done = NULL;
-	unsigned cap = 0;
 
 	for (;;) {
 		uint64_t got;
 
-		if (g.procs.nsrc > cap) {
-			unsigned ncap = g.procs.nsrc * 2;
-			int *a = realloc(alive, ncap * sizeof *a), *d;
-
-			if (a)
-				alive = a;
-			d = a ? realloc(done, ncap * sizeof *d) : NULL;
-			if (!d) {
-				fail_line(EX_NOMEM, "out of memory");
-				break;
-			}
-			done = d;
-			memset(done + cap, 0, (ncap - cap) * sizeof *done);
-			cap = ncap;
+		if (grow_state(&fs) < 0) {
+			fail_line(EX_NOMEM, "out of memory");
+			break;
 		}
 		for (unsigned i = 0; i < g.procs.nsrc; i++)
-			alive[i] = rd_pid_alive(g.procs.src[i].pid);
+			fs.alive[i] = rd_pid_alive(g.procs.src[i].pid);
 		rte_merge_refill(g.merge);
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
 			break;
-		if (!any_live(alive, done)) {
-			size_t before = g.procs.nsrc;
-			int grace = rd_now_ms() - g.last_stop_ms < EXEC_GRACE_MS;
-
-			for (size_t d = 0; d < g.ndirs; d++)
-				scan_dir(g.dirs[d], 1, grace);
-			reopen_replaced();
-			if (g.procs.nsrc != before)
-				continue;
-			if (!grace || !stopped_but_alive())
+		if (!any_live(fs.alive, fs.done)) {
+			if (follow_finished())
 				break;
-			rd_sleep_ms(IDLE_MAX_MS);
 			continue;
 		}
 		/* Live output: what was read this round goes out now. */
@@ -716,8 +740,8 @@ static void follow_loop(void)
 			last_scan = rd_now_ms();
 		}
 	}
-	free(alive);
-	free(done);
+	free(fs.alive);
+	free(fs.done);
 }
 
 /* ---- crash reports ---------------------------------------------------- */
@@ -815,6 +839,45 @@ static void report_lost(void)
 		        (unsigned long long)g.ctx.lost_total);
 }
 
+/* Read every input into the sink and finish the output. */
+static void run(void)
+{
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
+	if (g.sink->start)
+		g.sink->start(g.sink, &g.ctx);
+	if (g.o.follow) {
+		follow_loop();
+	} else {
+		/* A summary needs each ring's order, not the timeline's. */
+		if (!strncmp(g.o.format, "summary", 7))
+			rte_merge_set_unordered(g.merge, 1);
+		rte_merge_refill(g.merge);
+		drain();
+	}
+	if (g.out.state == RD_OUT_OK) {
+		g.ctx.report = crash_report();
+		g.ctx.crash = g.crash;
+		g.sink->finish(g.sink, &g.ctx);
+	}
+	if (finish_output())
+		return; /* the reader went away: not our failure, say nothing */
+	report_lost();
+}
+
+static void cleanup(void)
+{
+	if (g.sink)
+		g.sink->destroy(g.sink);
+	rd_crash_free(g.crash);
+	rte_merge_free(g.merge);
+	rte_merge_free(g.merge2);
+	rd_procs_fini(&g.procs);
+	rd_procs_fini(&g.procs2);
+	rd_free_list(g.paths, g.npaths);
+	free(g.ids);
+	free(g.dirs);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -835,48 +898,16 @@ int main(int argc, char **argv)
 	}
 	setup_signals();
 	g.merge = g.reading = rte_merge_new();
-	if (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))
-		g.merge = NULL;
-	if (!g.merge) {
+	if (!g.merge || (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))) {
 		fail_line(EX_NOMEM, "out of memory");
+		cleanup();
 		return EX_NOMEM;
 	}
 	add_inputs();
-	if (g.procs.nsrc == 0) {
+	if (g.procs.nsrc == 0)
 		set_status(EX_NOINPUT);
-		goto out;
-	}
-	if (open_output() < 0)
-		goto out;
-	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
-	if (g.sink->start)
-		g.sink->start(g.sink, &g.ctx);
-	if (g.o.follow) {
-		follow_loop();
-	} else {
-		/* A summary needs each ring's order, not the timeline's. */
-		if (!strncmp(g.o.format, "summary", 7))
-			rte_merge_set_unordered(g.merge, 1);
-		rte_merge_refill(g.merge);
-		drain();
-	}
-	if (g.out.state == RD_OUT_OK) {
-		g.ctx.report = crash_report();
-		g.ctx.crash = g.crash;
-		g.sink->finish(g.sink, &g.ctx);
-	}
-	if (finish_output())
-		goto out; /* the reader went away: not our failure, say nothing */
-	report_lost();
-out:
-	g.sink->destroy(g.sink);
-	rd_crash_free(g.crash);
-	rte_merge_free(g.merge);
-	rte_merge_free(g.merge2);
-	rd_procs_fini(&g.procs);
-	rd_procs_fini(&g.procs2);
-	rd_free_list(g.paths, g.npaths);
-	free(g.ids);
-	free(g.dirs);
+	else if (open_output() == 0)
+		run();
+	cleanup();
 	return g.status;
 }
