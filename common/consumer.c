@@ -115,9 +115,13 @@ static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
 		    (unsigned long long)l->ring_header_size_bytes);
 		return RTE_EHEADER;
 	}
-	if (l->ring_size_elements < 2 || l->ring_size_elements > ((uint64_t)1 << 32) ||
-	    (l->ring_size_elements & (l->ring_size_elements - 1))) {
-		fmt(why, wlen, "ring size %llu words is not a power of two in 2..2^32",
+	if (l->ring_size_elements & (l->ring_size_elements - 1)) {
+		fmt(why, wlen, "ring size %llu words is not a power of two",
+		    (unsigned long long)l->ring_size_elements);
+		return RTE_EHEADER;
+	}
+	if (l->ring_size_elements < 2 || l->ring_size_elements > ((uint64_t)1 << 32)) {
+		fmt(why, wlen, "ring size %llu words is out of range 2..2^32",
 		    (unsigned long long)l->ring_size_elements);
 		return RTE_EHEADER;
 	}
