@@ -280,6 +280,12 @@ static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
 	if (!(p->sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	if (p->sa_flags & SA_NODEFER) {
+		/* Our own delivery blocked it; theirs would not have. */
+		sigemptyset(&mask);
+		sigaddset(&mask, sig);
+		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+	}
 	t_chained++;
 	if (p->sa_flags & SA_SIGINFO)
 		p->sa_sigaction(sig, si, uc);
