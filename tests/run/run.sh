@@ -198,10 +198,12 @@ test_signals() {
 	begin "SIGTERM and SIGINT are forwarded, the directory still removed"
 	# (The loop ends by itself after ~30 s, so that a broken forward
 	# fails the test instead of hanging it.)
-	"$RUN" -q -- sh -c 'trap "exit 7" TERM; i=0
-		while [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done' &
+	# It says it is ready once its trap is set (its ring file appears
+	# earlier, at start-up, when a TERM would still kill it).
+	"$RUN" -q -- sh -c 'trap "exit 7" TERM; : >"$1"; i=0
+		while [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done' sh "$W/ready" &
 	pid=$!
-	wait_for "$TMPDIR/rte-run.*/*.events" || fail "the command never started"
+	wait_for "$W/ready" || fail "the command never started"
 	kill -TERM $pid
 	wait $pid; st=$?
 	[ $st -eq 7 ] || fail "SIGTERM: exit $st, not the command's own 7"
