@@ -22,6 +22,7 @@ import tempfile
 import time
 
 ROWS = []
+RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
 
 def row(name, value, unit, baseline=None, base_value=None, goal=None,
@@ -81,6 +82,8 @@ def bench_producer(build, tmp, rounds, events):
     m = parse_lines(run([exe, str(events), str(rounds)], env=env))
     med = {k: statistics.median(v) for k, v in m.items()}
     clock, store = med["clock_gettime"], med["store_only"]
+    global RTE_INT
+    RTE_INT = med["int"]
     for name, label in (("int", "int user event"),
                         ("begin_end", "user span begin/end (per event)"),
                         ("runtime_begin_end", "runtime begin/end (per event)")):
@@ -169,15 +172,49 @@ def bench_reader(build, tmp, rounds, events):
         "peak RSS counts the mapped pages of the file that were read")
 
 
-def bench_lttng(build):
-    if shutil.which("lttng") is None or subprocess.run(
-            ["pkg-config", "--exists", "lttng-ust"]).returncode != 0:
-        row("LTTng-UST enabled tracepoint", float("nan"), "ns/event", None,
-            None, None, None,
-            "skipped: LTTng-UST (lttng-tools and liblttng-ust-dev) is not installed")
-        return
-    row("LTTng-UST enabled tracepoint", float("nan"), "ns/event", None, None,
-        None, None, "skipped: needs a running lttng-sessiond and a session")
+def lttng(*args):
+    return subprocess.run(["lttng"] + list(args), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, check=False)
+
+
+def bench_lttng(build, tmp, rounds, events, rte_int):
+    """An enabled LTTng-UST tracepoint with an rte int event's payload, in
+    a session of its own, against rte's int event of this run."""
+    name = "LTTng-UST enabled tracepoint"
+    exe = os.path.join(build, "bench", "lttng")
+    why = None
+    if not os.path.exists(exe):
+        why = "liblttng-ust-dev was not installed when the benchmarks were built"
+    elif shutil.which("lttng") is None or shutil.which("lttng-sessiond") is None:
+        why = "lttng-tools is not installed"
+    elif lttng("list").returncode != 0:
+        subprocess.run(["lttng-sessiond", "--daemonize"], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        if lttng("list").returncode != 0:
+            why = "no lttng-sessiond could be reached or started"
+    if why is None:
+        session = "rte-bench-%d" % os.getpid()
+        steps = (("create", session, "--output=" + os.path.join(tmp, "lttng")),
+                 ("enable-event", "-u", "-s", session, "rte_bench:*"),
+                 ("start", session))
+        for step in steps:
+            p = lttng(*step)
+            if p.returncode != 0:
+                why = "lttng %s failed: %s" % (step[0], p.stderr.strip())
+                break
+        if why is None:
+            try:
+                m = parse_lines(run([exe, str(events), str(rounds)]))
+            finally:
+                lttng("destroy", session)
+            v = statistics.median(m["lttng_int"])
+            row(name, v, "ns/event", "rte int event, this run", rte_int,
+                None, None, "ratio = LTTng / rte; session in discard mode")
+            return
+        lttng("destroy", session)
+    row(name, float("nan"), "ns/event", None, None, None, None,
+        "skipped: " + why)
 
 
 def print_table():
@@ -217,7 +254,7 @@ def main():
         bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
                     50 if a.quick else 300)
         bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
-        bench_lttng(build)
+        bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

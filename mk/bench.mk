@@ -6,6 +6,17 @@
 BENCH_ARGS ?=
 BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen
 
+# The LTTng-UST comparison is built only where liblttng-ust-dev is installed
+# (bench/run.py skips it with a printed reason otherwise).
+HAVE_LTTNG := $(shell pkg-config --exists lttng-ust 2>/dev/null && echo 1)
+ifeq ($(HAVE_LTTNG),1)
+BENCH_BINS += $(BUILD)/bench/lttng
+$(BUILD)/obj/bench/lttng.o: BASE_CFLAGS += -Ibench -Wno-missing-prototypes -Wno-strict-prototypes -Wno-shadow
+$(BUILD)/bench/lttng: $(BUILD)/obj/bench/lttng.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS) $$(pkg-config --libs lttng-ust) -ldl
+endif
+
 .PHONY: bench bench-bins
 bench-bins: $(BENCH_BINS)
 
