@@ -234,11 +234,14 @@ static void die_by(int first)
 	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
 }
 
-static int on_our_altstack(void)
+/* 1 if running on the alternate signal stack, or if the thread has none
+ * (then a handler runs on the thread's stack and cannot be told apart). */
+static int on_altstack_or_none(void)
 {
 	stack_t cur;
 
-	return sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_ONSTACK);
+	return sigaltstack(NULL, &cur) == 0 &&
+	       (cur.ss_flags & (SS_ONSTACK | SS_DISABLE));
 }
 
 static void record(int sig, const siginfo_t *si, void *uc, uint32_t flags)
@@ -314,17 +317,22 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	program = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
 	if (!program && p.sa_handler == SIG_IGN && async)
 		goto out; /* sent by someone and ignored: nothing happens */
+	/* A vfork child shares our memory (and this thread's ring) but not
+	 * our pid: it must neither write nor mark the parent's file. */
+	if (getpid() != rte_g_pid)
+		goto pass;
 	t_recording = 1;
 	t_first_sig = sig;
 	record(sig, si, uc, program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL);
 	t_recording = 0;
-	if (program) {
+	if (!program)
+		/* Release: pairs with the acquire in rte_crash_keep_file(). */
+		__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
+pass:
+	if (program)
 		chain(sig, si, uc, &p);
-		goto out;
-	}
-	/* Release: pairs with the acquire in rte_crash_keep_file(). */
-	__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
-	resend_default(sig, si);
+	else
+		resend_default(sig, si);
 out:
 	errno = saved;
 }
@@ -333,7 +341,7 @@ int rte_crash_keep_file(void)
 {
 	/* Acquire: pairs with the release in on_crash(). */
 	return __atomic_load_n(&g_fatal, __ATOMIC_ACQUIRE) ||
-	       (t_chained > 0 && on_our_altstack());
+	       (t_chained > 0 && on_altstack_or_none());
 }
 
 static void install(void)
