@@ -227,9 +227,12 @@ test_tty() {
 	# terminal sends SIGINT to the whole foreground group (rte-run does
 	# not send it again), the command dies of it, rte-run says 130.
 	st=$(python3 - "$RUN" <<'EOF'
-import os, pty, select, sys, time
+import os, pty, select, signal, sys, time
 pid, fd = pty.fork()
 if pid == 0:
+    # As in a terminal: SIGINT not ignored (it is when make test itself
+    # was started in the background by a script).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execv(sys.argv[1], [sys.argv[1], "--", "sh", "-c", "echo ready; exec sleep 30"])
 buf, end = b"", time.time() + 30
 while b"ready" not in buf and time.time() < end:
