@@ -48,7 +48,7 @@ ALL += $(BUILD)/bench/backtrace
 CRASH_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
 
 .PHONY: test-crash
-# TEST_RUNS += test-crash  (enabled once rte-read is integrated)
+TEST_RUNS += test-crash
 test-crash: $(CRASH_BINS) $(CRASH_PLUGIN) $(CRASH_DL) $(BUILD)/librte.so \
 		$(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(CRASH_ASAN_RT)" \

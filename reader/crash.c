@@ -77,6 +77,7 @@ struct rd_crash {
 	unsigned nfiles;
 	struct crash *crashes;
 	unsigned ncrashes;
+	unsigned last; /* index of the file of the previous event */
 	int oom;
 };
 
@@ -142,9 +143,13 @@ static struct pfile *file_of(struct rd_crash *c, const struct rd_item *it)
 {
 	struct pfile *f;
 
+	if (c->last < c->nfiles && c->files[c->last].path == it->src->path)
+		return &c->files[c->last];
 	for (unsigned i = 0; i < c->nfiles; i++)
-		if (c->files[i].path == it->src->path)
+		if (c->files[i].path == it->src->path) {
+			c->last = i;
 			return &c->files[i];
+		}
 	f = realloc(c->files, (c->nfiles + 1) * sizeof(*f));
 	if (!f)
 		return NULL;
@@ -331,45 +336,39 @@ static char **symbolise(struct rd_sym *sym, const struct stack *s,
 
 /* ---- the last events of each ring ------------------------------------------ */
 
+/* Per event: a few stores and a short bounded copy, no formatting. */
 static void remember(struct rring *rr, const struct rd_item *it)
 {
 	const struct rte_event *ev = it->ev;
 	struct last *l = &rr->ev[rr->pos];
+	const char *name = ev->name;
 	char nbuf[48];
-	const char *name;
+	unsigned i;
 
 	l->ts = it->ts;
 	l->kind = ev->kind;
 	l->id = ev->id;
 	l->v = 0;
+	if (ev->kind == RTE_EV_COUNTER || ev->kind == RTE_EV_LIFECYCLE ||
+	    ev->kind == RTE_EV_USER_INT || ev->kind == RTE_EV_LOST)
+		l->v = ev->u.value; /* the same 64 bits in each of them */
 	l->clen = 0;
-	switch (ev->kind) {
-	case RTE_EV_COUNTER:
-		l->v = (int64_t)ev->u.counter;
-		break;
-	case RTE_EV_LIFECYCLE:
-		l->v = ev->u.data;
-		break;
-	case RTE_EV_USER_INT:
-		l->v = ev->u.value;
-		break;
-	case RTE_EV_LOST:
-		l->v = (int64_t)ev->u.lost_words;
-		break;
-	case RTE_EV_USER_CUSTOM:
+	if (ev->kind == RTE_EV_USER_CUSTOM) {
 		l->clen = (uint8_t)(ev->u.custom.len < CUSTOM_KEEP
 		                            ? ev->u.custom.len
 		                            : CUSTOM_KEEP);
 		memcpy(l->custom, ev->u.custom.bytes, l->clen);
 		l->v = (int64_t)ev->u.custom.len;
-		break;
-	default:
-		break;
+	} else if (ev->kind == RTE_EV_LOST) {
+		name = "-";
+	} else if (ev->kind == RTE_EV_ALLOC) {
+		name = "alloc";
 	}
-	name = ev->kind == RTE_EV_LOST ? "-" :
-	       ev->kind == RTE_EV_ALLOC ? "alloc" :
-	       rte_event_name(ev, nbuf, sizeof(nbuf));
-	snprintf(l->name, sizeof(l->name), "%s", name ? name : "?");
+	if (!name) /* an id this version has no name for */
+		name = rte_event_name(ev, nbuf, sizeof(nbuf));
+	for (i = 0; i < NAME_KEEP - 1 && name && name[i]; i++)
+		l->name[i] = name[i];
+	l->name[i] = '\0';
 	rr->pos = (rr->pos + 1) % RD_CRASH_LAST;
 	if (rr->n < RD_CRASH_LAST)
 		rr->n++;
@@ -408,15 +407,25 @@ static void value_of(const struct last *l, char *buf, size_t len)
 }
 
 /* Keep every ring's history as it is when the crash arrives. */
-static void snapshot(struct crash *cr, const struct pfile *f)
+static void snapshot(struct crash *cr, const struct pfile *f,
+                     const struct rd_src *src)
 {
 	cr->snap = malloc((f->nrings ? f->nrings : 1) * sizeof(*cr->snap));
 	if (!cr->snap)
 		return;
 	memcpy(cr->snap, f->rings, f->nrings * sizeof(*cr->snap));
 	for (unsigned r = 0; r < f->nrings; r++) {
-		cr->snap[r].made_by = NULL; /* not ours to free */
-		cr->snap[r].nmade = 0;
+		struct rring *rr = &cr->snap[r];
+
+		rr->made_by = NULL; /* not ours to free */
+		rr->nmade = 0;
+		rr->thread[0] = '\0';
+		rr->tid = -1;
+		if (r < src->rings) {
+			snprintf(rr->thread, sizeof(rr->thread), "%s",
+			         src->threads[r].name);
+			rr->tid = src->threads[r].tid;
+		}
 	}
 	cr->nsnap = f->nrings;
 }
@@ -498,15 +507,15 @@ static void each_last(const struct rd_crash *c, const struct crash *cr,
 	for (unsigned r = 0; cr->snap && r < cr->nsnap; r++) {
 		const struct last *ev[RD_CRASH_LAST];
 		const struct rring *rr = r < f->nrings ? &f->rings[r] : NULL;
-		const struct rring *named = cr->snap[r].n ? &cr->snap[r] : rr;
+		const struct rring *named = &cr->snap[r];
 		unsigned n = ring_before(cr, rr, r, ev);
 		char *h;
 
 		if (!n)
 			continue;
 		h = xasprintf("ring %u (%s%s, tid %ld)%s", r,
-		              named && named->thread[0] ? "thread " : "no name",
-		              named ? named->thread : "", named ? named->tid : -1,
+		              named->thread[0] ? "thread " : "no name",
+		              named->thread, named->tid,
 		              r == cr->ring ? ", the crashing thread" : "");
 		if (h)
 			fn(ud, h, NULL);
@@ -557,7 +566,7 @@ static void on_crash(struct rd_crash *c, struct pfile *f,
 		cr->made_ring = rr->made_ring;
 		cr->made_tid = rr->made_tid;
 	}
-	snapshot(cr, f);
+	snapshot(cr, f, it->src);
 }
 
 static void on_bt(struct pfile *f, const struct rd_item *it)
@@ -595,7 +604,7 @@ void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
 		rr->made_by = NULL;
 		rr->nmade = 0;
 	}
-	switch (own_kind(ev)) {
+	switch (ev->kind == RTE_EV_USER_CUSTOM ? own_kind(ev) : OWN_NONE) {
 	case OWN_MOD:
 		if (decode_mod(ev, &m, 1) == 0) {
 			if (rd_sym_add(f->sym, &m) < 0)
@@ -616,10 +625,10 @@ void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
 	default:
 		break;
 	}
-	snprintf(rr->thread, sizeof(rr->thread), "%s", it->th->name);
-	rr->tid = it->th->tid;
-	if (own_kind(ev) != OWN_MOD && own_kind(ev) != OWN_UNMOD)
-		remember(rr, it); /* modules are not what the program did */
+	if (ev->kind == RTE_EV_USER_CUSTOM &&
+	    (own_kind(ev) == OWN_MOD || own_kind(ev) == OWN_UNMOD))
+		return; /* modules are not what the program did */
+	remember(rr, it);
 }
 
 unsigned rd_crash_count(const struct rd_crash *c, int fatal_only)
