@@ -44,7 +44,7 @@ static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
 #define SIGMAX 65
 
-static unsigned g_mode;          /* RTE_BTM_*, set once at start */
+static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
 static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
 static struct sigaction g_prog[SIGMAX]; /* the program's action */
@@ -62,6 +62,13 @@ static __thread int t_first_sig RTE_TLS;  /* signal being recorded */
 static __thread int t_chained RTE_TLS;    /* inside the program's handler */
 static __thread uint64_t t_bt[RTE_BT_MAX + 4] RTE_TLS; /* record buffer */
 
+/* RTE_BACKTRACE's bits, 0 until rte_crash_start() is done with the ids,
+ * the stack size and the key. Acquire: pairs with its release store. */
+static unsigned mode(void)
+{
+	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
+}
+
 /* ---- the real sigaction --------------------------------------------------- */
 
 static int real_sigaction(int sig, const struct sigaction *act,
@@ -77,6 +84,7 @@ static int real_sigaction(int sig, const struct sigaction *act,
 			errno = ENOSYS;
 			return -1;
 		}
+		/* Relaxed: as the load above. */
 		__atomic_store_n(&g_real_sigaction, f, __ATOMIC_RELAXED);
 	}
 	return f(sig, act, old);
@@ -173,7 +181,7 @@ void rte_crash_thread_start(void)
 	char *base;
 	int saved = errno;
 
-	if (!(g_mode & RTE_BTM_CRASH))
+	if (!(mode() & RTE_BTM_CRASH))
 		return;
 	/* A thread that has one already (the program's) keeps it. */
 	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
@@ -496,7 +504,7 @@ void rte_crash_fork_parent(pid_t child)
 	unsigned n;
 	int saved = errno;
 
-	if (!(g_mode & RTE_BTM_FORK))
+	if (!(mode() & RTE_BTM_FORK))
 		return;
 	/* Skip this hook and the fork() wrapper: the program's frames. */
 	n = rte_bt_capture_here(pcs, RTE_BT_MAX, 2);
@@ -536,7 +544,7 @@ void rte_crash_thread_wrap(void *(**fn)(void *), void **arg)
 {
 	int saved = errno;
 
-	if (!(g_mode & RTE_BTM_THREAD))
+	if (!(mode() & RTE_BTM_THREAD))
 		return;
 	for (unsigned i = 0; i < BT_SLOTS; i++) {
 		uint8_t free_ = 0;
@@ -576,11 +584,12 @@ void rte_crash_start(void)
 {
 	long min = sysconf(_SC_MINSIGSTKSZ);
 
-	g_mode = parse_mode(secure_getenv("RTE_BACKTRACE"));
-	if (!g_mode)
+	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
+
+	if (!m)
 		return;
 	g_id_crash = rte_api_register_own("rte.crash", RTE_TYPE_CUSTOM);
-	if (g_mode & (RTE_BTM_FORK | RTE_BTM_THREAD))
+	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
 		g_id_bt = rte_api_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
@@ -593,6 +602,9 @@ void rte_crash_start(void)
 	if (min > 0 && (size_t)min * 4 > g_alt_size)
 		g_alt_size = (size_t)min * 4;
 	g_alt_key_ok = pthread_key_create(&g_alt_key, alt_free) == 0;
+	/* Release: publishes the ids, g_alt_size and the key to the hooks of
+	 * other threads; pairs with mode(). */
+	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
 	rte_crash_thread_start();
 	install();
 	rte_modules_sync(0);

@@ -60,15 +60,25 @@ static union {
 	char bytes[sizeof(struct rte_module_rec) + BUILD_ID_MAX + PATH_MAX];
 } g_buf;
 
+/* 1 once rte_modules_register() ran (and the events have ids). */
+static int enabled(void)
+{
+	/* Acquire: pairs with the release store in rte_modules_register(). */
+	return __atomic_load_n(&g_id_load, __ATOMIC_ACQUIRE) >= 0;
+}
+
 void rte_modules_register(void)
 {
 	ssize_t n;
 
-	g_id_load = rte_api_register_own("rte.module", RTE_TYPE_CUSTOM);
 	g_id_unload = rte_api_register_own("rte.module.unload",
 	                                   RTE_TYPE_CUSTOM);
 	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
 	g_exe[n > 0 ? n : 0] = '\0';
+	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
+	__atomic_store_n(&g_id_load,
+	                 rte_api_register_own("rte.module", RTE_TYPE_CUSTOM),
+	                 __ATOMIC_RELEASE);
 }
 
 /* The GNU build id in the object's PT_NOTE segments, or 0 bytes. */
@@ -237,7 +247,7 @@ void rte_modules_sync(int from_signal)
 	struct walk w = {.changed = -1};
 	int saved = errno;
 
-	if (g_id_load < 0)
+	if (!enabled())
 		return;
 	/* A fork child makes its file first: its generation is the one
 	 * the events below belong to. Acquire: pairs with core.c's release
@@ -309,7 +319,7 @@ RTE_EXPORT void *dlopen(const char *file, int mode)
 	if (!g_real_dlopen)
 		return NULL;
 	/* Relaxed: only decides whether to record. */
-	if (g_id_load < 0 || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	if (!enabled() || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
 	    caller_matters(file, __builtin_return_address(0)))
 		return g_real_dlopen(file, mode); /* tail call: see above */
 	h = g_real_dlopen(file, mode);
@@ -326,7 +336,7 @@ RTE_EXPORT int dlclose(void *handle)
 		return -1;
 	r = g_real_dlclose(handle);
 	/* Relaxed: only decides whether to record. */
-	if (g_id_load >= 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+	if (enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
 		rte_modules_sync(0);
 	return r;
 }
