@@ -31,6 +31,7 @@ struct rte_cursor {
 	char *path;
 	const unsigned char *base; /* mapping of layout.total_size bytes */
 	size_t map_len;
+	struct stat st;            /* of the file when it was opened */
 	struct rte_layout layout;
 	struct ring_state *rings;
 	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
@@ -180,6 +181,7 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 
 	if (fstat(fd, &st) < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
+	c->st = st;
 	if (!S_ISREG(st.st_mode))
 		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
 		                 "not a regular file");
@@ -285,6 +287,7 @@ void rte_cursor_close(rte_cursor *c)
 }
 
 const char *rte_cursor_path(const rte_cursor *c) { return c->path; }
+const struct stat *rte_cursor_stat(const rte_cursor *c) { return &c->st; }
 const struct rte_layout *rte_cursor_layout(const rte_cursor *c) { return &c->layout; }
 unsigned rte_cursor_rings(const rte_cursor *c) { return (unsigned)c->layout.max_domains; }
 const char *rte_cursor_errmsg(const rte_cursor *c) { return c->errmsg; }

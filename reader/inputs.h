@@ -6,6 +6,8 @@
 #define RD_INPUTS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "rte/consumer.h"
 
@@ -37,9 +39,52 @@ uint64_t rd_now_ms(void);
 void rd_sleep_ms(unsigned ms);
 
 /*
- * 1 if process pid is alive, 0 if it is gone or a zombie (it will write no
- * more). A process we may not signal (EPERM) counts as alive.
+ * 1 if process pid is alive, 0 if it is gone or a zombie. A process we may
+ * not signal (EPERM) counts as alive. Says nothing about whether it is the
+ * process that wrote a file: see rd_writer_alive().
  */
 int rd_pid_alive(long pid);
+
+/*
+ * Is the writer of a ring file still there? A pid alone cannot tell: the
+ * writer may have been killed and its pid reused, or it may have been pid 1
+ * of its own pid namespace (its file then names a pid that is alive here).
+ * The shim keeps its file mapped until the process ends, so the writer is
+ * there only while a process maps the file (same device and inode in
+ * /proc/PID/maps): first the file's pid is asked, then, for a writer in
+ * another pid namespace, every process whose maps can be read. A process
+ * whose maps cannot be read (another user's) is not the writer if it
+ * started after the file last changed (its start time in /proc/PID/stat
+ * against the file's ctime and mtime); if nobody visible maps the file and
+ * the writer could be such a process, it counts as alive and is asked
+ * again a second later.
+ *
+ * Once a process was seen mapping the file, later calls only check that
+ * the same process (pid and start time) still runs, which is cheap.
+ */
+struct rd_writer {
+	long pid;             /* from the file; <= 0: unknown, never alive */
+	dev_t dev;            /* of the file */
+	ino_t ino;
+	uid_t uid;            /* its owner */
+	uint64_t changed_ns;  /* CLOCK_REALTIME ns: min(ctime, mtime) at open */
+	long seen_pid;        /* the process seen mapping the file, 0 if none */
+	unsigned long long start; /* its start time (ticks after boot) */
+	uint64_t retry_ms;    /* could not tell: ask again at this time */
+	int gone;             /* sticky: a writer does not come back */
+};
+
+/* Set up w for the file whose fstat() is st, written by pid. */
+void rd_writer_init(struct rd_writer *w, long pid, const struct stat *st);
+
+/* 1 if the writer may still write to the file, 0 if it is gone. */
+int rd_writer_alive(struct rd_writer *w);
+
+/*
+ * 1 if process pid cannot be the one that made a file last changed at
+ * changed_ns (CLOCK_REALTIME ns): there is no such process, it is a zombie,
+ * or it started after that time. 0 if it may be.
+ */
+int rd_pid_newer_than(long pid, uint64_t changed_ns);
 
 #endif

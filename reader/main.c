@@ -716,7 +716,9 @@ static void follow_loop(void)
 			break;
 		}
 		for (unsigned i = 0; i < g.procs.nsrc; i++)
-			fs.alive[i] = rd_pid_alive(g.procs.src[i].pid);
+			fs.alive[i] = !fs.done[i] &&
+			              rd_src_alive(&g.procs.src[i],
+			                           rte_merge_cursor(g.merge, i));
 		rte_merge_refill(g.merge);
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
@@ -851,6 +853,9 @@ static void run(void)
 		/* A summary needs each ring's order, not the timeline's. */
 		if (!strncmp(g.o.format, "summary", 7))
 			rte_merge_set_unordered(g.merge, 1);
+		/* Before reading: a writer gone by now that left no ring_stop
+		 * in what is read next was killed (the formats say so). */
+		rd_procs_sample_writers(&g.procs, g.merge);
 		rte_merge_refill(g.merge);
 		drain();
 	}

@@ -84,6 +84,29 @@ int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
 	return 0;
 }
 
+int rd_src_alive(struct rd_src *s, const rte_cursor *c)
+{
+	int alive;
+
+	if (s->writer_state == RD_WRITER_UNKNOWN)
+		rd_writer_init(&s->writer, s->pid, rte_cursor_stat(c));
+	alive = rd_writer_alive(&s->writer);
+	s->writer_state = alive ? RD_WRITER_RUNNING : RD_WRITER_GONE;
+	return alive;
+}
+
+void rd_procs_sample_writers(struct rd_procs *p, const rte_merge *m)
+{
+	for (unsigned i = 0; i < p->nsrc && i < rte_merge_sources(m); i++)
+		if (!p->src[i].stopped)
+			rd_src_alive(&p->src[i], rte_merge_cursor(m, i));
+}
+
+int rd_src_killed(const struct rd_src *s)
+{
+	return !s->stopped && s->writer_state == RD_WRITER_GONE;
+}
+
 uint64_t rd_proc_wall(const struct rd_proc *pr)
 {
 	if (pr->started && pr->stopped && pr->stop_ts >= pr->start_ts)

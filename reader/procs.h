@@ -17,6 +17,7 @@
 #ifndef RD_PROCS_H
 #define RD_PROCS_H
 
+#include "inputs.h"
 #include "merge.h"
 #include "spans.h"
 
@@ -53,8 +54,12 @@ struct rd_src {
 	struct rd_thread *threads; /* one per ring */
 	unsigned rings;
 	int stopped;              /* ring_stop seen */
+	struct rd_writer writer;  /* is the file's writer still there? */
+	int writer_state;         /* RD_WRITER_*: last rd_src_alive() answer */
 	void *fmt;                /* per-file state of the output format */
 };
+
+enum { RD_WRITER_UNKNOWN = 0, RD_WRITER_RUNNING, RD_WRITER_GONE };
 
 /* An abandoned open span: its begin was seen, its end never will be. */
 struct rd_abandoned {
@@ -93,6 +98,21 @@ int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
 /* Account for one merged event and fill *it. */
 void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
                      struct rd_item *it);
+
+/*
+ * 1 if the writer of source s, read through cursor c, may still write to
+ * it, 0 if it is gone (rd_writer_alive); also records the answer in
+ * s->writer_state. Sample it before reading: a writer gone before the
+ * read that left no ring_stop in the file was killed.
+ */
+int rd_src_alive(struct rd_src *s, const rte_cursor *c);
+
+/* rd_src_alive() for every source of p whose ring_stop was not seen yet;
+ * m is the merge the sources were added to. */
+void rd_procs_sample_writers(struct rd_procs *p, const rte_merge *m);
+
+/* 1 if source s ended without ring_stop and its writer is gone (killed). */
+int rd_src_killed(const struct rd_src *s);
 
 /* Wall time of a process: ring_start to ring_stop when both were seen,
  * else first to last event. */

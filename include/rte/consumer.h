@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "rte/error.h"
@@ -103,6 +104,10 @@ int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
 void rte_cursor_close(rte_cursor *c);
 
 const char *rte_cursor_path(const rte_cursor *c);
+/* The fstat() of the file taken when the cursor opened it: its device and
+ * inode identify it even after it was renamed or removed (e.g. to ask
+ * whether a process still maps it). Owned by the cursor. */
+const struct stat *rte_cursor_stat(const rte_cursor *c);
 const struct rte_layout *rte_cursor_layout(const rte_cursor *c);
 /* Number of rings (max_domains). */
 unsigned rte_cursor_rings(const rte_cursor *c);

@@ -27,7 +27,7 @@ NFAIL=0
 NPASS=0
 NSKIP=0
 CUR=""
-KNOWN_BUGS="ring0-no-space stale-pid-reused"
+KNOWN_BUGS="ring0-no-space"
 
 cleanup() {
 	for p in $BG; do kill -9 "$p" 2>/dev/null; done
@@ -393,12 +393,7 @@ test_sigkill() {
 # The killed process's pid is alive again (here: the killed program was pid
 # 1 of its own pid namespace, so the pid in its file names the host's pid
 # 1). rte-read --follow must still see that the writer is gone.
-# KNOWN BUG stale-pid-reused (reported to the lead): rd_pid_alive() in
-# reader/inputs.c only asks kill(pid, 0), so --follow waits as long as an
-# unrelated process has that pid. Skipped only with
-# RTE_FAULTS_SKIP=stale-pid-reused.
 test_stale_pid_reused() {
-	known_bug stale-pid-reused && return
 	is_root || { skip stale-pid-reused "needs root for a pid namespace"; return; }
 	begin stale-pid-reused
 	unshare --pid --fork --mount-proc true 2>/dev/null ||
