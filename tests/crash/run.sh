@@ -104,8 +104,9 @@ EOF
 }
 
 # pair NAME ENV... -- CMD...: run CMD without the shim (in $D/plain) and
-# with it (in $D/traced, tracing into $D/traced, no PRESERVE unless ENV
-# says so); compare status and output.
+# with it (in $D/traced, tracing into $D/traced from the start unless
+# NOSTART is set, no PRESERVE unless ENV says so); compare status and
+# output.
 pair() {
 	name=$1
 	shift
@@ -117,7 +118,8 @@ pair() {
 	shift
 	status "$D/plain/$name" "$@"
 	# shellcheck disable=SC2086
-	status "$D/traced/$name" env $envs OCAML_RUNTIME_EVENTS_START=1 \
+	status "$D/traced/$name" env $envs \
+		${NOSTART:-OCAML_RUNTIME_EVENTS_START=1} \
 		OCAML_RUNTIME_EVENTS_DIR="$D/traced" LD_PRELOAD="$PRELOAD" "$@"
 	rm -f "$D"/plain/core* "$D"/traced/core*
 	a=$(cat "$D/plain/$name.status")
@@ -265,6 +267,20 @@ for mode in sigaction signal; do
 	fi
 	finish
 done
+
+begin recover_late
+# Handlers installed before tracing starts (rte_start() from the program).
+NOSTART=OCAML_RUNTIME_EVENTS_PRESERVE=1
+pair r -- "$T/recover" late
+NOSTART=
+expect_status "exit 0"
+grep -q 'recovered from SIGFPE' "$D/traced/r.out" || fail "did not recover"
+if events_file; then
+	"$READ" "$EV" >"$D/text" 2>&1 || fail "rte-read failed"
+	n=$(grep -c "rte.crash .*passed to the program's handler" "$D/text")
+	[ "$n" = 4 ] || fail "want 4 handled rte.crash events, got $n"
+fi
+finish
 
 begin recover_reraise
 pair r -- "$T/recover" reraise

@@ -7,12 +7,18 @@
  *   recover reraise    a handler that says so, restores SIG_DFL and
  *                      raises the signal again (dies by SIGSEGV).
  *   recover exit       a handler that calls _exit(3).
+ *   recover late       as sigaction, but the handlers are installed before
+ *                      tracing starts (rte_start(), when librte.so is
+ *                      preloaded): the shim must find and chain them.
  */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* librte.so's, when it is preloaded; NULL otherwise. */
+extern int rte_start(void) __attribute__((weak));
 
 static sigjmp_buf g_env;
 static volatile int *volatile g_null;
@@ -92,6 +98,18 @@ int main(int argc, char **argv)
 		sigaction(SIGSEGV, &sa, NULL);
 		sigaction(SIGFPE, &sa, NULL);
 		/* The old action reads back as what we set. */
+		sigaction(SIGSEGV, NULL, &old);
+		printf("handler reads back: %s\n",
+		       old.sa_sigaction == on_info ? "yes" : "no");
+		return recover_loop();
+	}
+	if (!strcmp(mode, "late")) {
+		sa.sa_sigaction = on_info;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSEGV, &sa, NULL);
+		sigaction(SIGFPE, &sa, NULL);
+		if (rte_start)
+			rte_start();
 		sigaction(SIGSEGV, NULL, &old);
 		printf("handler reads back: %s\n",
 		       old.sa_sigaction == on_info ? "yes" : "no");
