@@ -34,8 +34,7 @@ FUZZ_BIN       := $(FUZZ_DIR)/rte-fuzz-consumer
 FUZZ_REPLAY    := $(FUZZ_DIR)/rte-fuzz-replay
 FUZZ_MKSEEDS   := $(FUZZ_DIR)/rte-fuzz-mkseeds
 FUZZ_SEEDS     := $(FUZZ_DIR)/seeds
-FUZZ_FIXTURES  ?= $(or $(wildcard tests/fixtures/ocaml-5.2/*/*.events.gz),\
-                       $(wildcard /work/shared/fixtures/ocaml-5.2/*/*.events.gz))
+FUZZ_FIXTURES  ?= $(wildcard tests/fixtures/ocaml-5.2/*/*.events.gz)
 FUZZ_HAVE_CLANG := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo yes)
 
 FUZZ_LIB_SRCS  := $(CONSUMER_SRCS) common/ring.c
@@ -47,7 +46,8 @@ FUZZ_CFLAGS    := -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -pthread \
 FUZZ_OPTS       = -timeout=5 -dict=fuzz/rte.dict -print_final_stats=1 \
                   -artifact_prefix=$(FUZZ_DIR)/artifacts/
 
-# --- the libFuzzer build (clang): every object gets coverage and sanitizers
+# --- the libFuzzer build (clang): sanitizers everywhere, coverage feedback
+# from the library and the harness
 FUZZ_LF_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/lf/%.o) \
                 $(FUZZ_HARNESS:%.c=$(FUZZ_DIR)/lf/%.o)
 
