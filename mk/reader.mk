@@ -10,7 +10,8 @@
 READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/jsonl_fast.c reader/fmt_text.c reader/fmt_jsonl.c \
-	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c
+	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
+	reader/clean.c
 READER_LDLIBS := -lm
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))

@@ -388,6 +388,18 @@ static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 	outf(o, "%s\n", any ? "" : " none");
 }
 
+/* How the file ended, after its name in the text summary. */
+static const char *file_note(const struct rd_src *s)
+{
+	if (s->stopped)
+		return "";
+	if (rd_src_killed(s))
+		return " (no ring_stop: its writer ended without it and is gone, killed?)";
+	if (s->writer_state == RD_WRITER_RUNNING)
+		return " (no ring_stop yet: its writer is running)";
+	return " (no ring_stop)";
+}
+
 static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
                       struct psum *ps)
 {
@@ -400,7 +412,7 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	for (unsigned i = 0; i < P->nsrc; i++)
 		if (P->src[i].proc == pr)
 			outf(o, "  file %u: %s%s\n", i, P->src[i].path,
-			     P->src[i].stopped ? "" : " (no ring_stop)");
+			     file_note(&P->src[i]));
 	outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
 	outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
@@ -528,6 +540,17 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_str(o, ",\"files\":[");
 	for (unsigned i = 0; i < P->nsrc; i++)
 		if (P->src[i].proc == pr) {
+			if (!first)
+				rd_out_ch(o, ',');
+			first = 0;
+			rd_out_json_str(o, P->src[i].path);
+		}
+	rd_out_ch(o, ']');
+	/* Files whose writer ended without ring_stop and is gone. */
+	rd_out_str(o, ",\"killed_files\":[");
+	first = 1;
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr && rd_src_killed(&P->src[i])) {
 			if (!first)
 				rd_out_ch(o, ',');
 			first = 0;

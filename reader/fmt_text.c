@@ -249,6 +249,24 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	rd_out_ch(o, '\n');
 }
 
+/* "# PATH: process PID ended without ring_stop (killed?)" for each file
+ * whose writer is gone without writing its ring_stop. */
+static void killed_notes(struct rd_ctx *c)
+{
+	for (unsigned i = 0; i < c->procs->nsrc; i++) {
+		const struct rd_src *s = &c->procs->src[i];
+		char num[24];
+
+		if (!rd_src_killed(s))
+			continue;
+		rd_out_str(c->out, "# ");
+		rd_out_str(c->out, s->path);
+		rd_out_str(c->out, ": process ");
+		rd_out_mem(c->out, num, rd_fmt_i64(num, s->pid));
+		rd_out_str(c->out, " ended without ring_stop (killed?) and is gone\n");
+	}
+}
+
 static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct text *t = (struct text *)s;
@@ -262,6 +280,7 @@ static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 	p += rd_fmt_u64(p, c->lost_total);
 	memcpy(p, " words lost\n", 12), p += 12;
 	rd_out_mem(c->out, line, (size_t)(p - line));
+	killed_notes(c);
 	rd_crash_report_text(c->report, c->out);
 }
 

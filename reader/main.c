@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clean.h"
 #include "crash.h"
 #include "inputs.h"
 #include "merge.h"
@@ -72,6 +73,14 @@ static const char usage_text[] =
 "  -x, --exclude-name=GLOB  drop events whose name matches GLOB (repeatable)\n"
 "                       (lost words pass name filters; use --kind to drop them)\n"
 "  -h, --help           this help\n"
+"      --clean [DIR]    remove what killed processes left in DIR (default:\n"
+"                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else .): ring\n"
+"                       files without ring_stop whose writer is gone, and the\n"
+"                       shim's .PID.events.exec and .PID.*.events.tmp of\n"
+"                       processes that are gone; one line per file removed.\n"
+"                       Never a live writer's file, a finished (ring_stop)\n"
+"                       one, or a name that is not a ring file's\n"
+"      --dry-run        with --clean: only list what would be removed\n"
 "\n"
 "Formats:\n"
 "  text          aligned lines: time since the process's ring_start, pid,\n"
@@ -92,13 +101,16 @@ static const char usage_text[] =
 "  4  corrupt message stream in a ring (the other rings are still read)\n"
 "  5  cannot write the output\n"
 "  6  --follow: a process ended without ring_stop (killed?)\n"
+"     (text and summary say so too, but exit 0)\n"
 "  7  out of memory\n"
 "With several inputs, the first failure's status is returned and the\n"
-"readable inputs are still read.\n";
+"readable inputs are still read. --clean exits 0, 1, 2 (DIR cannot be read,\n"
+"a file cannot be removed) or 5.\n";
 
 struct opts {
 	const char *format, *output, *dir;
 	int follow, wait;
+	int clean, dry_run; /* --clean [--dry-run] */
 	double wait_secs; /* < 0: forever */
 	char **inputs;
 	int ninputs;
@@ -265,6 +277,8 @@ static int parse_args(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "exclude-name", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "clean", no_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -277,6 +291,8 @@ static int parse_args(int argc, char **argv)
 		case 'o': g.o.output = optarg; break;
 		case 'd': g.o.dir = optarg; break;
 		case 'F': g.o.follow = 1; break;
+		case 'C': g.o.clean = 1; break;
+		case 'D': g.o.dry_run = 1; break;
 		case 'w':
 			if (parse_wait(optarg))
 				return EX_USAGE;
@@ -299,7 +315,11 @@ static int parse_args(int argc, char **argv)
 	}
 	g.o.inputs = argv + optind;
 	g.o.ninputs = argc - optind;
-	if (g.o.ninputs == 0)
+	if (g.o.dry_run && !g.o.clean)
+		return usage_error("%s", "--dry-run goes with --clean");
+	if (g.o.clean && g.o.ninputs > 1)
+		return usage_error("%s", "--clean takes one DIR");
+	if (g.o.ninputs == 0 && !g.o.clean)
 		return usage_error("%s", "no input: give a PID, a FILE or a DIR");
 	return 0;
 }
@@ -799,6 +819,18 @@ static struct rd_crash *crash_report(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* --clean [DIR]: DIR, else -d DIR, else as for a PID input. */
+static int clean_dir(void)
+{
+	const char *dir = g.o.ninputs ? g.o.inputs[0] : g.o.dir;
+
+	if (!dir)
+		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if (!dir || !*dir)
+		dir = ".";
+	return rd_clean(dir, g.o.dry_run);
+}
+
 static int open_output(void)
 {
 	int fd = 1;
@@ -902,6 +934,8 @@ int main(int argc, char **argv)
 		return EX_NOMEM;
 	}
 	setup_signals();
+	if (g.o.clean)
+		return clean_dir();
 	g.merge = g.reading = rte_merge_new();
 	if (!g.merge || (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))) {
 		fail_line(EX_NOMEM, "out of memory");

@@ -264,6 +264,64 @@ wait "$gp" || fail "exec'd traced exited $?"
 $CHECK follow "$T/exec.jsonl" 500 3 || fail "follow across exec"
 [ "$(grep -c '"name":"ring_start"' "$T/exec.jsonl")" -ge 2 ] || fail "follow across exec: one image only"
 
+# ---- --clean: what killed processes left, and nothing else -----------------
+C=$T/clean
+mkdir -p "$C"
+"$GEN" live "$C" 50 0 nostop & dead=$!   # killed below: a stale file
+"$GEN" live "$C" 50 0 nostop & live=$!   # still running
+BGPIDS="$BGPIDS $dead $live"
+"$RR" --wait=20 -f jsonl -d "$C" "$dead" >/dev/null 2>&1 || fail "clean: no file of $dead"
+"$RR" --wait=20 -f jsonl -d "$C" "$live" >/dev/null 2>&1 || fail "clean: no file of $live"
+sleep 0.2 # both have written their events and wait
+kill -9 "$dead"
+wait "$dead" 2>/dev/null
+cp "$T/known.events" "$C/4242.events"           # finished: has ring_stop
+cp "$C/$dead.events" "$C/.$dead.events.exec"    # leftovers of a dead pid
+cp "$C/$dead.events" "$C/.$dead.0123abcd.events.tmp"
+cp "$C/$dead.events" "$C/.$live.events.exec"    # ... of a live one: kept
+for n in "notes.events.txt" "abc.events" "12a.events" ".$dead.0123ABCD.events.tmp" \
+	".$dead.events.exec.bak" "$dead.exec.events"; do
+	cp "$C/$dead.events" "$C/$n"                # not names of ours: kept
+done
+cp "$T/garbage.events" "$C/55.events"           # not a ring file: kept
+ln -s "$C/$dead.events" "$C/77.events"          # not a regular file: kept
+ls -A "$C" | sort >"$T/clean.before"
+# text and summary tell a killed writer from a running one
+"$RR" "$C/$dead.events" >"$T/out" 2>"$T/err" || fail "text of a killed writer's file: $(cat "$T/err")"
+grep -q "^# $C/$dead.events: process $dead ended without ring_stop (killed?) and is gone$" "$T/out" ||
+	fail "text does not say the writer was killed: $(tail -2 "$T/out")"
+"$RR" -f summary "$C/$dead.events" "$C/$live.events" >"$T/out" 2>"$T/err" || fail "summary: $(cat "$T/err")"
+grep -q "$dead.events (no ring_stop: its writer ended without it and is gone, killed?)" "$T/out" ||
+	fail "summary does not say the writer was killed"
+grep -q "$live.events (no ring_stop yet: its writer is running)" "$T/out" ||
+	fail "summary does not say the writer is running"
+"$RR" -f summary-json "$C/$dead.events" | grep -q "\"killed_files\":\[\"$C/$dead.events\"\]" ||
+	fail "summary-json: no killed_files"
+"$RR" "$C/$live.events" | grep -q 'killed' && fail "text says a running writer was killed"
+ok "text and summary say when a writer ended without ring_stop and is gone"
+want=$(printf '%s\n' "$C/$dead.events" "$C/.$dead.events.exec" "$C/.$dead.0123abcd.events.tmp" | sort)
+expect 0 "" -- "$RR" --clean --dry-run "$C"
+[ "$(sed 's/^would remove \([^:]*\): .*/\1/' "$T/out" | sort)" = "$want" ] ||
+	fail "clean --dry-run listed: $(cat "$T/out")"
+[ "$(ls -A "$C" | sort)" = "$(cat "$T/clean.before")" ] || fail "clean --dry-run removed files"
+grep -q "^would remove $C/$dead.events: process $dead ended without ring_stop (killed?)$" "$T/out" ||
+	fail "clean --dry-run: $(cat "$T/out")"
+expect 0 "" -- env OCAML_RUNTIME_EVENTS_DIR="$C" "$RR" --clean
+[ "$(sed 's/^removed \([^:]*\): .*/\1/' "$T/out" | sort)" = "$want" ] ||
+	fail "clean removed: $(cat "$T/out")"
+for f in "$C/$dead.events" "$C/.$dead.events.exec" "$C/.$dead.0123abcd.events.tmp"; do
+	[ ! -e "$f" ] || fail "clean left $f"
+done
+[ "$(ls -A "$C" | wc -l)" -eq $(($(wc -l <"$T/clean.before") - 3)) ] ||
+	fail "clean removed more than the 3 files: $(ls -A "$C")"
+[ -L "$C/77.events" ] || fail "clean removed a symlink"
+expect 0 "" -- "$RR" --clean "$C"
+[ ! -s "$T/out" ] || fail "a second clean removed: $(cat "$T/out")"
+expect 1 "goes with --clean" -- "$RR" --dry-run "$C"
+expect 2 "nodir: No such file" -- "$RR" --clean "$T/nodir"
+kill -9 "$live"
+ok "clean removes a killed writer's file and the shim's leftovers, nothing else"
+
 if [ "$FAILS" -ne 0 ]; then
 	echo "reader tests: $FAILS failure(s)" >&2
 	exit 1
