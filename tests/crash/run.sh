@@ -244,6 +244,18 @@ check_crash SIGFPE divide_here main
 grep -q 'FPE_INTDIV' "$D/text" || fail "FPE_INTDIV not shown"
 finish
 
+begin busy_rings
+# Three threads write events while a fourth crashes: the report has the
+# last events of every ring up to the crash.
+pair b -- "$T/busy"
+expect_status "signal 11"
+check_crash SIGSEGV crash_while_busy main
+awk '/^  last events before it/ { l = 1; next } l && /^    ring [0-9]+ \(/ { r = $2 }
+     l && /busy\.tick/ { seen[r] = 1 }
+     END { for (k in seen) n++; exit n < 3 }' "$D/text" ||
+	fail "busy.tick missing from the last events of some ring"
+finish
+
 # ---- programs with their own handlers -------------------------------------
 
 for mode in sigaction signal; do
