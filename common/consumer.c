@@ -2,7 +2,7 @@
  * consumer.c - open, validate and read ring files (see rte/consumer.h).
  *
  * Structure: validate_header() is the one place where the header of a file
- * is checked against the real file size; read_message() copies one message
+ * is checked against the real file size; refill() copies a run of messages
  * out of a ring with torn-read detection; decode_message() turns a copied
  * message into an event after checking it is well formed. Nothing reads
  * the mapping except through offsets validate_header() accepted.
@@ -19,10 +19,20 @@
 
 #include "rte/consumer.h"
 
+/*
+ * Words are copied out of a ring CHUNK_WORDS at a time (at most), and the
+ * copy is checked once for being overwritten while it was made: one fence
+ * and one load of head per chunk instead of per message. Messages are then
+ * decoded from the copy. A chunk holds the longest message.
+ */
+#define CHUNK_WORDS 2048u
+_Static_assert(CHUNK_WORDS >= RTE_MAX_MSG_WORDS, "a chunk holds any message");
+
 struct ring_state {
 	uint64_t pos;       /* next word counter to read */
+	uint64_t base, end; /* buf holds the words [base, end), checked intact */
 	uint64_t lost;      /* total lost words reported */
-	uint64_t *buf;      /* message copy, RTE_MAX_MSG_WORDS words, lazy */
+	uint64_t *buf;      /* the copy, CHUNK_WORDS words, lazy */
 	int err;            /* sticky error of this ring, 0 if none */
 	char *why;          /* its message, restored when it is returned again */
 };
@@ -349,22 +359,22 @@ static int lost(struct ring_state *r, struct rte_event *ev, unsigned ring,
 	ev->u.lost_words = head - r->pos;
 	r->lost += head - r->pos;
 	r->pos = head;
+	r->base = r->end = 0; /* the copy is behind pos now */
 	return 1;
 }
 
 /*
- * Copy the message at r->pos into r->buf. Returns its length (> 0), 0 if
- * nothing is there, RTE_EV_LOST-style -1 if it was overwritten while being
- * read (*head_out set), or an error.
+ * Check head and tail of `ring` against r->pos. Returns the number of words
+ * readable at r->pos (> 0), 0 if none, READ_LOST if the producer overwrote
+ * r->pos (*head set), or an error.
  */
 #define READ_LOST (-100)
-static int read_message(rte_cursor *c, unsigned ring, uint64_t *head_out)
+static int64_t ring_bounds(rte_cursor *c, unsigned ring, uint64_t *head_out)
 {
 	struct ring_state *r = &c->rings[ring];
-	const uint64_t *hdr = ring_header(c, ring), *data = ring_data(c, ring);
-	uint64_t size = c->layout.ring_size_elements, mask = size - 1;
-	uint64_t head = load_acq(hdr), tail = load_acq(hdr + 1), idx, w0;
-	unsigned len;
+	const uint64_t *hdr = ring_header(c, ring);
+	uint64_t size = c->layout.ring_size_elements;
+	uint64_t head = load_acq(hdr), tail = load_acq(hdr + 1);
 
 	*head_out = head;
 	if (tail < head)
@@ -388,36 +398,74 @@ static int read_message(rte_cursor *c, unsigned ring, uint64_t *head_out)
 		return ring_fail(c, ring, RTE_ECORRUPT,
 		                 "tail went back from %llu to %llu",
 		                 (unsigned long long)r->pos, (unsigned long long)tail);
-	if (r->pos == tail)
-		return 0;
-	idx = r->pos & mask;
+	return (int64_t)(tail - r->pos);
+}
+
+/* The first message at r->pos has a length that is 0 or runs past the end
+ * of the ring or past the tail: overwritten under us
+ * (READ_LOST, *head set) or garbage (an error). */
+static int bad_length(rte_cursor *c, unsigned ring, unsigned len,
+                      uint64_t *head_out)
+{
+	struct ring_state *r = &c->rings[ring];
+	uint64_t idx = r->pos & (c->layout.ring_size_elements - 1);
+
+	/* Orders the load of the length before the re-check of head; pairs
+	 * with the producer's release fence after it advances head. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*head_out = load_acq(ring_header(c, ring));
+	if (*head_out > r->pos)
+		return READ_LOST;
+	return ring_fail(c, ring, RTE_ECORRUPT,
+	                 "message of %u words at word %llu %s", len,
+	                 (unsigned long long)r->pos,
+	                 len == 0 ? "has length 0"
+	                 : idx + len > c->layout.ring_size_elements
+	                         ? "runs past the end of the ring"
+	                         : "runs past the tail");
+}
+
+/*
+ * Copy the words readable at r->pos (up to CHUNK_WORDS, never across the
+ * end of the ring) into r->buf and check they were not overwritten while
+ * being copied; the first message must fit. Returns 1 (r->base/end set),
+ * 0 if nothing is there, READ_LOST (*head_out set) or an error.
+ */
+static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out)
+{
+	struct ring_state *r = &c->rings[ring];
+	const uint64_t *data = ring_data(c, ring);
+	uint64_t size = c->layout.ring_size_elements, idx = r->pos & (size - 1);
+	int64_t avail = ring_bounds(c, ring, head_out);
+	uint64_t n, w0;
+	unsigned len;
+
+	if (avail <= 0)
+		return (int)avail; /* 0, READ_LOST or an error */
+	n = (uint64_t)avail;
 	w0 = __atomic_load_n(&data[idx], __ATOMIC_RELAXED);
 	len = rte_hdr_len(w0);
-	if (len == 0 || idx + len > size || r->pos + len > tail) {
-		/* Garbage, unless the producer overwrote it under us. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		*head_out = load_acq(hdr);
-		if (*head_out > r->pos)
-			return READ_LOST;
-		return ring_fail(c, ring, RTE_ECORRUPT,
-		                 "message of %u words at word %llu %s", len,
-		                 (unsigned long long)r->pos,
-		                 len == 0 ? "has length 0"
-		                 : idx + len > size ? "runs past the end of the ring"
-		                                    : "runs past the tail");
-	}
-	if (!r->buf && !(r->buf = malloc(RTE_MAX_MSG_WORDS * sizeof(uint64_t))))
+	if (len == 0 || idx + len > size || len > n)
+		return bad_length(c, ring, len, head_out);
+	if (n > size - idx)
+		n = size - idx;
+	if (n > CHUNK_WORDS)
+		n = CHUNK_WORDS;
+	if (!r->buf && !(r->buf = malloc(CHUNK_WORDS * sizeof(uint64_t))))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
-	r->buf[0] = w0;
-	for (unsigned i = 1; i < len; i++)
+	/* Relaxed: the producer may be writing these words; the check of
+	 * head below tells whether any of them were overwritten. */
+	for (uint64_t i = 0; i < n; i++)
 		r->buf[i] = __atomic_load_n(&data[idx + i], __ATOMIC_RELAXED);
 	/* Orders the copy before the re-check of head; pairs with the
 	 * producer's release fence after it advances head. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*head_out = load_acq(hdr);
+	*head_out = load_acq(ring_header(c, ring));
 	if (*head_out > r->pos)
 		return READ_LOST;
-	return (int)len;
+	r->base = r->pos;
+	r->end = r->pos + n;
+	return 1;
 }
 
 /* ---- decoding ------------------------------------------------------------- */
@@ -531,21 +579,24 @@ static int decode_user(rte_cursor *c, unsigned ring, const uint64_t *m,
 	}
 }
 
-/* Decode the copied message; returns 1 (event), 0 (skip it) or an error. */
-static int decode_message(rte_cursor *c, unsigned ring, unsigned len,
-                          struct rte_event *ev)
+/* Decode the copied message m of len words; returns 1 (event), 0 (skip it)
+ * or an error. Every field of *ev is set (no memset: this runs per event). */
+static int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
+                          unsigned len, struct rte_event *ev)
 {
-	const uint64_t *m = c->rings[ring].buf;
+	uint64_t h = m[0];
 
-	if (!rte_hdr_is_user(m[0]) && rte_hdr_type(m[0]) == RTE_MSG_INTERNAL)
+	if (!rte_hdr_is_user(h) && rte_hdr_type(h) == RTE_MSG_INTERNAL)
 		return 0; /* padding (or an internal message): skip */
 	if (len < 2)
 		return too_short(c, ring, "one-word", len, 2);
-	memset(ev, 0, sizeof *ev);
 	ev->ring = ring;
-	ev->id = rte_hdr_id(m[0]);
+	ev->id = rte_hdr_id(h);
 	ev->ts = m[1];
-	if (rte_hdr_is_user(m[0]))
+	ev->name = NULL;
+	ev->u.custom.bytes = NULL; /* the whole union zero */
+	ev->u.custom.len = 0;
+	if (rte_hdr_is_user(h))
 		return decode_user(c, ring, m, len, ev);
 	return decode_runtime(c, ring, m, len, ev);
 }
@@ -564,15 +615,29 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 	}
 	for (;;) {
 		uint64_t head;
-		int len = read_message(c, ring, &head), got;
+		int got;
 
-		if (len == READ_LOST)
+		/* The next message from the copy, unless the producer has
+		 * overwritten it in the ring since: a loss is reported where it
+		 * happens, as if each message were read now. */
+		if (r->pos < r->end && load_acq(ring_header(c, ring)) <= r->pos) {
+			const uint64_t *m = r->buf + (r->pos - r->base);
+			unsigned len = rte_hdr_len(m[0]);
+
+			if (len && len <= r->end - r->pos) {
+				r->pos += len;
+				got = decode_message(c, ring, m, len, ev);
+				if (got != 0)
+					return got;
+				continue;
+			}
+			/* Cut by the end of the copy (or bad): copy again from
+			 * pos, where refill() checks its length. */
+		}
+		got = refill(c, ring, &head);
+		if (got == READ_LOST)
 			return lost(r, ev, ring, head);
-		if (len <= 0)
-			return len;
-		r->pos += (uint64_t)len;
-		got = decode_message(c, ring, (unsigned)len, ev);
-		if (got != 0)
+		if (got <= 0)
 			return got;
 	}
 }

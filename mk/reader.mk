@@ -9,7 +9,7 @@
 # (issue 5); mk/tests-crash.mk adds the elfutils libraries they need.
 READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
-	reader/jsonl_fast.c reader/fmt_text.c reader/fmt_jsonl.c \
+	reader/fmt_text.c reader/fmt_jsonl.c \
 	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
 	reader/clean.c
 READER_LDLIBS := -lm

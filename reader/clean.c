@@ -48,23 +48,6 @@ static enum kind classify(const char *name, long *pid)
 	return strcmp(p + 9, ".events.tmp") ? K_OTHER : K_TMP;
 }
 
-/* 1 if some ring of c has a ring_stop, 0 if none does, -1 if a ring cannot
- * be read to its end (then nothing can be said). */
-static int has_ring_stop(rte_cursor *c)
-{
-	for (unsigned r = 0; r < rte_cursor_rings(c); r++) {
-		struct rte_event ev;
-		int got;
-
-		while ((got = rte_cursor_next(c, r, &ev)) == 1)
-			if (ev.kind == RTE_EV_LIFECYCLE && ev.id == RTE_LC_RING_STOP)
-				return 1;
-		if (got < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static uint64_t changed_ns(const struct stat *st)
 {
 	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
@@ -94,7 +77,7 @@ static int stale_ring(const char *path, const struct stat *lst, long *pid)
 		if (*pid < 0)
 			*pid = rd_pid_from_name(path);
 		rd_writer_init(&w, *pid, rte_cursor_stat(c));
-		stale = !rd_writer_alive(&w) && has_ring_stop(c) == 0;
+		stale = !rd_writer_alive(&w) && rd_file_has_ring_stop(path) == 0;
 	}
 	rte_cursor_close(c);
 	return stale;

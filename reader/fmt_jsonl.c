@@ -1,12 +1,10 @@
 /*
  * fmt_jsonl.c - one JSON object a line, the stable schema of
  * tests/fixtures/ocaml-5.2/README.md plus "pid" first, written straight
- * into the output buffer by rd_jsonl_event() (the same bytes as the
- * consumer library's rte_event_jsonl(), without printf).
+ * into the output buffer by the consumer library's rte_event_jsonl().
  */
 #include <stdlib.h>
 
-#include "jsonl_fast.h"
 #include "sinks.h"
 
 static void jsonl_event(struct rd_sink *s, struct rd_ctx *c,
@@ -20,7 +18,7 @@ static void jsonl_event(struct rd_sink *s, struct rd_ctx *c,
 	if (!it->pass)
 		return;
 	p = rd_out_reserve(o, RTE_JSONL_MAX + 1);
-	n = rd_jsonl_event(p, it->ev, it->src->pid);
+	n = rte_event_jsonl(p, RTE_JSONL_MAX + 1, it->ev, it->src->pid);
 	p[n] = '\n';
 	o->len += n + 1;
 }

@@ -57,6 +57,29 @@ long rd_pid_from_ring_start(const char *path)
 	return pid;
 }
 
+int rd_file_has_ring_stop(const char *path)
+{
+	rte_cursor *c;
+	int found = 0;
+
+	if (rte_cursor_open(path, &c, NULL, 0) != RTE_OK)
+		return -1;
+	for (unsigned r = 0; r < rte_cursor_rings(c) && !found; r++) {
+		struct rte_event ev;
+		int got;
+
+		while ((got = rte_cursor_next(c, r, &ev)) == 1)
+			if (ev.kind == RTE_EV_LIFECYCLE && ev.id == RTE_LC_RING_STOP) {
+				found = 1;
+				break;
+			}
+		if (got < 0)
+			found = -1;
+	}
+	rte_cursor_close(c);
+	return found;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

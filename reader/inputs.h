@@ -34,6 +34,10 @@ int rd_list_dir(const char *dir, char ***out, size_t *n);
 
 void rd_free_list(char **list, size_t n);
 
+/* 1 if some ring of the file at path holds a ring_stop, 0 if none does, -1
+ * if the file cannot be opened or a ring cannot be read to its end. */
+int rd_file_has_ring_stop(const char *path);
+
 /* Monotonic milliseconds, and a sleep that an interrupted call resumes. */
 uint64_t rd_now_ms(void);
 void rd_sleep_ms(unsigned ms);

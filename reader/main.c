@@ -885,11 +885,10 @@ static void run(void)
 		/* A summary needs each ring's order, not the timeline's. */
 		if (!strncmp(g.o.format, "summary", 7))
 			rte_merge_set_unordered(g.merge, 1);
-		/* Before reading: a writer gone by now that left no ring_stop
-		 * in what is read next was killed (the formats say so). */
-		rd_procs_sample_writers(&g.procs, g.merge);
 		rte_merge_refill(g.merge);
 		drain();
+		/* Files without ring_stop: killed writers (the formats say). */
+		rd_procs_judge_writers(&g.procs, g.merge);
 	}
 	if (g.out.state == RD_OUT_OK) {
 		g.ctx.report = crash_report();

@@ -95,11 +95,18 @@ int rd_src_alive(struct rd_src *s, const rte_cursor *c)
 	return alive;
 }
 
-void rd_procs_sample_writers(struct rd_procs *p, const rte_merge *m)
+void rd_procs_judge_writers(struct rd_procs *p, const rte_merge *m)
 {
-	for (unsigned i = 0; i < p->nsrc && i < rte_merge_sources(m); i++)
-		if (!p->src[i].stopped)
-			rd_src_alive(&p->src[i], rte_merge_cursor(m, i));
+	for (unsigned i = 0; i < p->nsrc && i < rte_merge_sources(m); i++) {
+		struct rd_src *s = &p->src[i];
+
+		if (s->stopped || rd_src_alive(s, rte_merge_cursor(m, i)))
+			continue;
+		/* Gone now; if it ended normally while the file was being read,
+		 * its ring_stop is there now. */
+		if (rd_file_has_ring_stop(s->path) != 0)
+			s->writer_state = RD_WRITER_UNKNOWN;
+	}
 }
 
 int rd_src_killed(const struct rd_src *s)

@@ -102,14 +102,18 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 /*
  * 1 if the writer of source s, read through cursor c, may still write to
  * it, 0 if it is gone (rd_writer_alive); also records the answer in
- * s->writer_state. Sample it before reading: a writer gone before the
- * read that left no ring_stop in the file was killed.
+ * s->writer_state.
  */
 int rd_src_alive(struct rd_src *s, const rte_cursor *c);
 
-/* rd_src_alive() for every source of p whose ring_stop was not seen yet;
- * m is the merge the sources were added to. */
-void rd_procs_sample_writers(struct rd_procs *p, const rte_merge *m);
+/*
+ * After reading: for every source of p whose ring_stop was not seen, find
+ * out whether its writer is gone without one (killed): it is gone now and
+ * its file, read again, still has no ring_stop (a writer that ended
+ * normally during the read wrote one). m is the merge of the sources.
+ * Asking after the read costs nothing for finished files.
+ */
+void rd_procs_judge_writers(struct rd_procs *p, const rte_merge *m);
 
 /* 1 if source s ended without ring_stop and its writer is gone (killed). */
 int rd_src_killed(const struct rd_src *s);
