@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "backtrace.h"
+#include "clock.h"
 #include "crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
@@ -61,6 +62,9 @@ static __thread int t_recording RTE_TLS;  /* inside our own work */
 static __thread int t_first_sig RTE_TLS;  /* signal being recorded */
 static __thread int t_chained RTE_TLS;    /* inside the program's handler */
 static __thread uint64_t t_bt[RTE_BT_MAX + 4] RTE_TLS; /* record buffer */
+_Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
+_Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
+_Static_assert(sizeof(struct rte_module_rec) == 32, "rte/crash.h layout");
 
 /* RTE_BACKTRACE's bits, 0 until rte_crash_start() is done with the ids,
  * the stack size and the key. Acquire: pairs with its release store. */
@@ -154,6 +158,49 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
 	if (!w)
 		return -1;
 	r = rte_core_write_custom(w, custom_hdr(id), bytes, n);
+	rte_leave();
+	return r;
+}
+
+/* Encoding buffer of stack records (used only inside a write of this
+ * thread, like core.c's own). */
+static __thread uint64_t t_enc[RTE_BT_MAX + 8] RTE_TLS;
+
+/*
+ * Write a stack record (rte.crash or rte.backtrace: `head` bytes of fixed
+ * part whose bytes 2-3 are the frame count, then 8 bytes a frame). In a
+ * ring too small for all of it, frames are dropped from the end and the
+ * count fixed, so the record stays well-formed. Stamped when written,
+ * like every event (a ring's timestamps never go back): after the module
+ * events a crash writes first.
+ */
+static int emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
+                      int force)
+{
+	struct rte_ring_writer *w;
+	size_t max, n, words;
+	uint16_t nf;
+	int r;
+
+	if (id < 0)
+		return -1;
+	w = force ? enter_forced() : rte_enter();
+	if (!w)
+		return -1;
+	max = (size_t)(w->mask + 1 - 2) * 8 - 1;
+	if (max > RTE_CUSTOM_MAX_BYTES)
+		max = RTE_CUSTOM_MAX_BYTES;
+	r = -1;
+	if (max >= head) {
+		if (head + (size_t)frames * 8 > max)
+			frames = (unsigned)((max - head) / 8);
+		nf = (uint16_t)frames;
+		memcpy((char *)rec + 2, &nf, 2);
+		n = head + (size_t)frames * 8;
+		words = rte_custom_encode(rec, n, t_enc);
+		r = rte_ring_write(w, custom_hdr(id), rte_clock_ns(), t_enc,
+		                   (unsigned)words);
+	}
 	rte_leave();
 	return r;
 }
@@ -257,7 +304,10 @@ static void record(int sig, const siginfo_t *si, void *uc, uint32_t flags)
 	struct rte_crash_rec *r = (struct rte_crash_rec *)t_bt;
 	unsigned n;
 
-	rte_modules_sync(1);
+	if (flags & RTE_CRASH_FATAL)
+		rte_modules_resend(); /* the first ones may be overwritten */
+	else
+		rte_modules_sync(1);
 	memset(r, 0, sizeof(*r));
 	r->version = RTE_CRASH_VERSION;
 	r->signo = sig;
@@ -269,9 +319,8 @@ static void record(int sig, const siginfo_t *si, void *uc, uint32_t flags)
 	if (sig != SIGABRT)
 		r->addr = (uint64_t)(uintptr_t)si->si_addr;
 	n = rte_bt_capture_signal(uc, t_bt + 4, RTE_BT_MAX);
-	r->nframes = (uint16_t)n;
-	rte_crash_emit(g_id_crash, t_bt, 32 + (size_t)n * 8,
-	               (flags & RTE_CRASH_FATAL) != 0);
+	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
+	           (flags & RTE_CRASH_FATAL) != 0);
 }
 
 /* Call the program's handler as the kernel would have. */
@@ -495,7 +544,7 @@ static void write_bt(uint32_t kind, int64_t data, int32_t tid,
 	 * too, and it would never return into this write. */
 	memcpy(t_bt, &r, sizeof(r));
 	memcpy((char *)t_bt + sizeof(r), pcs, (size_t)n * 8);
-	rte_crash_emit(g_id_bt, t_bt, sizeof(r) + (size_t)n * 8, 0);
+	emit_stack(g_id_bt, t_bt, sizeof(r), n, 0);
 }
 
 void rte_crash_fork_parent(pid_t child)

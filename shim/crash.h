@@ -52,6 +52,10 @@ void rte_modules_register(void);
  * that is gone. from_signal: only try the lock (a crash handler).
  * Takes the loader's lock (dl_iterate_phdr), like libunwind does. */
 void rte_modules_sync(int from_signal);
+/* A fatal crash: write rte.module for every loaded object again on the
+ * calling thread's ring (the first ones may have been overwritten), even
+ * while paused. From a signal handler: only tries the lock. */
+void rte_modules_resend(void);
 
 #pragma GCC visibility pop
 

@@ -7,6 +7,9 @@
  * date by rte_modules_sync(): at start, after dlopen and dlclose, and
  * before every event that carries a stack (so a fork child's file, or a
  * file that missed a dlopen while paused, gets what its stacks need).
+ * Rings wrap: by the time a long-running program crashes, the module
+ * events of its start are long overwritten, so a fatal crash writes them
+ * all again on the crashing ring, just before rte.crash.
  * dl_iterate_phdr's load/unload counters make a sync with nothing new
  * cost one walk step.
  *
@@ -132,7 +135,7 @@ static void extent(const struct dl_phdr_info *info, uint64_t *lo,
 }
 
 static int write_load(const struct dl_phdr_info *info, uint64_t lo,
-                      uint64_t hi)
+                      uint64_t hi, int force)
 {
 	struct rte_module_rec *r = &g_buf.r;
 	const char *path = info->dlpi_name && *info->dlpi_name
@@ -149,7 +152,7 @@ static int write_load(const struct dl_phdr_info *info, uint64_t lo,
 	r->end = hi;
 	memcpy(p + r->build_id_len, path, n);
 	return rte_crash_emit(g_id_load, g_buf.bytes,
-	                      sizeof(*r) + r->build_id_len + n, 0);
+	                      sizeof(*r) + r->build_id_len + n, force);
 }
 
 static struct mod *find(uint64_t bias, uint64_t start)
@@ -177,6 +180,7 @@ struct walk {
 	uint32_t gen;
 	int changed; /* 0: nothing new since the last sync, stop at once */
 	int failed;  /* an event could not be written (paused, no ring) */
+	int all;     /* write every object again (a fatal crash), forced */
 };
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
@@ -187,7 +191,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 
 	if (w->changed < 0) {
 		/* First object: the counters say whether anything changed. */
-		if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+		if (!w->all &&
+		    size >= offsetof(struct dl_phdr_info, dlpi_subs) +
 		                    sizeof(info->dlpi_subs) &&
 		    info->dlpi_adds == g_adds && info->dlpi_subs == g_subs &&
 		    w->gen == g_synced_gen) {
@@ -205,12 +210,12 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 	m = find(info->dlpi_addr, lo);
 	if (!m) {
 		/* Table full: record it each time, never track it. */
-		write_load(info, lo, hi);
+		write_load(info, lo, hi, w->all);
 		return 0;
 	}
 	m->seen = 1;
-	if (m->gen != w->gen) {
-		if (write_load(info, lo, hi) == 0)
+	if (w->all || m->gen != w->gen) {
+		if (write_load(info, lo, hi, w->all) == 0)
 			m->gen = w->gen;
 		else
 			w->failed = 1;
@@ -242,9 +247,9 @@ static int sweep(uint32_t gen)
 	return gone;
 }
 
-void rte_modules_sync(int from_signal)
+static void sync_modules(int from_signal, int all)
 {
-	struct walk w = {.changed = -1};
+	struct walk w = {.changed = -1, .all = all};
 	int saved = errno;
 
 	if (!enabled())
@@ -271,6 +276,16 @@ void rte_modules_sync(int from_signal)
 	pthread_mutex_unlock(&g_lock);
 out:
 	errno = saved;
+}
+
+void rte_modules_sync(int from_signal)
+{
+	sync_modules(from_signal, 0);
+}
+
+void rte_modules_resend(void)
+{
+	sync_modules(1, 1);
 }
 
 /* ---- dlopen / dlclose -------------------------------------------------------- */

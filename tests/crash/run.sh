@@ -256,6 +256,14 @@ awk '/^  last events before it/ { l = 1; next } l && /^    ring [0-9]+ \(/ { r =
 	fail "busy.tick missing from the last events of some ring"
 finish
 
+begin wrapped_ring
+# The crashing ring (1024 words) wrapped long ago: the module events of
+# the start are gone, the crash must write them again.
+pair w OCAMLRUNPARAM=e=10 -- "$T/wrapped"
+expect_status "signal 11"
+check_crash SIGSEGV wrapped_crash main
+finish
+
 # ---- programs with their own handlers -------------------------------------
 
 for mode in sigaction signal; do
