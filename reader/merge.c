@@ -47,6 +47,7 @@ struct rte_merge {
 	int current;         /* source being read, for a SIGBUS handler */
 	int unordered;       /* ring after ring, no heap */
 	unsigned u_src, u_ring; /* unordered: the stream being read */
+	struct stream *u_cur;   /* ... and its stream, NULL to look it up */
 	char errmsg[600];
 };
 
@@ -222,6 +223,7 @@ int rte_merge_refill(rte_merge *m)
 {
 	if (m->unordered) {
 		m->u_src = m->u_ring = 0; /* one more pass over every ring */
+		m->u_cur = NULL;
 		return RTE_OK;
 	}
 	advance_last(m);
@@ -241,14 +243,46 @@ void rte_merge_set_unordered(rte_merge *m, int on)
 	m->unordered = on;
 }
 
+/* Unordered: deliver what rte_cursor_next() returned (r, 1 or an error)
+ * on stream s. Returns r. */
+static int deliver_unordered(rte_merge *m, struct stream *s, int r,
+                             struct rte_merge_item *item)
+{
+	item->src = s->src;
+	if (r == 1) {
+		if (s->ev.kind != RTE_EV_LOST)
+			s->last_ts = s->ev.ts;
+		item->ev = &s->ev;
+		item->ts = s->ev.kind == RTE_EV_LOST ? s->last_ts : s->ev.ts;
+		return 1;
+	}
+	s->state = S_DEAD;
+	item->ev = NULL;
+	item->ts = s->last_ts;
+	snprintf(m->errmsg, sizeof m->errmsg, "%s", rte_cursor_errmsg(s->cur));
+	return r;
+}
+
 /* Unordered: the next event of the current stream, moving on to the next
  * stream when it has nothing. The heap is not used. */
 static int next_unordered(rte_merge *m, struct rte_merge_item *item)
 {
+	struct stream *s = m->u_cur;
+	int r;
+
+	/* The common case: the stream read last has more (m->current
+	 * already names its source). */
+	if (s) {
+		r = rte_cursor_next(s->cur, s->ring, &s->ev);
+		if (r == 1)
+			return deliver_unordered(m, s, r, item);
+		m->u_cur = NULL; /* drained or failed: on to the next stream */
+		m->u_ring++;
+		if (r < 0)
+			return deliver_unordered(m, s, r, item);
+	}
 	while (m->u_src < m->nsrc) {
 		struct source *src = &m->src[m->u_src];
-		struct stream *s;
-		int r;
 
 		if (m->u_ring >= src->rings) {
 			m->u_src++;
@@ -263,24 +297,13 @@ static int next_unordered(rte_merge *m, struct rte_merge_item *item)
 		/* Relaxed: only this thread's SIGBUS handler reads it. */
 		__atomic_store_n(&m->current, (int)m->u_src, __ATOMIC_RELAXED);
 		r = rte_cursor_next(s->cur, s->ring, &s->ev);
-		item->src = m->u_src;
 		if (r == 1) {
-			if (s->ev.kind != RTE_EV_LOST)
-				s->last_ts = s->ev.ts;
-			item->ev = &s->ev;
-			item->ts = s->ev.kind == RTE_EV_LOST ? s->last_ts : s->ev.ts;
-			return 1;
-		}
-		if (r < 0) {
-			s->state = S_DEAD;
-			item->ev = NULL;
-			item->ts = s->last_ts;
-			snprintf(m->errmsg, sizeof m->errmsg, "%s",
-			         rte_cursor_errmsg(s->cur));
-			m->u_ring++;
-			return r;
+			m->u_cur = s;
+			return deliver_unordered(m, s, r, item);
 		}
 		m->u_ring++;
+		if (r < 0)
+			return deliver_unordered(m, s, r, item);
 	}
 	return 0;
 }

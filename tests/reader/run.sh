@@ -9,8 +9,10 @@ RR=$BUILD/rte-read
 GEN=$BUILD/tests/reader/gen_ring
 CHECK="python3 tests/reader/check.py"
 FIX=tests/fixtures/ocaml-5.2
-T=$BUILD/tests/reader/tmp
-rm -rf "$T" && mkdir -p "$T" || exit 1
+# A directory of this run's own: several `make test` may run at once in
+# one build tree (kept on failure, for a look; removed when all passed).
+mkdir -p "$BUILD/tests/reader" && rm -rf "$BUILD/tests/reader/tmp" &&
+	T=$(mktemp -d "$BUILD/tests/reader/tmp.XXXXXX") || exit 1
 FAILS=0
 BGPIDS=""
 
@@ -326,4 +328,5 @@ if [ "$FAILS" -ne 0 ]; then
 	echo "reader tests: $FAILS failure(s)" >&2
 	exit 1
 fi
+rm -rf "$T"
 echo "reader tests: all passed"
