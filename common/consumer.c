@@ -346,6 +346,7 @@ static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
 	if (err == RTE_ECORRUPT || err == RTE_ENAME) {
 		c->rings[ring].err = err;
 		c->rings[ring].why = strdup(c->errmsg); /* NULL: keep the last */
+		c->rings[ring].base = c->rings[ring].end = 0; /* no fast path */
 	}
 	return err;
 }
@@ -601,26 +602,46 @@ static int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
 	return decode_runtime(c, ring, m, len, ev);
 }
 
-int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
+/* The slow path of rte_cursor_next(): the copy is used up (or the ring
+ * failed, which empties it). Returns 1 (copy refilled), 0, an error, or a
+ * loss event (1, *ev filled, *delivered set). */
+static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
+                     int *delivered)
 {
-	struct ring_state *r;
+	struct ring_state *r = &c->rings[ring];
+	uint64_t head;
+	int got;
 
-	if (!c || !ev || ring >= c->layout.max_domains)
-		return RTE_EINVAL;
-	r = &c->rings[ring];
 	if (r->err) {
 		if (r->why) /* errmsg must describe the error just returned */
 			snprintf(c->errmsg, sizeof c->errmsg, "%s", r->why);
 		return r->err;
 	}
+	got = refill(c, ring, &head);
+	if (got == READ_LOST) {
+		*delivered = 1;
+		return lost(r, ev, ring, head);
+	}
+	return got;
+}
+
+int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	struct ring_state *r;
+	const uint64_t *hdr;
+
+	if (!c || !ev || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	r = &c->rings[ring];
+	hdr = ring_header(c, ring);
 	for (;;) {
-		uint64_t head;
-		int got;
+		int got, delivered = 0;
 
 		/* The next message from the copy, unless the producer has
 		 * overwritten it in the ring since: a loss is reported where it
-		 * happens, as if each message were read now. */
-		if (r->pos < r->end && load_acq(ring_header(c, ring)) <= r->pos) {
+		 * happens, as if each message were read now. A failed ring has
+		 * an empty copy. */
+		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
 			const uint64_t *m = r->buf + (r->pos - r->base);
 			unsigned len = rte_hdr_len(m[0]);
 
@@ -634,10 +655,8 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 			/* Cut by the end of the copy (or bad): copy again from
 			 * pos, where refill() checks its length. */
 		}
-		got = refill(c, ring, &head);
-		if (got == READ_LOST)
-			return lost(r, ev, ring, head);
-		if (got <= 0)
+		got = next_slow(c, ring, ev, &delivered);
+		if (got <= 0 || delivered)
 			return got;
 	}
 }

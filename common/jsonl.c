@@ -17,19 +17,32 @@
 
 static const char hexd[] = "0123456789abcdef";
 
-/* Decimal digits of v at p; returns the end. */
+/* Decimal digits of v at p, two at a time; returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char tmp[20], *t = tmp + sizeof tmp;
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100);
+
+		v /= 100;
+		t -= 2;
+		memcpy(t, pairs + 2 * d, 2);
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, pairs + 2 * v, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof tmp - t);
+	memcpy(p, t, n);
+	return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -42,13 +55,18 @@ static char *put_i64(char *p, int64_t v)
 }
 
 /* A JSON string; names come from files and may hold anything: '"' and
- * '\' are escaped, bytes outside 0x20..0x7e become \u00XX. */
-static char *put_str(char *p, const char *s)
+ * '\' are escaped, bytes outside 0x20..0x7e become \u00XX. At most `max`
+ * bytes of s are written: NULL if it is longer. */
+static char *put_str(char *p, const char *s, size_t max)
 {
+	size_t n = 0;
+
 	*p++ = '"';
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
+		if (n++ == max)
+			return NULL;
 		if (ch == '"' || ch == '\\') {
 			*p++ = '\\';
 			*p++ = (char)ch;
@@ -80,25 +98,27 @@ const char *rte_event_name(const struct rte_event *ev, char *buf, size_t cap)
 	return buf;
 }
 
-static char *id_name(char *p, const struct rte_event *ev)
+static char *id_name(char *p, const struct rte_event *ev, size_t max)
 {
 	char nbuf[48];
 
 	p = LIT(p, ",\"id\":");
 	p = put_u64(p, ev->id);
 	p = LIT(p, ",\"name\":");
-	return put_str(p, rte_event_name(ev, nbuf, sizeof nbuf));
+	return put_str(p, rte_event_name(ev, nbuf, sizeof nbuf), max);
 }
 
-static char *put_payload(char *p, const struct rte_event *ev)
+/* The fields after "kind"; NULL if the name is longer than max. */
+static char *put_payload(char *p, const struct rte_event *ev, size_t max)
 {
 	switch (ev->kind) {
 	case RTE_EV_BEGIN:
 	case RTE_EV_END:
-		return id_name(p, ev);
+		return id_name(p, ev, max);
 	case RTE_EV_COUNTER:
-		p = LIT(id_name(p, ev), ",\"value\":");
-		return put_u64(p, ev->u.counter);
+		if (!(p = id_name(p, ev, max)))
+			return NULL;
+		return put_u64(LIT(p, ",\"value\":"), ev->u.counter);
 	case RTE_EV_ALLOC:
 		p = LIT(p, ",\"buckets\":[");
 		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
@@ -109,11 +129,11 @@ static char *put_payload(char *p, const struct rte_event *ev)
 		*p++ = ']';
 		return p;
 	case RTE_EV_LIFECYCLE:
-		p = LIT(id_name(p, ev), ",\"data\":");
-		return put_i64(p, ev->u.data);
+		if (!(p = id_name(p, ev, max)))
+			return NULL;
+		return put_i64(LIT(p, ",\"data\":"), ev->u.data);
 	case RTE_EV_USER_INT:
-		p = LIT(p, ",\"value\":");
-		return put_i64(p, ev->u.value);
+		return put_i64(LIT(p, ",\"value\":"), ev->u.value);
 	case RTE_EV_USER_SPAN_BEGIN:
 		return LIT(p, ",\"span\":\"begin\"");
 	case RTE_EV_USER_SPAN_END:
@@ -131,12 +151,18 @@ static char *put_payload(char *p, const struct rte_event *ev)
 	}
 }
 
-/* Write the whole line at p (no NUL); returns its length. p must have room
- * for line_bound(ev) bytes. */
-static size_t put_line(char *p, const struct rte_event *ev, long pid)
+/*
+ * Write the whole line at p (no NUL); returns its length, or 0 if the
+ * event's name is longer than max bytes. p must have room for
+ * line_bound(ev, max) bytes.
+ */
+static size_t put_line(char *p, const struct rte_event *ev, long pid,
+                       size_t max)
 {
+	static const unsigned char klen[RTE_EV_KIND_COUNT] = {
+		5, 3, 7, 5, 9, 4, 9, 8, 9, 9, 11, /* strlen of each kind name */
+	};
 	char *b = p;
-	const char *k;
 
 	*p++ = '{';
 	if (pid >= 0) {
@@ -151,24 +177,29 @@ static size_t put_line(char *p, const struct rte_event *ev, long pid)
 	}
 	p = put_u64(LIT(p, ",\"ts\":"), ev->ts);
 	p = LIT(p, ",\"kind\":\"");
-	k = rte_event_kind_name(ev->kind);
-	memcpy(p, k, strlen(k));
-	p += strlen(k);
+	if ((unsigned)ev->kind < RTE_EV_KIND_COUNT) {
+		memcpy(p, rte_event_kind_name(ev->kind), klen[ev->kind]);
+		p += klen[ev->kind];
+	} else {
+		p = LIT(p, "unknown");
+	}
 	*p++ = '"';
-	if (ev->kind >= RTE_EV_USER_UNIT)
-		p = put_str(LIT(p, ",\"event\":"), ev->name ? ev->name : "");
-	p = put_payload(p, ev);
+	if (ev->kind >= RTE_EV_USER_UNIT &&
+	    !(p = put_str(LIT(p, ",\"event\":"), ev->name ? ev->name : "", max)))
+		return 0;
+	if (!(p = put_payload(p, ev, max)))
+		return 0;
 	*p++ = '}';
 	return (size_t)(p - b);
 }
 
-/* An upper bound of the line's length: the keys, every number at its
- * widest (20 digits and a sign), the name with every byte escaped to 6
- * (a made-up "phase_N" name is under 48 bytes), the buckets, the hex. For
- * the events of a cursor it is below RTE_JSONL_MAX. */
-static size_t line_bound(const struct rte_event *ev)
+/* An upper bound of the line's length when the name has at most max
+ * bytes: the keys, every number at its widest (20 digits and a sign), the
+ * name with every byte escaped to 6 (a made-up "phase_N" is under 48), the
+ * buckets, the hex. */
+static size_t line_bound(const struct rte_event *ev, size_t max)
 {
-	size_t n = 160 + (ev->name ? 6 * strlen(ev->name) : 48);
+	size_t n = 160 + 6 * (max > 48 ? max : 48);
 
 	if (ev->kind == RTE_EV_ALLOC)
 		n += RTE_ALLOC_BUCKETS * 21;
@@ -180,23 +211,27 @@ static size_t line_bound(const struct rte_event *ev)
 size_t rte_event_jsonl(char *buf, size_t cap, const struct rte_event *ev,
                        long pid)
 {
-	size_t bound, n;
+	size_t n = 0, bound;
 	char *tmp;
 
 	if (cap == 0)
 		return 0;
-	bound = line_bound(ev);
-	if (bound < cap) { /* the usual case: straight into buf */
-		n = put_line(buf, ev, pid);
+	/* The usual case: straight into buf, for a name as long as a name
+	 * slot of a ring file allows (under RTE_JSONL_MAX in all). */
+	if (line_bound(ev, RTE_NAME_SLOT_BYTES) < cap)
+		n = put_line(buf, ev, pid, RTE_NAME_SLOT_BYTES);
+	if (n) {
 		buf[n] = '\0';
 		return n;
 	}
+	/* A small buffer, or a longer name: through a buffer of the size. */
+	bound = line_bound(ev, ev->name ? strlen(ev->name) : 0);
 	tmp = malloc(bound);
-	if (!tmp) { /* cannot happen for the events the cursor makes */
+	if (!tmp) { /* cannot happen for the events a cursor makes */
 		buf[0] = '\0';
 		return 0;
 	}
-	n = put_line(tmp, ev, pid);
+	n = put_line(tmp, ev, pid, (size_t)-1);
 	if (n > cap - 1)
 		n = cap - 1;
 	memcpy(buf, tmp, n);
