@@ -172,6 +172,24 @@ def bench_reader(build, tmp, rounds, events):
         "peak RSS counts the mapped pages of the file that were read")
 
 
+def bench_backtrace(build, rounds):
+    """Cost of one crash-time stack capture (libunwind), cached against
+    uncached, on a stack of a known depth."""
+    exe = os.path.join(build, "bench", "backtrace")
+    if not os.path.exists(exe):
+        row("crash: backtrace capture", float("nan"), "us", None, None, None,
+            None, "skipped: %s was not built" % exe)
+        return
+    m = parse_lines(run([exe]))
+    med = {k: statistics.median(v) for k, v in m.items()}
+    frames = int(med.get("backtrace_frames", 0))
+    row("crash: backtrace capture, %d frames (trace cache)" % frames,
+        med["backtrace_capture"] / 1000.0, "us", "uncached unwind",
+        med["backtrace_capture_uncached"] / 1000.0, None, None,
+        "frame-by-frame with libunwind's cache: %.1f us"
+        % (med["backtrace_capture_step"] / 1000.0))
+
+
 def lttng(*args):
     return subprocess.run(["lttng"] + list(args), stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, check=False)
@@ -255,6 +273,7 @@ def main():
                     50 if a.quick else 300)
         bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
         bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
+        bench_backtrace(build, rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

@@ -24,7 +24,7 @@
  *
  * User event ids: rte_register() hands out ids from 0 upwards, as OCaml's
  * Runtime_events.User.register does. Once tracing runs, rte's own events
- * (the six "rte.*" events documented in README.md) take ids from the top
+ * (the "rte.*" events documented in README.md) take ids from the top
  * (8191 downwards) out of the same 8192.
  */
 #ifndef RTE_RTE_H
