@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rte_test.h"
@@ -323,6 +324,30 @@ static unsigned char *pattern(size_t n)
 	for (size_t i = 0; i < n; i++)
 		b[i] = (unsigned char)(i * 37 + n);
 	return b;
+}
+
+/* rte_cursor_stat() names the file opened, also once it is renamed and
+ * removed (how rte-read finds the file in /proc/PID/maps). */
+static void cursor_stat_identifies_the_file_after_rename_and_unlink(void **state)
+{
+	struct t_file f;
+	struct stat st;
+	char moved[PATH_MAX + 8];
+	rte_cursor *c;
+
+	(void)state;
+	t_ring_file_create(&f, "stat.events", 1, 10);
+	assert_int_equal(stat(f.path, &st), 0);
+	c = t_open(f.path);
+	snprintf(moved, sizeof moved, "%s.moved", f.path);
+	assert_int_equal(rename(f.path, moved), 0);
+	assert_int_equal(unlink(moved), 0);
+	assert_true(rte_cursor_stat(c)->st_dev == st.st_dev);
+	assert_true(rte_cursor_stat(c)->st_ino == st.st_ino);
+	assert_true(S_ISREG(rte_cursor_stat(c)->st_mode));
+	assert_int_equal(rte_cursor_stat(c)->st_size, st.st_size);
+	rte_cursor_close(c);
+	t_ring_file_unmap(&f);
 }
 
 static void custom_payloads_of_every_length_round_trip(void **state)
@@ -754,6 +779,7 @@ int main(void)
 		cmocka_unit_test(messages_without_events_are_skipped),
 		cmocka_unit_test(every_user_event_round_trips_with_its_name),
 		cmocka_unit_test(custom_payloads_of_every_length_round_trip),
+		cmocka_unit_test(cursor_stat_identifies_the_file_after_rename_and_unlink),
 		cmocka_unit_test(write_bytes_matches_encode_then_write),
 		cmocka_unit_test(rings_are_read_independently),
 		cmocka_unit_test(poll_calls_the_callback_of_every_event),
