@@ -166,15 +166,6 @@ reader_says() {
 	echo "       rte-read: exit $_got${_pat:+: $(grep -E "$_pat" "$D/read.err" | head -1)}"
 }
 
-# known_bug NAME: 0 (skip the test) if RTE_FAULTS_SKIP names it. Tests of
-# known bugs fail until the bug is fixed; the variable is for the lead.
-known_bug() {
-	case " ${RTE_FAULTS_SKIP:-} " in
-	*" $1 "*) skip "$1" "RTE_FAULTS_SKIP names it (a known bug)"; return 0 ;;
-	esac
-	return 1
-}
-
 no_leftovers() { # DIR: no ring file, no temporary file
 	left=$(ls -A "$1" 2>/dev/null | grep -E '\.events|\.tmp$')
 	[ -z "$left" ] || fail "left in $1: $left"
@@ -216,7 +207,6 @@ test_healthy() {
 # written. Skipped only with RTE_FAULTS_SKIP=ring0-no-space.
 test_disk_full_at_start() {
 	is_root || { skip ring0-no-space "needs root to mount a small tmpfs"; return; }
-	known_bug ring0-no-space && return
 	begin ring0-no-space
 	mount_tmpfs "$D/fs" size=64k || { skip ring0-no-space "mount failed"; return; }
 	traced "$D/fs" "$D/run" --
