@@ -27,7 +27,6 @@ NFAIL=0
 NPASS=0
 NSKIP=0
 CUR=""
-KNOWN_BUGS="ring0-no-space"
 
 cleanup() {
 	for p in $BG; do kill -9 "$p" 2>/dev/null; done
@@ -55,10 +54,6 @@ finish() {
 		NPASS=$((NPASS + 1))
 	else
 		NFAIL=$((NFAIL + 1))
-		case " $KNOWN_BUGS " in
-		*" $CUR "*) echo "  ($CUR is a known bug, reported to the lead;" \
-			"RTE_FAULTS_SKIP=$CUR skips it: see README.md, Faults)" ;;
-		esac
 	fi
 }
 
@@ -200,11 +195,6 @@ test_healthy() {
 # ring 0 cannot be used holds no event, not even ring_start, and a reader
 # takes its writer for killed), one line, tracing disabled (so the fork
 # child says nothing more).
-# KNOWN BUG ring0-no-space (reported to the lead): the shim publishes the
-# file anyway (kept with PRESERVE: no events, `rte-read --follow` says
-# "ended without ring_stop (killed?)"), and each process, the fork child
-# too, prints a line promising an rte.dropped count that cannot be
-# written. Skipped only with RTE_FAULTS_SKIP=ring0-no-space.
 test_disk_full_at_start() {
 	is_root || { skip ring0-no-space "needs root to mount a small tmpfs"; return; }
 	begin ring0-no-space
