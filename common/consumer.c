@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -654,6 +655,71 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 			}
 			/* Cut by the end of the copy (or bad): copy again from
 			 * pos, where refill() checks its length. */
+		}
+		got = next_slow(c, ring, ev, &delivered);
+		if (got <= 0 || delivered)
+			return got;
+	}
+}
+
+/* Decode the messages of the copy of `ring` from r->pos into ev[0..n),
+ * stopping at the end of the copy, at a message it cuts, or at an error.
+ * Returns the number stored; *err is set to an error if decoding stopped at
+ * one (then r->pos is back at its message when events were stored, so the
+ * next call meets it again). */
+static size_t decode_run(rte_cursor *c, unsigned ring, struct rte_event *ev,
+                         size_t n, int *err)
+{
+	struct ring_state *r = &c->rings[ring];
+	size_t k = 0;
+
+	while (k < n && r->pos < r->end) {
+		const uint64_t *m = r->buf + (r->pos - r->base);
+		unsigned len = rte_hdr_len(m[0]);
+		int got;
+
+		if (!len || len > r->end - r->pos)
+			break; /* refill() copies it again, or says what is wrong */
+		r->pos += len;
+		got = decode_message(c, ring, m, len, &ev[k]);
+		if (got > 0) {
+			k++;
+		} else if (got < 0) {
+			if (k)
+				r->pos -= len;
+			*err = got;
+			break;
+		}
+	}
+	return k;
+}
+
+int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
+                          size_t n)
+{
+	struct ring_state *r;
+	const uint64_t *hdr;
+
+	if (!c || !ev || !n || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	if (n > INT_MAX)
+		n = INT_MAX;
+	r = &c->rings[ring];
+	hdr = ring_header(c, ring);
+	for (;;) {
+		int got, delivered = 0, err = 0;
+
+		/* As in rte_cursor_next(), with one check of head for the run:
+		 * the copy was intact when it was made. */
+		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
+			size_t k = decode_run(c, ring, ev, n, &err);
+
+			if (k)
+				return (int)k;
+			if (err)
+				return err;
+			if (r->pos >= r->end)
+				continue; /* only skipped messages: copy more */
 		}
 		got = next_slow(c, ring, ev, &delivered);
 		if (got <= 0 || delivered)

@@ -362,6 +362,6 @@ struct rd_sink *rd_sink_chrome(void)
 
 	if (!C)
 		return NULL;
-	C->sink = (struct rd_sink){ chrome_start, chrome_event, chrome_finish, chrome_destroy };
+	C->sink = (struct rd_sink){ chrome_start, chrome_event, chrome_finish, chrome_destroy, NULL };
 	return &C->sink;
 }

@@ -39,6 +39,6 @@ struct rd_sink *rd_sink_jsonl(void)
 	struct rd_sink *s = calloc(1, sizeof *s);
 
 	if (s)
-		*s = (struct rd_sink){ NULL, jsonl_event, jsonl_finish, jsonl_destroy };
+		*s = (struct rd_sink){ NULL, jsonl_event, jsonl_finish, jsonl_destroy, NULL };
 	return s;
 }

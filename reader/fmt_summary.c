@@ -33,6 +33,7 @@ struct entry {
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	int64_t last, min, max; /* F_INT; F_COUNTER stores u64 bit patterns */
 	int hidden;           /* rte.thread.*: shown with the rings instead */
+	int rte;              /* rte.*: procs.c or crash.c may need the event */
 };
 
 struct psum {
@@ -83,6 +84,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 	}
 	e->fam = fam;
 	e->hidden = !strncmp(name, "rte.thread.", 11);
+	e->rte = !strncmp(name, "rte.", 4);
 	ps->e[ps->n++] = e;
 	return e;
 oom:
@@ -213,6 +215,117 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 	default: /* begins, lifecycle and losses are tallied by procs.c */
 		break;
 	}
+}
+
+/* ---- the fast path ------------------------------------------------------ */
+
+/* The cached entry of user event `id` if the fast path may use it: named,
+ * of family `fam`, and none of the rte.* events procs.c or crash.c read. */
+static inline struct entry *fast_user(struct entry **cache, unsigned id,
+                                      int fam)
+{
+	struct entry *e = cache[id];
+
+	return e && e->fam == fam && !e->rte ? e : NULL;
+}
+
+static inline void fast_end(struct entry *e, int matched, uint64_t dur)
+{
+	if (matched) {
+		rte_hist_add(e->h, dur);
+		e->count++;
+	} else {
+		e->unmatched++;
+	}
+}
+
+/*
+ * The sink's run(): what rd_procs_update() and summary_event() do, for the
+ * kinds and ids whose entry is known already; stops at the first event it
+ * leaves to them (losses, lifecycle, alloc, a first sight, rte.* events).
+ * Per-ring and per-process state is looked up once per run.
+ */
+static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
+                          const struct rte_event *ev, size_t n)
+{
+	struct summary *S = (struct summary *)s;
+	struct rd_src *rs = &c->procs->src[src];
+	struct rd_proc *pr = rs->proc;
+	struct psum *ps = pr->fmt;
+	struct entry **cache = rs->fmt, *e;
+	struct rd_thread *th;
+	const struct rte_span_open *d;
+	uint64_t lo, hi, b, dur;
+	unsigned nd;
+	size_t i;
+	int m;
+
+	if (!pr->has_ts || n == 0)
+		return 0;
+	if (!ps && !(ps = psum_of(S, pr)))
+		return 0;
+	if (!cache && !(cache = rs->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
+		return 0;
+	th = &rs->threads[ev[0].ring];
+	lo = pr->first_ts;
+	hi = pr->last_ts;
+	for (i = 0; i < n; i++) {
+		const struct rte_event *x = &ev[i];
+
+		switch (x->kind) {
+		case RTE_EV_BEGIN:
+			rd_thread_phase_begin(th, x->id, x->ts, x->name);
+			break;
+		case RTE_EV_END:
+			if (x->id >= RTE_P_COUNT || !(e = ps->phase[x->id]))
+				goto out;
+			m = rd_thread_phase_end(th, x->id, x->ts, &b, &dur, &d, &nd);
+			fast_end(e, m, dur);
+			break;
+		case RTE_EV_COUNTER:
+			if (x->id >= RTE_C_COUNT || !(e = ps->counter[x->id]))
+				goto out;
+			add_value(e, (int64_t)x->u.counter, 1);
+			break;
+		case RTE_EV_USER_INT:
+			if (!(e = fast_user(cache, x->id, F_INT)))
+				goto out;
+			add_value(e, x->u.value, 0);
+			break;
+		case RTE_EV_USER_SPAN_BEGIN:
+			rte_spans_begin(&th->spans, x->id, x->ts, x->name);
+			break;
+		case RTE_EV_USER_SPAN_END:
+			if (!(e = fast_user(cache, x->id, F_SPAN)))
+				goto out;
+			m = rd_thread_span_end(th, x->id, x->ts, &b, &dur, &d, &nd);
+			fast_end(e, m, dur);
+			break;
+		case RTE_EV_USER_UNIT:
+		case RTE_EV_USER_CUSTOM:
+			if (!(e = fast_user(cache, x->id, x->kind == RTE_EV_USER_UNIT
+			                                  ? F_UNIT : F_CUSTOM)))
+				goto out;
+			e->count++;
+			break;
+		default:
+			goto out;
+		}
+		/* as rd_procs_update(): min and max, not in time order */
+		if (x->ts > hi)
+			hi = x->ts;
+		else if (x->ts < lo)
+			lo = x->ts;
+	}
+out:
+	pr->first_ts = lo;
+	pr->last_ts = hi;
+	if (i) {
+		th->seen = 1;
+		th->events += i;
+		pr->events += i;
+	}
+	return i;
 }
 
 /* ---- finish ----------------------------------------------------------- */
@@ -670,7 +783,8 @@ struct rd_sink *rd_sink_summary(int json)
 
 	if (!S)
 		return NULL;
-	S->sink = (struct rd_sink){ NULL, summary_event, summary_finish, summary_destroy };
+	S->sink = (struct rd_sink){ NULL, summary_event, summary_finish, summary_destroy,
+	                           summary_run };
 	S->json = json;
 	return &S->sink;
 }

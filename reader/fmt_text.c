@@ -295,6 +295,6 @@ struct rd_sink *rd_sink_text(void)
 
 	if (!t)
 		return NULL;
-	t->sink = (struct rd_sink){ NULL, text_event, text_finish, text_destroy };
+	t->sink = (struct rd_sink){ NULL, text_event, text_finish, text_destroy, NULL };
 	return &t->sink;
 }

@@ -16,6 +16,7 @@
 #include "merge.h"
 
 #define MAX_LOST_RUN 64 /* consecutive losses folded before delivering */
+#define RUN_EVENTS 256  /* events of a run (rte_merge_next_run) */
 
 enum { S_IDLE = 0, S_QUEUED, S_DEAD };
 
@@ -48,6 +49,7 @@ struct rte_merge {
 	int unordered;       /* ring after ring, no heap */
 	unsigned u_src, u_ring; /* unordered: the stream being read */
 	struct stream *u_cur;   /* ... and its stream, NULL to look it up */
+	struct rte_event *run;  /* RUN_EVENTS, lazy */
 	char errmsg[600];
 };
 
@@ -70,6 +72,7 @@ void rte_merge_free(rte_merge *m)
 	}
 	free(m->src);
 	free(m->heap);
+	free(m->run);
 	free(m);
 }
 
@@ -304,6 +307,62 @@ static int next_unordered(rte_merge *m, struct rte_merge_item *item)
 		m->u_ring++;
 		if (r < 0)
 			return deliver_unordered(m, s, r, item);
+	}
+	return 0;
+}
+
+/* The stream read by the next run in unordered mode, NULL if none. */
+static struct stream *next_stream(rte_merge *m)
+{
+	while (m->u_src < m->nsrc) {
+		struct source *src = &m->src[m->u_src];
+
+		if (m->u_ring >= src->rings) {
+			m->u_src++;
+			m->u_ring = 0;
+			continue;
+		}
+		if (src->streams[m->u_ring].state != S_DEAD)
+			return &src->streams[m->u_ring];
+		m->u_ring++;
+	}
+	return NULL;
+}
+
+int rte_merge_next_run(rte_merge *m, struct rte_merge_run *run)
+{
+	struct stream *s;
+
+	if (!m->unordered)
+		return RTE_EINVAL;
+	if (!m->run && !(m->run = malloc(RUN_EVENTS * sizeof *m->run))) {
+		snprintf(m->errmsg, sizeof m->errmsg, "out of memory");
+		return RTE_ENOMEM;
+	}
+	while ((s = next_stream(m)) != NULL) {
+		int r;
+
+		/* Relaxed: only this thread's SIGBUS handler reads it. */
+		__atomic_store_n(&m->current, (int)s->src, __ATOMIC_RELAXED);
+		r = rte_cursor_next_batch(s->cur, s->ring, m->run, RUN_EVENTS);
+		run->src = s->src;
+		run->prev_ts = s->last_ts;
+		if (r > 0) {
+			run->ev = m->run;
+			run->n = (size_t)r;
+			if (m->run[r - 1].kind != RTE_EV_LOST)
+				s->last_ts = m->run[r - 1].ts;
+			return r;
+		}
+		m->u_ring++; /* drained or failed: on to the next stream */
+		if (r < 0) {
+			s->state = S_DEAD;
+			run->ev = NULL;
+			run->n = 0;
+			snprintf(m->errmsg, sizeof m->errmsg, "%s",
+			         rte_cursor_errmsg(s->cur));
+			return r;
+		}
 	}
 	return 0;
 }

@@ -70,6 +70,25 @@ int rte_merge_next(rte_merge *m, struct rte_merge_item *item);
  */
 void rte_merge_set_unordered(rte_merge *m, int on);
 
+/* A run of events of one ring, from rte_merge_next_run(). */
+struct rte_merge_run {
+	const struct rte_event *ev; /* ev[0..n), valid until the next call */
+	size_t n;
+	unsigned src;               /* index returned by rte_merge_add() */
+	uint64_t prev_ts;           /* the ring's timestamp before the run: where
+	                               a loss (always alone in its run) goes */
+};
+
+/*
+ * Unordered mode only: the next run of events of one ring (up to a few
+ * hundred, rte_cursor_next_batch), the fast way through a summary.
+ * Returns the number of events (> 0, run filled), 0 when every ring has
+ * nothing now, or a negative error of one ring as rte_merge_next() does
+ * (run->src set, run->ev NULL, the ring dropped). Do not mix with
+ * rte_merge_next() between two refills.
+ */
+int rte_merge_next_run(rte_merge *m, struct rte_merge_run *run);
+
 /* "PATH: ring N: problem" of the last error. */
 const char *rte_merge_errmsg(const rte_merge *m);
 

@@ -201,13 +201,10 @@ static void phase_end(struct rd_thread *th, struct rd_item *it)
 	const struct rte_span_open *d;
 	unsigned nd = 0;
 
-	it->matched = rte_spans_end(&th->phases, it->ev->id, &it->begin_ts, &d, &nd);
-	if (!it->matched)
-		return;
-	it->dur = it->ts >= it->begin_ts ? it->ts - it->begin_ts : 0;
-	it->ab[0] = (struct rd_abandoned){ d, nd, 0 };
-	if (th->phases.depth == 0 && it->ts >= th->phase_open_ts)
-		th->phase_ns += it->ts - th->phase_open_ts;
+	it->matched = rd_thread_phase_end(th, it->ev->id, it->ts, &it->begin_ts,
+	                                  &it->dur, &d, &nd);
+	if (it->matched)
+		it->ab[0] = (struct rd_abandoned){ d, nd, 0 };
 }
 
 static void span_end(struct rd_thread *th, struct rd_item *it)
@@ -215,11 +212,10 @@ static void span_end(struct rd_thread *th, struct rd_item *it)
 	const struct rte_span_open *d;
 	unsigned nd = 0;
 
-	it->matched = rte_spans_end(&th->spans, it->ev->id, &it->begin_ts, &d, &nd);
-	if (!it->matched)
-		return;
-	it->dur = it->ts >= it->begin_ts ? it->ts - it->begin_ts : 0;
-	it->ab[1] = (struct rd_abandoned){ d, nd, 1 };
+	it->matched = rd_thread_span_end(th, it->ev->id, it->ts, &it->begin_ts,
+	                                 &it->dur, &d, &nd);
+	if (it->matched)
+		it->ab[1] = (struct rd_abandoned){ d, nd, 1 };
 }
 
 static int is_name(const char *name, const char *want)
@@ -262,9 +258,7 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 		lifecycle(s, th, it);
 		break;
 	case RTE_EV_BEGIN:
-		if (th->phases.depth == 0)
-			th->phase_open_ts = it->ts;
-		rte_spans_begin(&th->phases, ev->id, it->ts, ev->name);
+		rd_thread_phase_begin(th, ev->id, it->ts, ev->name);
 		break;
 	case RTE_EV_END:
 		phase_end(th, it);

@@ -100,6 +100,47 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
                      struct rd_item *it);
 
 /*
+ * The parts of rd_procs_update() a fast path (the summary's, over a run of
+ * one ring) repeats for phases. rd_thread_phase_end() returns 1 and the
+ * duration in *dur if a begin was open (spans opened inside it and still
+ * open are given up: *d, *nd), else 0.
+ */
+static inline void rd_thread_phase_begin(struct rd_thread *th, unsigned id,
+                                         uint64_t ts, const char *name)
+{
+	if (th->phases.depth == 0)
+		th->phase_open_ts = ts;
+	rte_spans_begin(&th->phases, id, ts, name);
+}
+
+static inline int rd_thread_phase_end(struct rd_thread *th, unsigned id,
+                                      uint64_t ts, uint64_t *begin_ts,
+                                      uint64_t *dur,
+                                      const struct rte_span_open **d,
+                                      unsigned *nd)
+{
+	if (!rte_spans_end(&th->phases, id, begin_ts, d, nd))
+		return 0;
+	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
+	if (th->phases.depth == 0 && ts >= th->phase_open_ts)
+		th->phase_ns += ts - th->phase_open_ts;
+	return 1;
+}
+
+/* The same for user spans (no time in spans is kept). */
+static inline int rd_thread_span_end(struct rd_thread *th, unsigned id,
+                                     uint64_t ts, uint64_t *begin_ts,
+                                     uint64_t *dur,
+                                     const struct rte_span_open **d,
+                                     unsigned *nd)
+{
+	if (!rte_spans_end(&th->spans, id, begin_ts, d, nd))
+		return 0;
+	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
+	return 1;
+}
+
+/*
  * 1 if the writer of source s, read through cursor c, may still write to
  * it, 0 if it is gone (rd_writer_alive); also records the answer in
  * s->writer_state.

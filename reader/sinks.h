@@ -29,6 +29,13 @@ struct rd_sink {
 	void (*event)(struct rd_sink *s, struct rd_ctx *c, const struct rd_item *it);
 	void (*finish)(struct rd_sink *s, struct rd_ctx *c);
 	void (*destroy)(struct rd_sink *s);
+	/* Optional fast path, used only when every event passes the filters
+	 * and no other consumer needs them (a summary of finished files):
+	 * account for the leading events of ev[0..n), a run of one ring of
+	 * source `src`, exactly as rd_procs_update() then event() would, and
+	 * return how many; the caller passes the next one the slow way. */
+	size_t (*run)(struct rd_sink *s, struct rd_ctx *c, unsigned src,
+	              const struct rte_event *ev, size_t n);
 };
 
 /* Constructors; NULL if out of memory. */

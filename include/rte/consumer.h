@@ -126,6 +126,21 @@ uint64_t rte_cursor_ring_lost(const rte_cursor *c, unsigned ring);
  */
 int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev);
 
+/*
+ * Like rte_cursor_next(), but up to `n` events of `ring` at once into
+ * ev[0..n): the fast way to read a ring from start to end. Returns the
+ * number of events stored (> 0), 0 if the ring has nothing new, or a
+ * negative error as rte_cursor_next() does (an error met after some events
+ * were stored is returned by the next call). A loss is returned alone
+ * (1, ev[0] is the RTE_EV_LOST event). Head is checked once per call, not
+ * per event: events of one call were intact when they were copied, and a
+ * producer that overwrites them afterwards is reported by the next call.
+ * The pointers of every stored event stay valid until the next
+ * rte_cursor_next() or rte_cursor_next_batch() on the same ring.
+ */
+int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
+                          size_t n);
+
 /* "PATH: ring N: problem" for the last error of rte_cursor_next/poll. */
 const char *rte_cursor_errmsg(const rte_cursor *c);
 

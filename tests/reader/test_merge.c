@@ -234,6 +234,169 @@ static void unordered_mode_reads_ring_after_ring(void **state)
 	drop_file(&f[1]);
 }
 
+/* One event as read, for comparing two ways of reading; an error is a
+ * record of kind -1 with the error in v. */
+struct rec {
+	int kind;
+	unsigned id;
+	uint64_t ts, v;
+};
+
+#define MAX_RECS 512
+
+static struct rec rec_of(const struct rte_event *ev)
+{
+	struct rec r = { (int)ev->kind, ev->id, ev->ts, 0 };
+
+	if (ev->kind == RTE_EV_LOST)
+		r.v = ev->u.lost_words;
+	else if (ev->kind == RTE_EV_USER_INT || ev->kind == RTE_EV_COUNTER)
+		r.v = (uint64_t)ev->u.value;
+	else if (ev->kind == RTE_EV_USER_CUSTOM)
+		r.v = ev->u.custom.len * 1000u + ev->u.custom.bytes[0];
+	return r;
+}
+
+/* Read `ring` of `path` to its end with batches of `batch` events (0: one
+ * rte_cursor_next() at a time) into out; the first error ends it. */
+static size_t read_ring(const char *path, unsigned ring, size_t batch,
+                        struct rec *out)
+{
+	struct rte_event ev[64];
+	rte_cursor *c;
+	size_t n = 0;
+	int r;
+
+	assert_int_equal(rte_cursor_open(path, &c, NULL, 0), RTE_OK);
+	for (;;) {
+		r = batch ? rte_cursor_next_batch(c, ring, ev, batch)
+		          : rte_cursor_next(c, ring, ev);
+		if (r <= 0)
+			break;
+		if (r > 1)
+			for (int i = 0; i < r; i++)
+				assert_int_not_equal(ev[i].kind, RTE_EV_LOST);
+		for (int i = 0; i < r; i++) {
+			assert_true(n < MAX_RECS);
+			out[n++] = rec_of(&ev[i]);
+		}
+	}
+	if (r < 0) {
+		assert_non_null(strstr(rte_cursor_errmsg(c), "ring"));
+		out[n++] = (struct rec){ -1, 0, 0, (uint64_t)(int64_t)r };
+		/* a failed ring keeps failing */
+		assert_int_equal(batch ? rte_cursor_next_batch(c, ring, ev, batch)
+		                       : rte_cursor_next(c, ring, ev), r);
+	}
+	rte_cursor_close(c);
+	return n;
+}
+
+static void batches_read_what_next_reads(void **state)
+{
+	static const size_t sizes[] = { 1, 2, 7, 64 };
+	struct rec want[MAX_RECS], got[MAX_RECS];
+	struct rte_ring_writer w;
+	uint64_t payload[2], *data;
+	struct file f;
+
+	(void)state;
+	make_file(&f, "batch.events", 4, 8);
+	/* ring 0: every kind; ring 1: wraps (a loss); rings 2 and 3: corrupt
+	 * at their sixth message (a length of 0; an int that is too short,
+	 * met in the middle of a batch) */
+	rte_ring_writer_attach(&w, f.base, &f.l, 0);
+	strcpy((char *)f.base + f.l.custom_events_offset, "b.x");
+	for (uint64_t i = 0; i < 60; i++) {
+		uint64_t ts = 100 + i;
+
+		switch (i % 6) {
+		case 0: rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_BEGIN, 1), ts); break;
+		case 1: rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_EXIT, 1), ts); break;
+		case 2: rte_ring_write1(&w, rte_hdr_make(0, 0, RTE_MSG_COUNTER, 2), ts, i); break;
+		case 3: rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_INTERNAL, 0), ts); break;
+		case 4:
+			rte_custom_encode("abc", 3, payload);
+			rte_ring_write(&w, rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, 0), ts, payload, 1);
+			break;
+		default: rte_ring_write0(&w, rte_hdr_make(0, 1, RTE_UMSG_UNIT, 0), ts); break;
+		}
+	}
+	for (uint64_t i = 0; i < 300; i++)
+		put_int(&f, 1, 1000 + i, i);
+	for (uint64_t i = 0; i < 10; i++) {
+		put_int(&f, 2, 5000 + i, i);
+		put_int(&f, 3, 6000 + i, i);
+	}
+	data = (uint64_t *)((char *)f.base + f.l.data_offset);
+	data[2 * f.l.ring_size_elements + 15] = 0;
+	data[3 * f.l.ring_size_elements + 15] = rte_hdr_make(2, 1, RTE_UMSG_INT, 0);
+	for (unsigned ring = 0; ring < 4; ring++) {
+		size_t n = read_ring(f.path, ring, 0, want);
+
+		assert_true(n > 5);
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			assert_int_equal(read_ring(f.path, ring, sizes[k], got), n);
+			assert_memory_equal(got, want, n * sizeof *want);
+		}
+		if (ring == 1)
+			assert_int_equal(want[0].kind, RTE_EV_LOST);
+		if (ring >= 2)
+			assert_int_equal(want[5].kind, -1);
+	}
+	drop_file(&f);
+}
+
+static void runs_deliver_every_event_and_each_error_once(void **state)
+{
+	struct file f[2];
+	struct rte_merge_run run;
+	rte_merge *m;
+	rte_cursor *c;
+	uint64_t *data;
+	unsigned events = 0, errors = 0;
+	int r;
+
+	(void)state;
+	make_file(&f[0], "r0.events", 2, 10);
+	make_file(&f[1], "r1.events", 1, 10);
+	for (uint64_t i = 0; i < 300; i++) {
+		put_int(&f[0], 0, 100 + i, i);
+		put_int(&f[0], 1, 100 + i, i);
+		put_int(&f[1], 0, 100 + i, i);
+	}
+	data = (uint64_t *)((char *)f[0].base + f[0].l.data_offset);
+	data[f[0].l.ring_size_elements + 3 * 280] = 0; /* ring 1: 280 good */
+	m = rte_merge_new();
+	rte_merge_set_unordered(m, 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rte_cursor_open(f[i].path, &c, NULL, 0), RTE_OK);
+		rte_merge_add(m, c);
+	}
+	rte_merge_refill(m);
+	while ((r = rte_merge_next_run(m, &run)) != 0) {
+		if (r < 0) {
+			assert_int_equal(r, RTE_ECORRUPT);
+			assert_int_equal(run.src, 0);
+			assert_null(run.ev);
+			assert_non_null(strstr(rte_merge_errmsg(m), "ring 1"));
+			errors++;
+			continue;
+		}
+		assert_int_equal((size_t)r, run.n);
+		for (size_t i = 0; i < run.n; i++) {
+			assert_int_equal(run.ev[i].ring, run.ev[0].ring);
+			assert_int_equal(run.ev[i].u.value, (int64_t)(run.ev[i].ts - 100));
+		}
+		events += (unsigned)run.n;
+	}
+	assert_int_equal(errors, 1);
+	assert_int_equal(events, 300 + 280 + 300);
+	rte_merge_free(m);
+	drop_file(&f[0]);
+	drop_file(&f[1]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -254,6 +417,8 @@ int main(void)
 		cmocka_unit_test(a_corrupt_ring_fails_once_and_the_others_go_on),
 		cmocka_unit_test(refill_picks_up_what_was_written_later),
 		cmocka_unit_test(unordered_mode_reads_ring_after_ring),
+		cmocka_unit_test(batches_read_what_next_reads),
+		cmocka_unit_test(runs_deliver_every_event_and_each_error_once),
 	};
 
 	return cmocka_run_group_tests_name("reader/merge", tests, setup, teardown);
