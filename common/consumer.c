@@ -472,16 +472,16 @@ static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out)
 
 /* ---- decoding ------------------------------------------------------------- */
 
-/* The registered name of user event `id`, cached once non-empty. */
-static int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
+/* The decoders run per event: inlined into the loops that call them. */
+#define HOT static inline __attribute__((always_inline))
+
+/* user_name() the first time: read the slot and cache the name. */
+static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
+                          const char **out)
 {
 	const char *slot;
 	const char *nul;
 
-	if (c->names && c->names[id]) {
-		*out = c->names[id];
-		return 0;
-	}
 	slot = (const char *)c->base + c->layout.custom_events_offset +
 	       (uint64_t)id * RTE_NAME_SLOT_BYTES;
 	nul = memchr(slot, 0, RTE_NAME_SLOT_BYTES);
@@ -500,6 +500,16 @@ static int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out
 	return 0;
 }
 
+/* The registered name of user event `id`, cached once non-empty. */
+HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
+{
+	if (c->names && c->names[id]) {
+		*out = c->names[id];
+		return 0;
+	}
+	return user_name_slow(c, ring, id, out);
+}
+
 static int too_short(rte_cursor *c, unsigned ring, const char *what,
                      unsigned len, unsigned need)
 {
@@ -508,7 +518,7 @@ static int too_short(rte_cursor *c, unsigned ring, const char *what,
 	                 (unsigned long long)(c->rings[ring].pos - len), need);
 }
 
-static int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
+HOT int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
                           unsigned len, struct rte_event *ev)
 {
 	unsigned type = rte_hdr_type(m[0]), id = rte_hdr_id(m[0]);
@@ -542,7 +552,7 @@ static int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
 	}
 }
 
-static int decode_user(rte_cursor *c, unsigned ring, const uint64_t *m,
+HOT int decode_user(rte_cursor *c, unsigned ring, const uint64_t *m,
                        unsigned len, struct rte_event *ev)
 {
 	unsigned type = rte_hdr_type(m[0]);
@@ -583,7 +593,7 @@ static int decode_user(rte_cursor *c, unsigned ring, const uint64_t *m,
 
 /* Decode the copied message m of len words; returns 1 (event), 0 (skip it)
  * or an error. Every field of *ev is set (no memset: this runs per event). */
-static int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
+HOT int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
                           unsigned len, struct rte_event *ev)
 {
 	uint64_t h = m[0];
