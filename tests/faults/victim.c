@@ -81,7 +81,7 @@ static void threads(void)
 static void child(void)
 {
 	pid_t pid;
-	int st = 0;
+	int st = 0, e;
 
 	fflush(stdout);
 	errno = ENOTTY;
@@ -93,9 +93,11 @@ static void child(void)
 		fflush(stdout);
 		exit(5);
 	}
-	printf("fork %s errno %d\n", pid > 0 ? "ok" : "failed", errno);
-	fflush(stdout);
+	e = errno;
+	/* Printed after the child is gone: parent and child lines must come
+	 * out in the same order in every run. */
 	waitpid(pid, &st, 0);
+	printf("fork %s errno %d\n", pid > 0 ? "ok" : "failed", e);
 	printf("child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
