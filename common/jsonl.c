@@ -17,15 +17,32 @@
 
 static const char hexd[] = "0123456789abcdef";
 
-/* Decimal digits of v at p, two at a time; returns the end. */
+/* The number of decimal digits of v (1 for 0). */
+static inline unsigned ndigits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* log10(2) ~ 1233/4096: t is the digit count or one less */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+
+	return t + (t < 20 && (v | 1) >= pow10[t]);
+}
+
+/* Decimal digits of v at p, two at a time from the last; returns the
+ * end. */
 static char *put_u64(char *p, uint64_t v)
 {
 	static const char pairs[] =
 		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	char tmp[20], *t = tmp + sizeof tmp;
-	size_t n;
+	char *end = p + ndigits(v), *t = end;
 
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100);
@@ -34,15 +51,11 @@ static char *put_u64(char *p, uint64_t v)
 		t -= 2;
 		memcpy(t, pairs + 2 * d, 2);
 	}
-	if (v >= 10) {
-		t -= 2;
-		memcpy(t, pairs + 2 * v, 2);
-	} else {
-		*--t = (char)('0' + v);
-	}
-	n = (size_t)(tmp + sizeof tmp - t);
-	memcpy(p, t, n);
-	return p + n;
+	if (v >= 10)
+		memcpy(t - 2, pairs + 2 * v, 2);
+	else
+		t[-1] = (char)('0' + v);
+	return end;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -62,6 +75,17 @@ static char *put_str(char *p, const char *s, size_t max)
 	size_t n = 0;
 
 	*p++ = '"';
+	/* The usual name needs no escape: a plain copy up to the first byte
+	 * that does. */
+	while (n < max) {
+		unsigned char ch = (unsigned char)s[n];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+			break;
+		p[n++] = (char)ch;
+	}
+	p += n;
+	s += n;
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
