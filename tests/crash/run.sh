@@ -16,10 +16,6 @@ LIB=$B/librte.so
 READ=${RTE_READ:-$B/rte-read}
 PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
 WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-NFAIL=0
-NPASS=0
-CUR=""
-
 # Under ASan its own handlers for these signals would replace the default
 # action in both runs alike; turn them off so that the programs die by the
 # signal as a normal build does. (ASan's handler chained behind ours is
@@ -27,34 +23,18 @@ CUR=""
 ASAN_OFF="handle_segv=0:handle_abort=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:detect_leaks=0:use_sigaltstack=0"
 export ASAN_OPTIONS="${RTE_ASAN_RT:+$ASAN_OFF}"
 
-cleanup() {
-	[ -n "${RTE_KEEP_WORK:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "  FAIL $CUR: $*"
-	CUR_OK=0
-}
+. "$(dirname "$0")/../harness.sh"
 
 begin() {
-	CUR=$1
-	CUR_OK=1
-	D=$WORK/$1
+	h_begin "$1"
 	mkdir -p "$D/plain" "$D/traced"
 }
 
 finish() {
-	if [ "$CUR_OK" = 1 ]; then
-		echo "  ok   $CUR"
-		NPASS=$((NPASS + 1))
-	else
-		NFAIL=$((NFAIL + 1))
-		for f in "$D"/traced/*.events; do
-			[ -e "$f" ] && cp "$f" "$T/" &&
-				echo "FAILED $T/$(basename "$f")"
-		done
-	fi
+	[ "$CUR_OK" = 1 ] || for f in "$D"/traced/*.events; do
+		[ -e "$f" ] && cp "$f" "$T/" && echo "FAILED $T/$(basename "$f")"
+	done
+	h_finish
 }
 
 # status OUT CMD...: run CMD (in its own directory, core dumps allowed),

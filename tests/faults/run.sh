@@ -21,54 +21,7 @@ READ=$B/rte-read
 PRELOAD="${RTE_SAN_RT:+$RTE_SAN_RT }$B/librte.so"
 TMO="timeout -k 5 60"
 WORK=$(mktemp -d "$B/tests/faults/work.XXXXXX") || exit 1
-MOUNTS=""
-BG=""
-NFAIL=0
-NPASS=0
-NSKIP=0
-CUR=""
-
-cleanup() {
-	for p in $BG; do kill -9 "$p" 2>/dev/null; done
-	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "  FAIL $CUR: $*"
-	CUR_OK=0
-}
-
-begin() {
-	CUR=$1
-	CUR_OK=1
-	D=$WORK/$1
-	mkdir -p "$D"
-}
-
-finish() {
-	if [ "$CUR_OK" = 1 ]; then
-		echo "  ok   $CUR"
-		NPASS=$((NPASS + 1))
-	else
-		NFAIL=$((NFAIL + 1))
-	fi
-}
-
-skip() {
-	echo "  skip $1: $2"
-	NSKIP=$((NSKIP + 1))
-}
-
-is_root() { [ "$(id -u)" = 0 ]; }
-
-# mount_tmpfs DIR OPTIONS: a small tmpfs (root only); 0 if mounted.
-mount_tmpfs() {
-	mkdir -p "$1" && mount -t tmpfs -o "$2" rte-faults "$1" 2>/dev/null || return 1
-	MOUNTS="$1 $MOUNTS"
-}
+. "$(dirname "$0")/../harness.sh"
 
 # traced DIR PREFIX [VAR=value...] -- [ARGS...]: run the victim under the
 # shim, tracing into DIR, preserved: PREFIX.out, PREFIX.err, PREFIX.rc,

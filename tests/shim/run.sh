@@ -18,43 +18,7 @@ LIB=$B/librte.so
 PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
 TMO="timeout 120"
 WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-MOUNTS=""
-NFAIL=0
-NPASS=0
-NSKIP=0
-CUR=""
-
-cleanup() {
-	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "  FAIL $CUR: $*"
-	CUR_OK=0
-}
-
-begin() {
-	CUR=$1
-	CUR_OK=1
-	D=$WORK/$1
-	mkdir -p "$D"
-}
-
-finish() {
-	if [ "$CUR_OK" = 1 ]; then
-		echo "  ok   $CUR"
-		NPASS=$((NPASS + 1))
-	else
-		NFAIL=$((NFAIL + 1))
-	fi
-}
-
-skip() {
-	echo "  skip $1: $2"
-	NSKIP=$((NSKIP + 1))
-}
+. "$(dirname "$0")/../harness.sh"
 
 # traced DIR [VAR=value...] CMD...: run CMD under the shim, tracing into
 # DIR, preserved (timeout itself runs without the shim).
@@ -409,14 +373,6 @@ same_as_plain() {
 	cmp -s "$D/out0" "$D/out" || fail "stdout differs: $(diff "$D/out0" "$D/out")"
 	expect_eq "rte: lines in '$(cat "$D/err")'" "$(rte_lines "$D/err")" "$_lines"
 	expect_eq "other stderr" "$(grep -v '^rte: ' "$D/err")" "$(cat "$D/err0")"
-}
-
-# mount_tmpfs DIR OPTIONS: returns non-zero if not possible (not root).
-mount_tmpfs() {
-	[ "$(id -u)" = 0 ] || return 1
-	mkdir -p "$1"
-	mount -t tmpfs -o "$2" rte-test "$1" 2>/dev/null || return 1
-	MOUNTS="$1 $MOUNTS"
 }
 
 test_unwritable() {

@@ -32,32 +32,10 @@ PRELOAD="${RTE_SAN_RT:+$RTE_SAN_RT }$B/librte.so"
 EVENTS=${STRESS_EVENTS:-2000000}
 TMO="timeout -k 5 150"
 WORK=$(mktemp -d "$S/work.XXXXXX") || exit 1
-NFAIL=0
-NPASS=0
-CUR=""
-
-trap 'rm -rf "$WORK"' EXIT
-trap 'exit 1' INT TERM
-
-fail() {
-	echo "  FAIL $CUR: $*"
-	CUR_OK=0
-}
-
-begin() {
-	CUR=$1
-	CUR_OK=1
-	D=$WORK/$1
-	mkdir -p "$D"
-}
+. "$(dirname "$0")/../harness.sh"
 
 finish() {
-	if [ "$CUR_OK" = 1 ]; then
-		echo "  ok   $CUR"
-		NPASS=$((NPASS + 1))
-	else
-		NFAIL=$((NFAIL + 1))
-	fi
+	h_finish
 	rm -rf "$D" # ring files are large: keep the disk small
 }
 
