@@ -29,11 +29,21 @@
 #define CHUNK_WORDS 2048u
 _Static_assert(CHUNK_WORDS >= RTE_MAX_MSG_WORDS, "a chunk holds any message");
 
+/*
+ * Pages of a ring that were copied are given back (MADV_DONTNEED: for a
+ * shared file mapping, only our mapping of them goes; touching them again
+ * maps the file's pages again) once DROP_BYTES of them are behind the
+ * reader: the memory of a reader stays flat however long the file, instead
+ * of growing by every page read.
+ */
+#define DROP_BYTES ((uint64_t)1 << 20)
+
 struct ring_state {
 	uint64_t pos;       /* next word counter to read */
 	uint64_t base, end; /* buf holds the words [base, end), checked intact */
 	uint64_t lost;      /* total lost words reported */
 	uint64_t *buf;      /* the copy, CHUNK_WORDS words, lazy */
+	uint64_t kept;      /* ring index from which pages may be mapped */
 	int err;            /* sticky error of this ring, 0 if none */
 	char *why;          /* its message, restored when it is returned again */
 };
@@ -427,6 +437,25 @@ static int bad_length(rte_cursor *c, unsigned ring, unsigned len,
 	                         : "runs past the tail");
 }
 
+/* The copy of `ring` ended at ring index `upto` (at most the ring size):
+ * give back the whole pages before it if DROP_BYTES of them piled up. */
+static void drop_pages(rte_cursor *c, unsigned ring, uint64_t upto)
+{
+	struct ring_state *r = &c->rings[ring];
+	uintptr_t data = (uintptr_t)ring_data(c, ring);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (upto < r->kept)
+		r->kept = 0; /* went round the ring */
+	if ((upto - r->kept) * 8 < DROP_BYTES)
+		return;
+	lo = (data + r->kept * 8 + page - 1) & ~(page - 1);
+	hi = (data + upto * 8) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED); /* a hint: may fail */
+	r->kept = upto;
+}
+
 /*
  * Copy the words readable at r->pos (up to CHUNK_WORDS, never across the
  * end of the ring) into r->buf and check they were not overwritten while
@@ -467,6 +496,7 @@ static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out)
 		return READ_LOST;
 	r->base = r->pos;
 	r->end = r->pos + n;
+	drop_pages(c, ring, idx + n);
 	return 1;
 }
 
