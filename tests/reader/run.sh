@@ -96,6 +96,17 @@ grep -Eq '^  app\.work +1000 +500\.500ms +500\.50us' "$T/known.sum" || fail "sum
 grep -Eq '^  0 +0 +main-thread +777 ' "$T/known.sum" || fail "summary text: ring 0 row"
 ok "known file: text and summary lines"
 
+# The summary's fast path (runs of a ring, no filter) and the one event at a
+# time path (any filter, here one that drops nothing) agree exactly.
+same_summary() {
+	"$RR" -f summary-json "$@" >"$T/fast.json" 2>/dev/null
+	"$RR" -f summary-json -x 'no such event*' "$@" >"$T/slow.json" 2>/dev/null
+	cmp -s "$T/fast.json" "$T/slow.json" || fail "summary fast path differs on $*"
+}
+same_summary "$T/known.events"
+for d in "$T"/fix/*/; do same_summary "$d"; done
+ok "summary: the fast path and the filtered path agree"
+
 # filters
 n=$("$RR" -f jsonl --kind=lifecycle "$T/known.events" | wc -l)
 [ "$n" -eq 4 ] || fail "--kind=lifecycle gave $n lines, expected 4"
@@ -246,6 +257,7 @@ cp "$T/out" "$T/shim1.jsonl"
 wait "$gp" || fail "traced exited $?"
 $CHECK follow "$T/shim1.jsonl" 3000 3 || fail "follow a traced process"
 "$RR" -f summary-json "$T/shim1" | grep -q '"thread":"worker-2"' || fail "thread names from the shim"
+same_summary "$T/shim1"
 run_traced "$T/shim2" 2000 300 fork & gp=$!
 BGPIDS="$BGPIDS $gp"
 sleep 0.1
