@@ -56,6 +56,9 @@ struct rte_cursor {
 	struct rte_layout layout;
 	struct ring_state *rings;
 	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
+	/* rte_phase_name() and rte_counter_name() of every id, looked up
+	 * once at open instead of by a call per event */
+	const char *phase_names[RTE_P_COUNT], *counter_names[RTE_C_COUNT];
 	char errmsg[512];
 };
 
@@ -259,6 +262,10 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
 	close(fd);
 	if (err)
 		goto fail;
+	for (unsigned i = 0; i < RTE_P_COUNT; i++)
+		c->phase_names[i] = rte_phase_name(i);
+	for (unsigned i = 0; i < RTE_C_COUNT; i++)
+		c->counter_names[i] = rte_counter_name(i);
 	c->rings = calloc(c->layout.max_domains, sizeof *c->rings);
 	if (!c->rings) {
 		err = open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
@@ -562,13 +569,13 @@ HOT int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
 	case RTE_MSG_BEGIN:
 	case RTE_MSG_EXIT:
 		ev->kind = type == RTE_MSG_BEGIN ? RTE_EV_BEGIN : RTE_EV_END;
-		ev->name = rte_phase_name(id);
+		ev->name = id < RTE_P_COUNT ? c->phase_names[id] : NULL;
 		return 1;
 	case RTE_MSG_COUNTER:
 		if (len < 3)
 			return too_short(c, ring, "counter", len, 3);
 		ev->kind = RTE_EV_COUNTER;
-		ev->name = rte_counter_name(id);
+		ev->name = id < RTE_C_COUNT ? c->counter_names[id] : NULL;
 		ev->u.counter = m[2];
 		return 1;
 	case RTE_MSG_ALLOC:
