@@ -449,13 +449,13 @@ static int bad_length(rte_cursor *c, unsigned ring, unsigned len,
 static void drop_pages(rte_cursor *c, unsigned ring, uint64_t upto)
 {
 	struct ring_state *r = &c->rings[ring];
-	uintptr_t data = (uintptr_t)ring_data(c, ring);
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uintptr_t data = (uintptr_t)ring_data(c, ring), page, lo, hi;
 
 	if (upto < r->kept)
 		r->kept = 0; /* went round the ring */
 	if ((upto - r->kept) * 8 < DROP_BYTES)
 		return;
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	lo = (data + r->kept * 8 + page - 1) & ~(page - 1);
 	hi = (data + upto * 8) & ~(page - 1);
 	if (hi > lo)

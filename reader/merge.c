@@ -49,7 +49,7 @@ struct rte_merge {
 	int unordered;       /* ring after ring, no heap */
 	unsigned u_src, u_ring; /* unordered: the stream being read */
 	struct stream *u_cur;   /* ... and its stream, NULL to look it up */
-	struct rte_event *run;  /* RUN_EVENTS, lazy */
+	struct rte_event run[RUN_EVENTS]; /* the events of the last run */
 	char errmsg[600];
 };
 
@@ -72,7 +72,6 @@ void rte_merge_free(rte_merge *m)
 	}
 	free(m->src);
 	free(m->heap);
-	free(m->run);
 	free(m);
 }
 
@@ -335,10 +334,6 @@ int rte_merge_next_run(rte_merge *m, struct rte_merge_run *run)
 
 	if (!m->unordered)
 		return RTE_EINVAL;
-	if (!m->run && !(m->run = malloc(RUN_EVENTS * sizeof *m->run))) {
-		snprintf(m->errmsg, sizeof m->errmsg, "out of memory");
-		return RTE_ENOMEM;
-	}
 	while ((s = next_stream(m)) != NULL) {
 		int r;
 

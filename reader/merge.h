@@ -80,8 +80,9 @@ struct rte_merge_run {
 };
 
 /*
- * Unordered mode only: the next run of events of one ring (up to a few
- * hundred, rte_cursor_next_batch), the fast way through a summary.
+ * Unordered mode only (else RTE_EINVAL): the next run of events of one
+ * ring (up to a few hundred, rte_cursor_next_batch), the fast way through
+ * a summary.
  * Returns the number of events (> 0, run filled), 0 when every ring has
  * nothing now, or a negative error of one ring as rte_merge_next() does
  * (run->src set, run->ev NULL, the ring dropped). Do not mix with
