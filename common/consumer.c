@@ -307,7 +307,8 @@ void rte_cursor_close(rte_cursor *c)
 		}
 	if (c->names)
 		for (unsigned i = 0; i < RTE_MAX_USER_EVENTS; i++)
-			free(c->names[i]);
+			if (c->names[i]) /* most are: no call for them */
+				free(c->names[i]);
 	free(c->names);
 	free(c->rings);
 	free(c->path);
