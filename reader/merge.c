@@ -17,6 +17,7 @@
 
 #define MAX_LOST_RUN 64 /* consecutive losses folded before delivering */
 #define RUN_EVENTS 256  /* events of a run (rte_merge_next_run) */
+#define STREAM_EVENTS 32 /* events read ahead on a stream (in time order) */
 
 enum { S_IDLE = 0, S_QUEUED, S_DEAD };
 
@@ -30,6 +31,11 @@ struct stream {
 	uint64_t last_ts;
 	uint64_t key;
 	struct rte_event ev;
+	/* In time order: events read ahead (rte_cursor_next_batch), buf[bi]
+	 * the next; buf is lazy, &ev (one event) if it cannot be had. cur_ev
+	 * is the event to deliver when has_ev. */
+	struct rte_event *buf, *cur_ev;
+	unsigned bn, bi;
 };
 
 struct source {
@@ -68,6 +74,9 @@ void rte_merge_free(rte_merge *m)
 		return;
 	for (unsigned i = 0; i < m->nsrc; i++) {
 		rte_cursor_close(m->src[i].cur);
+		for (unsigned r = 0; r < m->src[i].rings; r++)
+			if (m->src[i].streams[r].buf != &m->src[i].streams[r].ev)
+				free(m->src[i].streams[r].buf);
 		free(m->src[i].streams);
 	}
 	free(m->src);
@@ -176,6 +185,32 @@ static void pop_top(rte_merge *m, int state)
 
 /* ---- streams ------------------------------------------------------------ */
 
+/* The next event of `s`, read ahead in batches: 1 (*ev set), 0 or an
+ * error. The events of a batch stay valid until the next batch is read,
+ * which is after the last of them was delivered. */
+static int stream_next(rte_merge *m, struct stream *s, struct rte_event **ev)
+{
+	int r;
+
+	if (s->bi == s->bn) {
+		unsigned cap = STREAM_EVENTS;
+
+		if (!s->buf && !(s->buf = malloc(STREAM_EVENTS * sizeof *s->buf)))
+			s->buf = &s->ev;
+		if (s->buf == &s->ev)
+			cap = 1;
+		/* Relaxed: only this thread's SIGBUS handler reads it. */
+		__atomic_store_n(&m->current, (int)s->src, __ATOMIC_RELAXED);
+		r = rte_cursor_next_batch(s->cur, s->ring, s->buf, cap);
+		if (r <= 0)
+			return r;
+		s->bn = (unsigned)r;
+		s->bi = 0;
+	}
+	*ev = &s->buf[s->bi++];
+	return 1;
+}
+
 /* Read ahead on `s`. Returns 1 if it has something to deliver, else 0. */
 static int fill(rte_merge *m, struct stream *s)
 {
@@ -183,23 +218,22 @@ static int fill(rte_merge *m, struct stream *s)
 
 	s->has_ev = 0;
 	while (!s->err) {
-		int r;
+		struct rte_event *ev;
+		int r = stream_next(m, s, &ev);
 
-		/* Relaxed: only this thread's SIGBUS handler reads it. */
-		__atomic_store_n(&m->current, (int)s->src, __ATOMIC_RELAXED);
-		r = rte_cursor_next(s->cur, s->ring, &s->ev);
 		if (r < 0) {
 			s->err = r;
 			break;
 		}
 		if (r == 0)
 			break;
-		if (s->ev.kind != RTE_EV_LOST) {
+		if (ev->kind != RTE_EV_LOST) {
 			s->has_ev = 1;
-			s->key = s->ev.ts;
+			s->cur_ev = ev;
+			s->key = ev->ts;
 			return 1;
 		}
-		s->pending_lost += s->ev.u.lost_words;
+		s->pending_lost += ev->u.lost_words;
 		if (++run >= MAX_LOST_RUN)
 			break;
 	}
@@ -386,8 +420,8 @@ int rte_merge_next(rte_merge *m, struct rte_merge_item *item)
 		return 1;
 	}
 	if (s->has_ev) {
-		s->last_ts = s->ev.ts;
-		item->ev = &s->ev;
+		s->last_ts = s->cur_ev->ts;
+		item->ev = s->cur_ev;
 		m->last = s;
 		return 1;
 	}

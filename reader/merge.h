@@ -3,7 +3,8 @@
  *
  * Each ring of each file is a stream already in timestamp order; the merge
  * is a k-way merge (a binary heap keyed by the timestamp of each stream's
- * next event) built on rte_cursor_next(). Ties go to the source added first,
+ * next event) built on rte_cursor_next_batch() (each stream reads a few
+ * dozen events ahead). Ties go to the source added first,
  * then to the lower ring, so the output is deterministic and each ring's
  * events keep their order.
  *
