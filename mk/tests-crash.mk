@@ -7,7 +7,7 @@
 # that the functions they crash in have frames, names and lines to find.
 
 # rte-read symbolises stacks with elfutils (reader/symbolize.c).
-READER_DW_LIBS := -ldw -lelf
+READER_DW_LIBS := # libdw: dlopen in reader/symbolize.c, when first needed
 $(BUILD)/rte-read: BASE_LDFLAGS += $(READER_DW_LIBS)
 $(READER_TEST_BIN)/test_%: BASE_LDFLAGS += $(READER_DW_LIBS)
 

@@ -5,7 +5,13 @@
  * dwfl_report_elf at its recorded load bias, and libdwfl finds separate
  * debug information the standard way (.gnu_debuglink, build-id paths under
  * /usr/lib/debug).
+ *
+ * libdw is loaded (dlopen) when the first stack is symbolised, not at
+ * start-up: most runs of rte-read never need it, and loading it with
+ * libelf, libz, liblzma and libbz2 cost every run a third of a
+ * millisecond. Without it, frames are module+offset.
  */
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,12 +37,54 @@ struct rd_sym {
 };
 
 static char *g_debuginfo_path;
-static const Dwfl_Callbacks g_cb = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &g_debuginfo_path,
-};
+
+/* The libdw functions used here, from dlopen; ok once all were found. */
+static struct {
+	int tried, ok;
+	__typeof__(dwfl_begin) *begin;
+	__typeof__(dwfl_end) *end;
+	__typeof__(dwfl_report_elf) *report_elf;
+	__typeof__(dwfl_report_end) *report_end;
+	__typeof__(dwfl_module_build_id) *module_build_id;
+	__typeof__(dwfl_module_addrinfo) *module_addrinfo;
+	__typeof__(dwfl_module_getsrc) *module_getsrc;
+	__typeof__(dwfl_lineinfo) *lineinfo;
+	Dwfl_Callbacks cb;
+} dw;
+
+/* Store dlsym(h, name) in the function pointer *fp; 0 if not found. */
+static int sym(void *h, const char *name, void *fp)
+{
+	void *p = dlsym(h, name);
+
+	memcpy(fp, &p, sizeof p); /* POSIX: a data pointer holds a function's */
+	return p != NULL;
+}
+
+/* Load libdw once. Returns 1 if it can be used. */
+static int dw_load(void)
+{
+	void *h;
+
+	if (dw.tried)
+		return dw.ok;
+	dw.tried = 1;
+	h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+	dw.ok = sym(h, "dwfl_begin", &dw.begin) && sym(h, "dwfl_end", &dw.end) &&
+	        sym(h, "dwfl_report_elf", &dw.report_elf) &&
+	        sym(h, "dwfl_report_end", &dw.report_end) &&
+	        sym(h, "dwfl_module_build_id", &dw.module_build_id) &&
+	        sym(h, "dwfl_module_addrinfo", &dw.module_addrinfo) &&
+	        sym(h, "dwfl_module_getsrc", &dw.module_getsrc) &&
+	        sym(h, "dwfl_lineinfo", &dw.lineinfo) &&
+	        sym(h, "dwfl_build_id_find_elf", &dw.cb.find_elf) &&
+	        sym(h, "dwfl_standard_find_debuginfo", &dw.cb.find_debuginfo) &&
+	        sym(h, "dwfl_offline_section_address", &dw.cb.section_address);
+	dw.cb.debuginfo_path = &g_debuginfo_path;
+	return dw.ok; /* h stays loaded: its functions are in use */
+}
 
 struct rd_sym *rd_sym_new(void)
 {
@@ -48,7 +96,7 @@ void rd_sym_free(struct rd_sym *s)
 	if (!s)
 		return;
 	if (s->dwfl)
-		dwfl_end(s->dwfl);
+		dw.end(s->dwfl);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->mods[i].m.path);
 	free(s->mods);
@@ -122,13 +170,13 @@ static void report(struct rd_sym *s, struct mod *d)
 	if (fd < 0)
 		return;
 	/* The bias is where p_vaddr 0 lands: add_p_vaddr = true. */
-	d->dw = dwfl_report_elf(s->dwfl, d->m.path, d->m.path, fd, d->m.bias,
+	d->dw = dw.report_elf(s->dwfl, d->m.path, d->m.path, fd, d->m.bias,
 	                        true);
 	if (!d->dw) {
 		close(fd);
 		return;
 	}
-	n = dwfl_module_build_id(d->dw, &bits, &vaddr);
+	n = dw.module_build_id(d->dw, &bits, &vaddr);
 	if (d->m.build_id_len &&
 	    (n != (int)d->m.build_id_len ||
 	     memcmp(bits, d->m.build_id, d->m.build_id_len)))
@@ -138,16 +186,16 @@ static void report(struct rd_sym *s, struct mod *d)
 static void rebuild(struct rd_sym *s)
 {
 	if (s->dwfl)
-		dwfl_end(s->dwfl);
+		dw.end(s->dwfl);
 	s->dirty = 0;
-	s->dwfl = dwfl_begin(&g_cb);
+	s->dwfl = dw_load() ? dw.begin(&dw.cb) : NULL;
 	for (size_t i = 0; i < s->n; i++) {
 		s->mods[i].dw = NULL;
 		if (s->dwfl)
 			report(s, &s->mods[i]);
 	}
 	if (s->dwfl)
-		dwfl_report_end(s->dwfl, NULL, NULL);
+		dw.report_end(s->dwfl, NULL, NULL);
 }
 
 static struct mod *holder(struct rd_sym *s, uint64_t pc)
@@ -179,14 +227,14 @@ void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret, struct rd_frame *f)
 	f->mismatch = d->mismatch;
 	if (!d->dw || d->mismatch)
 		return;
-	name = dwfl_module_addrinfo(d->dw, at, &off, &sym, NULL, NULL, NULL);
+	name = dw.module_addrinfo(d->dw, at, &off, &sym, NULL, NULL, NULL);
 	if (name) {
 		f->func = name;
 		f->func_off = off + (pc - at); /* the offset of pc itself */
 	}
-	line = dwfl_module_getsrc(d->dw, at);
+	line = dw.module_getsrc(d->dw, at);
 	if (line) {
-		f->file = dwfl_lineinfo(line, NULL, &ln, NULL, NULL, NULL);
+		f->file = dw.lineinfo(line, NULL, &ln, NULL, NULL, NULL);
 		f->line = ln;
 	}
 }
