@@ -82,6 +82,24 @@ def timeline(got):
     print("ok: %d events in time order" % n)
 
 
+def ring_timelines(got):
+    """Time order within each (pid, ring): what a live --follow of several
+    processes guarantees (a ring's events may reach the reader in a later
+    poll round than newer events of other rings)."""
+    last = {}
+    n = 0
+    with open(got) as f:
+        for ln in f:
+            ev = json.loads(ln)
+            key = (ev.get("pid"), ev["ring"])
+            if "ts" in ev:
+                if ev["ts"] < last.get(key, -1):
+                    fail("time goes back in ring %s at %s" % (key, ln.strip()))
+                last[key] = ev["ts"]
+            n += 1
+    print("ok: %d events in time order within each ring" % n)
+
+
 def exact_quantile(vals, q):
     vals = sorted(vals)
     rank = max(1, math.ceil(q * len(vals)))
@@ -225,6 +243,7 @@ def main():
     {
         "jsonl-vs-expected": jsonl_vs_expected,
         "timeline": timeline,
+        "ring-timelines": ring_timelines,
         "summary": summary,
         "chrome": chrome,
         "chrome-valid": chrome_valid,
