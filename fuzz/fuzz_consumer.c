@@ -37,6 +37,9 @@
 #define FZ_MAX_SYNCS 32u           /* live reads per input */
 #define FZ_MAX_RECORD (1u << 20)   /* events compared between next and poll */
 #define FZ_STOP 7                  /* what the stopping callback returns */
+#define FZ_BATCH_MAX 64u           /* rte_cursor_next_batch size, at most */
+/* Recorded in place of an event where a ring fails with error e. */
+#define FZ_ERR_MARK(e) (0x4552520000000000u ^ (uint64_t)-(int64_t)(e))
 
 /* ---- failure -------------------------------------------------------------- */
 
@@ -389,8 +392,10 @@ static void fz_drain_ring(struct fz *f, rte_cursor *c, unsigned ring,
 		if (rec)
 			fz_dump(&ev);
 	}
-	if (got < 0)
+	if (got < 0) {
 		fz_check_ring_error(f, c, ring, got, rec);
+		fz_record(rec, FZ_ERR_MARK(got));
+	}
 	FZ_CHECK(rte_cursor_ring_lost(c, ring) == *lost,
 	         "ring %u: ring_lost %llu, events said %llu", ring,
 	         (unsigned long long)rte_cursor_ring_lost(c, ring),
@@ -864,22 +869,68 @@ static void fz_custom(const uint8_t *data, size_t size)
 
 /* ---- the entry point ---------------------------------------------------------------- */
 
+/* Read one ring with rte_cursor_next_batch, recording as fz_drain_ring. */
+static void fz_batch_ring(struct fz *f, rte_cursor *c, unsigned ring,
+                          struct fz_rec *rec, unsigned k)
+{
+	static struct rte_event ev[FZ_BATCH_MAX];
+	uint64_t bound = rte_cursor_layout(c)->ring_size_elements + 2, n = 0;
+	int got;
+
+	while ((got = rte_cursor_next_batch(c, ring, ev, k)) > 0) {
+		FZ_CHECK((unsigned)got <= k, "batch of %d events for %u", got, k);
+		for (int i = 0; i < got; i++) {
+			FZ_CHECK(++n <= bound, "ring %u yields more than %llu events",
+			         ring, (unsigned long long)bound);
+			FZ_CHECK(ev[i].kind != RTE_EV_LOST || got == 1,
+			         "a loss not returned alone");
+			fz_check_fields(&ev[i], ring);
+			fz_record(rec, fz_event_hash(&ev[i]));
+		}
+	}
+	if (got < 0) {
+		fz_check_ring_error(f, c, ring, got, NULL);
+		fz_record(rec, FZ_ERR_MARK(got));
+	}
+}
+
+/* rte_cursor_next_batch delivers what rte_cursor_next delivered, errors
+ * included, whatever the batch size. */
+static void fz_batch_compare(struct fz *f, rte_cursor *c,
+                             const struct fz_rec *rec)
+{
+	struct fz_rec got = { 0 };
+	unsigned k = 1 + f->poll_batch % FZ_BATCH_MAX;
+
+	for (unsigned r = 0; r < rte_cursor_rings(c); r++)
+		fz_batch_ring(f, c, r, &got, k);
+	if (!got.overflow)
+		FZ_CHECK(got.n == rec->n &&
+		         (got.n == 0 || !memcmp(got.h, rec->h, got.n * sizeof *got.h)),
+		         "next_batch (%u) delivered %zu events, next %zu", k, got.n,
+		         rec->n);
+	free(got.h);
+}
+
 /* Fresh cursors read the finished file: next, then poll, must agree. */
 static void fz_final_reads(struct fz *f)
 {
 	struct fz_rec rec = { 0 };
-	rte_cursor *a = fz_open(f), *b, *c;
+	rte_cursor *a = fz_open(f), *b, *c, *d;
 
 	if (!a)
 		return;
 	fz_drain(f, a, &rec, NULL);
 	b = fz_open(f);
 	c = fz_open(f);
-	FZ_CHECK(b && c, "second open of the same file failed");
+	d = fz_open(f);
+	FZ_CHECK(b && c && d, "second open of the same file failed");
 	if (!rec.overflow) {
 		fz_poll_compare(f, b, &rec);
 		fz_poll_silent(c, &rec);
+		fz_batch_compare(f, d, &rec);
 	}
+	rte_cursor_close(d);
 	rte_cursor_close(c);
 	rte_cursor_close(b);
 	rte_cursor_close(a);
