@@ -108,6 +108,12 @@ int rte_ring_make_room(struct rte_ring_writer *w, unsigned len)
 
 	if (len > size || len > RTE_MAX_MSG_WORDS)
 		return -1;
+	if (rte_ring_head(w) > tail || tail - rte_ring_head(w) > size) {
+		/* Another process wrote our ring header: walking from such a
+		 * head could take forever. Start the ring afresh. */
+		rte_ring_writer_reset(w);
+		tail = idx = 0;
+	}
 	if (idx + len > size) {
 		unsigned pad = (unsigned)(size - idx);
 

@@ -496,6 +496,41 @@ static void attach_continues_a_ring_and_resets_a_bad_one(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* Another process moves our tail far past head (found by the fuzzer): the
+ * writer must neither walk ~2^40 words nor write outside the ring. */
+static void writer_survives_a_scribbled_tail(void **state)
+{
+	uint64_t hdr = rte_hdr_make(0, 0, RTE_MSG_COUNTER, 1);
+	uint64_t scribbles[] = { (uint64_t)1 << 40, 3, UINT64_MAX / 2 };
+	struct t_file f;
+	struct rte_ring_writer w;
+	uint64_t *hp;
+	rte_cursor *c;
+	struct rte_event ev;
+	int got;
+
+	(void)state;
+	t_ring_file_create(&f, "scribble-tail.events", 2, 6);
+	t_writer(&f, 0, &w);
+	hp = t_ring_head(&f, 0);
+	for (size_t k = 0; k < sizeof scribbles / sizeof scribbles[0]; k++) {
+		for (int i = 0; i < 100; i++)
+			assert_int_equal(rte_ring_write1(&w, hdr, 1, 1), 0);
+		hp[1] += scribbles[k]; /* tail far ahead of head */
+		for (int i = 0; i < 100; i++)
+			assert_int_equal(rte_ring_write1(&w, hdr, 2, 2), 0);
+		assert_true(hp[0] <= hp[1] && hp[1] - hp[0] <= 64);
+	}
+	/* ring 1 untouched, ring 0 readable to its end */
+	assert_int_equal(t_ring_head(&f, 1)[1], 0);
+	c = t_open(f.path);
+	while ((got = rte_cursor_next(c, 0, &ev)) == 1)
+		;
+	assert_int_equal(got, 0);
+	rte_cursor_close(c);
+	t_ring_file_unmap(&f);
+}
+
 static void writer_survives_a_scribbled_ring(void **state)
 {
 	struct t_file f;
@@ -539,6 +574,7 @@ int main(void)
 		cmocka_unit_test(reader_starting_on_a_wrapped_ring_reports_head_lost),
 		cmocka_unit_test(attach_continues_a_ring_and_resets_a_bad_one),
 		cmocka_unit_test(writer_survives_a_scribbled_ring),
+		cmocka_unit_test(writer_survives_a_scribbled_tail),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
