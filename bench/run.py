@@ -257,7 +257,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--quick", action="store_true",
                     help="fewer events and rounds (a smoke test, not figures)")
     ap.add_argument("--json", default=None)
