@@ -53,10 +53,16 @@ static void *spawner(void *arg)
 	long *n = arg;
 	pthread_t t;
 
-	for (*n = 0; *n < SPAWNS; ++*n)
-		if (pthread_create(&t, NULL, short_thread, (void *)*n) != 0 ||
-		    pthread_join(t, NULL) != 0)
+	for (*n = 0; *n < SPAWNS; ++*n) {
+		int r = pthread_create(&t, NULL, short_thread, (void *)*n);
+
+		if (r == 0 && (r = pthread_join(t, NULL)) != 0)
+			fprintf(stderr, "pthread_join %ld: error %d\n", *n, r);
+		else if (r)
+			fprintf(stderr, "pthread_create %ld: error %d\n", *n, r);
+		if (r)
 			break;
+	}
 	return NULL;
 }
 
