@@ -35,7 +35,7 @@ static void *create(const char *path, struct rte_layout *l)
 	if (base == MAP_FAILED)
 		die("mmap");
 	close(fd);
-	memcpy(base, &l->version, RTE_METADATA_BYTES);
+	rte_layout_write_header(l, base);
 	return base;
 }
 

@@ -119,6 +119,18 @@ int rte_custom_decode(const uint64_t *in, size_t words, size_t *n)
 	return 0;
 }
 
+void rte_layout_write_header(const struct rte_layout *l, void *base)
+{
+	const uint64_t w[RTE_METADATA_WORDS] = {
+		l->version,          l->max_domains,
+		l->ring_header_size_bytes, l->ring_size_bytes,
+		l->ring_size_elements, l->headers_offset,
+		l->data_offset,      l->custom_events_offset,
+	};
+
+	memcpy(base, w, sizeof w);
+}
+
 int rte_layout_compute(struct rte_layout *l, unsigned max_domains,
                        unsigned log2_words)
 {

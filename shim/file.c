@@ -68,20 +68,6 @@ static int build_path(char *out, size_t cap, const struct rte_config *c,
 	return 0;
 }
 
-static void write_header(char *base, const struct rte_layout *l)
-{
-	uint64_t *h = (uint64_t *)base;
-
-	h[0] = l->version;
-	h[1] = l->max_domains;
-	h[2] = l->ring_header_size_bytes;
-	h[3] = l->ring_size_bytes;
-	h[4] = l->ring_size_elements;
-	h[5] = l->headers_offset;
-	h[6] = l->data_offset;
-	h[7] = l->custom_events_offset;
-}
-
 /* Open a fresh temporary file next to the final name. Returns fd or -1. */
 static int open_tmp(char *tmp, size_t cap, const struct rte_config *c,
                     pid_t pid)
@@ -140,7 +126,7 @@ static int fill_and_publish(struct rte_file *f, const char *tmp, char *err,
 		f->base = NULL;
 		return fail(err, errlen, "map", tmp, errno);
 	}
-	write_header(f->base, l);
+	rte_layout_write_header(l, f->base);
 	if ((e = link_noreplace(tmp, f->path)) == EEXIST) {
 		snprintf(err, errlen, "%s already exists; not replacing it",
 		         f->path);

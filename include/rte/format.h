@@ -256,6 +256,13 @@ struct rte_layout {
 int rte_layout_compute(struct rte_layout *l, unsigned max_domains,
                        unsigned log2_words);
 
+/*
+ * Write the eight metadata words of `l` (version .. custom_events_offset,
+ * in file order) at `base`, the start of a ring file's mapping. Writes the
+ * values as they are, valid or not. Thread-safe on distinct files.
+ */
+void rte_layout_write_header(const struct rte_layout *l, void *base);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,7 +69,6 @@ void t_ring_file_create_layout(struct t_file *f, const char *name,
                                uint64_t size_override)
 {
 	uint64_t size = size_override ? size_override : l->total_size;
-	uint64_t *w;
 	int fd;
 
 	memset(f, 0, sizeof *f);
@@ -82,15 +81,7 @@ void t_ring_file_create_layout(struct t_file *f, const char *name,
 	f->base = mmap(NULL, f->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	assert_true(f->base != MAP_FAILED);
-	w = (uint64_t *)f->base;
-	w[0] = l->version;
-	w[1] = l->max_domains;
-	w[2] = l->ring_header_size_bytes;
-	w[3] = l->ring_size_bytes;
-	w[4] = l->ring_size_elements;
-	w[5] = l->headers_offset;
-	w[6] = l->data_offset;
-	w[7] = l->custom_events_offset;
+	rte_layout_write_header(l, f->base);
 }
 
 void t_ring_file_create(struct t_file *f, const char *name,

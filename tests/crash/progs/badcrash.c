@@ -51,7 +51,7 @@ static void *create(struct rte_layout *l, const char *path)
 	if (base == MAP_FAILED)
 		die("mmap");
 	close(fd);
-	memcpy(base, &l->version, RTE_METADATA_BYTES);
+	rte_layout_write_header(l, base);
 	return base;
 }
 
