@@ -125,8 +125,12 @@ def forkstorm(events, stdout, parent):
         fail("files of unknown processes: %s" % sorted(by_pid)[:5])
     spawned = sorted(ev["value"] for ev in par if name(ev) == "storm.spawned")
     if spawned != list(range(SPAWNS)):
-        fail("parent: %d storm.spawned events, want 0..%d once each"
-             % (len(spawned), SPAWNS - 1))
+        missing = sorted(set(range(SPAWNS)) - set(spawned))[:10]
+        dropped = [ev["value"] for ev in par if name(ev) == "rte.dropped"]
+        lost = sum(ev["words"] for ev in par if ev["kind"] == "lost")
+        fail("parent: %d storm.spawned events, want 0..%d once each "
+             "(missing %s; rte.dropped %s; lost words %d)"
+             % (len(spawned), SPAWNS - 1, missing, dropped, lost))
     n = sum(1 for ev in par if name(ev) == "storm.w")
     print("forkstorm: %d forks, %d complete child files, %d short threads "
           "meanwhile, %d writer events read back from the parent"

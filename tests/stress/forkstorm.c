@@ -14,6 +14,7 @@
  * Exit 0 if every fork worked and every child exited 0, else 1 (2: usage).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@
 static int g_w = -1, g_child = -1, g_spawned = -1;
 static long g_forks;
 static int g_stop;
+static int g_ready; /* writers that hold their ring */
 static int g_failed;
 static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
 
@@ -35,6 +37,11 @@ static void *writer(void *arg)
 {
 	int64_t tag = (int64_t)(long)arg << 40;
 
+	/* Our ring is claimed at thread start: say so. Otherwise a short
+	 * thread could end first and leave its ring to this writer, whose
+	 * flood would overwrite its events (lost, as rings are, but then
+	 * the exact check of storm.spawned below could not hold). */
+	__atomic_fetch_add(&g_ready, 1, __ATOMIC_RELEASE);
 	/* Relaxed: a stop request; nothing is published with it. */
 	for (int64_t k = 0; !__atomic_load_n(&g_stop, __ATOMIC_RELAXED); k++)
 		weak_int(g_w, tag | k);
@@ -119,6 +126,9 @@ int main(int argc, char **argv)
 	for (long t = 0; t < nw; t++)
 		if (pthread_create(&w[t], NULL, writer, (void *)t) != 0)
 			return 2;
+	/* Acquire: pairs with each writer's increment. */
+	while (__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE) < nw)
+		sched_yield();
 	if (pthread_create(&sp, NULL, spawner, &spawned) != 0 ||
 	    pthread_create(&f[0], NULL, forker, (void *)0L) != 0 ||
 	    pthread_create(&f[1], NULL, forker, (void *)(g_forks / 2)) != 0)
