@@ -1,7 +1,8 @@
 # common/: the format, the ring writer, the clock and the consumer library.
 
-CONSUMER_SRCS := common/error.c common/format.c common/consumer.c common/jsonl.c
-WRITER_SRCS   := common/ring.c common/clock.c
+CONSUMER_SRCS := common/error.c common/format.c common/consumer.c common/jsonl.c \
+	common/rundir.c
+WRITER_SRCS   := common/ring.c common/clock.c common/rundir.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -1,0 +1,63 @@
+/*
+ * rundir.c - the default directory of ring files (see rundir.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap)
+{
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(out, cap, "%s/rte", xdg);
+	else
+		n = snprintf(out, cap, "/tmp/rte-%lu", (unsigned long)uid);
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap)
+			out[0] = '\0';
+		return ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int rte_rundir_open(const char *path, int must_be_private)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW;
+	struct stat st;
+	int fd = open(path, flags);
+
+	if (fd < 0 && errno == ENOENT) {
+		/* EEXIST: another process made it first; check theirs. */
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return -1;
+		fd = open(path, flags);
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		goto fail;
+	}
+	if (must_be_private &&
+	    (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		errno = EPERM;
+		goto fail;
+	}
+	return fd;
+fail:
+	{
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return -1;
+}

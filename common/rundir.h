@@ -1,0 +1,40 @@
+/*
+ * rundir.h - the default directory of ring files (internal).
+ *
+ * OCaml 5 writes <pid>.events into the working directory when
+ * OCAML_RUNTIME_EVENTS_DIR is unset. That suits an OCaml program started on
+ * purpose, not any program under LD_PRELOAD (ls, git status and git add
+ * would all see the trace). librte.so, rte-read and rte-run therefore use
+ * a per-user directory instead when the variable is unset:
+ *
+ *   $XDG_RUNTIME_DIR/rte   if XDG_RUNTIME_DIR is set to an absolute path
+ *   /tmp/rte-<uid>         otherwise
+ *
+ * created mode 0700 and accepted only if it is a real directory (not a
+ * symlink) owned by the caller's uid and not writable by group or others.
+ * OCAML_RUNTIME_EVENTS_DIR, when set, keeps exactly OCaml's meaning ("."
+ * gives OCaml's behaviour).
+ *
+ * Thread-safety: both functions are thread-safe. Neither allocates;
+ * rte_rundir_open() is async-signal-safe, rte_rundir_path() is too given
+ * its inputs (the caller reads the environment).
+ */
+#ifndef RTE_RUNDIR_H
+#define RTE_RUNDIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Write the default directory for `xdg` (the value of XDG_RUNTIME_DIR, or
+ * NULL) and `uid` into out. An unset, empty or relative xdg is ignored.
+ * Returns 0, or ENAMETOOLONG (out holds "" then). */
+int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap);
+
+/* Open directory `path` (O_DIRECTORY|O_CLOEXEC|O_NOFOLLOW), creating it
+ * with mode 0700 if it is missing (its parent must exist). With
+ * must_be_private, refuse a directory not owned by geteuid() or writable
+ * by group or others (EPERM). Returns the descriptor, or -1 with errno
+ * (ENOTDIR or ELOOP for a symlink or a non-directory). */
+int rte_rundir_open(const char *path, int must_be_private);
+
+#endif
