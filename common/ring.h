@@ -142,7 +142,7 @@ static inline int rte_ring_write(struct rte_ring_writer *w, uint64_t hdr,
 
 /*
  * Write a user custom message carrying the n bytes at `bytes`, encoded as
- * FORMAT.md says (rte_custom_encode), straight into the ring. Returns 0, or
+ * doc/FORMAT.md says (rte_custom_encode), straight into the ring. Returns 0, or
  * -1 (nothing written) if it does not fit the ring or a message.
  */
 static inline int rte_ring_write_bytes(struct rte_ring_writer *w, uint64_t hdr,

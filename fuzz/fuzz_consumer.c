@@ -15,7 +15,8 @@
  *     JSON object, and truncates it into any smaller buffer as a prefix;
  *   - rte_cursor_poll, in batches and stopped by a callback, delivers
  *     exactly the events rte_cursor_next delivers, up to the first error;
- *   - rte_custom_decode agrees with FORMAT.md and inverts rte_custom_encode.
+ *   - rte_custom_decode agrees with doc/FORMAT.md and inverts
+ *     rte_custom_encode.
  *
  * A broken promise aborts with a message naming it: libFuzzer reports that
  * as a crash and keeps the input.
@@ -843,7 +844,7 @@ static void fz_run_op(struct fz *f)
 
 /* ---- custom payload coding ------------------------------------------------------ */
 
-/* rte_custom_decode against FORMAT.md, and encode/decode round trips. */
+/* rte_custom_decode against doc/FORMAT.md, and encode/decode round trips. */
 static void fz_custom(const uint8_t *data, size_t size)
 {
 	static uint64_t in[RTE_MAX_MSG_WORDS], out[RTE_MAX_MSG_WORDS];

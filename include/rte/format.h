@@ -3,7 +3,7 @@
  *
  * This header is the single description of the on-disk format shared by the
  * producer (librte.so) and every consumer. The normative text is
- * shared/docs/FORMAT.md; the picture below is the summary.
+ * doc/FORMAT.md; the picture below is the summary.
  *
  *   offset 0                 +--------------------------------------------+
  *                            | metadata header: 8 x u64                   |
@@ -203,7 +203,7 @@ const char *rte_lifecycle_name(unsigned id);
 const char *rte_counter_name(unsigned id);
 const char *rte_phase_name(unsigned id);
 
-/* Bucket index of an allocation of `words` words (see FORMAT.md). */
+/* Bucket index of an allocation of `words` words (see doc/FORMAT.md). */
 static inline unsigned rte_alloc_bucket(uint64_t words)
 {
 	if (words < 10)

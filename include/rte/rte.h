@@ -4,7 +4,7 @@
  * Use it by linking -lrte, or call it from a program run under
  * LD_PRELOAD=librte.so (declare the functions weak to run without it).
  * Events are written to <dir>/<pid>.events in the OCaml 5.2 runtime-events
- * format (shared/docs/FORMAT.md), one ring per thread.
+ * format (doc/FORMAT.md), one ring per thread.
  *
  * Errors are the negative codes of rte/error.h. No function here changes
  * errno, and none ever stops or kills the program: when tracing cannot

@@ -2,7 +2,7 @@
  * test_ring.c - common/ring.{h,c}, the ring writer, read back through the
  * consumer: wrap-around, padding, head advance and exact loss accounting,
  * checked against an independent model of the ring discipline of
- * FORMAT.md (the model never looks at the writer's state).
+ * doc/FORMAT.md (the model never looks at the writer's state).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 /* ---- an independent model of one ring --------------------------------- */
 
 /*
- * FORMAT.md: before writing, the producer advances head message by message
+ * doc/FORMAT.md: before writing, the producer advances head message by message
  * until the new message fits. Our writer frees more than that in one go so
  * that its slow path stays rare (ring.c: 1/32 of the ring more, found
  * through boundary marks that may overshoot by up to 4 blocks of
