@@ -498,6 +498,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 
 	memset(g_slots, 0, sizeof(g_slots));
 	memset(g_reserved, 0, sizeof(g_reserved));
+	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
 	memset(g_name_pages, 0, sizeof(g_name_pages));
 	rte_g_dropped = 0;
 	/* Problems are reported once per file (a fork child's too). */
