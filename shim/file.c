@@ -87,6 +87,7 @@ static struct {
 	dev_t dev;
 	ino_t ino;
 	int ok;              /* resolved */
+	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
 	char path[PATH_MAX]; /* absolute, for messages and re-opening */
 } g_dir = {.fd = -1};
 
@@ -145,6 +146,7 @@ static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
 	g_dir.dev = st.st_dev;
 	g_dir.ino = st.st_ino;
 	g_dir.fd = fd;
+	g_dir.relative = !c->dir_default && c->dir[0] != '/';
 	g_dir.ok = 1;
 	return 0;
 fail:
@@ -185,6 +187,18 @@ static int dir_fd(void)
 		return fd;
 	}
 	return nfd;
+}
+
+#define DIR_VAR "OCAML_RUNTIME_EVENTS_DIR="
+
+const char *rte_file_env_dir(const char *entry)
+{
+	size_t n = sizeof(DIR_VAR) - 1;
+
+	if (!g_dir.ok || !g_dir.relative || strncmp(entry, DIR_VAR, n) ||
+	    strcmp(entry + n, rte_g_cfg.dir))
+		return NULL;
+	return g_dir.path;
 }
 
 /* ---- names ------------------------------------------------------------------- */

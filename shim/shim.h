@@ -99,6 +99,12 @@ int rte_file_exec_away(struct rte_file *f, int preserve);
  * copy of it replaces the mapping at the same address: the caller must
  * reserve again the blocks it had reserved). Returns 0 or errno. */
 int rte_file_exec_back(struct rte_file *f, pid_t pid);
+/* exec: if the environment entry `entry` is the relative
+ * OCAML_RUNTIME_EVENTS_DIR=<dir> that tracing started with, the absolute
+ * directory it was resolved to (the new image must use the same directory
+ * even if the program changed its working directory since), else NULL.
+ * Signal-safe. */
+const char *rte_file_env_dir(const char *entry);
 /* Unmap and close (only where no other thread can write: fork child). */
 void rte_file_drop(struct rte_file *f);
 

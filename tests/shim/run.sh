@@ -562,7 +562,8 @@ test_default_dir() {
 }
 
 # The directory is resolved once: a relative OCAML_RUNTIME_EVENTS_DIR and a
-# later chdir("/") (a daemon) change nothing for the fork children.
+# later chdir("/") (a daemon) change nothing for the fork children, nor for
+# the image an exec after a cd starts.
 test_chdir() {
 	begin chdir
 	mkdir "$D/tr"
@@ -575,6 +576,17 @@ test_chdir() {
 	dump "$D/tr/$child.events" "$D/c"
 	expect_eq "child event" "$(count "$D/c" '$3 == "f.child"')" 1
 	[ -e "/$child.events" ] && { rm -f "/$child.events"; fail "file in /"; }
+	mkdir "$D/sub" "$D/tr2"
+	(cd "$D" && traced tr2 sh -c 'cd sub && exec "$1" after' sh \
+		"$T/execer" >"$D/out2" 2>"$D/err2")
+	expect_eq "exec after cd: exit status" $? 0
+	expect_eq "exec after cd: stdout" "$(cat "$D/out2")" after
+	expect_eq "exec after cd: stderr" "$(cat "$D/err2")" ""
+	pre=$(ls "$D"/tr2/*.exec1.events 2>/dev/null)
+	[ -n "$pre" ] || { fail "no <pid>.exec1.events"; finish; return; }
+	dump "${pre%.exec1.events}.events" "$D/post"
+	expect_eq "new image's step" "$(count "$D/post" '$3 == "x.step" && $4 == 3')" 1
+	expect_eq "files in sub" "$(ls -A "$D/sub")" ""
 	finish
 }
 
