@@ -1,7 +1,16 @@
 /*
- * spawn.c - cost of pthread_create+join and of fork+waitpid, the calls the
- * shim hooks. bench/run.py runs it with and without LD_PRELOAD=librte.so
+ * spawn.c - cost of the calls the shim hooks and of a traced process's
+ * life. bench/run.py runs it with and without LD_PRELOAD=librte.so
  * (tracing started) and compares. Prints {"name":..., "ns":[...]} lines.
+ *
+ *   spawn threads N   pthread_create+join, ns per pair
+ *   spawn fork N      fork+_exit+waitpid, ns per child
+ *   spawn exec N      fork+execv(/bin/true)+waitpid, ns per child (the
+ *                     child image loads the shim too when it is preloaded)
+ *   spawn rss N       N threads alive at once, each writes one event if
+ *                     the shim is loaded; prints VmRSS in KiB while they
+ *                     all live (not ru_maxrss: it survives exec, and would
+ *                     report the launcher's size)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define RTE_WEAK
+#include "rte/rte.h"
 
 static double now_ns(void)
 {
@@ -54,16 +66,97 @@ static double fork_loop(int n)
 	return (now_ns() - t0) / n;
 }
 
+static double exec_loop(int n)
+{
+	double t0 = now_ns();
+	char *argv[] = {"true", NULL};
+
+	for (int i = 0; i < n; i++) {
+		int st;
+		pid_t p = fork();
+
+		if (p < 0)
+			return -1;
+		if (p == 0) {
+			execv("/bin/true", argv);
+			_exit(127);
+		}
+		if (waitpid(p, &st, 0) != p || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			return -1;
+	}
+	return (now_ns() - t0) / n;
+}
+
+static pthread_barrier_t g_all;
+static int g_id = -1;
+
+static void *alive(void *arg)
+{
+	if (rte_int && g_id >= 0)
+		rte_int(g_id, 1);
+	pthread_barrier_wait(&g_all); /* all alive at once */
+	pthread_barrier_wait(&g_all); /* main measured */
+	return arg;
+}
+
+/* VmRSS of this process in KiB, or -1. */
+static double vm_rss(void)
+{
+	char line[256];
+	double kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atof(line + 6);
+	fclose(f);
+	return kib;
+}
+
+static double rss_threads(int n)
+{
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	double kib;
+
+	if (!t)
+		return -1;
+	if (rte_register)
+		g_id = rte_register("bench.alive", RTE_TYPE_INT);
+	pthread_barrier_init(&g_all, NULL, (unsigned)n + 1);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, alive, NULL))
+			return -1;
+	pthread_barrier_wait(&g_all);
+	kib = vm_rss();
+	pthread_barrier_wait(&g_all);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return kib;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 1000;
 	const char *label = argc > 3 ? argv[3] : "";
+	double ns;
 
 	if (argc < 2 || n < 1) {
-		fprintf(stderr, "usage: %s threads|fork [N [LABEL]]\n", argv[0]);
+		fprintf(stderr, "usage: %s threads|fork|exec|rss [N [LABEL]]\n",
+		        argv[0]);
 		return 1;
 	}
-	double ns = strcmp(argv[1], "fork") == 0 ? fork_loop(n) : thread_loop(n);
+	if (!strcmp(argv[1], "fork"))
+		ns = fork_loop(n);
+	else if (!strcmp(argv[1], "exec"))
+		ns = exec_loop(n);
+	else if (!strcmp(argv[1], "rss"))
+		ns = rss_threads(n);
+	else
+		ns = thread_loop(n);
 	printf("{\"name\":\"%s%s\",\"ns\":[%.1f]}\n", argv[1], label, ns);
 	return ns < 0;
 }

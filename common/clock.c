@@ -14,7 +14,12 @@ __thread struct rte_clock_anchor rte_clock_tls
 
 #define ANCHOR_NS 1000000u /* re-anchor about every millisecond */
 
-enum { MODE_UNSET = 0, MODE_BUSY, MODE_MONO, MODE_TSC };
+/* MODE_CALIB: the TSC will be used once the baseline from g_tsc_start is
+ * long enough; MODE_CALIB_BUSY: one thread is computing the rate. */
+enum { MODE_UNSET = 0, MODE_BUSY, MODE_MONO, MODE_CALIB, MODE_CALIB_BUSY,
+       MODE_TSC };
+
+#define CALIB_NS 200000u /* baseline of the first rate */
 
 static int g_mode;           /* MODE_*, atomic */
 static uint64_t g_mult;      /* global ns per tick, 32.32, atomic */
@@ -81,20 +86,11 @@ void rte_clock_init(int force_monotonic)
 		return;
 #if defined(__x86_64__)
 	if (!force_monotonic && tsc_invariant()) {
-		uint64_t t1, n1;
-
 		read_pair(&g_tsc_start, &g_ns_start);
-		do
-			read_pair(&t1, &n1);
-		while (n1 - g_ns_start < 200000);
-		g_mult = mult_of(n1 - g_ns_start, t1 - g_tsc_start);
-		g_refined_at = n1 - g_ns_start;
-		if (g_mult) {
-			/* Publishes g_mult and the start pair; pairs with the
-			 * acquire load in rte_clock_reanchor(). */
-			__atomic_store_n(&g_mode, MODE_TSC, __ATOMIC_RELEASE);
-			return;
-		}
+		/* Publishes the start pair; pairs with the acquire load in
+		 * rte_clock_reanchor(). */
+		__atomic_store_n(&g_mode, MODE_CALIB, __ATOMIC_RELEASE);
+		return;
 	}
 #else
 	(void)force_monotonic;
@@ -104,15 +100,44 @@ void rte_clock_init(int force_monotonic)
 
 int rte_clock_uses_tsc(void)
 {
-	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) == MODE_TSC;
+	int m = __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
+
+	return m == MODE_CALIB || m == MODE_CALIB_BUSY || m == MODE_TSC;
 }
+
+#if defined(__x86_64__)
+/* MODE_CALIB: once the baseline is CALIB_NS long, one thread derives the
+ * rate and switches to MODE_TSC. Returns the mode now in force. */
+static int calibrate(void)
+{
+	int m = MODE_CALIB;
+	uint64_t t1, n1;
+
+	if (rte_clock_monotonic_ns() - g_ns_start < CALIB_NS ||
+	    !__atomic_compare_exchange_n(&g_mode, &m, MODE_CALIB_BUSY, 0,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		return m;
+	read_pair(&t1, &n1);
+	__atomic_store_n(&g_mult, mult_of(n1 - g_ns_start, t1 - g_tsc_start),
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&g_refined_at, n1 - g_ns_start, __ATOMIC_RELAXED);
+	m = __atomic_load_n(&g_mult, __ATOMIC_RELAXED) ? MODE_TSC : MODE_MONO;
+	/* Publishes g_mult; pairs with the acquire load in
+	 * rte_clock_reanchor(). */
+	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
+	return m;
+}
+#endif
 
 uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc)
 {
 #if defined(__x86_64__)
 	uint64_t t, n, mult, extrap = 0, period;
+	int m = __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
 
-	if (__atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) != MODE_TSC) {
+	if (m == MODE_CALIB)
+		m = calibrate();
+	if (m != MODE_TSC) {
 		a->period = 0;
 		return rte_clock_monotonic_ns();
 	}

@@ -33,8 +33,11 @@ struct rte_clock_anchor {
 extern __thread struct rte_clock_anchor rte_clock_tls
 	__attribute__((tls_model("initial-exec")));
 
-/* Calibrate (about 200 us, once per process). force_monotonic: always use
- * clock_gettime. Until it runs, rte_clock_ns() uses clock_gettime. */
+/* Start calibrating (once per process; it does not wait). force_monotonic:
+ * always use clock_gettime. Until it runs, and for the first 200 us after
+ * (the calibration baseline, measured by the first re-anchor after it, so
+ * a short-lived process pays no busy wait), rte_clock_ns() uses
+ * clock_gettime. */
 void rte_clock_init(int force_monotonic);
 
 /* 1 if timestamps come from the TSC, 0 if from clock_gettime. */

@@ -18,9 +18,12 @@
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "backtrace.h"
 
@@ -50,14 +53,55 @@ static void *sym(void *h, const char *name)
 	return p;
 }
 
+/*
+ * libunwind opens a pipe of its own (to validate addresses) when it is
+ * initialised. In a program started with fd 0, 1 or 2 closed, that pipe
+ * would take the free standard descriptor (cat <&- would read it): while
+ * we initialise it, every closed standard descriptor is held by /dev/null,
+ * and released after.
+ */
+static void plug_std(int plugged[3])
+{
+	for (int fd = 0; fd < 3; fd++) {
+		plugged[fd] = 0;
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int p = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+			if (p == fd)
+				plugged[fd] = 1;
+			else if (p >= 0)
+				close(p);
+		}
+	}
+}
+
+static void unplug_std(const int plugged[3])
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (plugged[fd])
+			close(fd);
+}
+
+static int init_plugged(int cached);
+
 int rte_bt_init(int cached)
 {
-	void *h;
+	int plugged[3], saved = errno, r;
 
 	/* Acquire: pairs with the release below. */
 	if (__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE))
 		return 0;
-	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	plug_std(plugged);
+	r = init_plugged(cached);
+	unplug_std(plugged);
+	errno = saved;
+	return r;
+}
+
+static int init_plugged(int cached)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
 	if (!h) {
 		dlerror();
 		return -1;

@@ -92,9 +92,7 @@ void rte_warn(int *once, const char *fmt, ...)
 		goto out;
 	n = 5 + (n < (int)sizeof(buf) - 6 ? n : (int)sizeof(buf) - 7);
 	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
-		/* Nothing sensible to do: stderr is gone. */
-	}
+	rte_log_line(buf, (size_t)n); /* config.c: RTE_LOG */
 out:
 	errno = saved;
 }
@@ -500,6 +498,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 
 	memset(g_slots, 0, sizeof(g_slots));
 	memset(g_reserved, 0, sizeof(g_reserved));
+	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
 	memset(g_name_pages, 0, sizeof(g_name_pages));
 	rte_g_dropped = 0;
 	/* Problems are reported once per file (a fork child's too). */
@@ -688,10 +687,36 @@ int rte_core_exec_begin(const char *prog)
 	return 1;
 }
 
+/* After the file was rebuilt (exec without PRESERVE failed): the blocks of
+ * the claimed rings and of the written names, reserved in the old file,
+ * are reserved again in the copy (a full disk must never mean SIGBUS). */
+static int exec_rereserve(void)
+{
+	const struct rte_layout *l = &rte_g_file.l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
+		/* Acquire: pairs with the release in reserve_ring(). */
+		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
+		    rte_file_reserve(&rte_g_file,
+		                     l->data_offset +
+		                             (uint64_t)i * l->ring_size_bytes,
+		                     l->ring_size_bytes))
+			return -1;
+	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
+		if (g_name_pages[pg] &&
+		    rte_file_reserve(&rte_g_file, (first + pg) * NAME_PAGE,
+		                     NAME_PAGE))
+			return -1;
+	return 0;
+}
+
 void rte_core_exec_failed(int err)
 {
-	int e = rte_file_exec_back(&rte_g_file, rte_g_cfg.preserve);
+	int e = rte_file_exec_back(&rte_g_file, rte_g_pid);
 
+	if (!e && exec_rereserve() < 0)
+		e = ENOSPC;
 	if (e) {
 		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
 		         "tracing stopped", rte_g_file.path, strerrordesc_np(e));

@@ -1,6 +1,23 @@
 /*
- * file.c - the ring file's life: create, reserve, rename around exec,
- * remove.
+ * file.c - the ring file's life: the directory, create, reserve, move
+ * around exec, remove.
+ *
+ * The directory is resolved once, by the first rte_file_create() of this
+ * image, into a held directory descriptor: OCAML_RUNTIME_EVENTS_DIR as
+ * OCaml reads it (relative to the working directory of that moment), or
+ * the per-user default of common/rundir.h when it is unset or empty. Every
+ * later name operation (fork children's files, exec, removal) goes through
+ * that descriptor with openat/linkat/renameat/unlinkat, so a chdir() of the
+ * program (a daemon's chdir("/")) changes nothing. The absolute path is
+ * kept for messages and rte_path().
+ *
+ * Descriptors: every descriptor we keep (the directory, the ring file) is
+ * O_CLOEXEC and moved to RTE_FD_MIN or above, never left on 0, 1 or 2 (a
+ * program started with stdin closed would read our file). The program may
+ * close them or reuse their numbers (daemons close every fd): each use
+ * first checks, with fstat, that the number is still our file; the
+ * directory is then re-opened by path and accepted only if it is the same
+ * directory (device and inode).
  *
  * Creation never exposes a half-made file and never follows or replaces
  * anything already in the directory:
@@ -16,10 +33,20 @@
  * A ring's data pages are reserved (fallocate) when a thread first claims
  * the ring, so a full disk shows up as a failed claim, never as SIGBUS on a
  * store into the mapping.
+ *
+ * exec: the new image has our pid and makes <pid>.events again, so the
+ * file leaves that name first. With PRESERVE it is renamed to
+ * <pid>.exec<N>.events (and renamed back if exec fails). Without, it is
+ * unlinked: after a successful exec nothing is left, whatever the new
+ * image is (traced or not). Linux cannot give an unlinked inode a name
+ * again, so a failed exec rebuilds the file: a fresh file with the same
+ * contents (copied from our mapping) is mapped over the old mapping at the
+ * same address and published under <pid>.events.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -27,70 +54,194 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "rundir.h"
 #include "shim.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
 #endif
 
-/* Publish `from` as `to` without replacing anything. Returns 0 or errno. */
-static int link_noreplace(const char *from, const char *to)
+int rte_fd_high(int fd)
 {
-	if (link(from, to) == 0) {
-		unlink(from);
+	int n;
+
+	if (fd < 0 || fd >= RTE_FD_MIN)
+		return fd;
+	n = fcntl(fd, F_DUPFD_CLOEXEC, RTE_FD_MIN);
+	if (n < 0) /* RLIMIT_NOFILE below RTE_FD_MIN: above stdio at least */
+		n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (n < 0 && fd > 2)
+		return fd;
+	close(fd);
+	if (n < 0)
+		errno = EMFILE;
+	return n;
+}
+
+/* ---- the directory ---------------------------------------------------------- */
+
+/* Resolved once per image (first rte_file_create, lock held); a fork child
+ * inherits it. fd is replaced (CAS) when the program closed it. */
+static struct {
+	int fd;              /* held, O_DIRECTORY|O_CLOEXEC, >= RTE_FD_MIN */
+	dev_t dev;
+	ino_t ino;
+	int ok;              /* resolved */
+	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
+	char path[PATH_MAX]; /* absolute, for messages and re-opening */
+} g_dir = {.fd = -1};
+
+static int same_file(const struct stat *st, dev_t dev, ino_t ino)
+{
+	return st->st_dev == dev && st->st_ino == ino;
+}
+
+/* Absolute spelling of the configured directory, without resolving
+ * symlinks (a user's path stays recognisable). Returns 0 or errno. */
+static int absolute_dir(const char *dir, char *out, size_t cap)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (dir[0] == '/') {
+		n = snprintf(out, cap, "%s", dir);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return errno;
+		while (dir[0] == '.' && dir[1] == '/')
+			dir += 2;
+		if (!strcmp(dir, ".") || !dir[0])
+			n = snprintf(out, cap, "%s", cwd);
+		else
+			n = snprintf(out, cap, "%s%s%s", cwd,
+			             strcmp(cwd, "/") ? "/" : "", dir);
+	}
+	return n < 0 || (size_t)n >= cap ? ENAMETOOLONG : 0;
+}
+
+static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
+{
+	const char *shown = c->dir;
+	struct stat st;
+	int fd, e = 0;
+
+	if (c->dir_too_long) {
+		e = ENAMETOOLONG;
+		goto fail;
+	}
+	if (c->dir_default)
+		fd = rte_rundir_open(c->dir, 1);
+	else
+		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if ((fd = rte_fd_high(fd)) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (fstat(fd, &st) < 0 || (e = absolute_dir(c->dir, g_dir.path,
+	                                            sizeof(g_dir.path)))) {
+		e = e ? e : errno;
+		close(fd);
+		goto fail;
+	}
+	g_dir.dev = st.st_dev;
+	g_dir.ino = st.st_ino;
+	g_dir.fd = fd;
+	g_dir.relative = !c->dir_default && c->dir[0] != '/';
+	g_dir.ok = 1;
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot use %s directory %.*s: %s",
+	         c->dir_default ? "the default" : "the", PATH_MAX, shown,
+	         strerrordesc_np(e));
+	return -1;
+}
+
+/* The held directory descriptor, re-opened by path if the program closed
+ * it. Returns the fd, or -1 with errno. Signal-safe. */
+static int dir_fd(void)
+{
+	/* Relaxed: the value is checked with fstat before any use. */
+	int fd = __atomic_load_n(&g_dir.fd, __ATOMIC_RELAXED), nfd;
+	struct stat st;
+
+	if (!g_dir.ok) {
+		errno = EBADF;
+		return -1;
+	}
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    same_file(&st, g_dir.dev, g_dir.ino))
+		return fd;
+	nfd = rte_fd_high(open(g_dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (nfd < 0)
+		return -1;
+	if (fstat(nfd, &st) < 0 || !same_file(&st, g_dir.dev, g_dir.ino)) {
+		close(nfd);
+		errno = ESTALE; /* the path now names another directory */
+		return -1;
+	}
+	/* Relaxed: another thread re-opening at once keeps its own; ours
+	 * is then closed. */
+	if (!__atomic_compare_exchange_n(&g_dir.fd, &fd, nfd, 0,
+	                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		close(nfd);
+		return fd;
+	}
+	return nfd;
+}
+
+#define DIR_VAR "OCAML_RUNTIME_EVENTS_DIR="
+
+const char *rte_file_env_dir(const char *entry)
+{
+	size_t n = sizeof(DIR_VAR) - 1;
+
+	if (!g_dir.ok || !g_dir.relative || strncmp(entry, DIR_VAR, n) ||
+	    strcmp(entry + n, rte_g_cfg.dir))
+		return NULL;
+	return g_dir.path;
+}
+
+/* ---- names ------------------------------------------------------------------- */
+
+/* Publish `from` as `to` (both in dfd) without replacing anything.
+ * Returns 0 or errno. */
+static int link_noreplace(int dfd, const char *from, const char *to)
+{
+	if (linkat(dfd, from, dfd, to, 0) == 0) {
+		unlinkat(dfd, from, 0);
 		return 0;
 	}
 	if (errno == EEXIST)
 		return EEXIST;
-	if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
-	            RENAME_NOREPLACE) == 0)
+	if (syscall(SYS_renameat2, dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
 		return 0;
 	return errno;
 }
 
-static int build_path(char *out, size_t cap, const struct rte_config *c,
-                      const char *fmt, pid_t pid, unsigned extra)
-{
-	char cwd[PATH_MAX];
-	const char *dir = c->dir;
-	int n;
-
-	if (c->dir_too_long)
-		return ENAMETOOLONG;
-	if (!*dir) {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return errno;
-		dir = cwd;
-	}
-	n = snprintf(out, cap, fmt, dir, (long)pid, extra);
-	if (n < 0 || (size_t)n >= cap)
-		return ENAMETOOLONG;
-	return 0;
-}
-
-/* Open a fresh temporary file next to the final name. Returns fd or -1. */
-static int open_tmp(char *tmp, size_t cap, const struct rte_config *c,
-                    pid_t pid)
+/* Open a fresh temporary file in dfd, its name in tmp. Returns a high fd
+ * or -1 with errno. */
+static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
 {
 	for (int i = 0; i < 16; i++) {
 		unsigned r = (unsigned)(rte_clock_monotonic_ns() * 2654435761u) ^
 		             (unsigned)i;
-		int fd, e = build_path(tmp, cap, c, "%s/.%ld.%08x.events.tmp",
-		                       pid, r);
+		int fd;
 
-		if (e) {
-			errno = e;
-			return -1;
-		}
-		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		          0600);
-		if (fd >= 0 || errno != EEXIST)
+		snprintf(tmp, cap, ".%ld.%08x.events.tmp", (long)pid, r);
+		fd = openat(dfd, tmp,
+		            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            0600);
+		if (fd >= 0) {
+			fd = rte_fd_high(fd);
+			if (fd < 0)
+				unlinkat(dfd, tmp, 0);
 			return fd;
+		}
+		if (errno != EEXIST)
+			return -1;
 	}
 	return -1;
 }
-
-static int hidden_exec_name(const struct rte_file *f, char *out, size_t cap);
 
 static int fail(char *err, size_t errlen, const char *what, const char *path,
                 int e)
@@ -100,18 +251,26 @@ static int fail(char *err, size_t errlen, const char *what, const char *path,
 	return -1;
 }
 
-/* Steps 2 and 3 on an open temporary file. */
-static int fill_and_publish(struct rte_file *f, const char *tmp, char *err,
-                            size_t errlen)
+static int set_identity(struct rte_file *f, int fd)
 {
-	const struct rte_layout *l = &f->l;
 	struct stat st;
-	int e;
 
-	if (fstat(f->fd, &st) < 0)
-		return fail(err, errlen, "stat", tmp, errno);
+	if (fstat(fd, &st) < 0)
+		return errno;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	return 0;
+}
+
+/* Steps 2 and 3 on an open temporary file. */
+static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
+                            char *err, size_t errlen)
+{
+	const struct rte_layout *l = &f->l;
+	int e;
+
+	if ((e = set_identity(f, f->fd)))
+		return fail(err, errlen, "stat", tmp, e);
 	if (ftruncate(f->fd, (off_t)l->total_size) < 0)
 		return fail(err, errlen, "size", tmp, errno);
 	/* The header, the ring headers and ring 0 now, before the file is
@@ -126,8 +285,9 @@ static int fill_and_publish(struct rte_file *f, const char *tmp, char *err,
 		f->base = NULL;
 		return fail(err, errlen, "map", tmp, errno);
 	}
+	rte_file_advise(f);
 	rte_layout_write_header(l, f->base);
-	if ((e = link_noreplace(tmp, f->path)) == EEXIST) {
+	if ((e = link_noreplace(dfd, tmp, f->name)) == EEXIST) {
 		snprintf(err, errlen, "%s already exists; not replacing it",
 		         f->path);
 		return -1;
@@ -135,11 +295,23 @@ static int fill_and_publish(struct rte_file *f, const char *tmp, char *err,
 	return e ? fail(err, errlen, "create", f->path, e) : 0;
 }
 
+static int set_names(struct rte_file *f, pid_t pid)
+{
+	int n = snprintf(f->name, sizeof(f->name), "%ld.events", (long)pid);
+	int m = snprintf(f->path, sizeof(f->path), "%s/%s", g_dir.path,
+	                 f->name);
+
+	return n < 0 || (size_t)n >= sizeof(f->name) || m < 0 ||
+	                       (size_t)m >= sizeof(f->path)
+	               ? ENAMETOOLONG
+	               : 0;
+}
+
 int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
                     char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
-	int e;
+	char tmp[64];
+	int dfd, e;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -147,32 +319,39 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		snprintf(err, errlen, "bad ring layout");
 		return -1;
 	}
-	e = build_path(f->path, sizeof(f->path), c, "%s/%ld.events", pid, 0);
-	if (e)
-		return fail(err, errlen, "name the ring file in",
-		            c->dir[0] ? c->dir : "the working directory", e);
-	f->fd = open_tmp(tmp, sizeof(tmp), c, pid);
+	if (!g_dir.ok && dir_resolve(c, err, errlen) < 0)
+		return -1;
+	if ((e = set_names(f, pid)))
+		return fail(err, errlen, "name the ring file in", g_dir.path, e);
+	if ((dfd = dir_fd()) < 0)
+		return fail(err, errlen, "open the directory", g_dir.path,
+		            errno);
+	f->fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
 	if (f->fd < 0)
 		return fail(err, errlen, "create", f->path, errno);
-	if (fill_and_publish(f, tmp, err, errlen) < 0)
+	if (fill_and_publish(f, dfd, tmp, err, errlen) < 0)
 		goto unwind;
-	/* The previous image of this process (same pid) may have left its
-	 * file under the hidden exec name: see move_to_hidden_name(). */
-	if (hidden_exec_name(f, tmp, sizeof(tmp)) == 0)
-		unlink(tmp);
 	return 0;
 unwind:
-	unlink(tmp);
+	unlinkat(dfd, tmp, 0);
 	rte_file_drop(f);
 	return -1;
+}
+
+void rte_file_advise(const struct rte_file *f)
+{
+	/* Each thread touches a page or two of its ring: no read-around of
+	 * neighbouring pages into the mapping (RSS of many threads). */
+	if (f->base)
+		madvise(f->base, f->l.total_size, MADV_RANDOM);
 }
 
 static int fd_is_ours(const struct rte_file *f)
 {
 	struct stat st;
 
-	return f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev &&
-	       st.st_ino == f->ino;
+	return f->fd >= 0 && fstat(f->fd, &st) == 0 &&
+	       same_file(&st, f->dev, f->ino);
 }
 
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len)
@@ -204,93 +383,175 @@ int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len)
 	return e;
 }
 
-int rte_file_is_ours(const struct rte_file *f, const char *path)
+/* 1 if `name` in our directory is still our file. Signal-safe. */
+static int name_is_ours(const struct rte_file *f, int dfd, const char *name)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && st.st_dev == f->dev &&
-	       st.st_ino == f->ino;
+	return dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       same_file(&st, f->dev, f->ino);
+}
+
+int rte_file_is_ours(const struct rte_file *f)
+{
+	return f->name[0] && name_is_ours(f, dir_fd(), f->name);
 }
 
 void rte_file_remove(const struct rte_file *f)
 {
-	if (rte_file_is_ours(f, f->path))
-		unlink(f->path);
+	int dfd = dir_fd();
+
+	if (f->name[0] && name_is_ours(f, dfd, f->name))
+		unlinkat(dfd, f->name, 0);
 }
 
-/* <dir>/<pid>.events -> <dir>/<pid>.exec<N>.events with the first free N. */
-static int move_to_exec_name(struct rte_file *f)
-{
-	size_t n = strlen(f->path) - strlen(".events");
+/* ---- exec ------------------------------------------------------------------- */
 
+/* <pid>.events -> <pid>.exec<N>.events with the first free N. */
+static int move_to_exec_name(struct rte_file *f, int dfd)
+{
 	for (unsigned i = 1; i < 10000; i++) {
-		int r = snprintf(f->exec_path, sizeof(f->exec_path),
-		                 "%.*s.exec%u.events", (int)n, f->path, i);
 		int e;
 
-		if (r < 0 || (size_t)r >= sizeof(f->exec_path))
-			return ENAMETOOLONG;
-		if (link(f->path, f->exec_path) == 0)
-			return unlink(f->path) == 0 ? 0 : errno;
+		snprintf(f->exec_name, sizeof(f->exec_name),
+		         "%.*s.exec%u.events",
+		         (int)(strlen(f->name) - strlen(".events")), f->name, i);
+		if (linkat(dfd, f->name, dfd, f->exec_name, 0) == 0) {
+			if (unlinkat(dfd, f->name, 0) == 0)
+				return 0;
+			e = errno;
+			unlinkat(dfd, f->exec_name, 0);
+			return e;
+		}
 		if (errno == EEXIST)
 			continue;
-		e = link_noreplace(f->path, f->exec_path);
+		e = link_noreplace(dfd, f->name, f->exec_name);
 		if (e != EEXIST)
 			return e;
 	}
 	return EEXIST;
 }
 
-/* <dir>/<pid>.events -> <dir>/.<pid>.events.exec (hidden, and not a name
- * "*.events" readers pick up). */
-static int hidden_exec_name(const struct rte_file *f, char *out, size_t cap)
+int rte_file_exec_away(struct rte_file *f, int preserve)
 {
-	const char *base = strrchr(f->path, '/');
-	int n;
+	int dfd = dir_fd();
 
-	if (!base)
+	f->exec_name[0] = '\0';
+	f->unlinked = 0;
+	if (!f->name[0] || !name_is_ours(f, dfd, f->name))
 		return ENOENT;
-	n = snprintf(out, cap, "%.*s/.%s.exec", (int)(base - f->path), f->path,
-	             base + 1);
-	return n < 0 || (size_t)n >= cap ? ENAMETOOLONG : 0;
+	if (preserve)
+		return move_to_exec_name(f, dfd);
+	if (unlinkat(dfd, f->name, 0) < 0)
+		return errno;
+	f->unlinked = 1;
+	return 0;
 }
 
-/*
- * Without PRESERVE the file must leave <pid>.events before exec but come
- * back if exec fails. An unlinked file cannot be linked again (Linux
- * refuses to link an inode whose link count is 0), so it moves to a hidden
- * name instead; the next image removes that name when it starts tracing
- * (rte_file_create), so nothing is left behind unless the new image is not
- * traced at all.
- */
-static int move_to_hidden_name(struct rte_file *f)
+/* Write [off, off + len) of our mapping into fd. Returns 0 or errno. */
+static int copy_range(const struct rte_file *f, int fd, uint64_t off,
+                      uint64_t len)
 {
-	int e = hidden_exec_name(f, f->exec_path, sizeof(f->exec_path));
+	while (len > 0) {
+		ssize_t n = pwrite(fd, f->base + off, len, (off_t)off);
 
-	if (e)
-		return e;
-	e = link_noreplace(f->path, f->exec_path);
-	if (e == EEXIST) { /* a leftover of an earlier image: garbage */
-		unlink(f->exec_path);
-		e = link_noreplace(f->path, f->exec_path);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		off += (uint64_t)n;
+		len -= (uint64_t)n;
 	}
+	return 0;
+}
+
+/* Copy the data of the old file into fd: the ranges its descriptor reports
+ * as data, or, if the program closed it, every page that is not zero. */
+static int copy_contents(const struct rte_file *f, int fd)
+{
+	const uint64_t total = f->l.total_size, pg = 4096;
+	static const char zero[4096];
+	uint64_t off = 0;
+	int e;
+
+	if (fd_is_ours(f)) {
+		for (;;) {
+			off_t d = lseek(f->fd, (off_t)off, SEEK_DATA), h;
+
+			if (d < 0 || (uint64_t)d >= total)
+				return d < 0 && errno != ENXIO ? errno : 0;
+			h = lseek(f->fd, d, SEEK_HOLE);
+			if (h < 0 || (uint64_t)h > total)
+				h = (off_t)total;
+			if ((e = copy_range(f, fd, (uint64_t)d,
+			                    (uint64_t)(h - d))))
+				return e;
+			off = (uint64_t)h;
+		}
+	}
+	for (; off < total; off += pg)
+		if (memcmp(f->base + off, zero, pg) &&
+		    (e = copy_range(f, fd, off, pg)))
+			return e;
+	return 0;
+}
+
+/* The file was unlinked for an exec that failed: publish a copy under
+ * <pid>.events and map it where the old one was. Returns 0 or errno. */
+static int rebuild(struct rte_file *f, int dfd, pid_t pid)
+{
+	const struct rte_layout *l = &f->l;
+	char tmp[64];
+	struct rte_file nf = *f;
+	int e;
+
+	nf.fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
+	if (nf.fd < 0)
+		return errno;
+	if ((e = set_identity(&nf, nf.fd)))
+		goto fail;
+	if (ftruncate(nf.fd, (off_t)l->total_size) < 0 ||
+	    (e = rte_file_reserve(&nf, 0,
+	                          l->data_offset + l->ring_size_bytes)) ||
+	    (e = copy_contents(f, nf.fd))) {
+		e = e ? e : errno;
+		goto fail;
+	}
+	/* Same address: every writer's pointers stay valid. */
+	if (mmap(f->base, l->total_size, PROT_READ | PROT_WRITE,
+	         MAP_SHARED | MAP_FIXED, nf.fd, 0) == MAP_FAILED) {
+		e = errno;
+		goto fail;
+	}
+	rte_file_advise(f);
+	if ((e = link_noreplace(dfd, tmp, f->name))) {
+		/* The copy stays mapped, nameless once tmp goes. */
+		unlinkat(dfd, tmp, 0);
+		nf.fd = -1;
+	}
+	if (fd_is_ours(f))
+		close(f->fd);
+	f->fd = nf.fd;
+	f->dev = nf.dev;
+	f->ino = nf.ino;
+	return e;
+fail:
+	unlinkat(dfd, tmp, 0);
+	close(nf.fd);
 	return e;
 }
 
-int rte_file_exec_away(struct rte_file *f, int preserve)
+int rte_file_exec_back(struct rte_file *f, pid_t pid)
 {
-	f->exec_path[0] = '\0';
-	if (!rte_file_is_ours(f, f->path))
-		return ENOENT;
-	return preserve ? move_to_exec_name(f) : move_to_hidden_name(f);
-}
+	int dfd = dir_fd();
 
-int rte_file_exec_back(struct rte_file *f, int preserve)
-{
-	(void)preserve;
-	if (!f->exec_path[0] || !rte_file_is_ours(f, f->exec_path))
+	if (f->unlinked) {
+		f->unlinked = 0;
+		return dfd < 0 ? errno : rebuild(f, dfd, pid);
+	}
+	if (!f->exec_name[0] || !name_is_ours(f, dfd, f->exec_name))
 		return ENOENT;
-	return link_noreplace(f->exec_path, f->path);
+	return link_noreplace(dfd, f->exec_name, f->name);
 }
 
 void rte_file_drop(struct rte_file *f)

@@ -18,11 +18,15 @@
  * exec: ring_stop is written and the file moved out of the way first
  * (<pid>.exec<N>.events with PRESERVE, else removed), because the new image
  * has our pid and makes <pid>.events again. If the exec fails, the file gets
- * its name back and tracing goes on; errno is the real exec's.
+ * its name back and tracing goes on; errno is the real exec's. A relative
+ * OCAML_RUNTIME_EVENTS_DIR in the new image's environment is passed as the
+ * absolute directory it was resolved to when tracing started, so that a
+ * chdir() before exec does not move the new image's file (or lose it).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -120,14 +124,57 @@ static int exec_after(int token, int r)
 	return r;
 }
 
+/*
+ * The environment of the new image. env_fixed_len() returns 0 when envp
+ * can be passed as is, else the number of pointers of the copy (with its
+ * NULL); the caller makes that array on its stack (exec must not allocate)
+ * and env_fix() fills it, with the rewritten entry in `entry`.
+ */
+#define ENV_ENTRY_MAX (PATH_MAX + 32)
+
+static size_t env_fixed_len(char *const envp[])
+{
+	size_t n = 0;
+	int found = 0;
+
+	if (!envp)
+		return 0;
+	for (; envp[n]; n++)
+		found |= rte_file_env_dir(envp[n]) != NULL;
+	return found ? n + 1 : 0;
+}
+
+static char *const *env_fix(char *const envp[], char **copy, size_t len,
+                            char *entry)
+{
+	if (!len)
+		return envp;
+	for (size_t i = 0; i + 1 < len; i++) {
+		const char *dir = rte_file_env_dir(envp[i]);
+
+		copy[i] = envp[i];
+		if (dir && snprintf(entry, ENV_ENTRY_MAX,
+		                    "OCAML_RUNTIME_EVENTS_DIR=%s",
+		                    dir) < ENV_ENTRY_MAX)
+			copy[i] = entry;
+	}
+	copy[len - 1] = NULL;
+	return copy;
+}
+
+/* Declares `name`, the environment to pass for `envp`. */
+#define FIXED_ENV(name, envp)                                                 	size_t name##_len = env_fixed_len(envp);                              	char *name##_copy[name##_len ? name##_len : 1];                       	char name##_entry[name##_len ? ENV_ENTRY_MAX : 1];                    	char *const *name = env_fix(envp, name##_copy, name##_len,            	                            name##_entry)
+
 static int sys_execveat(int dirfd, const char *path, char *const argv[],
                         char *const envp[], int flags)
 {
 	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
 }
 
-static int do_execve(const char *path, char *const argv[], char *const envp[])
+static int do_execve(const char *path, char *const argv[],
+                     char *const envp0[])
 {
+	FIXED_ENV(envp, envp0);
 	int t = exec_before(path);
 	int r = rte_real.execve
 	                ? rte_real.execve(path, argv, envp)
@@ -137,8 +184,9 @@ static int do_execve(const char *path, char *const argv[], char *const envp[])
 }
 
 static int do_execvpe(const char *file, char *const argv[],
-                      char *const envp[])
+                      char *const envp0[])
 {
+	FIXED_ENV(envp, envp0);
 	int t = exec_before(file), r;
 
 	if (envp == environ && rte_real.execvp)
@@ -178,11 +226,12 @@ RTE_EXPORT int execvpe(const char *file, char *const argv[],
 	return do_execvpe(file, argv, envp);
 }
 
-RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp0[])
 {
 	int t, r;
 
 	rte_real_resolve();
+	FIXED_ENV(envp, envp0);
 	t = exec_before(NULL);
 	r = rte_real.fexecve ? rte_real.fexecve(fd, argv, envp)
 	                     : sys_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
@@ -190,11 +239,12 @@ RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
-                        char *const envp[], int flags)
+                        char *const envp0[], int flags)
 {
 	int t, r;
 
 	rte_real_resolve();
+	FIXED_ENV(envp, envp0);
 	t = exec_before(path);
 	r = rte_real.execveat ? rte_real.execveat(dirfd, path, argv, envp, flags)
 	                      : sys_execveat(dirfd, path, argv, envp, flags);

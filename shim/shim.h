@@ -42,23 +42,39 @@ struct rte_config {
 	unsigned log2_words; /* OCAMLRUNPARAM e=N */
 	unsigned rings;      /* RTE_RINGS */
 	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
-	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, "" if unset */
+	int dir_default;     /* unset or empty: dir is common/rundir.h's */
+	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, or the default */
 };
 
 /* Read the environment into *c (defaults for anything unset); a malformed
  * value gets its default and one "rte: " warning line. Not signal-safe. */
 void rte_config_read(struct rte_config *c);
 
+/* Print "rte: <message>\n" where RTE_LOG says (config.c): stderr (only
+ * while fd 2 is still the file it was when the log was first used: device
+ * and inode), none, or appended to a file. Async-signal-safe. */
+void rte_log_line(const char *line, size_t n);
+
 /* ---- the ring file (file.c) --------------------------------------------- */
+
+/* Every descriptor the shim keeps is at least this (never 0, 1 or 2). */
+#define RTE_FD_MIN 100
+
+/* Move fd to a descriptor >= RTE_FD_MIN (else >= 3), O_CLOEXEC, closing the
+ * original. Returns the new fd, or -1 with errno (fd closed) if no
+ * descriptor above 2 is free. fd < 0 is returned as is. Signal-safe. */
+int rte_fd_high(int fd);
 
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
 	struct rte_layout l;
-	int fd;                 /* O_CLOEXEC; may be closed by the program */
+	int fd;                 /* O_CLOEXEC, high; may be closed by the program */
 	dev_t dev;              /* identity of the file, to recognise it */
 	ino_t ino;
-	char path[PATH_MAX];    /* absolute <dir>/<pid>.events */
-	char exec_path[PATH_MAX]; /* <dir>/<pid>.exec<N>.events while exec runs */
+	int unlinked;           /* exec without PRESERVE removed the name */
+	char name[32];          /* <pid>.events, in the held directory */
+	char exec_name[48];     /* <pid>.exec<N>.events while exec runs */
+	char path[PATH_MAX];    /* absolute <dir>/<pid>.events, for messages */
 };
 
 /* Create, size, reserve, map and initialise <dir>/<pid>.events, publishing
@@ -69,16 +85,26 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 /* Allocate the disk blocks of [off, off + len) so that stores through the
  * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
-/* 1 if `path` still names our file. Signal-safe. */
-int rte_file_is_ours(const struct rte_file *f, const char *path);
+/* madvise the mapping for sparse use (no read-around). */
+void rte_file_advise(const struct rte_file *f);
+/* 1 if <pid>.events in the directory is still our file. Signal-safe. */
+int rte_file_is_ours(const struct rte_file *f);
 /* Unlink the file if its name is still ours. Signal-safe. */
 void rte_file_remove(const struct rte_file *f);
 /* Before exec: move the file out of the way of the next image, to
- * <pid>.exec<N>.events with preserve, else to the hidden .<pid>.events.exec
- * (removed by the next image). Returns 0 or an errno. */
+ * <pid>.exec<N>.events with preserve, else unlink it (kept mapped), so
+ * that nothing is left after a successful exec. Returns 0 or an errno. */
 int rte_file_exec_away(struct rte_file *f, int preserve);
-/* After a failed exec: give the file its name back. Returns 0 or errno. */
-int rte_file_exec_back(struct rte_file *f, int preserve);
+/* After a failed exec: give the file its name back (without PRESERVE, a
+ * copy of it replaces the mapping at the same address: the caller must
+ * reserve again the blocks it had reserved). Returns 0 or errno. */
+int rte_file_exec_back(struct rte_file *f, pid_t pid);
+/* exec: if the environment entry `entry` is the relative
+ * OCAML_RUNTIME_EVENTS_DIR=<dir> that tracing started with, the absolute
+ * directory it was resolved to (the new image must use the same directory
+ * even if the program changed its working directory since), else NULL.
+ * Signal-safe. */
+const char *rte_file_env_dir(const char *entry);
 /* Unmap and close (only where no other thread can write: fork child). */
 void rte_file_drop(struct rte_file *f);
 

@@ -455,6 +455,169 @@ test_full_disk() {
 	finish
 }
 
+# ---- never hurt the host: descriptors, stderr, directory --------------------------
+
+# untraced VAR=value... CMD...: run CMD under the shim without PRESERVE.
+untraced_run() {
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 "$@"
+}
+
+# A program started with fd 0, 1 or 2 closed: no descriptor of ours takes
+# the free number (cat would read the ring file, echo write over its
+# header, ls write its error into it). Same output and status as without
+# the shim, and every ring file left is whole.
+test_closed_std() {
+	begin closed_std
+	i=0
+	for c in 'cat <&-' '/bin/echo hi >&-' 'ls /nonexistent 2>&-'; do
+		i=$((i + 1))
+		mkdir "$D/$i"
+		eval "plain $c" >"$D/$i.out0" 2>"$D/$i.err0"
+		st0=$?
+		eval "traced \"\$D/\$i\" $c" >"$D/$i.out" 2>"$D/$i.err"
+		expect_eq "$c: exit status" $? $st0
+		cmp -s "$D/$i.out0" "$D/$i.out" ||
+			fail "$c: stdout differs ($(wc -c <"$D/$i.out") bytes)"
+		cmp -s "$D/$i.err0" "$D/$i.err" ||
+			fail "$c: stderr differs: $(head -c 300 "$D/$i.err")"
+		[ "$(nfiles "$D/$i")" -ge 1 ] || fail "$c: no ring file"
+		for f in "$D/$i"/*.events; do
+			dump "$f" "$f.d"
+			expect_eq "$c: ring_stop in $f" \
+				"$(count "$f.d" '$3 == "ring_stop"')" 1
+		done
+	done
+	finish
+}
+
+# A program that closed fd 2 and opened a data file (which got fd 2) never
+# finds our warnings in it; RTE_LOG sends them elsewhere.
+test_log() {
+	begin log
+	traced "$D" RTE_RINGS=2 "$T/threads" 30 10 reuse2 "$D/data" \
+		>"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "rte: lines in the data file" "$(grep -c 'rte:' "$D/data")" 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	traced "$D" RTE_LOG="$D/log" RTE_RINGS=2 "$T/threads" 30 10 reuse2 \
+		"$D/data2" >/dev/null 2>"$D/err2"
+	expect_eq "RTE_LOG=PATH: data file" "$(grep -c 'rte:' "$D/data2")" 0
+	expect_eq "RTE_LOG=PATH: stderr" "$(cat "$D/err2")" ""
+	expect_eq "RTE_LOG=PATH: lines" "$(grep -c '^rte: all 2 rings of ' "$D/log")" 1
+	expect_eq "RTE_LOG=PATH: mode" "$(stat -c %a "$D/log")" 600
+	traced "$D" RTE_LOG=none RTE_RINGS=2 "$T/threads" 30 10 \
+		>/dev/null 2>"$D/err3"
+	expect_eq "RTE_LOG=none: stderr" "$(cat "$D/err3")" ""
+	traced "$D" RTE_LOG=stderr RTE_RINGS=2 "$T/threads" 30 10 \
+		>/dev/null 2>"$D/err4"
+	expect_eq "RTE_LOG=stderr: lines" "$(rte_lines "$D/err4")" 1
+	# A relative PATH is the working directory's at start, then appended.
+	mkdir "$D/rel"
+	(cd "$D/rel" && traced "$D" RTE_LOG=rel.log RTE_RINGS=2 \
+		"$T/forker" chdir / >/dev/null 2>"$D/err5")
+	(cd "$D/rel" && traced "$D" RTE_LOG=rel.log RTE_RINGS=2 \
+		"$T/threads" 30 10 >/dev/null 2>>"$D/err5")
+	expect_eq "RTE_LOG=relative: stderr" "$(cat "$D/err5")" ""
+	expect_eq "RTE_LOG=relative: lines" "$(rte_lines "$D/rel/rel.log")" 1
+	finish
+}
+
+# Without OCAML_RUNTIME_EVENTS_DIR the file goes to a private per-user
+# directory, never the working directory; "." keeps OCaml's behaviour.
+test_default_dir() {
+	begin default_dir
+	mkdir -m 700 "$D/xdg" "$D/empty"
+	(cd "$D/empty" && $TMO env -u OCAML_RUNTIME_EVENTS_DIR \
+		LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_PRESERVE=1 XDG_RUNTIME_DIR="$D/xdg" \
+		ls -A >"$D/ls.out" 2>"$D/ls.err")
+	expect_eq "ls in an empty directory" "$(cat "$D/ls.out")" ""
+	expect_eq "stderr" "$(cat "$D/ls.err")" ""
+	expect_eq "files in \$XDG_RUNTIME_DIR/rte" "$(nfiles "$D/xdg/rte")" 1
+	expect_eq "mode of \$XDG_RUNTIME_DIR/rte" "$(stat -c %a "$D/xdg/rte")" 700
+	# Not ours: a symlink, or writable by others: refused, one line.
+	mkdir "$D/elsewhere"
+	for how in symlink open; do
+		rm -rf "$D/xdg/rte"
+		if [ $how = symlink ]; then
+			ln -s "$D/elsewhere" "$D/xdg/rte"
+		else
+			mkdir -m 777 "$D/xdg/rte" && chmod 777 "$D/xdg/rte"
+		fi
+		plain "$T/probe" >"$D/out0" 2>/dev/null
+		st0=$?
+		$TMO env -u OCAML_RUNTIME_EVENTS_DIR LD_PRELOAD="$PRELOAD" \
+			OCAML_RUNTIME_EVENTS_START=1 XDG_RUNTIME_DIR="$D/xdg" \
+			"$T/probe" >"$D/out" 2>"$D/err"
+		expect_eq "$how: exit status" $? $st0
+		expect_eq "$how: rte: lines" "$(rte_lines "$D/err")" 1
+		grep -q 'default directory' "$D/err" || fail "$how: $(cat "$D/err")"
+		expect_eq "$how: files" "$(ls -A "$D/elsewhere" "$D/xdg/rte" | grep -c events)" 0
+	done
+	rm -rf "$D/xdg/rte"
+	(cd "$D/empty" && traced . ls -A >"$D/ls2.out" 2>/dev/null)
+	expect_eq "OCAML_RUNTIME_EVENTS_DIR=. lists its file" \
+		"$(grep -c '\.events$' "$D/ls2.out")" 1
+	finish
+}
+
+# The directory is resolved once: a relative OCAML_RUNTIME_EVENTS_DIR and a
+# later chdir("/") (a daemon) change nothing for the fork children, nor for
+# the image an exec after a cd starts.
+test_chdir() {
+	begin chdir
+	mkdir "$D/tr"
+	(cd "$D" && traced tr "$T/forker" chdir / >"$D/out" 2>"$D/err")
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	child=$(awk '{ print $2 }' "$D/out")
+	expect_eq "files" "$(nfiles "$D/tr")" 2
+	[ -f "$D/tr/$child.events" ] || { fail "no child file"; finish; return; }
+	dump "$D/tr/$child.events" "$D/c"
+	expect_eq "child event" "$(count "$D/c" '$3 == "f.child"')" 1
+	[ -e "/$child.events" ] && { rm -f "/$child.events"; fail "file in /"; }
+	mkdir "$D/sub" "$D/tr2"
+	(cd "$D" && traced tr2 sh -c 'cd sub && exec "$1" after' sh \
+		"$T/execer" >"$D/out2" 2>"$D/err2")
+	expect_eq "exec after cd: exit status" $? 0
+	expect_eq "exec after cd: stdout" "$(cat "$D/out2")" after
+	expect_eq "exec after cd: stderr" "$(cat "$D/err2")" ""
+	pre=$(ls "$D"/tr2/*.exec1.events 2>/dev/null)
+	[ -n "$pre" ] || { fail "no <pid>.exec1.events"; finish; return; }
+	dump "${pre%.exec1.events}.events" "$D/post"
+	expect_eq "new image's step" "$(count "$D/post" '$3 == "x.step" && $4 == 3')" 1
+	expect_eq "files in sub" "$(ls -A "$D/sub")" ""
+	finish
+}
+
+# exec into an image that is not traced (env -i, a static binary): without
+# PRESERVE nothing is left behind; a failed exec still gets its file back,
+# whole, and goes on writing into it.
+test_exec_untraced() {
+	begin exec_untraced
+	mkdir "$D/a" "$D/b" "$D/c"
+	untraced_run OCAML_RUNTIME_EVENTS_DIR="$D/a" env -i /bin/true
+	expect_eq "env -i: exit status" $? 0
+	expect_eq "env -i: files left" "$(ls -A "$D/a")" ""
+	untraced_run OCAML_RUNTIME_EVENTS_DIR="$D/b" env /sbin/ldconfig -p >/dev/null
+	expect_eq "static: exit status" $? 0
+	expect_eq "static: files left" "$(ls -A "$D/b")" ""
+	plain "$T/execer" fail >"$D/out0" 2>/dev/null
+	untraced_run OCAML_RUNTIME_EVENTS_DIR="$D/c" "$T/execer" fail keep \
+		>"$D/out" 2>"$D/err"
+	expect_eq "failed exec: exit status" $? 0
+	cmp -s "$D/out0" "$D/out" || fail "stdout differs: $(diff "$D/out0" "$D/out")"
+	expect_eq "failed exec: stderr" "$(cat "$D/err")" ""
+	expect_eq "failed exec: files left" "$(ls -A "$D/c" | grep -vc '\.kept$')" 0
+	f=$(ls "$D"/c/*.kept 2>/dev/null)
+	[ -n "$f" ] || { fail "no kept file"; finish; return; }
+	dump "$f" "$D/d"
+	expect_eq "steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/d")" "4 5 "
+	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 4
+	expect_eq "last" "$(awk '$1 == 0 { l = $3 } END { print l }' "$D/d")" ring_stop
+	finish
+}
+
 # ---- configuration, OCaml, API, signals ---------------------------------------------
 
 test_config() {
@@ -488,12 +651,21 @@ test_ocaml() {
 	finish
 }
 
+# The API starts tracing without OCAML_RUNTIME_EVENTS_DIR: the per-user
+# default directory, $XDG_RUNTIME_DIR/rte or /tmp/rte-<uid>.
 test_api() {
 	begin api
-	(cd "$D" && $TMO "$T/api" >"$D/out" 2>"$D/err")
+	mkdir -m 700 "$D/xdg"
+	(cd "$D" && $TMO env -u OCAML_RUNTIME_EVENTS_DIR \
+		XDG_RUNTIME_DIR="$D/xdg" "$T/api" >"$D/out" 2>"$D/err")
 	expect_eq "exit status" $? 0
-	grep -q '^ok ' "$D/out" || fail "$(cat "$D/out")"
+	grep -q "^ok $D/xdg/rte/[0-9]*\.events\$" "$D/out" || fail "$(cat "$D/out")"
 	expect_eq "files left" "$(nfiles "$D")" 0
+	expect_eq "files left in the default directory" "$(nfiles "$D/xdg/rte")" 0
+	$TMO env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR "$T/api" \
+		>"$D/out2" 2>"$D/err2"
+	grep -q "^ok /tmp/rte-$(id -u)/[0-9]*\.events\$" "$D/out2" ||
+		fail "without XDG_RUNTIME_DIR: $(cat "$D/out2" "$D/err2")"
 	$TMO "$T/api" many >"$D/out" 2>&1 || fail "many: $(cat "$D/out")"
 	finish
 }
@@ -535,6 +707,11 @@ test_no_start
 test_unwritable
 test_symlink
 test_full_disk
+test_closed_std
+test_log
+test_default_dir
+test_chdir
+test_exec_untraced
 test_config
 test_ocaml
 test_api

@@ -11,6 +11,9 @@
  *   execer fail      step 4, then execs that fail (ENOENT, EACCES, ENOENT
  *                    via PATH): prints each return value and errno; step 5
  *                    after them, exit 0.
+ *   execer fail keep  the same, then hard-links its own file (rte_path) to
+ *                    "<file>.kept", so that its contents can be checked
+ *                    after the shim removes <pid>.events at exit.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -92,6 +95,15 @@ int main(int argc, char **argv)
 		errno = 0;
 		report("execl", execl("/etc/passwd", "x", (char *)NULL));
 		weak_int(id, 5);
+		if (argc > 2 && !strcmp(argv[2], "keep") && RTE_LOADED()) {
+			char path[4096], kept[4200];
+
+			if (rte_path(path, sizeof(path)) < 0)
+				return 3;
+			snprintf(kept, sizeof(kept), "%s.kept", path);
+			if (link(path, kept) < 0)
+				return 4;
+		}
 		return 0;
 	}
 	return 2;

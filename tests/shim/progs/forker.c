@@ -13,6 +13,9 @@
  *                      thread forks K children; each child writes
  *                      "f.child" = its index and _exits. Prints
  *                      "child <pid>".
+ *   forker chdir DIR   write "f.level" = 0, chdir(DIR) as a daemon does,
+ *                      fork a child that writes "f.child" = 1 and exits;
+ *                      prints "child <pid>".
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -111,6 +114,28 @@ static int threaded(long k)
 	return r != NULL;
 }
 
+static int after_chdir(const char *dir)
+{
+	pid_t pid;
+	int st;
+
+	weak_int(g_level, 0);
+	if (chdir(dir) < 0)
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		weak_int(g_child, 1);
+		exit(0);
+	}
+	printf("child %ld\n", (long)pid);
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	               WEXITSTATUS(st) == 0
+	       ? 0
+	       : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -128,6 +153,8 @@ int main(int argc, char **argv)
 		printf("child %ld\n", (long)pid);
 		return waitpid(pid, NULL, 0) != pid;
 	}
+	if (!strcmp(argv[1], "chdir"))
+		return after_chdir(argv[2]);
 	if (!strcmp(argv[1], "threaded"))
 		return threaded(atol(argv[2]));
 	return 2;

@@ -4,9 +4,13 @@
  * (i % 3 == 0), pthread_exit (1) or cancellation (2), and names itself
  * "w<i>" with pthread_setname_np (even i) or prctl(PR_SET_NAME) (odd i).
  * Main renames each thread it will cancel to "c<i>" while it waits.
- * Usage: threads N C [closefds]  (closefds: close every descriptor above
- * 2 first, as daemons do, including the shim's own)
+ * Usage: threads N C [closefds | reuse2 FILE]
+ *   closefds     close every descriptor above 2 first, as daemons do,
+ *                including the shim's own
+ *   reuse2 FILE  close fd 2 and open FILE for writing, which gets fd 2 (a
+ *                data file of the program's own, not its stderr)
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +58,11 @@ int main(int argc, char **argv)
 	if (argc > 3 && !strcmp(argv[3], "closefds"))
 		for (int fd = 3; fd < 1024; fd++)
 			close(fd);
+	if (argc > 4 && !strcmp(argv[3], "reuse2")) {
+		close(2);
+		if (open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2)
+			return 4;
+	}
 	g_id = weak_register_int("t.value");
 	weak_int(g_id, -1);
 	for (long base = 0; base < n; base += c) {
