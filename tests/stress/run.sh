@@ -46,7 +46,7 @@ traced() {
 	shift 2
 	$TMO sh -c 'echo $$ >"$0"; exec "$@"' "$_p" env LD_PRELOAD="$PRELOAD" \
 		OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$_d" \
-		OCAML_RUNTIME_EVENTS_PRESERVE=1 "$@"
+		OCAML_RUNTIME_EVENTS_PRESERVE=1 ${RUNPARAM:+OCAMLRUNPARAM=$RUNPARAM} "$@"
 }
 
 # ---- 16 threads followed live -------------------------------------------------
@@ -93,6 +93,11 @@ test_stress() {
 
 # ---- thread churn -------------------------------------------------------------
 
+# Ring size of the churn runs: on a loaded machine the threads run one after
+# another and nearly all of them reuse ring 1, so that ring must hold the
+# lifecycle of all 10,000 threads (about 30 words each): 2^20 words.
+CHURN_LOG2=20
+
 churn_check() { # DIR OUT TOTAL ALIVE
 	_d=$1 _out=$2
 	f=$(ls "$_d"/*.events 2>/dev/null)
@@ -115,7 +120,8 @@ churn_check() { # DIR OUT TOTAL ALIVE
 
 test_churn() {
 	begin churn
-	traced "$D" "$D/pid" "$S/churn" 10000 8 >"$D/out" 2>"$D/err"
+	RUNPARAM=e=$CHURN_LOG2 traced "$D" "$D/pid" "$S/churn" 10000 8 \
+		>"$D/out" 2>"$D/err"
 	rc=$?
 	[ "$rc" = 0 ] || fail "churn exited $rc: $(head -20 "$D/err")"
 	[ -s "$D/err" ] && fail "stderr: $(head -5 "$D/err")"
@@ -138,7 +144,8 @@ test_churn_lsan() {
 	$TMO env LD_PRELOAD="$asan $B/librte.so" \
 		ASAN_OPTIONS=detect_leaks=1:exitcode=23 \
 		OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$D" \
-		OCAML_RUNTIME_EVENTS_PRESERVE=1 "$S/churn" 10000 8 >"$D/out" 2>"$D/err"
+		OCAML_RUNTIME_EVENTS_PRESERVE=1 OCAMLRUNPARAM=e=$CHURN_LOG2 \
+		"$S/churn" 10000 8 >"$D/out" 2>"$D/err"
 	rc=$?
 	[ "$rc" = 0 ] || fail "churn under LeakSanitizer exited $rc: $(head -30 "$D/err")"
 	[ -s "$D/err" ] && fail "stderr: $(head -5 "$D/err")"
