@@ -120,7 +120,8 @@ static struct entry *phase_entry(struct summary *S, struct psum *ps,
 
 	if (ev->id < RTE_P_COUNT) {
 		if (!ps->phase[ev->id])
-			ps->phase[ev->id] = find_entry(S, ps, F_PHASE, rte_phase_name(ev->id));
+			ps->phase[ev->id] = find_entry(S, ps, F_PHASE,
+			                              rte_event_name(ev, buf, sizeof buf));
 		return ps->phase[ev->id];
 	}
 	return find_entry(S, ps, F_PHASE, rte_event_name(ev, buf, sizeof buf));
@@ -134,7 +135,7 @@ static struct entry *counter_entry(struct summary *S, struct psum *ps,
 	if (ev->id < RTE_C_COUNT) {
 		if (!ps->counter[ev->id])
 			ps->counter[ev->id] = find_entry(S, ps, F_COUNTER,
-			                                 rte_counter_name(ev->id));
+			                                 rte_event_name(ev, buf, sizeof buf));
 		return ps->counter[ev->id];
 	}
 	return find_entry(S, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));

@@ -22,6 +22,7 @@
 #include "crash.h"
 #include "inputs.h"
 #include "merge.h"
+#include "ocamlver.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -72,6 +73,10 @@ static const char usage_text[] =
 "  -n, --name=GLOB      only events whose name matches GLOB (repeatable)\n"
 "  -x, --exclude-name=GLOB  drop events whose name matches GLOB (repeatable)\n"
 "                       (lost words pass name filters; use --kind to drop them)\n"
+"      --ocaml-version=5.x  name runtime phases and counters as OCaml 5.x\n"
+"                       does (5.0, 5.1, 5.2, 5.3, 5.4dev); default: chosen\n"
+"                       per file from its phase nesting (gc-stats and\n"
+"                       summary say which, and how sure)\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else .): ring\n"
@@ -280,6 +285,7 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "clean", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'D' },
+		{ "ocaml-version", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -294,6 +300,10 @@ static int parse_args(int argc, char **argv)
 		case 'F': g.o.follow = 1; break;
 		case 'C': g.o.clean = 1; break;
 		case 'D': g.o.dry_run = 1; break;
+		case 'V':
+			if (rd_ocaml_force(optarg))
+				return usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);
+			break;
 		case 'w':
 			if (parse_wait(optarg))
 				return EX_USAGE;
@@ -427,6 +437,11 @@ static int add_source(rte_cursor *c, const char *path)
 	}
 	g.peek_path = p;
 	pid = rd_pid_from_ring_start(p);
+	if (rd_ocaml_choose(c, p) < 0) { /* the names of its ids */
+		g.peek_path = NULL;
+		rte_cursor_close(c);
+		return -1;
+	}
 	g.peek_path = NULL;
 	if (pid < 0)
 		pid = rd_pid_from_name(p);
@@ -961,6 +976,7 @@ static void cleanup(void)
 	rd_free_list(g.paths, g.npaths);
 	free(g.ids);
 	free(g.dirs);
+	rd_ocaml_free();
 }
 
 int main(int argc, char **argv)
