@@ -58,7 +58,8 @@ static const char usage_text[] =
 "(from the file's ring_start, else the leading digits of its name).\n"
 "\n"
 "Options:\n"
-"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json\n"
+"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json,\n"
+"                       gc-stats, gc-stats-json\n"
 "  -o, --output=FILE    write to FILE instead of standard output\n"
 "  -d, --dir=DIR        directory of PID inputs\n"
 "  -F, --follow         keep reading live processes until their ring_stop or\n"
@@ -96,6 +97,12 @@ static const char usage_text[] =
 "                (count, total, mean, p50, p90, p99, p99.9, max), counters,\n"
 "                lifecycle, lost words\n"
 "  summary-json  the summary as one JSON document\n"
+"  gc-stats      per process, OCaml GC statistics as olly gc-stats gives\n"
+"                them: wall, CPU (domain lifetimes) and GC time, GC % of\n"
+"                CPU per domain, waits, collections, allocated words, pause\n"
+"                percentiles; >= marks lower bounds (lost words); see\n"
+"                doc/GC-STATS.md\n"
+"  gc-stats-json the same as one JSON document\n"
 "\n"
 "Exit status:\n"
 "  0  success (also when the reader of a pipe goes away)\n"
@@ -347,6 +354,8 @@ static struct rd_sink *make_sink(const char *f)
 		return rd_sink_summary(0);
 	if (!strcmp(f, "summary-json"))
 		return rd_sink_summary(1);
+	if (!strcmp(f, "gc-stats") || !strcmp(f, "gc-stats-json"))
+		return rd_sink_gcstats(f[8] != 0);
 	return NULL;
 }
 
@@ -945,7 +954,8 @@ static void run(void)
 		follow_loop();
 	} else {
 		/* A summary needs each ring's order, not the timeline's. */
-		if (!strncmp(g.o.format, "summary", 7)) {
+		if (!strncmp(g.o.format, "summary", 7) ||
+		    !strncmp(g.o.format, "gc-stats", 8)) {
 			rte_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
 		}
@@ -992,7 +1002,8 @@ int main(int argc, char **argv)
 	if (!g.sink) {
 		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
 		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
-		    strcmp(g.o.format, "summary-json"))
+		    strcmp(g.o.format, "summary-json") &&
+		    strncmp(g.o.format, "gc-stats", 8))
 			return usage_error("--format: unknown format '%s'", g.o.format);
 		fail_line(EX_NOMEM, "out of memory");
 		return EX_NOMEM;
