@@ -53,7 +53,8 @@ struct gring {
 	uint64_t life_ns;
 	int life_lb;              /* a start or end was not seen */
 	/* phases */
-	uint16_t stack[MAXDEPTH];
+	uint16_t stack[MAXDEPTH];  /* open phase ids, and their roles */
+	unsigned char srole[MAXDEPTH];
 	unsigned depth, pdepth, wdepth, lost_depth;
 	uint64_t pause_ts, wait_ts;
 	uint64_t gc_ns, pauses, wait_ns, waits;
@@ -232,8 +233,10 @@ static void begin(struct gfile *f, struct gring *r, unsigned ring,
 	unsigned char role = prole(f, ev);
 
 	r->runtime = 1;
-	if (r->depth < MAXDEPTH)
+	if (r->depth < MAXDEPTH) {
 		r->stack[r->depth] = (uint16_t)ev->id;
+		r->srole[r->depth] = role;
+	}
 	r->depth++;
 	switch (role) {
 	case R_PAUSE:
@@ -271,29 +274,40 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 	r->pauses++;
 }
 
-static void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
+/* A phase of role `role` closed at ts: a pause or a wait ends with the
+ * last of its phases. */
+static void close_role(struct gfile *f, struct gring *r, unsigned char role,
+                       uint64_t ts)
 {
-	unsigned char role = prole(f, ev);
-	unsigned d = r->depth < MAXDEPTH ? r->depth : MAXDEPTH;
-
-	r->runtime = 1;
-	if (r->depth > MAXDEPTH) { /* deeper than kept: trust the id */
-		r->depth--;
-	} else {
-		while (d > 0 && r->stack[d - 1] != ev->id)
-			d--;
-		if (d == 0) { /* its begin was not seen */
-			r->unmatched++;
-			return;
-		}
-		r->depth = d - 1;
-	}
-	if (role == R_PAUSE && r->pdepth && --r->pdepth == 0)
-		record_pause(f, r, ev->ts);
-	else if (role == R_WAIT && r->wdepth && --r->wdepth == 0) {
-		r->wait_ns += ev->ts > r->wait_ts ? ev->ts - r->wait_ts : 0;
+	if (role == R_PAUSE && r->pdepth && --r->pdepth == 0) {
+		record_pause(f, r, ts);
+	} else if (role == R_WAIT && r->wdepth && --r->wdepth == 0) {
+		r->wait_ns += ts > r->wait_ts ? ts - r->wait_ts : 0;
 		r->waits++;
 	}
+}
+
+/* The end of a phase: it and whatever was opened inside it and not ended
+ * (their ends were lost) close. An end whose begin is not open is only
+ * counted. */
+static void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
+{
+	unsigned d = r->depth;
+
+	r->runtime = 1;
+	if (d > MAXDEPTH) { /* deeper than kept: the id is not checked */
+		r->depth--;
+		close_role(f, r, prole(f, ev), ev->ts);
+		return;
+	}
+	while (d > 0 && r->stack[d - 1] != ev->id)
+		d--;
+	if (d == 0) {
+		r->unmatched++;
+		return;
+	}
+	while (r->depth >= d)
+		close_role(f, r, r->srole[--r->depth], ev->ts);
 }
 
 static inline void counter(struct gfile *f, struct gring *r,
@@ -795,4 +809,20 @@ int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 	rd_out_ch(o, '}');
 	free_totals(&t);
 	return g->oom ? -1 : 0;
+}
+
+void rd_gc_summary_section(struct rd_gc *g, struct rd_out *o,
+                           const struct rd_procs *P, const struct rd_proc *pr,
+                           int json)
+{
+	int has = g && rd_gc_has_runtime(g, P, pr);
+
+	if (json) {
+		rd_out_str(o, ",\"gc\":");
+		if (!has || rd_gc_json(g, o, P, pr) < 0)
+			rd_out_str(o, has ? "{}" : "null");
+	} else if (has) {
+		rd_out_str(o, "\n  GC statistics (as olly gc-stats; see doc/GC-STATS.md):\n");
+		rd_gc_text(g, o, P, pr, "    ");
+	}
 }

@@ -48,4 +48,10 @@ int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
                const struct rd_proc *pr);
 
+/* The summary's GC section of pr: text (nothing if pr has no runtime
+ * events) or `,"gc":{...}` (null if none). g may be NULL (out of memory). */
+void rd_gc_summary_section(struct rd_gc *g, struct rd_out *o,
+                           const struct rd_procs *P, const struct rd_proc *pr,
+                           int json);
+
 #endif
