@@ -192,10 +192,12 @@ static const char *const known[] = {
 
 #define MAXID 64            /* ids counted in the nesting matrix */
 #define MAXDEPTH 32
-#define EVENTS_PER_RING 65536 /* enough nestings, a bounded cost */
+#define EVENTS_PER_RING 65536 /* a bounded cost per ring */
+#define ENOUGH 4096           /* nestings: the scan stops there */
 
 struct seen {
 	uint32_t pair[MAXID + 1][MAXID]; /* [parent + 1][child]; row 0: none open */
+	uint64_t nestings;
 	unsigned max_phase, max_counter;
 	int any_phase, any_counter;
 };
@@ -219,7 +221,8 @@ static int scan_ring(rte_cursor *c, unsigned ring, struct seen *s)
 	size_t total = 0;
 	int n;
 
-	while (total < EVENTS_PER_RING && (n = rte_cursor_next_batch(c, ring, ev, 64)) > 0) {
+	while (total < EVENTS_PER_RING && s->nestings < ENOUGH &&
+	       (n = rte_cursor_next_batch(c, ring, ev, 64)) > 0) {
 		total += (size_t)n;
 		for (int i = 0; i < n; i++) {
 			const struct rte_event *e = &ev[i];
@@ -234,8 +237,10 @@ static int scan_ring(rte_cursor *c, unsigned ring, struct seen *s)
 				s->any_phase = 1;
 				if (e->id > s->max_phase)
 					s->max_phase = e->id;
-				if (e->id < MAXID && (depth == 0 || stack[depth - 1] < MAXID))
+				if (e->id < MAXID && (depth == 0 || stack[depth - 1] < MAXID)) {
 					s->pair[depth ? stack[depth - 1] + 1 : 0][e->id]++;
+					s->nestings++;
+				}
 				if (depth < MAXDEPTH)
 					stack[depth++] = e->id;
 			} else if (e->kind == RTE_EV_END) {
@@ -347,7 +352,7 @@ int rte_ocaml_detect(const char *path, struct rte_ocaml_choice *out)
 	err = rte_cursor_open(path, &c, NULL, 0);
 	if (err)
 		return err;
-	for (unsigned r = 0; r < rte_cursor_rings(c); r++)
+	for (unsigned r = 0; r < rte_cursor_rings(c) && s.nestings < ENOUGH; r++)
 		if (rte_cursor_ring_used(c, r))
 			(void)scan_ring(c, r, &s); /* a bad ring: what was read counts */
 	rte_cursor_close(c);

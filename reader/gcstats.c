@@ -45,7 +45,7 @@ static const double percentiles[] = {
 #define NPCT (sizeof percentiles / sizeof percentiles[0])
 
 struct gring {
-	uint64_t first_ts, last_ts;
+	uint64_t last_ts;
 	int seen;
 	/* lifetimes */
 	int open, seg;            /* a lifetime is open; events since a close */
@@ -227,7 +227,7 @@ static void lost(struct gring *r, uint64_t words)
 	r->depth = r->pdepth = r->wdepth = 0;
 }
 
-static void begin(struct gfile *f, struct gring *r, unsigned ring,
+static inline void begin(struct gfile *f, struct gring *r, unsigned ring,
                   const struct rte_event *ev)
 {
 	unsigned char role = prole(f, ev);
@@ -290,7 +290,7 @@ static void close_role(struct gfile *f, struct gring *r, unsigned char role,
 /* The end of a phase: it and whatever was opened inside it and not ended
  * (their ends were lost) close. An end whose begin is not open is only
  * counted. */
-static void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
+static inline void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
 {
 	unsigned d = r->depth;
 
@@ -330,41 +330,50 @@ static inline void counter(struct gfile *f, struct gring *r,
 	r->runtime = 1;
 }
 
-static inline void one(struct gfile *f, const struct rte_event *ev)
+/* Any event but a loss: the ring's last time, and the start of a lifetime
+ * whose ring_start or domain_spawn was not seen. */
+static inline void note(struct gring *r, uint64_t ts, int lifecycle_ev)
 {
-	struct gring *r;
-
-	if (ev->ring >= f->nrings)
-		return;
-	r = &f->r[ev->ring];
-	if (ev->kind == RTE_EV_LOST) {
-		lost(r, ev->u.lost_words);
-		return;
-	}
-	if (!r->seen || ev->ts < r->first_ts)
-		r->first_ts = ev->ts;
-	if (ev->ts > r->last_ts)
-		r->last_ts = ev->ts;
+	if (ts > r->last_ts)
+		r->last_ts = ts;
 	r->seen = 1;
-	if (!r->open && !r->seg && ev->kind != RTE_EV_LIFECYCLE) {
+	if (!r->open && !r->seg && !lifecycle_ev) {
 		r->seg = 1;
-		r->seg_ts = ev->ts;
+		r->seg_ts = ts;
 	}
-	switch (ev->kind) {
-	case RTE_EV_BEGIN:
-		begin(f, r, ev->ring, ev);
-		break;
-	case RTE_EV_END:
-		end(f, r, ev);
-		break;
-	case RTE_EV_COUNTER:
-		counter(f, r, ev);
-		break;
-	case RTE_EV_LIFECYCLE:
-		lifecycle(r, ev);
-		break;
-	default:
-		break;
+}
+
+/* The events ev[0..n) of one ring r. */
+static void ring_events(struct gfile *f, struct gring *r, const struct rte_event *ev,
+                        size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rte_event *x = &ev[i];
+
+		switch (x->kind) {
+		case RTE_EV_LOST:
+			lost(r, x->u.lost_words);
+			continue;
+		case RTE_EV_BEGIN:
+			note(r, x->ts, 0);
+			begin(f, r, x->ring, x);
+			break;
+		case RTE_EV_END:
+			note(r, x->ts, 0);
+			end(f, r, x);
+			break;
+		case RTE_EV_COUNTER:
+			note(r, x->ts, 0);
+			counter(f, r, x);
+			break;
+		case RTE_EV_LIFECYCLE:
+			note(r, x->ts, 1);
+			lifecycle(r, x);
+			break;
+		default:
+			note(r, x->ts, 0);
+			break;
+		}
 	}
 }
 
@@ -374,17 +383,17 @@ void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
 	/* it->src points into P's array of sources */
 	struct gfile *f = file_of(g, (unsigned)(it->src - P->src), it->src->rings);
 
-	if (f)
-		one(f, it->ev);
+	if (f && it->ev->ring < f->nrings)
+		ring_events(f, &f->r[it->ev->ring], it->ev, 1);
 }
 
 void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
                const struct rte_event *ev, size_t n)
 {
-	struct gfile *f = file_of(g, src, P->src[src].rings);
+	struct gfile *f = n ? file_of(g, src, P->src[src].rings) : NULL;
 
-	for (size_t i = 0; f && i < n; i++)
-		one(f, &ev[i]);
+	if (f && ev[0].ring < f->nrings)
+		ring_events(f, &f->r[ev[0].ring], ev, n);
 }
 
 /* ---- per process ----------------------------------------------------------- */

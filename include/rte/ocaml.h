@@ -71,10 +71,14 @@ struct rte_ocaml_choice {
 
 /*
  * Choose the table for the ring file at path: read (through a cursor of
- * its own, at most a bounded number of events per ring) which phase and
- * counter ids occur and how phases nest; tables that lack an id seen are
+ * its own, at most 65536 events per ring, and no more once 4096 phase
+ * nestings were seen) which phase and counter ids occur and how phases
+ * nest; tables that lack an id seen are
  * out; the one whose names make the most nestings a known one (minor
- * encloses minor_local_roots, stw_leader encloses minor, ...) wins. Fills
+ * encloses minor_local_roots, stw_leader encloses minor, ...) wins; among
+ * tables naming every id seen alike, 5.2 or else the newest (each names a
+ * superset of the ids of the older ones, so an id beyond the part read
+ * is still named). Fills
  * *out and returns RTE_OK, or a negative error if the file cannot be read
  * (then *out is the default table, RTE_OCAML_GUESS).
  */
