@@ -869,6 +869,7 @@ static struct rd_crash *crash_report(void)
 		int src;
 
 		if (rte_cursor_open(s->path, &cur, NULL, 0) != RTE_OK ||
+		    rd_ocaml_reuse(cur, s->path) < 0 ||
 		    (src = rte_merge_add(g.merge2, cur)) < 0 ||
 		    rd_procs_add_src(&g.procs2, (unsigned)src, s->path, s->pid,
 		                     rte_cursor_rings(cur)) < 0) {

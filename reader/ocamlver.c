@@ -55,6 +55,15 @@ const struct rte_ocaml_choice *rd_ocaml_choice_of(const char *path)
 	return NULL;
 }
 
+int rd_ocaml_reuse(rte_cursor *c, const char *path)
+{
+	const struct rte_ocaml_choice *ch = rd_ocaml_choice_of(path);
+
+	if (ch)
+		rte_cursor_use_ocaml(c, ch->table);
+	return 0;
+}
+
 void rd_ocaml_describe(const struct rte_ocaml_choice *ch, char *buf, size_t cap)
 {
 	char same[64] = "";

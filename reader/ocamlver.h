@@ -20,6 +20,10 @@ int rd_ocaml_force(const char *version);
  */
 int rd_ocaml_choose(rte_cursor *c, const char *path);
 
+/* Name c's ids with the table chosen for path before (a second cursor on
+ * a file), if any. Returns 0. */
+int rd_ocaml_reuse(rte_cursor *c, const char *path);
+
 /* The choice made for path (the same pointer or an equal string), or
  * NULL if none was. */
 const struct rte_ocaml_choice *rd_ocaml_choice_of(const char *path);
