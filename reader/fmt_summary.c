@@ -742,7 +742,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
 	if (S->json)
-		rd_out_str(o, "{\"processes\":[");
+		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
 		rd_crash_report_text(c->report, o); /* a crash comes first */
 	for (unsigned i = 0; i < P->nproc; i++) {

@@ -20,6 +20,7 @@
 
 #include "clean.h"
 #include "crash.h"
+#include "diff.h"
 #include "inputs.h"
 #include "merge.h"
 #include "ocamlver.h"
@@ -45,6 +46,8 @@ enum {
 
 static const char usage_text[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
+"       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
+"         (compare two runs; rte-read diff --help)\n"
 "Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
 "librte.so) and print their events as one timeline.\n"
 "\n"
@@ -994,6 +997,8 @@ int main(int argc, char **argv)
 {
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
+		return rd_diff_main(argc - 1, argv + 1);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = parse_args(argc, argv);
