@@ -330,8 +330,10 @@ static inline void counter(struct gfile *f, struct gring *r,
 	r->runtime = 1;
 }
 
-/* Any event but a loss: the ring's last time, and the start of a lifetime
- * whose ring_start or domain_spawn was not seen. */
+/* A runtime event (phase, counter, lifecycle): the ring's last time, and
+ * the start of a lifetime whose ring_start or domain_spawn was not seen.
+ * User events take no part: a lifetime without its end ends at the last
+ * runtime event. */
 static inline void note(struct gring *r, uint64_t ts, int lifecycle_ev)
 {
 	if (ts > r->last_ts)
@@ -370,8 +372,10 @@ static void ring_events(struct gfile *f, struct gring *r, const struct rte_event
 			note(r, x->ts, 1);
 			lifecycle(r, x);
 			break;
-		default:
+		case RTE_EV_ALLOC:
 			note(r, x->ts, 0);
+			break;
+		default: /* user events: no part of any GC figure */
 			break;
 		}
 	}

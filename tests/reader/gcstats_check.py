@@ -59,6 +59,8 @@ def feed(r, ring, e):
         r.lost += e["words"]
         r.stack = []
         return
+    if k not in ("begin", "end", "counter", "lifecycle", "alloc"):
+        return  # user events take no part in any GC figure
     ts = e["ts"]
     r.first = ts if r.first is None else min(r.first, ts)
     r.last = ts if r.last is None else max(r.last, ts)
