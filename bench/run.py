@@ -243,6 +243,27 @@ def bench_reader(build, tmp, rounds, events):
         rate = n / statistics.median(t[fmt]) / 1e6
         row("reader: --format=%s, %d events" % (fmt, n), rate, "M events/s",
             "cat of the same file", cat_rate, ">= %g M/s" % goal, rate >= goal)
+    # gc-stats against summary on the 4x file (the OCaml version scan,
+    # a bounded pre-read of each ring, is included)
+    tg = {"summary": [], "gc-stats": []}
+    for _ in range(rounds):
+        for fmt in tg:
+            tg[fmt].append(timed([reader, "--format=" + fmt, big], env)[0])
+    gc_rate = 4 * n / statistics.median(tg["gc-stats"]) / 1e6
+    row("reader: --format=gc-stats, %d events" % (4 * n), gc_rate, "M events/s",
+        "--format=summary", 4 * n / statistics.median(tg["summary"]) / 1e6,
+        ">= 50 M/s", gc_rate >= 50.0, "ratio = gc-stats / summary rate")
+    # rte-read diff of two summary-json files (a CI gate's cost)
+    sa, sb = os.path.join(tmp, "a.sum.json"), os.path.join(tmp, "b.sum.json")
+    for src, dst in ((small, sa), (big, sb)):
+        with open(dst, "w") as f:
+            subprocess.run([reader, "--format=summary-json", src], stdout=f,
+                           env=env, check=True)
+    td = [timed([reader, "diff", "--fail-if", "count(minor) < -100%", sa, sb], env)[0]
+          for _ in range(rounds)]
+    ms = statistics.median(td) * 1e3
+    row("reader: diff of two summary-json files", ms, "ms", None, None,
+        "< 50 ms", ms < 50.0)
     a, b = statistics.median(rss["small"]), statistics.median(rss["big"])
     row("reader: peak RSS of summary, %d vs %d events" % (4 * n, n), b / 1024.0,
         "MiB", "%d events" % n, a / 1024.0, "flat (<= 1.25x for 4x events)",

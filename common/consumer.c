@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rte/consumer.h"
+#include "rte/ocaml.h"
 
 /*
  * Words are copied out of a ring CHUNK_WORDS at a time (at most), and the
@@ -56,9 +57,10 @@ struct rte_cursor {
 	struct rte_layout layout;
 	struct ring_state *rings;
 	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
-	/* rte_phase_name() and rte_counter_name() of every id, looked up
-	 * once at open instead of by a call per event */
-	const char *phase_names[RTE_P_COUNT], *counter_names[RTE_C_COUNT];
+	/* the names of phase and counter ids: one OCaml version's table
+	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
+	const char *const *phase_names, *const *counter_names;
+	unsigned nphases, ncounters;
 	char errmsg[512];
 };
 
@@ -262,10 +264,7 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
 	close(fd);
 	if (err)
 		goto fail;
-	for (unsigned i = 0; i < RTE_P_COUNT; i++)
-		c->phase_names[i] = rte_phase_name(i);
-	for (unsigned i = 0; i < RTE_C_COUNT; i++)
-		c->counter_names[i] = rte_counter_name(i);
+	rte_cursor_use_ocaml(c, rte_ocaml_default());
 	c->rings = calloc(c->layout.max_domains, sizeof *c->rings);
 	if (!c->rings) {
 		err = open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
@@ -316,6 +315,14 @@ void rte_cursor_close(rte_cursor *c)
 }
 
 const char *rte_cursor_path(const rte_cursor *c) { return c->path; }
+
+void rte_cursor_use_ocaml(rte_cursor *c, const struct rte_ocaml_table *t)
+{
+	c->phase_names = t->phases;
+	c->nphases = t->nphases;
+	c->counter_names = t->counters;
+	c->ncounters = t->ncounters;
+}
 const struct stat *rte_cursor_stat(const rte_cursor *c) { return &c->st; }
 const struct rte_layout *rte_cursor_layout(const rte_cursor *c) { return &c->layout; }
 unsigned rte_cursor_rings(const rte_cursor *c) { return (unsigned)c->layout.max_domains; }
@@ -570,13 +577,13 @@ HOT int decode_runtime(rte_cursor *c, unsigned ring, const uint64_t *m,
 	case RTE_MSG_BEGIN:
 	case RTE_MSG_EXIT:
 		ev->kind = type == RTE_MSG_BEGIN ? RTE_EV_BEGIN : RTE_EV_END;
-		ev->name = id < RTE_P_COUNT ? c->phase_names[id] : NULL;
+		ev->name = id < c->nphases ? c->phase_names[id] : NULL;
 		return 1;
 	case RTE_MSG_COUNTER:
 		if (len < 3)
 			return too_short(c, ring, "counter", len, 3);
 		ev->kind = RTE_EV_COUNTER;
-		ev->name = id < RTE_C_COUNT ? c->counter_names[id] : NULL;
+		ev->name = id < c->ncounters ? c->counter_names[id] : NULL;
 		ev->u.counter = m[2];
 		return 1;
 	case RTE_MSG_ALLOC:

@@ -11,7 +11,8 @@ READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt_text.c reader/fmt_jsonl.c \
 	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
-	reader/clean.c
+	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
+	reader/jsonp.c reader/diff.c
 READER_LDLIBS := -lm
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
@@ -41,6 +42,8 @@ TEST_RUNS += reader-test
 reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
 	@for t in $(READER_UNITS); do $$t || exit 1; done
 	@sh tests/reader/run.sh $(BUILD)
+	@sh tests/reader/gcstats.sh $(BUILD)
+	@sh tests/reader/diff.sh $(BUILD)
 
 # A real program traced by librte.so, for the --follow tests.
 READER_TRACED := $(READER_TEST_BIN)/traced

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gcstats.h"
 #include "hist.h"
 #include "sinks.h"
 
@@ -46,6 +47,7 @@ struct psum {
 
 struct summary {
 	struct rd_sink sink;
+	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
 	int json;
 	int oom;
 };
@@ -120,7 +122,8 @@ static struct entry *phase_entry(struct summary *S, struct psum *ps,
 
 	if (ev->id < RTE_P_COUNT) {
 		if (!ps->phase[ev->id])
-			ps->phase[ev->id] = find_entry(S, ps, F_PHASE, rte_phase_name(ev->id));
+			ps->phase[ev->id] = find_entry(S, ps, F_PHASE,
+			                              rte_event_name(ev, buf, sizeof buf));
 		return ps->phase[ev->id];
 	}
 	return find_entry(S, ps, F_PHASE, rte_event_name(ev, buf, sizeof buf));
@@ -134,7 +137,7 @@ static struct entry *counter_entry(struct summary *S, struct psum *ps,
 	if (ev->id < RTE_C_COUNT) {
 		if (!ps->counter[ev->id])
 			ps->counter[ev->id] = find_entry(S, ps, F_COUNTER,
-			                                 rte_counter_name(ev->id));
+			                                 rte_event_name(ev, buf, sizeof buf));
 		return ps->counter[ev->id];
 	}
 	return find_entry(S, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));
@@ -181,9 +184,10 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 	struct psum *ps;
 	struct entry *e;
 
-	(void)c;
 	if (!it->pass)
 		return;
+	if (S->gc)
+		rd_gc_event(S->gc, c->procs, it);
 	ps = psum_of(S, it->proc);
 	if (!ps)
 		return;
@@ -318,6 +322,8 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			lo = x->ts;
 	}
 out:
+	if (S->gc)
+		rd_gc_run(S->gc, c->procs, src, ev, i);
 	pr->first_ts = lo;
 	pr->last_ts = hi;
 	if (i) {
@@ -642,7 +648,7 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 }
 
 static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps)
+                      struct psum *ps, struct rd_gc *gc)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 	int f = 1, first = 1;
@@ -699,7 +705,9 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	first = 1;
 	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
 		json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
-	rd_out_str(o, "}}");
+	rd_out_ch(o, '}');
+	rd_gc_summary_section(gc, o, P, pr, 1);
+	rd_out_ch(o, '}');
 }
 
 /* The per-file and per-process state this format hung on procs. */
@@ -734,7 +742,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
 	if (S->json)
-		rd_out_str(o, "{\"processes\":[");
+		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
 		rd_crash_report_text(c->report, o); /* a crash comes first */
 	for (unsigned i = 0; i < P->nproc; i++) {
@@ -743,11 +751,12 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (S->json) {
 			if (i)
 				rd_out_ch(o, ',');
-			json_proc(o, P, pr, pr->fmt);
+			json_proc(o, P, pr, pr->fmt, S->gc);
 		} else {
 			if (i)
 				rd_out_ch(o, '\n');
 			text_proc(o, P, pr, pr->fmt);
+			rd_gc_summary_section(S->gc, o, P, pr, 0);
 		}
 	}
 	if (S->json) {
@@ -774,6 +783,7 @@ static void summary_destroy(struct rd_sink *s)
 {
 	struct summary *S = (struct summary *)s;
 
+	rd_gc_free(S->gc);
 	free(S);
 }
 
@@ -786,5 +796,6 @@ struct rd_sink *rd_sink_summary(int json)
 	S->sink = (struct rd_sink){ NULL, summary_event, summary_finish, summary_destroy,
 	                           summary_run };
 	S->json = json;
+	S->gc = rd_gc_new(); /* NULL: the summary without its GC section */
 	return &S->sink;
 }

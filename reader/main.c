@@ -20,8 +20,10 @@
 
 #include "clean.h"
 #include "crash.h"
+#include "diff.h"
 #include "inputs.h"
 #include "merge.h"
+#include "ocamlver.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -44,6 +46,8 @@ enum {
 
 static const char usage_text[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
+"       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
+"         (compare two runs; rte-read diff --help)\n"
 "Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
 "librte.so) and print their events as one timeline.\n"
 "\n"
@@ -57,7 +61,8 @@ static const char usage_text[] =
 "(from the file's ring_start, else the leading digits of its name).\n"
 "\n"
 "Options:\n"
-"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json\n"
+"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json,\n"
+"                       gc-stats, gc-stats-json\n"
 "  -o, --output=FILE    write to FILE instead of standard output\n"
 "  -d, --dir=DIR        directory of PID inputs\n"
 "  -F, --follow         keep reading live processes until their ring_stop or\n"
@@ -72,6 +77,10 @@ static const char usage_text[] =
 "  -n, --name=GLOB      only events whose name matches GLOB (repeatable)\n"
 "  -x, --exclude-name=GLOB  drop events whose name matches GLOB (repeatable)\n"
 "                       (lost words pass name filters; use --kind to drop them)\n"
+"      --ocaml-version=5.x  name runtime phases and counters as OCaml 5.x\n"
+"                       does (5.0, 5.1, 5.2, 5.3, 5.4dev); default: chosen\n"
+"                       per file from its phase nesting (gc-stats and\n"
+"                       summary say which, and how sure)\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else .): ring\n"
@@ -91,6 +100,12 @@ static const char usage_text[] =
 "                (count, total, mean, p50, p90, p99, p99.9, max), counters,\n"
 "                lifecycle, lost words\n"
 "  summary-json  the summary as one JSON document\n"
+"  gc-stats      per process, OCaml GC statistics as olly gc-stats gives\n"
+"                them: wall, CPU (domain lifetimes) and GC time, GC % of\n"
+"                CPU per domain, waits, collections, allocated words, pause\n"
+"                percentiles; >= marks lower bounds (lost words); see\n"
+"                doc/GC-STATS.md\n"
+"  gc-stats-json the same as one JSON document\n"
 "\n"
 "Exit status:\n"
 "  0  success (also when the reader of a pipe goes away)\n"
@@ -280,6 +295,7 @@ static int parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "clean", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'D' },
+		{ "ocaml-version", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -294,6 +310,10 @@ static int parse_args(int argc, char **argv)
 		case 'F': g.o.follow = 1; break;
 		case 'C': g.o.clean = 1; break;
 		case 'D': g.o.dry_run = 1; break;
+		case 'V':
+			if (rd_ocaml_force(optarg))
+				return usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);
+			break;
 		case 'w':
 			if (parse_wait(optarg))
 				return EX_USAGE;
@@ -337,6 +357,8 @@ static struct rd_sink *make_sink(const char *f)
 		return rd_sink_summary(0);
 	if (!strcmp(f, "summary-json"))
 		return rd_sink_summary(1);
+	if (!strcmp(f, "gc-stats") || !strcmp(f, "gc-stats-json"))
+		return rd_sink_gcstats(f[8] != 0);
 	return NULL;
 }
 
@@ -427,6 +449,11 @@ static int add_source(rte_cursor *c, const char *path)
 	}
 	g.peek_path = p;
 	pid = rd_pid_from_ring_start(p);
+	if (rd_ocaml_choose(c, p) < 0) { /* the names of its ids */
+		g.peek_path = NULL;
+		rte_cursor_close(c);
+		return -1;
+	}
 	g.peek_path = NULL;
 	if (pid < 0)
 		pid = rd_pid_from_name(p);
@@ -845,6 +872,7 @@ static struct rd_crash *crash_report(void)
 		int src;
 
 		if (rte_cursor_open(s->path, &cur, NULL, 0) != RTE_OK ||
+		    rd_ocaml_reuse(cur, s->path) < 0 ||
 		    (src = rte_merge_add(g.merge2, cur)) < 0 ||
 		    rd_procs_add_src(&g.procs2, (unsigned)src, s->path, s->pid,
 		                     rte_cursor_rings(cur)) < 0) {
@@ -930,7 +958,8 @@ static void run(void)
 		follow_loop();
 	} else {
 		/* A summary needs each ring's order, not the timeline's. */
-		if (!strncmp(g.o.format, "summary", 7)) {
+		if (!strncmp(g.o.format, "summary", 7) ||
+		    !strncmp(g.o.format, "gc-stats", 8)) {
 			rte_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
 		}
@@ -961,12 +990,15 @@ static void cleanup(void)
 	rd_free_list(g.paths, g.npaths);
 	free(g.ids);
 	free(g.dirs);
+	rd_ocaml_free();
 }
 
 int main(int argc, char **argv)
 {
 	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
+		return rd_diff_main(argc - 1, argv + 1);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = parse_args(argc, argv);
@@ -976,7 +1008,8 @@ int main(int argc, char **argv)
 	if (!g.sink) {
 		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
 		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
-		    strcmp(g.o.format, "summary-json"))
+		    strcmp(g.o.format, "summary-json") &&
+		    strncmp(g.o.format, "gc-stats", 8))
 			return usage_error("--format: unknown format '%s'", g.o.format);
 		fail_line(EX_NOMEM, "out of memory");
 		return EX_NOMEM;

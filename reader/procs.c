@@ -238,7 +238,8 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 	it->th = th;
 	it->matched = 0;
 	it->ab[0].n = it->ab[1].n = 0;
-	if (!pr->has_ts) {
+	/* a loss first in its ring has no time (0): it starts nothing */
+	if (!pr->has_ts && (ev->kind != RTE_EV_LOST || mi->ts)) {
 		pr->has_ts = pr->has_base = 1;
 		pr->first_ts = pr->base_ts = mi->ts;
 	}

@@ -1,0 +1,841 @@
+/*
+ * gcstats.c - GC statistics per process (see gcstats.h and
+ * doc/GC-STATS.md, which explains every figure).
+ *
+ * Per ring (an OCaml domain) the state is a stack of open phase ids, the
+ * depth of open pause phases (olly's: major, stw_leader,
+ * interrupt_remote) and of waits (domain_condition_wait), the lifetimes
+ * (ring_start or domain_spawn to ring_stop or domain_terminate, summed
+ * over every domain that used the ring) and the counter sums. A pause is
+ * the outermost open pause phase: from its begin to its end, recorded in
+ * the file's histogram. Collections are counted on ring 0 of each file,
+ * as olly does. A loss empties the ring's stack (what was open is
+ * unknown) and makes the figures it could change lower bounds.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcstats.h"
+#include "hist.h"
+#include "ocamlver.h"
+
+#define MAXDEPTH 64
+#define ROLE_IDS 64 /* ids whose role is cached per file */
+
+enum role {
+	R_NONE = 0,
+	R_PAUSE,      /* major, stw_leader, interrupt_remote */
+	R_WAIT,       /* domain_condition_wait */
+	R_MINOR,      /* minor: a minor collection (ring 0) */
+	R_MAJOR,      /* major_gc_stw: the end of a major cycle (ring 0) */
+	R_FORCED,     /* explicit_gc_major, explicit_gc_full_major (ring 0) */
+	R_COMPACT     /* explicit_gc_compact (ring 0) */
+};
+
+/* The counters that count. */
+enum crole { C_NONE = 0, C_MINOR_BYTES, C_PROMOTED_BYTES, C_MAJOR_WORDS };
+
+static const double percentiles[] = {
+	10, 25, 50, 60, 70, 75, 80, 85, 90, 95, 96, 97, 98, 99,
+	99.9, 99.99, 99.999, 99.9999, 100,
+};
+#define NPCT (sizeof percentiles / sizeof percentiles[0])
+
+struct gring {
+	uint64_t last_ts;
+	int seen;
+	/* lifetimes */
+	int open, seg;            /* a lifetime is open; events since a close */
+	uint64_t open_ts, seg_ts;
+	uint64_t life_ns;
+	int life_lb;              /* a start or end was not seen */
+	/* phases */
+	uint16_t stack[MAXDEPTH];  /* open phase ids, and their roles */
+	unsigned char srole[MAXDEPTH];
+	unsigned depth, pdepth, wdepth, lost_depth;
+	uint64_t pause_ts, wait_ts;
+	uint64_t gc_ns, pauses, wait_ns, waits;
+	uint64_t unmatched;       /* ends whose begin was not seen */
+	/* counters */
+	uint64_t minor_bytes, promoted_bytes, major_words;
+	int has_major_words;
+	/* ring 0: collections */
+	uint64_t minors, majors, forced, compactions;
+	uint64_t lost;
+	int runtime;              /* phases or GC counters seen */
+};
+
+struct gfile {
+	struct gring *r;
+	unsigned nrings;
+	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
+	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
+	struct rte_hist *h;
+	long double sumsq;
+};
+
+struct rd_gc {
+	struct gfile *f;
+	unsigned nf;
+	int oom;
+};
+
+struct rd_gc *rd_gc_new(void)
+{
+	return calloc(1, sizeof(struct rd_gc));
+}
+
+void rd_gc_free(struct rd_gc *g)
+{
+	if (!g)
+		return;
+	for (unsigned i = 0; i < g->nf; i++) {
+		free(g->f[i].r);
+		free(g->f[i].h);
+	}
+	free(g->f);
+	free(g);
+}
+
+/* ---- roles --------------------------------------------------------------- */
+
+static unsigned char phase_role(const char *n)
+{
+	if (!n)
+		return R_NONE;
+	if (!strcmp(n, "major") || !strcmp(n, "stw_leader") ||
+	    !strcmp(n, "interrupt_remote"))
+		return R_PAUSE;
+	if (!strcmp(n, "domain_condition_wait"))
+		return R_WAIT;
+	if (!strcmp(n, "minor"))
+		return R_MINOR;
+	if (!strcmp(n, "major_gc_stw"))
+		return R_MAJOR;
+	if (!strcmp(n, "explicit_gc_major") || !strcmp(n, "explicit_gc_full_major"))
+		return R_FORCED;
+	if (!strcmp(n, "explicit_gc_compact"))
+		return R_COMPACT;
+	return R_NONE;
+}
+
+static unsigned char counter_role(const char *n)
+{
+	if (!n)
+		return C_NONE;
+	if (!strcmp(n, "minor_allocated"))
+		return C_MINOR_BYTES;
+	if (!strcmp(n, "minor_promoted"))
+		return C_PROMOTED_BYTES;
+	if (!strcmp(n, "major_allocated_words"))
+		return C_MAJOR_WORDS;
+	return C_NONE;
+}
+
+/* The role of a phase id, cached per file by the name it had. */
+static inline unsigned char prole(struct gfile *f, const struct rte_event *ev)
+{
+	if (ev->id >= ROLE_IDS)
+		return phase_role(ev->name);
+	if (f->pname[ev->id] != ev->name || !ev->name) {
+		f->pname[ev->id] = ev->name;
+		f->prole[ev->id] = phase_role(ev->name);
+	}
+	return f->prole[ev->id];
+}
+
+static inline unsigned char crole(struct gfile *f, const struct rte_event *ev)
+{
+	if (ev->id >= ROLE_IDS)
+		return counter_role(ev->name);
+	if (f->cname[ev->id] != ev->name || !ev->name) {
+		f->cname[ev->id] = ev->name;
+		f->crole[ev->id] = counter_role(ev->name);
+	}
+	return f->crole[ev->id];
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
+{
+	struct gfile *f;
+
+	if (src >= g->nf) {
+		struct gfile *n = realloc(g->f, (src + 1) * sizeof *n);
+
+		if (!n)
+			goto oom;
+		memset(n + g->nf, 0, (src + 1 - g->nf) * sizeof *n);
+		g->f = n;
+		g->nf = src + 1;
+	}
+	f = &g->f[src];
+	if (!f->r) {
+		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)) ||
+		    !(f->h = rte_hist_new())) {
+			free(f->r);
+			f->r = NULL;
+			goto oom;
+		}
+		f->nrings = rings;
+	}
+	return f;
+oom:
+	g->oom = 1;
+	return NULL;
+}
+
+static void close_life(struct gring *r, uint64_t ts, int exact)
+{
+	if (r->open) {
+		r->life_ns += ts > r->open_ts ? ts - r->open_ts : 0;
+		r->life_lb |= !exact;
+	} else if (r->seg) { /* its start was not seen */
+		r->life_ns += ts > r->seg_ts ? ts - r->seg_ts : 0;
+		r->life_lb = 1;
+	}
+	r->open = r->seg = 0;
+}
+
+static void lifecycle(struct gring *r, const struct rte_event *ev)
+{
+	switch (ev->id) {
+	case RTE_LC_RING_START:
+	case RTE_LC_DOMAIN_SPAWN:
+		if (r->open || r->seg) /* the previous end was not seen */
+			close_life(r, r->last_ts, 0);
+		r->open = 1;
+		r->open_ts = ev->ts;
+		break;
+	case RTE_LC_RING_STOP:
+	case RTE_LC_DOMAIN_TERMINATE:
+		close_life(r, ev->ts, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Words were lost: what was open is unknown from here. */
+static void lost(struct gring *r, uint64_t words)
+{
+	r->lost += words;
+	r->depth = r->pdepth = r->wdepth = 0;
+}
+
+static inline void begin(struct gfile *f, struct gring *r, unsigned ring,
+                  const struct rte_event *ev)
+{
+	unsigned char role = prole(f, ev);
+
+	r->runtime = 1;
+	if (r->depth < MAXDEPTH) {
+		r->stack[r->depth] = (uint16_t)ev->id;
+		r->srole[r->depth] = role;
+	}
+	r->depth++;
+	switch (role) {
+	case R_PAUSE:
+		if (r->pdepth++ == 0)
+			r->pause_ts = ev->ts;
+		break;
+	case R_WAIT:
+		if (r->wdepth++ == 0)
+			r->wait_ts = ev->ts;
+		break;
+	case R_MINOR:
+		r->minors += ring == 0;
+		break;
+	case R_MAJOR:
+		r->majors += ring == 0;
+		break;
+	case R_FORCED:
+		r->forced += ring == 0;
+		break;
+	case R_COMPACT:
+		r->compactions += ring == 0;
+		break;
+	default:
+		break;
+	}
+}
+
+static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
+{
+	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
+
+	rte_hist_add(f->h, d);
+	f->sumsq += (long double)d * (long double)d;
+	r->gc_ns += d;
+	r->pauses++;
+}
+
+/* A phase of role `role` closed at ts: a pause or a wait ends with the
+ * last of its phases. */
+static void close_role(struct gfile *f, struct gring *r, unsigned char role,
+                       uint64_t ts)
+{
+	if (role == R_PAUSE && r->pdepth && --r->pdepth == 0) {
+		record_pause(f, r, ts);
+	} else if (role == R_WAIT && r->wdepth && --r->wdepth == 0) {
+		r->wait_ns += ts > r->wait_ts ? ts - r->wait_ts : 0;
+		r->waits++;
+	}
+}
+
+/* The end of a phase: it and whatever was opened inside it and not ended
+ * (their ends were lost) close. An end whose begin is not open is only
+ * counted. */
+static inline void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
+{
+	unsigned d = r->depth;
+
+	r->runtime = 1;
+	if (d > MAXDEPTH) { /* deeper than kept: the id is not checked */
+		r->depth--;
+		close_role(f, r, prole(f, ev), ev->ts);
+		return;
+	}
+	while (d > 0 && r->stack[d - 1] != ev->id)
+		d--;
+	if (d == 0) {
+		r->unmatched++;
+		return;
+	}
+	while (r->depth >= d)
+		close_role(f, r, r->srole[--r->depth], ev->ts);
+}
+
+static inline void counter(struct gfile *f, struct gring *r,
+                           const struct rte_event *ev)
+{
+	switch (crole(f, ev)) {
+	case C_MINOR_BYTES:
+		r->minor_bytes += ev->u.counter;
+		break;
+	case C_PROMOTED_BYTES:
+		r->promoted_bytes += ev->u.counter;
+		break;
+	case C_MAJOR_WORDS:
+		r->major_words += ev->u.counter;
+		r->has_major_words = 1;
+		break;
+	default:
+		return;
+	}
+	r->runtime = 1;
+}
+
+/* A runtime event (phase, counter, lifecycle): the ring's last time, and
+ * the start of a lifetime whose ring_start or domain_spawn was not seen.
+ * User events take no part: a lifetime without its end ends at the last
+ * runtime event. */
+static inline void note(struct gring *r, uint64_t ts, int lifecycle_ev)
+{
+	if (ts > r->last_ts)
+		r->last_ts = ts;
+	r->seen = 1;
+	if (!r->open && !r->seg && !lifecycle_ev) {
+		r->seg = 1;
+		r->seg_ts = ts;
+	}
+}
+
+/* The events ev[0..n) of one ring r. */
+static void ring_events(struct gfile *f, struct gring *r, const struct rte_event *ev,
+                        size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rte_event *x = &ev[i];
+
+		switch (x->kind) {
+		case RTE_EV_LOST:
+			lost(r, x->u.lost_words);
+			continue;
+		case RTE_EV_BEGIN:
+			note(r, x->ts, 0);
+			begin(f, r, x->ring, x);
+			break;
+		case RTE_EV_END:
+			note(r, x->ts, 0);
+			end(f, r, x);
+			break;
+		case RTE_EV_COUNTER:
+			note(r, x->ts, 0);
+			counter(f, r, x);
+			break;
+		case RTE_EV_LIFECYCLE:
+			note(r, x->ts, 1);
+			lifecycle(r, x);
+			break;
+		case RTE_EV_ALLOC:
+			note(r, x->ts, 0);
+			break;
+		default: /* user events: no part of any GC figure */
+			break;
+		}
+	}
+}
+
+void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
+                 const struct rd_item *it)
+{
+	/* it->src points into P's array of sources */
+	struct gfile *f = file_of(g, (unsigned)(it->src - P->src), it->src->rings);
+
+	if (f && it->ev->ring < f->nrings)
+		ring_events(f, &f->r[it->ev->ring], it->ev, 1);
+}
+
+void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
+               const struct rte_event *ev, size_t n)
+{
+	struct gfile *f = n ? file_of(g, src, P->src[src].rings) : NULL;
+
+	if (f && ev[0].ring < f->nrings)
+		ring_events(f, &f->r[ev[0].ring], ev, n);
+}
+
+/* ---- per process ----------------------------------------------------------- */
+
+struct dom { /* one ring of one file, finished */
+	unsigned file, ring;
+	const struct gring *r;
+	uint64_t life_ns;
+	int life_lb;
+};
+
+struct totals {
+	uint64_t wall_ns, cpu_ns, gc_ns, wait_ns, waits, pauses, lost, unmatched;
+	int wall_lb, cpu_lb, gc_lb, coll_lb, alloc_lb;
+	uint64_t minors, majors, forced, compactions;
+	uint64_t minor_words, promoted_words, major_words;
+	int has_major_words, runtime;
+	struct rte_hist *h; /* every file's pauses */
+	long double sumsq;
+	struct dom *d;
+	unsigned nd;
+	const struct rte_ocaml_choice *ocaml; /* of the first file */
+};
+
+/* A ring's lifetime as of the end of reading: an open one ends at its
+ * last event (a lower bound). */
+static uint64_t ring_life(const struct gring *r, int *lb)
+{
+	uint64_t t = r->life_ns;
+
+	*lb = r->life_lb || r->lost;
+	if (r->open && r->last_ts > r->open_ts) {
+		t += r->last_ts - r->open_ts;
+		*lb = 1;
+	} else if (r->seg && r->last_ts > r->seg_ts) {
+		t += r->last_ts - r->seg_ts;
+		*lb = 1;
+	}
+	return t;
+}
+
+static void add_hist(struct rte_hist *to, const struct rte_hist *h)
+{
+	if (!h || !h->count)
+		return;
+	if (!to->count || h->min < to->min)
+		to->min = h->min;
+	if (h->max > to->max)
+		to->max = h->max;
+	to->count += h->count;
+	if (__builtin_add_overflow(to->sum, h->sum, &to->sum))
+		to->sum = UINT64_MAX;
+	for (unsigned i = 0; i < RTE_HIST_BUCKETS; i++)
+		to->b[i] += h->b[i];
+}
+
+static void add_ring(struct totals *t, unsigned file, unsigned ring,
+                     const struct gring *r)
+{
+	struct dom *d = &t->d[t->nd++];
+
+	d->file = file;
+	d->ring = ring;
+	d->r = r;
+	d->life_ns = ring_life(r, &d->life_lb);
+	t->cpu_ns += d->life_ns;
+	t->cpu_lb |= d->life_lb;
+	t->gc_ns += r->gc_ns;
+	t->pauses += r->pauses;
+	t->wait_ns += r->wait_ns;
+	t->waits += r->waits;
+	t->unmatched += r->unmatched;
+	t->lost += r->lost;
+	t->minor_words += r->minor_bytes / 8;
+	t->promoted_words += r->promoted_bytes / 8;
+	t->major_words += r->major_words;
+	t->has_major_words |= r->has_major_words;
+	t->runtime |= r->runtime;
+	if (ring == 0) {
+		t->minors += r->minors;
+		t->majors += r->majors;
+		t->forced += r->forced;
+		t->compactions += r->compactions;
+		t->coll_lb |= r->lost != 0;
+	}
+}
+
+/* Gather the files and rings of pr. Returns 0 or -1 (out of memory). */
+static int totals(struct rd_gc *g, const struct rd_procs *P,
+                  const struct rd_proc *pr, struct totals *t)
+{
+	unsigned n = 0;
+
+	memset(t, 0, sizeof *t);
+	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
+		if (P->src[i].proc == pr && g->f[i].r)
+			n += g->f[i].nrings;
+	if (!(t->h = rte_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
+		free(t->h);
+		return -1;
+	}
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		const struct gfile *f = i < g->nf ? &g->f[i] : NULL;
+
+		if (P->src[i].proc != pr)
+			continue;
+		if (!t->ocaml)
+			t->ocaml = rd_ocaml_choice_of(P->src[i].path);
+		if (!f || !f->r)
+			continue;
+		add_hist(t->h, f->h);
+		t->sumsq += f->sumsq;
+		for (unsigned r = 0; r < f->nrings; r++)
+			if (f->r[r].seen || f->r[r].lost)
+				add_ring(t, i, r, &f->r[r]);
+	}
+	t->wall_ns = rd_proc_wall(pr);
+	t->wall_lb = !(pr->started && pr->stopped);
+	t->gc_lb = t->alloc_lb = t->lost != 0;
+	return 0;
+}
+
+static void free_totals(struct totals *t)
+{
+	free(t->h);
+	free(t->d);
+}
+
+int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,
+                      const struct rd_proc *pr)
+{
+	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
+		for (unsigned r = 0; P->src[i].proc == pr && g->f[i].r && r < g->f[i].nrings; r++)
+			if (g->f[i].r[r].runtime)
+				return 1;
+	return 0;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static double per_s(uint64_t n, uint64_t ns)
+{
+	return ns ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+static uint64_t stddev(const struct totals *t)
+{
+	long double n = t->h->count, mean, var;
+
+	if (!t->h->count)
+		return 0;
+	mean = (long double)t->h->sum / n;
+	var = t->sumsq / n - mean * mean;
+	return var > 0 ? (uint64_t)(sqrtl(var) + 0.5L) : 0;
+}
+
+/* The p-th percentile (0 < p <= 100); the 100th is the exact max. */
+static uint64_t pctl(const struct rte_hist *h, double p)
+{
+	return p >= 100 ? h->max : rte_hist_quantile(h, p / 100);
+}
+
+/* How many pauses lie in buckets above the one holding value v. */
+static uint64_t count_above(const struct rte_hist *h, uint64_t v)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = rte_hist_index(v) + 1; i < RTE_HIST_BUCKETS; i++)
+		n += h->b[i];
+	return n;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void outf(struct rd_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void outf(struct rd_out *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		rd_out_mem(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+#define GE(lb) ((lb) ? ">=" : "")
+#define S(ns) ((double)(ns) / 1e9)
+#define MS(ns) ((double)(ns) / 1e6)
+
+static void text_times(struct rd_out *o, const struct totals *t, const char *in)
+{
+	outf(o, "%sExecution times:\n", in);
+	outf(o, "%s  Wall time (s):                %s%.6f%s\n", in, GE(t->wall_lb),
+	     S(t->wall_ns), t->wall_lb ? "  (no ring_start/ring_stop pair: first to last event)" : "");
+	outf(o, "%s  CPU time (s):                 %s%.6f  (sum of domain lifetimes)\n",
+	     in, GE(t->cpu_lb), S(t->cpu_ns));
+	outf(o, "%s  GC time (s):                  %s%.6f  (outermost major, stw_leader, interrupt_remote)\n",
+	     in, GE(t->gc_lb), S(t->gc_ns));
+	outf(o, "%s  GC overhead (%% of CPU time):  %s%.2f%%\n", in,
+	     t->gc_lb || t->cpu_lb ? "~" : "", pct(t->gc_ns, t->cpu_ns));
+	outf(o, "%s  Waits (s):                    %s%.6f  (domain_condition_wait, %llu waits; not GC time)\n",
+	     in, GE(t->gc_lb), S(t->wait_ns), (unsigned long long)t->waits);
+	if (t->lost)
+		outf(o, "%s  Lost words:                   %llu  (figures marked >= are lower bounds, ~ uncertain)\n",
+		     in, (unsigned long long)t->lost);
+}
+
+static void text_domains(struct rd_out *o, const struct totals *t, const char *in)
+{
+	outf(o, "\n%sPer domain stats:\n", in);
+	outf(o, "%s  %-4s %-6s %14s %12s %8s %8s %12s %12s\n", in, "File", "Domain",
+	     "Wall(s)", "GC(s)", "GC(%)", "Pauses", "Waits(s)", "Lost words");
+	for (unsigned i = 0; i < t->nd; i++) {
+		const struct dom *d = &t->d[i];
+		char life[32];
+
+		snprintf(life, sizeof life, "%s%.6f", GE(d->life_lb), S(d->life_ns));
+		outf(o, "%s  %-4u %-6u %14s %12.6f %8.2f %8llu %12.6f %12llu\n", in,
+		     d->file, d->ring, life, S(d->r->gc_ns),
+		     pct(d->r->gc_ns, d->life_ns), (unsigned long long)d->r->pauses,
+		     S(d->r->wait_ns), (unsigned long long)d->r->lost);
+	}
+}
+
+static void text_alloc(struct rd_out *o, const struct totals *t, const char *in)
+{
+	const char *ge = GE(t->alloc_lb);
+	uint64_t total = t->minor_words - t->promoted_words + t->major_words;
+
+	outf(o, "\n%sCollections%s:\n", in, t->coll_lb ? " (ring 0 lost words: lower bounds)" : "");
+	outf(o, "%s  Minor Gen:    %s%llu collections\n", in, GE(t->coll_lb),
+	     (unsigned long long)t->minors);
+	outf(o, "%s  Major Gen:    %s%llu collections, %s%llu forced collections\n", in,
+	     GE(t->coll_lb), (unsigned long long)t->majors, GE(t->coll_lb),
+	     (unsigned long long)t->forced);
+	outf(o, "%s  Compactions:  %s%llu\n", in, GE(t->coll_lb),
+	     (unsigned long long)t->compactions);
+	outf(o, "\n%sGC allocations (in words; rate per second of CPU time):\n", in);
+	outf(o, "%s  Minor heap:       %s%llu  (%.0f/s)\n", in, ge,
+	     (unsigned long long)t->minor_words, per_s(t->minor_words, t->cpu_ns));
+	outf(o, "%s  Promoted words:   %s%llu  (%.2f%% of minor, %.0f/s)\n", in, ge,
+	     (unsigned long long)t->promoted_words,
+	     pct(t->promoted_words, t->minor_words),
+	     per_s(t->promoted_words, t->cpu_ns));
+	if (t->has_major_words) {
+		outf(o, "%s  Major heap:       %s%llu  (%.0f/s)\n", in, ge,
+		     (unsigned long long)t->major_words, per_s(t->major_words, t->cpu_ns));
+		outf(o, "%s  Total heap:       %s%llu  (minor - promoted + major)\n", in,
+		     ge, (unsigned long long)total);
+	} else {
+		outf(o, "%s  Major heap:       n/a (major_allocated_words needs OCaml 5.3 or later)\n", in);
+	}
+}
+
+static void text_pauses(struct rd_out *o, const struct totals *t, const char *in)
+{
+	const struct rte_hist *h = t->h;
+	uint64_t p999 = rte_hist_quantile(h, 0.999);
+
+	outf(o, "\n%sGC latency profile (%s%llu pauses; percentiles within 0.4%%):\n",
+	     in, GE(t->gc_lb), (unsigned long long)h->count);
+	if (!h->count)
+		return;
+	outf(o, "%s  #[Mean (ms):   %.6f,  Stddev (ms): %.6f]\n", in,
+	     MS(h->sum) / (double)h->count, MS(stddev(t)));
+	outf(o, "%s  #[Min (ms):    %.6f,  Max (ms):    %.6f]\n", in, MS(h->min), MS(h->max));
+	outf(o, "%s  Percentile    Latency (ms)\n", in);
+	for (unsigned i = 0; i < NPCT; i++)
+		outf(o, "%s  %-12.4f  %.6f\n", in, percentiles[i],
+		     MS(pctl(h, percentiles[i])));
+	outf(o, "%s  Above p99.9:  %llu pauses;  beyond the histogram (>= 2^%u ns): %llu\n",
+	     in, (unsigned long long)count_above(h, p999), RTE_HIST_MAX_BITS,
+	     (unsigned long long)h->b[RTE_HIST_BUCKETS - 1]);
+}
+
+int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
+               const struct rd_proc *pr, const char *in)
+{
+	struct totals t;
+	char names[256];
+
+	if (totals(g, P, pr, &t) < 0)
+		return -1;
+	if (t.ocaml) {
+		rd_ocaml_describe(t.ocaml, names, sizeof names);
+		outf(o, "%sNames: %s\n", in, names);
+	}
+	text_times(o, &t, in);
+	text_domains(o, &t, in);
+	text_pauses(o, &t, in);
+	text_alloc(o, &t, in);
+	if (t.unmatched)
+		outf(o, "\n%s(%llu phase ends without their begin were ignored)\n", in,
+		     (unsigned long long)t.unmatched);
+	free_totals(&t);
+	return g->oom ? -1 : 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void ju(struct rd_out *o, const char *k, uint64_t v)
+{
+	outf(o, ",\"%s\":%llu", k, (unsigned long long)v);
+}
+
+static void jb(struct rd_out *o, const char *k, int v)
+{
+	outf(o, ",\"%s\":%s", k, v ? "true" : "false");
+}
+
+static void json_domains(struct rd_out *o, const struct totals *t)
+{
+	rd_out_str(o, ",\"domains\":[");
+	for (unsigned i = 0; i < t->nd; i++) {
+		const struct dom *d = &t->d[i];
+		const struct gring *r = d->r;
+
+		outf(o, "%s{\"file\":%u,\"ring\":%u", i ? "," : "", d->file, d->ring);
+		ju(o, "lifetime_ns", d->life_ns);
+		jb(o, "lifetime_lower_bound", d->life_lb);
+		ju(o, "gc_ns", r->gc_ns);
+		outf(o, ",\"gc_pct\":%.4f", pct(r->gc_ns, d->life_ns));
+		ju(o, "pauses", r->pauses);
+		ju(o, "wait_ns", r->wait_ns);
+		ju(o, "waits", r->waits);
+		ju(o, "minor_words", r->minor_bytes / 8);
+		ju(o, "promoted_words", r->promoted_bytes / 8);
+		ju(o, "major_words", r->major_words);
+		ju(o, "lost_words", r->lost);
+		rd_out_ch(o, '}');
+	}
+	rd_out_ch(o, ']');
+}
+
+static void json_pauses(struct rd_out *o, const struct totals *t)
+{
+	const struct rte_hist *h = t->h;
+
+	outf(o, ",\"pauses\":{\"count\":%llu", (unsigned long long)h->count);
+	jb(o, "lower_bound", t->gc_lb);
+	ju(o, "total_ns", h->sum);
+	outf(o, ",\"mean_ns\":%.3f", h->count ? (double)h->sum / (double)h->count : 0.0);
+	ju(o, "stddev_ns", stddev(t));
+	ju(o, "min_ns", h->count ? h->min : 0);
+	ju(o, "max_ns", h->max);
+	rd_out_str(o, ",\"percentiles_ns\":{");
+	for (unsigned i = 0; i < NPCT; i++)
+		outf(o, "%s\"%g\":%llu", i ? "," : "", percentiles[i],
+		     (unsigned long long)pctl(h, percentiles[i]));
+	rd_out_ch(o, '}');
+	ju(o, "above_p99_9", count_above(h, rte_hist_quantile(h, 0.999)));
+	ju(o, "beyond_histogram", h->b[RTE_HIST_BUCKETS - 1]);
+	rd_out_str(o, ",\"relative_error\":0.004}");
+}
+
+static void json_alloc(struct rd_out *o, const struct totals *t)
+{
+	rd_out_str(o, ",\"collections\":{");
+	outf(o, "\"minor\":%llu", (unsigned long long)t->minors);
+	ju(o, "major", t->majors);
+	ju(o, "forced_major", t->forced);
+	ju(o, "compactions", t->compactions);
+	jb(o, "lower_bound", t->coll_lb);
+	rd_out_str(o, "},\"allocations\":{");
+	outf(o, "\"minor_words\":%llu", (unsigned long long)t->minor_words);
+	ju(o, "promoted_words", t->promoted_words);
+	outf(o, ",\"promoted_pct\":%.4f", pct(t->promoted_words, t->minor_words));
+	if (t->has_major_words) {
+		ju(o, "major_words", t->major_words);
+		ju(o, "total_heap_words", t->minor_words - t->promoted_words + t->major_words);
+	} else {
+		rd_out_str(o, ",\"major_words\":null,\"total_heap_words\":null");
+	}
+	outf(o, ",\"minor_words_per_cpu_s\":%.3f", per_s(t->minor_words, t->cpu_ns));
+	outf(o, ",\"promoted_words_per_cpu_s\":%.3f", per_s(t->promoted_words, t->cpu_ns));
+	outf(o, ",\"major_words_per_cpu_s\":%.3f", per_s(t->major_words, t->cpu_ns));
+	jb(o, "lower_bound", t->alloc_lb);
+	rd_out_ch(o, '}');
+}
+
+int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
+               const struct rd_proc *pr)
+{
+	struct totals t;
+
+	if (totals(g, P, pr, &t) < 0)
+		return -1;
+	rd_out_str(o, "{\"ocaml\":");
+	if (t.ocaml) {
+		rd_out_str(o, "{\"version\":");
+		rd_out_json_str(o, t.ocaml->table->version);
+		outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
+		     rte_ocaml_sure_name(t.ocaml->sure), t.ocaml->same_from, t.ocaml->same_to);
+		ju(o, "nestings", t.ocaml->nestings);
+		ju(o, "explained", t.ocaml->explained);
+		ju(o, "best_other", t.ocaml->best_other);
+		rd_out_ch(o, '}');
+	} else {
+		rd_out_str(o, "null");
+	}
+	ju(o, "wall_ns", t.wall_ns);
+	jb(o, "wall_lower_bound", t.wall_lb);
+	ju(o, "cpu_ns", t.cpu_ns);
+	jb(o, "cpu_lower_bound", t.cpu_lb);
+	ju(o, "gc_ns", t.gc_ns);
+	jb(o, "gc_lower_bound", t.gc_lb);
+	outf(o, ",\"gc_pct\":%.4f", pct(t.gc_ns, t.cpu_ns));
+	outf(o, ",\"waits\":{\"phases\":[\"domain_condition_wait\"],\"count\":%llu,\"ns\":%llu}",
+	     (unsigned long long)t.waits, (unsigned long long)t.wait_ns);
+	ju(o, "lost_words", t.lost);
+	ju(o, "unmatched_ends", t.unmatched);
+	json_domains(o, &t);
+	json_pauses(o, &t);
+	json_alloc(o, &t);
+	rd_out_ch(o, '}');
+	free_totals(&t);
+	return g->oom ? -1 : 0;
+}
+
+void rd_gc_summary_section(struct rd_gc *g, struct rd_out *o,
+                           const struct rd_procs *P, const struct rd_proc *pr,
+                           int json)
+{
+	int has = g && rd_gc_has_runtime(g, P, pr);
+
+	if (json) {
+		rd_out_str(o, ",\"gc\":");
+		if (!has || rd_gc_json(g, o, P, pr) < 0)
+			rd_out_str(o, has ? "{}" : "null");
+	} else if (has) {
+		rd_out_str(o, "\n  GC statistics (as olly gc-stats; see doc/GC-STATS.md):\n");
+		rd_gc_text(g, o, P, pr, "    ");
+	}
+}

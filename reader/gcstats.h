@@ -1,0 +1,57 @@
+/*
+ * gcstats.h - GC statistics of OCaml programs, computed the way olly
+ * (tarides/runtime_events_tools, `olly gc-stats`) computes them, with the
+ * differences doc/GC-STATS.md lists: per process, wall time, CPU time (the
+ * sum of domain lifetimes), GC time and its share of CPU time overall and
+ * per domain (ring), waits kept apart, collections, allocation totals from
+ * counters, and the distribution of GC pauses.
+ *
+ * Events are fed ring by ring (each ring's events in their order; rings in
+ * any order), through rd_gc_event() for any event or rd_gc_run() for a run
+ * of one ring that rd_procs_update() has not seen. Memory grows with the
+ * number of files and rings, never with the number of events.
+ *
+ * Not thread-safe.
+ */
+#ifndef RD_GCSTATS_H
+#define RD_GCSTATS_H
+
+#include "out.h"
+#include "procs.h"
+
+struct rd_gc;
+
+/* A new accumulator, or NULL if out of memory. */
+struct rd_gc *rd_gc_new(void);
+void rd_gc_free(struct rd_gc *g);
+
+/* Account for one event (annotated by procs.c; it->src is one of P's). */
+void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
+                 const struct rd_item *it);
+
+/* Account for ev[0..n), a run of one ring of source src of P, as
+ * rd_gc_event() would. */
+void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
+               const struct rte_event *ev, size_t n);
+
+/* 1 if process pr has OCaml runtime events (phases or GC counters). */
+int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,
+                      const struct rd_proc *pr);
+
+/*
+ * The GC statistics of process pr: as text, each line indented by
+ * `indent`, or as one JSON object (the value of the summary's "gc" key and
+ * of each gc-stats-json process). 0 on success, -1 if out of memory.
+ */
+int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
+               const struct rd_proc *pr, const char *indent);
+int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
+               const struct rd_proc *pr);
+
+/* The summary's GC section of pr: text (nothing if pr has no runtime
+ * events) or `,"gc":{...}` (null if none). g may be NULL (out of memory). */
+void rd_gc_summary_section(struct rd_gc *g, struct rd_out *o,
+                           const struct rd_procs *P, const struct rd_proc *pr,
+                           int json);
+
+#endif

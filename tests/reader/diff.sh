@@ -1,0 +1,127 @@
+#!/bin/sh
+# tests/reader/diff.sh BUILD - rte-read diff on real files: a run against
+# itself changes nothing, ring files and their summary-json give the same
+# figures, every figure is the summary-json's (recomputed here), the
+# thresholds decide the exit status (0, 1), and bad input or usage is 2.
+set -u
+BUILD=${1:-build}
+RR=$BUILD/rte-read
+mkdir -p "$BUILD/tests/reader" && T=$(mktemp -d "$BUILD/tests/reader/diff.XXXXXX") || exit 1
+FAILS=0
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { echo "ok: $*"; }
+# status WANT CMD...: CMD exits WANT
+status() {
+	want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(head -3 "$T/err")"
+}
+
+for v in ocaml-5.2 ocaml-5.4dev; do
+	mkdir -p "$T/$v"
+	gzip -dc tests/fixtures/$v/gc/*.events.gz >"$T/$v/run.events" || fail "gunzip $v"
+	"$RR" -f summary-json "$T/$v" >"$T/$v.json" || fail "summary-json $v"
+done
+A=$T/ocaml-5.2 B=$T/ocaml-5.4dev
+
+# the schema is versioned and documented: every fixture's summary-json
+# follows doc/SUMMARY-JSON.md exactly
+for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.4dev/basic/; do
+	s=$(basename "$d")
+	mkdir -p "$T/sj/$s"
+	for gz in "$d"*.events.gz; do gzip -dc "$gz" >"$T/sj/$s/$(basename "$gz" .gz)"; done
+	"$RR" -f summary-json "$T/sj/$s" >"$T/sj/$s.json" 2>/dev/null || fail "summary-json $s"
+done
+python3 tests/reader/summary_schema.py doc/SUMMARY-JSON.md "$T"/sj/*.json "$T/ocaml-5.4dev.json" ||
+	fail "summary-json does not follow doc/SUMMARY-JSON.md"
+python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['schema_version'] == 1" "$T/ocaml-5.2.json" ||
+	fail "summary-json has no schema_version 1"
+
+# a run against itself, as a directory and as its summary-json: no change
+status 0 "$RR" diff --format=json "$A" "$T/ocaml-5.2.json"
+python3 - "$T/out" <<'PY' || fail "a run against itself changed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 1 and d["entries"], d
+for e in d["entries"]:
+    for f in ("count", "total", "p50", "p99", "max"):
+        assert e[f]["base"] == e[f]["new"] and e[f]["change_pct"] in (0, None), e
+for g in d["gc"].values():
+    assert g["base"] == g["new"], g
+PY
+ok "a run against itself (directory vs summary-json) changes nothing"
+
+# every figure is that of the two summaries, recomputed here
+status 0 "$RR" diff --format=json "$A" "$B"
+python3 - "$T/out" "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json" <<'PY' || fail "diff figures differ from the summaries"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def fold(path):
+    t, gc, cpu = {}, 0, 0
+    for p in json.load(open(path))["processes"]:
+        for kind, key in (("phase", "phases"), ("span", "spans")):
+            for e in p[key]:
+                x = t.setdefault((kind, e["name"]), {"count": 0, "total": 0, "p50": 0, "p99": 0, "max": 0})
+                x["count"] += e["count"]; x["total"] += e["total_ns"]
+                for f in ("p50", "p99", "max"):
+                    x[f] = max(x[f], e[f + "_ns"])
+        if p.get("gc"):
+            gc += p["gc"]["gc_ns"]; cpu += p["gc"]["cpu_ns"]
+    return t, 100.0 * gc / cpu
+a, ga = fold(sys.argv[2])
+b, gb = fold(sys.argv[3])
+names = set(a) | set(b)
+got = {(e["kind"], e["name"]): e for e in d["entries"]}
+assert set(got) == names, (set(got) ^ names)
+zero = {"count": 0, "total": 0, "p50": 0, "p99": 0, "max": 0}
+for k in names:
+    for f in ("count", "total", "p50", "p99", "max"):
+        base, new = a.get(k, zero)[f], b.get(k, zero)[f]
+        assert got[k][f]["base"] == base and got[k][f]["new"] == new, (k, f, got[k][f], base, new)
+        if base:
+            assert abs(got[k][f]["change_pct"] - 100.0 * (new - base) / base) < 1e-9
+assert abs(d["gc"]["gc_pct"]["base"] - ga) < 1e-6 and abs(d["gc"]["gc_pct"]["new"] - gb) < 1e-6
+PY
+ok "diff figures are the summaries' (count and total summed, p50/p99/max the largest)"
+
+# thresholds: the exit status
+p99a=$(python3 -c "import json,sys; print([e['p99_ns'] for e in json.load(open(sys.argv[1]))['processes'][0]['phases'] if e['name']=='minor'][0])" "$T/ocaml-5.2.json")
+p99b=$(python3 -c "import json,sys; print([e['p99_ns'] for e in json.load(open(sys.argv[1]))['processes'][0]['phases'] if e['name']=='minor'][0])" "$T/ocaml-5.4dev.json")
+up=$(python3 -c "print('>' if $p99b > $p99a else '<')")
+status 1 "$RR" diff --fail-if "p99(minor) $up +0%" "$A" "$B"
+grep -q "CROSSED" "$T/out" || fail "text does not say CROSSED"
+status 0 "$RR" diff --fail-if "p99(minor) $up +0%" "$A" "$A"
+status 0 "$RR" diff --fail-if 'count(minor) > +1000%' --fail-if 'gc_pct > +50' "$A" "$B"
+status 1 "$RR" diff --fail-if 'count(minor) > +1000%' --fail-if 'max(minor) >= -100%' "$A" "$B"
+status 1 "$RR" diff --fail-if 'total(minor)>-1s' "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json"
+status 0 "$RR" diff --fail-if 'total(minor) > +1000s' "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json"
+ok "--fail-if: exit 1 when a threshold is crossed, 0 when none is"
+
+# usage and input errors: 2, one message
+status 2 "$RR" diff "$A"
+status 2 "$RR" diff --fail-if 'p99(minor) > 10%' "$A" "$B"
+status 2 "$RR" diff --fail-if 'p42(minor) > +10%' "$A" "$B"
+status 2 "$RR" diff --fail-if 'p99(minor) > +10parsecs' "$A" "$B"
+status 2 "$RR" diff --fail-if 'p99(no.such.span) > +10%' "$A" "$B"
+grep -q "no such figure" "$T/err" || fail "unknown name: $(cat "$T/err")"
+status 2 "$RR" diff --format=xml "$A" "$B"
+status 2 "$RR" diff "$T/nonexistent" "$B"
+printf '{"processes":[{"phases":[{"name":"x","count":1}' >"$T/cut.json"
+status 2 "$RR" diff "$T/cut.json" "$B"
+grep -q "not summary-json: offset" "$T/err" || fail "truncated JSON: $(cat "$T/err")"
+printf '{"processes":[{"phases":[{"name":"\\ud800\\u00e9\\"","count":1e400}]}]}' >"$T/odd.json"
+status 0 "$RR" diff "$T/odd.json" "$T/odd.json"
+python3 -c 'print("[" * 100000)' >"$T/deep.json"
+printf '{"processes":%s' "$(cat "$T/deep.json")" >"$T/deep2.json"
+status 2 "$RR" diff "$T/deep2.json" "$B"
+grep -q "nested too deeply" "$T/err" || fail "deep JSON: $(cat "$T/err")"
+ok "usage errors, unreadable and hostile inputs exit 2 with a reason"
+
+if [ "$FAILS" -ne 0 ]; then
+	echo "diff tests: $FAILS failure(s)" >&2
+	exit 1
+fi
+rm -rf "$T"
+echo "diff tests: all passed"

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/reader/gcstats.sh BUILD - rte-read's GC statistics and OCaml
+# version tables on real files: every fixture of OCaml 5.2 (including the
+# GC-heavy gc/ and the lossy gc-lossy/) and of a 5.4 development runtime.
+# Every figure of gc-stats-json is recomputed from --format=jsonl of the
+# same file by tests/reader/gcstats_check.py; the names of every event of
+# the 5.4dev files must be those its own consumer printed.
+set -u
+BUILD=${1:-build}
+RR=$BUILD/rte-read
+CHECK="python3 tests/reader/check.py"
+GCCHECK="python3 tests/reader/gcstats_check.py"
+mkdir -p "$BUILD/tests/reader" && T=$(mktemp -d "$BUILD/tests/reader/gc.XXXXXX") || exit 1
+FAILS=0
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+ok() { echo "ok: $*"; }
+
+# field FILE EXPR: a value of a JSON document (python expression on d)
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.4dev/*/; do
+	v=$(basename "$(dirname "$d")") s=$(basename "$d")
+	w="$T/$v/$s"
+	mkdir -p "$w"
+	for gz in "$d"*.events.gz; do
+		gzip -dc "$gz" >"$w/$(basename "$gz" .gz)" || fail "gunzip $gz"
+	done
+	"$RR" -f jsonl "$w" >"$T/j.jsonl" 2>/dev/null || fail "$v/$s: jsonl"
+	"$RR" -f gc-stats-json "$w" >"$T/g.json" 2>"$T/err" || fail "$v/$s: gc-stats-json: $(cat "$T/err")"
+	$GCCHECK "$T/j.jsonl" "$T/g.json" || fail "$v/$s: gc-stats figures"
+	# the summary's GC section is the same object
+	"$RR" -f summary-json "$w" >"$T/s.json" 2>/dev/null || fail "$v/$s: summary-json"
+	[ "$(field "$T/s.json" "[p['gc'] for p in d['processes']]")" = \
+	  "$(field "$T/g.json" "[p['gc'] if p['runtime_events'] else None for p in d['processes']]")" ] ||
+		fail "$v/$s: the summary's gc section differs from gc-stats-json"
+	# the text forms print the same GC share
+	"$RR" -f gc-stats "$w" >"$T/g.txt" || fail "$v/$s: gc-stats"
+	"$RR" -f summary "$w" >"$T/s.txt" || fail "$v/$s: summary"
+	for p in $(field "$T/g.json" "' '.join('%.2f' % p['gc']['gc_pct'] for p in d['processes'] if p['runtime_events'])"); do
+		grep -Eq "GC overhead \(% of CPU time\): +~?$p%" "$T/g.txt" || fail "$v/$s: gc-stats text lacks GC overhead $p%"
+		grep -Eq "GC overhead \(% of CPU time\): +~?$p%" "$T/s.txt" || fail "$v/$s: summary text lacks GC overhead $p%"
+	done
+	# names: the table chosen, and every event named as OCaml's consumer did
+	want=5.2
+	[ "$v" = ocaml-5.4dev ] && want=5.4dev
+	[ "$(field "$T/g.json" "sorted({p['gc']['ocaml']['version'] for p in d['processes'] if p['runtime_events']})")" = "['$want']" ] ||
+		fail "$v/$s: OCaml names chosen: $(field "$T/g.json" "[p['gc']['ocaml'] for p in d['processes']]")"
+	for e in "$d"*.expected.jsonl "$d"*.expected.jsonl.gz; do
+		[ -e "$e" ] || continue
+		pid=$(basename "$(basename "$e" .gz)" .expected.jsonl)
+		gzip -dcf "$e" >"$T/exp.jsonl"
+		$CHECK jsonl-vs-expected "$T/j.jsonl" "$T/exp.jsonl" "$pid" >/dev/null ||
+			fail "$v/$s/$pid: jsonl names differ from OCaml's own consumer"
+	done
+done
+ok "gc-stats figures agree with jsonl, and names with OCaml's consumers, on every fixture"
+
+# the 5.4dev files under 5.2's names are wrong, and detection is sure of it
+w=$T/ocaml-5.4dev/gc
+"$RR" -f jsonl --ocaml-version=5.2 "$w" >"$T/j52.jsonl"
+gzip -dc tests/fixtures/ocaml-5.4dev/gc/*.expected.jsonl.gz >"$T/exp.jsonl"
+$CHECK jsonl-vs-expected "$T/j52.jsonl" "$T/exp.jsonl" "$(basename "$w"/*.events .events)" >/dev/null 2>&1 &&
+	fail "--ocaml-version=5.2 on a 5.4dev file still gives 5.4dev names"
+"$RR" -f gc-stats-json "$w" >"$T/g.json"
+[ "$(field "$T/g.json" "d['processes'][0]['gc']['ocaml']['sure']")" = sure ] || fail "5.4dev gc: detection not sure"
+"$RR" -f gc-stats-json --ocaml-version=5.3 "$w" >"$T/g.json"
+[ "$(field "$T/g.json" "d['processes'][0]['gc']['ocaml']['sure']")" = forced ] || fail "--ocaml-version=5.3 not forced"
+"$RR" -f gc-stats "$w" | grep -q "Names: OCaml 5.4dev names (sure" || fail "gc-stats text does not say the names"
+"$RR" -f summary "$w" | grep -q "Names: OCaml 5.4dev names (sure" || fail "summary text does not say the names"
+"$RR" -f gc-stats --ocaml-version=9.9 "$w" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && grep -q "unknown version '9.9'" "$T/err" || fail "--ocaml-version=9.9: $(cat "$T/err")"
+ok "names: 5.4dev detected (sure), --ocaml-version forces a table, an unknown one is a usage error"
+
+# lost words: lower bounds marked, never a nonsense wall time (olly #63)
+w=$T/ocaml-5.2/gc-lossy
+"$RR" -f gc-stats-json "$w" >"$T/g.json"
+[ "$(field "$T/g.json" "(lambda g: (g['gc_lower_bound'], g['cpu_lower_bound'], g['allocations']['lower_bound'], g['pauses']['lower_bound'], g['wall_ns'] < 10**9))(d['processes'][0]['gc'])")" = \
+  "(True, True, True, True, True)" ] || fail "gc-lossy: lower bounds not all marked"
+"$RR" -f gc-stats "$w" | grep -Eq "GC time \(s\): +>=[0-9]" || fail "gc-lossy text: GC time not marked >="
+"$RR" -f summary-json "$w" >"$T/s.json"
+[ "$(field "$T/s.json" "d['processes'][0]['wall_ns'] < 10**9")" = True ] ||
+	fail "gc-lossy: the summary's wall time counts from a loss's time 0"
+"$RR" -f gc-stats-json "$T/ocaml-5.2/gc" >"$T/g.json"
+[ "$(field "$T/g.json" "(lambda g: (g['gc_lower_bound'], g['cpu_lower_bound'], g['wall_lower_bound']))(d['processes'][0]['gc'])")" = \
+  "(False, False, False)" ] || fail "gc: a lossless file has lower bounds"
+ok "lost words make the figures they touch lower bounds; wall time stays sane"
+
+if [ "$FAILS" -ne 0 ]; then
+	echo "gc-stats tests: $FAILS failure(s)" >&2
+	exit 1
+fi
+rm -rf "$T"
+echo "gc-stats tests: all passed"
