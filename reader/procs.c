@@ -248,11 +248,21 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 		th->lost_words += ev->u.lost_words;
 		pr->lost_words += ev->u.lost_words;
 		abandon_all(th, it);
+		/* the merge places a loss at the next event of its ring: a
+		 * base for relative times if nothing came before (not 0) */
+		if (!pr->has_base && it->ts) {
+			pr->has_base = 1;
+			pr->base_ts = it->ts;
+		}
 		return;
 	}
 	if (!pr->has_ts) {
-		pr->has_ts = pr->has_base = 1;
-		pr->first_ts = pr->base_ts = mi->ts;
+		pr->has_ts = 1;
+		pr->first_ts = mi->ts;
+	}
+	if (!pr->has_base) {
+		pr->has_base = 1;
+		pr->base_ts = mi->ts;
 	}
 	/* min and max: a summary reads ring after ring, not in time order */
 	if (mi->ts > th->last_ts)
