@@ -28,6 +28,14 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 all: build-all
 
 # common.mk first: the others use its variables in their prerequisites.
+# The other fragments are read in name order, and make expands a rule's
+# prerequisites as it reads the rule: a prerequisite naming a variable
+# that a fragment read later defines (e.g. install.mk's RUN_SCRIPT in
+# demo.mk) would expand to nothing. Such a prerequisite is written
+# $$(VAR): with .SECONDEXPANSION it is expanded again once every fragment
+# is read. (.ci/run runs `make demo` first on a clean clone to catch a
+# miss; tests/run checks `make -n` of the top-level targets.)
+.SECONDEXPANSION:
 include mk/common.mk
 include $(filter-out mk/common.mk,$(sort $(wildcard mk/*.mk)))
 

@@ -5,7 +5,8 @@
  * it from a per-thread anchor (a TSC reading paired with a
  * clock_gettime(CLOCK_MONOTONIC) reading). Each thread re-anchors about
  * every millisecond, so the scaled value never strays far from
- * CLOCK_MONOTONIC (tests/test_clock.c checks it stays within 1 us); when a
+ * CLOCK_MONOTONIC (about 1 us; tests/unit/test_clock.c prints how close and
+ * asserts a load-proof bound of two periods); when a
  * re-anchor finds the scaled clock ahead, the next period's rate is bent so
  * it converges without ever stepping back. Per thread, values never
  * decrease. Elsewhere, or with rte_clock_init(1), it calls clock_gettime.

@@ -32,5 +32,6 @@ $(BUILD)/bench/gen: $(BUILD)/obj/bench/gen.o $(WRITER_OBJS) $(BUILD)/librteconsu
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
 
-bench: $(ALL) $(BENCH_BINS)
+# $$(ALL): complete only once every fragment is read (.SECONDEXPANSION).
+bench: $$(ALL) $(BENCH_BINS)
 	python3 bench/run.py $(BUILD) $(BENCH_ARGS)

@@ -18,7 +18,9 @@ $(DEMO_BIN): $(BUILD)/obj/demo/demo.o $(BUILD)/librte.so
 	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/..' $(BASE_LDFLAGS)
 
 .PHONY: demo
-demo: $(DEMO_BIN) $(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/rte-read $(BUILD)/librte.so
+# $$(RUN_SCRIPT), $$(RUN_EXEC): defined by install.mk, read after this file
+# (see .SECONDEXPANSION in the Makefile).
+demo: $(DEMO_BIN) $$(RUN_SCRIPT) $$(RUN_EXEC) $(BUILD)/rte-read $(BUILD)/librte.so
 	@echo "== running $(DEMO_BIN) under rte-run"
 	@$(RUN_SCRIPT) --summary --format=chrome --output=$(DEMO_TRACE) -- $(DEMO_BIN)
 	@echo

@@ -51,4 +51,17 @@ $(READER_TRACED): $(BUILD)/obj/tests/reader/traced.o $(BUILD)/librte.so
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
 reader-test: $(READER_TRACED)
-.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced test_hist test_spans test_merge test_jsonl_fast)
+
+# The output formats on real programs under librte.so, run by rte-run, and
+# on the OCaml fixtures (tests/reader/out.sh; $$(RUN_SCRIPT): install.mk's,
+# read after this file).
+READER_OUTPROG := $(READER_TEST_BIN)/outprog
+$(READER_OUTPROG): $(BUILD)/obj/tests/reader/outprog.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+.PHONY: reader-out-test
+TEST_RUNS += reader-out-test
+reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
+		$$(RUN_SCRIPT) $$(RUN_EXEC)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
+.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)

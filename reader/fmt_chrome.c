@@ -2,12 +2,18 @@
  * fmt_chrome.c - Chrome Trace Event JSON (the "JSON Array Format" wrapped in
  * an object), for Perfetto UI and chrome://tracing.
  *
- *   pid   the process id; "process_name" metadata names it
- *   tid   the ring; "thread_name" metadata gives "ring N: <thread names>"
+ *   pid   the process id; "process_name" metadata names it "pid N: <its
+ *         executables>" (ring 0's thread of each of its files, in time
+ *         order: "pid 42: sh → env → true" after two execs)
+ *   tid   the ring; one "thread_name" metadata per pid and ring gives
+ *         "ring N: <thread names>": the threads that reused the ring in
+ *         one file are separated by ", ", the files of successive
+ *         images (exec) by " → "
  *   X     a runtime phase or user span, written at its end with its begin
  *         time and duration; spans whose end never comes (lost, thread
  *         ended, file ended) are written up to where they were given up
- *         with args.unfinished = true
+ *         (for the file's end: the ring's last event) with
+ *         args.unfinished = true
  *   i     lifecycle, unit, custom, alloc and lost events, and ends whose
  *         begin was not seen (args.unmatched = "end")
  *   C     counters and user ints: one track per name, one series per ring
@@ -31,7 +37,29 @@ struct chrome {
 	uint64_t base;
 	struct ring_names **rn; /* per source, per ring; lazy */
 	unsigned nrn;
+	uint64_t *first;        /* per source: its first event's time, + 1 */
+	unsigned nfirst;
 };
+
+#define ARROW " \xe2\x86\x92 " /* " → " between the files of one pid */
+
+/* Note the time of an event of source src (for ordering the files of a
+ * process). */
+static void note_first(struct chrome *C, unsigned src, uint64_t ts)
+{
+	if (src >= C->nfirst) {
+		unsigned n = src + 8;
+		uint64_t *p = realloc(C->first, n * sizeof *p);
+
+		if (!p)
+			return;
+		memset(p + C->nfirst, 0, (n - C->nfirst) * sizeof *p);
+		C->first = p;
+		C->nfirst = n;
+	}
+	if (!C->first[src] || ts + 1 < C->first[src])
+		C->first[src] = ts + 1;
+}
 
 static void ev_open(struct chrome *C, struct rd_out *o, const char *ph,
                     long pid, unsigned tid, uint64_t ts)
@@ -69,19 +97,6 @@ static const char *span_name(const struct rte_span_open *s, int user,
 	return rte_event_name(&ev, buf, cap);
 }
 
-/* 1 if a span that began with `s` would pass the filters. */
-static int span_passes(struct rd_filter *f, const struct rte_span_open *s,
-                       int user)
-{
-	struct rte_event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.kind = user ? RTE_EV_USER_SPAN_END : RTE_EV_END;
-	ev.id = s->id;
-	ev.name = s->name;
-	return rd_filter_pass(f, &ev);
-}
-
 static void unfinished(struct chrome *C, struct rd_ctx *c, long pid,
                        unsigned ring, const struct rd_abandoned *ab,
                        uint64_t until)
@@ -91,7 +106,7 @@ static void unfinished(struct chrome *C, struct rd_ctx *c, long pid,
 	for (unsigned i = 0; i < ab->n; i++) {
 		const struct rte_span_open *s = &ab->s[i];
 
-		if (!span_passes(c->filter, s, ab->user))
+		if (!rd_span_passes(c->filter, s, ab->user))
 			continue;
 		ev_open(C, c->out, "X", pid, ring, s->ts);
 		rd_out_str(c->out, ",\"dur\":");
@@ -218,6 +233,8 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 		C->started = 1;
 		C->base = it->ts;
 	}
+	if (ev->kind != RTE_EV_LOST)
+		note_first(C, (unsigned)(it->src - c->procs->src), it->ts);
 	for (int k = 0; k < 2; k++)
 		if (it->ab[k].n)
 			unfinished(C, c, it->src->pid, ev->ring, &it->ab[k], it->ts);
@@ -275,9 +292,15 @@ static void metadata(struct chrome *C, struct rd_out *o, const char *what,
 	rd_out_u64(o, tid);
 	rd_out_str(o, ",\"name\":\"");
 	rd_out_str(o, what);
-	rd_out_str(o, "\",\"args\":{\"name\":");
-	rd_out_json_str(o, name);
-	rd_out_str(o, "}}");
+	rd_out_str(o, "\",\"args\":{\"name\":\"");
+	/* the bytes escaped one by one (rd_out_json_chars), the arrows
+	 * between the files of a process as the character they are */
+	for (const char *a; (a = strstr(name, ARROW)); name = a + strlen(ARROW)) {
+		rd_out_json_chars(o, name, (size_t)(a - name));
+		rd_out_str(o, " \\u2192 ");
+	}
+	rd_out_json_chars(o, name, strlen(name));
+	rd_out_str(o, "\"}}");
 }
 
 static void sort_index(struct chrome *C, struct rd_out *o, long pid,
@@ -293,11 +316,11 @@ static void sort_index(struct chrome *C, struct rd_out *o, long pid,
 	rd_out_str(o, "}}");
 }
 
-/* Metadata for the rings of source i, and its spans still open. */
+/* The spans of source i still open at its end, drawn to the last event
+ * of their ring; its rings' names completed with the current ones. */
 static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 {
 	struct rd_src *s = &c->procs->src[i];
-	char name[200];
 
 	for (unsigned r = 0; r < s->rings; r++) {
 		struct rd_thread *t = &s->threads[r];
@@ -313,13 +336,106 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 			snprintf(rn->names + len, sizeof rn->names - len, "%s%s",
 			         len ? ", " : "", t->name);
 		}
-		unfinished(C, c, s->pid, r, &ph, s->proc->last_ts);
-		unfinished(C, c, s->pid, r, &sp, s->proc->last_ts);
-		snprintf(name, sizeof name, "ring %u%s%s", r,
-		         rn && rn->names[0] ? ": " : "", rn ? rn->names : "");
-		metadata(C, c->out, "thread_name", s->pid, r, name);
-		sort_index(C, c->out, s->pid, r);
+		unfinished(C, c, s->pid, r, &ph, t->last_ts);
+		unfinished(C, c, s->pid, r, &sp, t->last_ts);
 	}
+}
+
+/* The sources of process pr in the order of their first event (execs
+ * follow each other); n set to their number. Caller frees. */
+static unsigned *proc_files(struct chrome *C, struct rd_procs *P,
+                            const struct rd_proc *pr, unsigned *n)
+{
+	unsigned *v = malloc((P->nsrc ? P->nsrc : 1) * sizeof *v);
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		uint64_t fi = i < C->nfirst ? C->first[i] : 0, fj;
+		unsigned k = *n;
+
+		if (P->src[i].proc != pr)
+			continue;
+		/* insertion sort: a process has a few files */
+		while (k > 0 && (fj = v[k - 1] < C->nfirst ? C->first[v[k - 1]] : 0) > fi) {
+			v[k] = v[k - 1];
+			k--;
+		}
+		v[k] = i;
+		(*n)++;
+	}
+	return v;
+}
+
+/* Append part to buf (of cap bytes) after sep, unless it repeats the part
+ * appended last (prev: where that one starts). */
+static void join(char *buf, size_t cap, size_t *prev, const char *sep,
+                 const char *part)
+{
+	size_t len = strlen(buf);
+
+	if (!part[0] || (len && !strcmp(buf + *prev, part)))
+		return;
+	snprintf(buf + len, cap - len, "%s", len ? sep : "");
+	*prev = strlen(buf);
+	snprintf(buf + *prev, cap - *prev, "%s", part);
+}
+
+/* One thread_name per ring of process pr (all its files merged), and its
+ * process_name. */
+static void finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	unsigned nf, rings = 0, *f = proc_files(C, P, pr, &nf);
+	char names[1024], label[1100], exe[RD_THREAD_NAME_MAX];
+	size_t prev = 0;
+
+	if (!f)
+		return;
+	for (unsigned k = 0; k < nf; k++)
+		if (P->src[f[k]].rings > rings)
+			rings = P->src[f[k]].rings;
+	for (unsigned r = 0; r < rings; r++) {
+		int seen = 0;
+
+		names[0] = '\0';
+		for (unsigned k = 0; k < nf; k++) {
+			unsigned i = f[k];
+			struct rd_src *s = &P->src[i];
+
+			if (r >= s->rings || !s->threads[r].seen)
+				continue;
+			seen = 1;
+			if (i < C->nrn && C->rn[i])
+				join(names, sizeof names, &prev, ARROW, C->rn[i][r].names);
+		}
+		if (!seen)
+			continue;
+		snprintf(label, sizeof label, "ring %u%s%s", r, names[0] ? ": " : "", names);
+		metadata(C, c->out, "thread_name", pr->pid, r, label);
+		sort_index(C, c->out, pr->pid, r);
+	}
+	/* the process: after ring 0's first thread name of each file */
+	names[0] = '\0';
+	for (unsigned k = 0; k < nf; k++) {
+		unsigned i = f[k];
+		const char *n = i < C->nrn && C->rn[i] ? C->rn[i][0].names : "";
+		size_t l = strcspn(n, ",");
+
+		if (l >= sizeof exe)
+			l = sizeof exe - 1;
+		memcpy(exe, n, l);
+		exe[l] = '\0';
+		join(names, sizeof names, &prev, ARROW, exe);
+	}
+	if (pr->pid >= 0)
+		snprintf(label, sizeof label, "pid %ld%s%s", pr->pid,
+		         names[0] ? ": " : "", names);
+	else
+		snprintf(label, sizeof label, "pid unknown%s%s", names[0] ? ": " : "", names);
+	metadata(C, c->out, "process_name", pr->pid, 0, label);
+	free(f);
 }
 
 static void chrome_start(struct rd_sink *s, struct rd_ctx *c)
@@ -332,17 +448,11 @@ static void chrome_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct chrome *C = (struct chrome *)s;
 	struct rd_procs *P = c->procs;
-	char name[64];
 
 	for (unsigned i = 0; i < P->nsrc; i++)
 		finish_src(C, c, i);
-	for (unsigned i = 0; i < P->nproc; i++) {
-		if (P->proc[i]->pid >= 0)
-			snprintf(name, sizeof name, "pid %ld", P->proc[i]->pid);
-		else
-			snprintf(name, sizeof name, "pid unknown");
-		metadata(C, c->out, "process_name", P->proc[i]->pid, 0, name);
-	}
+	for (unsigned i = 0; i < P->nproc; i++)
+		finish_proc(C, c, P->proc[i]);
 	rd_out_str(c->out, "\n]}\n");
 }
 
@@ -353,6 +463,7 @@ static void chrome_destroy(struct rd_sink *s)
 	for (unsigned i = 0; i < C->nrn; i++)
 		free(C->rn[i]);
 	free(C->rn);
+	free(C->first);
 	free(C);
 }
 

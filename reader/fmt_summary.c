@@ -3,10 +3,14 @@
  *
  * Per process (pid): wall time, rings, runtime phases and user spans with
  * count/total/mean/p50/p90/p99/p99.9/max from fixed-size histograms
- * (hist.h), the share of wall time spent in runtime phases, counters and
- * user ints (last/min/max), user unit/custom counts, the lifecycle tally and
- * lost words. Memory grows with the number of distinct names, never with
- * the number of events: each event is a table lookup and a histogram add.
+ * (hist.h), ends without begin and unfinished spans (begun, never ended:
+ * see procs.h), the share of wall time spent in runtime phases, counters
+ * and user ints (last/min/max, where "last" is the value of the latest
+ * timestamp across the process's rings; each ring's own last value is
+ * listed per ring), user unit/custom counts, the lifecycle tally and lost
+ * words. Memory grows with the number of distinct names (and of rings
+ * writing each value), never with the number of events: each event is a
+ * table lookup and a histogram add.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,13 +30,24 @@ static const char *const fam_key[F_NFAM] = {
 	"phases", "spans", "counters", "user_ints", "user_units", "user_customs",
 };
 
+/* The last value a ring wrote for an entry (counters, user ints). */
+struct ringval {
+	unsigned src, ring;
+	int64_t last;
+	uint64_t ts;
+};
+
 struct entry {
 	int fam;
 	char *name;
 	struct rte_hist *h;   /* F_PHASE, F_SPAN */
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
+	uint64_t unfinished;  /* begins whose end never came */
 	int64_t last, min, max; /* F_INT; F_COUNTER stores u64 bit patterns */
+	uint64_t last_ts;     /* time of `last`: the latest across rings */
+	struct ringval *rv;   /* per ring, in order of first value */
+	size_t nrv, rvcap, rvhint;
 	int hidden;           /* rte.thread.*: shown with the rings instead */
 	int rte;              /* rte.*: procs.c or crash.c may need the event */
 };
@@ -155,10 +170,54 @@ static void add_end(struct entry *e, const struct rd_item *it)
 	}
 }
 
-static void add_value(struct entry *e, int64_t v, int is_unsigned)
+/* Ring (src, ring)'s last value of e is v at ts. Most values come in runs
+ * of one ring: the ring of the previous call is tried first. */
+static void ring_value(struct summary *S, struct entry *e, unsigned src,
+                       unsigned ring, int64_t v, uint64_t ts)
+{
+	struct ringval *r = e->nrv ? &e->rv[e->rvhint] : NULL;
+
+	if (!r || r->src != src || r->ring != ring) {
+		size_t i;
+
+		for (i = 0; i < e->nrv; i++)
+			if (e->rv[i].src == src && e->rv[i].ring == ring)
+				break;
+		if (i == e->nrv) {
+			if (e->nrv == e->rvcap) {
+				size_t cap = e->rvcap ? 2 * e->rvcap : 4;
+				struct ringval *n = realloc(e->rv, cap * sizeof *n);
+
+				if (!n) {
+					S->oom = 1;
+					return;
+				}
+				e->rv = n;
+				e->rvcap = cap;
+			}
+			e->rv[e->nrv++] = (struct ringval){ src, ring, v, ts };
+		}
+		e->rvhint = i;
+		r = &e->rv[i];
+	}
+	if (ts >= r->ts) {
+		r->last = v;
+		r->ts = ts;
+	}
+}
+
+static void add_value(struct summary *S, struct entry *e, int64_t v,
+                      int is_unsigned, uint64_t ts, unsigned src,
+                      unsigned ring)
 {
 	if (!e)
 		return;
+	ring_value(S, e, src, ring, v, ts);
+	/* rings are read one after another: the latest time wins */
+	if (e->count == 0 || ts >= e->last_ts) {
+		e->last = v;
+		e->last_ts = ts;
+	}
 	if (e->count == 0) {
 		e->min = e->max = v;
 	} else if (is_unsigned) {
@@ -172,8 +231,43 @@ static void add_value(struct entry *e, int64_t v, int is_unsigned)
 		if (v > e->max)
 			e->max = v;
 	}
-	e->last = v;
 	e->count++;
+}
+
+/* The entry of an unfinished span (the begin kept in s). */
+static struct entry *open_entry(struct summary *S, struct psum *ps,
+                                const struct rte_span_open *s, int user)
+{
+	struct rte_event ev;
+	char buf[48];
+
+	memset(&ev, 0, sizeof ev);
+	ev.kind = user ? RTE_EV_USER_SPAN_END : RTE_EV_END;
+	ev.id = s->id;
+	ev.name = s->name;
+	if (!user)
+		return phase_entry(S, ps, &ev);
+	if (!s->name || !s->name[0]) {
+		snprintf(buf, sizeof buf, "(unnamed %u)", s->id);
+		return find_entry(S, ps, F_SPAN, buf);
+	}
+	return find_entry(S, ps, F_SPAN, s->name);
+}
+
+/* Count n unfinished spans s[0..n) of process ps that pass filter f (NULL:
+ * all pass). */
+static void add_unfinished(struct summary *S, struct psum *ps,
+                           struct rd_filter *f, const struct rte_span_open *s,
+                           unsigned n, int user)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct entry *e;
+
+		if (f && !rd_span_passes(f, &s[i], user))
+			continue;
+		if ((e = open_entry(S, ps, &s[i], user)))
+			e->unfinished++;
+	}
 }
 
 static void summary_event(struct rd_sink *s, struct rd_ctx *c,
@@ -184,6 +278,10 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 	struct psum *ps;
 	struct entry *e;
 
+	if ((it->ab[0].n || it->ab[1].n) && (ps = psum_of(S, it->proc)))
+		for (int k = 0; k < 2; k++)
+			add_unfinished(S, ps, c->filter, it->ab[k].s, it->ab[k].n,
+			               it->ab[k].user);
 	if (!it->pass)
 		return;
 	if (S->gc)
@@ -199,10 +297,12 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 		add_end(user_entry(S, ps, it, F_SPAN), it);
 		break;
 	case RTE_EV_COUNTER:
-		add_value(counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1);
+		add_value(S, counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1,
+		          it->ts, (unsigned)(it->src - c->procs->src), ev->ring);
 		break;
 	case RTE_EV_USER_INT:
-		add_value(user_entry(S, ps, it, F_INT), ev->u.value, 0);
+		add_value(S, user_entry(S, ps, it, F_INT), ev->u.value, 0, it->ts,
+		          (unsigned)(it->src - c->procs->src), ev->ring);
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
@@ -259,7 +359,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	struct entry **cache = rs->fmt, *e;
 	struct rd_thread *th;
 	const struct rte_span_open *d;
-	uint64_t lo, hi, b, dur;
+	uint64_t lo, hi, b, dur, thi;
 	unsigned nd;
 	size_t i;
 	int m;
@@ -273,6 +373,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	th = &rs->threads[ev[0].ring];
 	lo = pr->first_ts;
 	hi = pr->last_ts;
+	thi = th->last_ts;
 	for (i = 0; i < n; i++) {
 		const struct rte_event *x = &ev[i];
 
@@ -285,16 +386,18 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 				goto out;
 			m = rd_thread_phase_end(th, x->id, x->ts, &b, &dur, &d, &nd);
 			fast_end(e, m, dur);
+			if (m && nd)
+				add_unfinished(S, ps, NULL, d, nd, 0);
 			break;
 		case RTE_EV_COUNTER:
 			if (x->id >= RTE_C_COUNT || !(e = ps->counter[x->id]))
 				goto out;
-			add_value(e, (int64_t)x->u.counter, 1);
+			add_value(S, e, (int64_t)x->u.counter, 1, x->ts, src, x->ring);
 			break;
 		case RTE_EV_USER_INT:
 			if (!(e = fast_user(cache, x->id, F_INT)))
 				goto out;
-			add_value(e, x->u.value, 0);
+			add_value(S, e, x->u.value, 0, x->ts, src, x->ring);
 			break;
 		case RTE_EV_USER_SPAN_BEGIN:
 			rte_spans_begin(&th->spans, x->id, x->ts, x->name);
@@ -316,6 +419,8 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			goto out;
 		}
 		/* as rd_procs_update(): min and max, not in time order */
+		if (x->ts > thi)
+			thi = x->ts;
 		if (x->ts > hi)
 			hi = x->ts;
 		else if (x->ts < lo)
@@ -326,6 +431,7 @@ out:
 		rd_gc_run(S->gc, c->procs, src, ev, i);
 	pr->first_ts = lo;
 	pr->last_ts = hi;
+	th->last_ts = thi;
 	if (i) {
 		th->seen = 1;
 		th->events += i;
@@ -419,6 +525,8 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 		outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
 		if (e->unmatched)
 			outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
+		if (e->unfinished)
+			outf(o, "  (%llu unfinished)", (unsigned long long)e->unfinished);
 		rd_out_ch(o, '\n');
 	}
 }
@@ -434,7 +542,7 @@ static void text_values(struct rd_out *o, struct psum *ps, int fam)
 			continue;
 		if (!head) {
 			outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
-			     "count", "last", "min", "max");
+			     "count", "last (latest time)", "min", "max");
 			head = 1;
 		}
 		if (u)
@@ -493,6 +601,32 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 	}
 }
 
+/* Each ring's last value of the counters and ints written by more than
+ * one ring (the process's "last" is the latest of them in time). */
+static void text_ring_values(struct rd_out *o, struct psum *ps)
+{
+	int head = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct entry *e = ps->e[i];
+
+		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden || e->nrv < 2)
+			continue;
+		if (!head) {
+			outf(o, "\n  %-28s %4s %4s %20s\n", "last value per ring",
+			     "file", "ring", "last");
+			head = 1;
+		}
+		for (size_t k = 0; k < e->nrv; k++)
+			if (e->fam == F_COUNTER)
+				outf(o, "  %-28.127s %4u %4u %20llu\n", e->name, e->rv[k].src,
+				     e->rv[k].ring, (unsigned long long)e->rv[k].last);
+			else
+				outf(o, "  %-28.127s %4u %4u %20lld\n", e->name, e->rv[k].src,
+				     e->rv[k].ring, (long long)e->rv[k].last);
+	}
+}
+
 static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 {
 	int any = 0;
@@ -546,6 +680,7 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	if (ps) {
 		if (ps->n > 1)
 			qsort(ps->e, ps->n, sizeof *ps->e, by_total);
+		text_ring_values(o, ps);
 		text_durations(o, ps, F_PHASE, wall);
 		text_durations(o, ps, F_SPAN, wall);
 		text_values(o, ps, F_COUNTER);
@@ -595,6 +730,7 @@ static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
 		json_key(o, &f, "wall_share");
 		outf(o, "%.6f", share(e->h->sum, wall));
 		json_u(o, &f, "unmatched_ends", e->unmatched);
+		json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
 		json_u(o, &f, "last", (uint64_t)e->last);
 		json_u(o, &f, "min", (uint64_t)e->min);
@@ -610,7 +746,40 @@ static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
 	rd_out_ch(o, '}');
 }
 
-static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
+/* "last_values" of ring (src, ring): each counter and int it wrote. */
+static void json_ring_values(struct rd_out *o, struct psum *ps, unsigned src,
+                             unsigned ring)
+{
+	int first = 1;
+
+	rd_out_str(o, ",\"last_values\":[");
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		struct entry *e = ps->e[i];
+
+		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden)
+			continue;
+		for (size_t k = 0; k < e->nrv; k++) {
+			int f = 1;
+
+			if (e->rv[k].src != src || e->rv[k].ring != ring)
+				continue;
+			rd_out_str(o, first ? "{" : ",{");
+			first = 0;
+			json_key(o, &f, "name");
+			rd_out_json_str(o, e->name);
+			json_key(o, &f, "last");
+			if (e->fam == F_COUNTER)
+				rd_out_u64(o, (uint64_t)e->rv[k].last);
+			else
+				rd_out_i64(o, e->rv[k].last);
+			rd_out_ch(o, '}');
+		}
+	}
+	rd_out_ch(o, ']');
+}
+
+static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
+                       struct psum *ps)
 {
 	int first = 1;
 
@@ -641,6 +810,7 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 			json_u(o, &f, "events", t->events);
 			json_u(o, &f, "lost_words", t->lost_words);
 			json_u(o, &f, "runtime_phase_ns", t->phase_ns);
+			json_ring_values(o, ps, i, r);
 			rd_out_ch(o, '}');
 		}
 	}
@@ -685,9 +855,9 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	json_u(o, &f, "runtime_phase_ns", ph);
 	json_key(o, &f, "runtime_phase_share");
 	outf(o, "%.6f", share(ph, wall));
-	json_rings(o, P, pr);
 	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
+	json_rings(o, P, pr, ps);
 	for (int fam = 0; fam < F_NFAM; fam++) {
 		first = 1;
 		outf(o, ",\"%s\":[", fam_key[fam]);
@@ -721,6 +891,7 @@ static void free_state(struct rd_procs *P)
 		struct psum *ps = P->proc[i]->fmt;
 
 		for (size_t k = 0; ps && k < ps->n; k++) {
+			free(ps->e[k]->rv);
 			free(ps->e[k]->name);
 			free(ps->e[k]->h);
 			free(ps->e[k]);
@@ -741,6 +912,22 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
+	/* Spans still open at the end of their file are unfinished. */
+	for (unsigned i = 0; i < P->nsrc; i++) {
+		struct rd_src *rs = &P->src[i];
+		struct psum *ps;
+
+		for (unsigned r = 0; r < rs->rings; r++) {
+			struct rd_thread *t = &rs->threads[r];
+
+			if (!t->phases.depth && !t->spans.depth)
+				continue;
+			if (!(ps = psum_of(S, rs->proc)))
+				break;
+			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
+			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
+		}
+	}
 	if (S->json)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else

@@ -6,7 +6,9 @@
  *
  * TIME is seconds since the process's first event (its ring_start); the
  * value column depends on the kind (see rte-read(1)). A last line totals
- * the events and lost words.
+ * the events (LOST lines are not events) and lost words, and another the
+ * unfinished spans (begun, never ended: their thread or file ended first,
+ * or words were lost), if any.
  */
 #include <stdlib.h>
 
@@ -23,6 +25,7 @@ struct text {
 	struct rd_sink sink;
 	int header_done;
 	uint64_t events;
+	uint64_t unfinished; /* spans begun and never ended (procs.h) */
 };
 
 static char *pad_to(char *p, char *start, size_t width)
@@ -210,13 +213,16 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	char *p, *start, *name, nbuf[48];
 	const char *kind = ev->kind == RTE_EV_LOST ? "LOST" : rte_event_kind_name(ev->kind);
 
+	for (int k = 0; k < 2; k++)
+		t->unfinished += rd_spans_passing(c->filter, it->ab[k].s, it->ab[k].n,
+		                                  it->ab[k].user);
 	if (!it->pass)
 		return;
 	if (!t->header_done) {
 		header(o);
 		t->header_done = 1;
 	}
-	t->events++;
+	t->events += ev->kind != RTE_EV_LOST; /* a loss record is no event */
 	start = p = rd_out_reserve(o, 1024);
 	p = put_prefix(p, it);
 	name = p;
@@ -267,6 +273,31 @@ static void killed_notes(struct rd_ctx *c)
 	}
 }
 
+/* "# N unfinished spans (begun, never ended)": those given up while
+ * reading and those still open at the end of their file. */
+static void unfinished_note(struct text *t, struct rd_ctx *c)
+{
+	uint64_t n = t->unfinished;
+	char num[24];
+
+	for (unsigned i = 0; i < c->procs->nsrc; i++) {
+		const struct rd_src *s = &c->procs->src[i];
+
+		for (unsigned r = 0; r < s->rings; r++) {
+			const struct rd_thread *th = &s->threads[r];
+
+			n += rd_spans_passing(c->filter, th->phases.s, th->phases.depth, 0);
+			n += rd_spans_passing(c->filter, th->spans.s, th->spans.depth, 1);
+		}
+	}
+	if (!n)
+		return;
+	rd_out_str(c->out, "# ");
+	rd_out_mem(c->out, num, rd_fmt_u64(num, n));
+	rd_out_str(c->out, n == 1 ? " unfinished span (begun, never ended)\n"
+	                          : " unfinished spans (begun, never ended)\n");
+}
+
 static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct text *t = (struct text *)s;
@@ -280,6 +311,7 @@ static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 	p += rd_fmt_u64(p, c->lost_total);
 	memcpy(p, " words lost\n", 12), p += 12;
 	rd_out_mem(c->out, line, (size_t)(p - line));
+	unfinished_note(t, c);
 	killed_notes(c);
 	rd_crash_report_text(c->report, c->out);
 }

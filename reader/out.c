@@ -160,16 +160,14 @@ size_t rd_fmt_dur(char *p, uint64_t ns)
 
 static const char hexd[] = "0123456789abcdef";
 
-void rd_out_json_mem(struct rd_out *o, const void *mem, size_t n)
+void rd_out_json_chars(struct rd_out *o, const void *mem, size_t n)
 {
 	const unsigned char *s = mem;
 
 	while (n) {
 		size_t chunk = n < 8192 ? n : 8192;
-		char *p = rd_out_reserve(o, chunk * 6 + 2), *q = p;
+		char *p = rd_out_reserve(o, chunk * 6), *q = p;
 
-		if (s == mem)
-			*q++ = '"';
 		for (size_t i = 0; i < chunk; i++) {
 			unsigned char ch = s[i];
 
@@ -189,8 +187,12 @@ void rd_out_json_mem(struct rd_out *o, const void *mem, size_t n)
 		s += chunk;
 		n -= chunk;
 	}
-	if (s == mem)
-		rd_out_ch(o, '"');
+}
+
+void rd_out_json_mem(struct rd_out *o, const void *mem, size_t n)
+{
+	rd_out_ch(o, '"');
+	rd_out_json_chars(o, mem, n);
 	rd_out_ch(o, '"');
 }
 

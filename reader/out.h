@@ -103,6 +103,8 @@ size_t rd_fmt_dur(char *p, uint64_t ns);
 void rd_out_json_str(struct rd_out *o, const char *s);
 /* The same for n bytes that may hold NULs. */
 void rd_out_json_mem(struct rd_out *o, const void *p, size_t n);
+/* The same without the quotes: the inside of a string literal. */
+void rd_out_json_chars(struct rd_out *o, const void *p, size_t n);
 /* Lowercase hex of n bytes. */
 void rd_out_hex(struct rd_out *o, const void *p, size_t n);
 

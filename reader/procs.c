@@ -182,6 +182,9 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		if (it->ts > pr->stop_ts)
 			pr->stop_ts = it->ts;
 		break;
+	case RTE_LC_DOMAIN_TERMINATE: /* the thread ends: its spans too */
+		abandon_all(th, it);
+		break;
 	case RTE_LC_DOMAIN_SPAWN:
 		abandon_all(th, it);
 		if (it->ts >= th->name_ts) { /* a new thread: no name yet */
@@ -238,23 +241,37 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 	it->th = th;
 	it->matched = 0;
 	it->ab[0].n = it->ab[1].n = 0;
-	/* a loss first in its ring has no time (0): it starts nothing */
-	if (!pr->has_ts && (ev->kind != RTE_EV_LOST || mi->ts)) {
-		pr->has_ts = pr->has_base = 1;
-		pr->first_ts = pr->base_ts = mi->ts;
-	}
-	/* min and max: a summary reads ring after ring, not in time order */
-	if (mi->ts > pr->last_ts)
-		pr->last_ts = mi->ts;
-	else if (mi->ts < pr->first_ts && ev->kind != RTE_EV_LOST)
-		pr->first_ts = mi->ts;
 	th->seen = 1;
-	switch (ev->kind) {
-	case RTE_EV_LOST:
+	if (ev->kind == RTE_EV_LOST) {
+		/* A loss has no time of its own (its timestamp is 0, or where
+		 * the merge placed it): it never moves the time range. */
 		th->lost_words += ev->u.lost_words;
 		pr->lost_words += ev->u.lost_words;
 		abandon_all(th, it);
+		/* the merge places a loss at the next event of its ring: a
+		 * base for relative times if nothing came before (not 0) */
+		if (!pr->has_base && it->ts) {
+			pr->has_base = 1;
+			pr->base_ts = it->ts;
+		}
 		return;
+	}
+	if (!pr->has_ts) {
+		pr->has_ts = 1;
+		pr->first_ts = mi->ts;
+	}
+	if (!pr->has_base) {
+		pr->has_base = 1;
+		pr->base_ts = mi->ts;
+	}
+	/* min and max: a summary reads ring after ring, not in time order */
+	if (mi->ts > th->last_ts)
+		th->last_ts = mi->ts;
+	if (mi->ts > pr->last_ts)
+		pr->last_ts = mi->ts;
+	else if (mi->ts < pr->first_ts)
+		pr->first_ts = mi->ts;
+	switch (ev->kind) {
 	case RTE_EV_LIFECYCLE:
 		lifecycle(s, th, it);
 		break;

@@ -12,6 +12,12 @@
  * thread there (rings are reused), forgetting the previous name and open
  * spans. Without these events (OCaml's own files) rings are unnamed.
  *
+ * Spans still open when their thread ends (domain_terminate, or a
+ * domain_spawn reusing the ring), when words are lost, or at the end of
+ * the file are "unfinished": an event that gives up on open spans lists
+ * them in rd_item.ab; those open at the end stay in each rd_thread's
+ * stacks for the formats' finish.
+ *
  * Not thread-safe.
  */
 #ifndef RD_PROCS_H
@@ -33,6 +39,7 @@ struct rd_thread {
 	uint64_t events, lost_words;
 	uint64_t phase_open_ts;        /* when the outermost phase began */
 	uint64_t phase_ns;             /* time with at least one phase open */
+	uint64_t last_ts;              /* latest event of the ring (not losses) */
 	int seen;
 };
 
@@ -127,14 +134,17 @@ static inline int rd_thread_phase_end(struct rd_thread *th, unsigned id,
 	return 1;
 }
 
-/* The same for user spans (no time in spans is kept). */
+/* The same for user spans (no time in spans is kept), matched by name:
+ * spans of other names opened inside it stay open (*nd is always 0). */
 static inline int rd_thread_span_end(struct rd_thread *th, unsigned id,
                                      uint64_t ts, uint64_t *begin_ts,
                                      uint64_t *dur,
                                      const struct rte_span_open **d,
                                      unsigned *nd)
 {
-	if (!rte_spans_end(&th->spans, id, begin_ts, d, nd))
+	*d = NULL;
+	*nd = 0;
+	if (!rte_spans_end_one(&th->spans, id, begin_ts))
 		return 0;
 	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
 	return 1;

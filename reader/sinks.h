@@ -7,6 +7,8 @@
 #ifndef RD_SINKS_H
 #define RD_SINKS_H
 
+#include <string.h>
+
 #include "crash.h"
 #include "filter.h"
 #include "out.h"
@@ -37,6 +39,32 @@ struct rd_sink {
 	size_t (*run)(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	              const struct rte_event *ev, size_t n);
 };
+
+/* 1 if a span that began with s (a user span if user, else a runtime
+ * phase) passes filter f: the filter its end would meet. */
+static inline int rd_span_passes(struct rd_filter *f,
+                                 const struct rte_span_open *s, int user)
+{
+	struct rte_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.kind = user ? RTE_EV_USER_SPAN_END : RTE_EV_END;
+	ev.id = s->id;
+	ev.name = s->name;
+	return rd_filter_pass(f, &ev);
+}
+
+/* How many of the n unfinished spans s[0..n) pass filter f. */
+static inline uint64_t rd_spans_passing(struct rd_filter *f,
+                                        const struct rte_span_open *s,
+                                        unsigned n, int user)
+{
+	uint64_t k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		k += (uint64_t)rd_span_passes(f, &s[i], user);
+	return k;
+}
 
 /* Constructors; NULL if out of memory. */
 struct rd_sink *rd_sink_text(void);

@@ -1,13 +1,18 @@
 /*
  * spans.h - match begin and end events of one ring into durations.
  *
- * Runtime phases and user spans nest on a ring; one rte_spans stack per
- * ring and per family (phases, user spans) pairs each end with the most
- * recent open begin of the same id. An end whose id is not open is
- * "unmatched" (its begin was lost or came before the reader started); opens
- * below the matched one are dropped as unmatched begins (their ends were
- * lost). The depth is bounded: past RTE_SPANS_DEPTH the oldest open begin is
- * forgotten, so a hostile stream of begins costs no memory.
+ * One rte_spans stack per ring and per family (phases, user spans) pairs
+ * each end with the most recent open begin of the same id. An end whose id
+ * is not open is "unmatched" (its begin was lost or came before the reader
+ * started).
+ *
+ * Runtime phases nest: rte_spans_end() drops the opens above the matched
+ * one as unmatched begins (their ends were lost). User spans of different
+ * names need not nest (A begin, B begin, A end, B end: fibers, Eio), and
+ * only the same name nests: rte_spans_end_one() takes out the matched open
+ * alone and leaves the others open. The depth is bounded: past
+ * RTE_SPANS_DEPTH the oldest open begin is forgotten, so a hostile stream
+ * of begins costs no memory.
  *
  * Library candidate: depends on nothing but libc. Not thread-safe; no
  * allocation.
@@ -78,6 +83,27 @@ static inline int rte_spans_end(struct rte_spans *st, unsigned id,
 	}
 	st->dropped += st->depth - i;
 	st->depth = i - 1;
+	return 1;
+}
+
+/*
+ * Close the innermost open span `id` and only it: spans opened after it
+ * stay open. Returns 1 and its begin timestamp in *begin_ts if one was
+ * open, else 0 (nothing changes).
+ */
+static inline int rte_spans_end_one(struct rte_spans *st, unsigned id,
+                                    uint64_t *begin_ts)
+{
+	unsigned i = st->depth;
+
+	while (i > 0 && st->s[i - 1].id != id)
+		i--;
+	if (i == 0)
+		return 0;
+	*begin_ts = st->s[i - 1].ts;
+	for (; i < st->depth; i++) /* usually none: the innermost matched */
+		st->s[i - 1] = st->s[i];
+	st->depth--;
 	return 1;
 }
 

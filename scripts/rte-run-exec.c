@@ -1,9 +1,10 @@
 /*
  * rte-run-exec.c - the process-control half of rte-run.
  *
- *   rte-run-exec [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
+ *   rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
  *
- * Runs COMMAND as a child with NAME=VALUE added to its environment only,
+ * Runs COMMAND as a child with NAME=VALUE added to its environment only
+ * (replacing an entry of the same name),
  * forwards the signals rte-run receives to it, waits for it, then either
  * exits with its status (no -t) or execs the program made of the -t
  * arguments with one more argument that describes how COMMAND ended:
@@ -27,6 +28,15 @@
  * foreground process group, the command included, so it is not sent a
  * second time, unless the command left our process group (setsid,
  * setpgid); neither is one the command sent itself (kill(0, sig)).
+ *
+ * -E FILE: COMMAND's environment is read from FILE (NUL-separated
+ * entries, as in /proc/PID/environ), which is then removed, instead of
+ * being ours. (A file, not an inherited descriptor: every descriptor the
+ * command inherits is the caller's.) rte-run passes the environment it
+ * was started with this way: the
+ * shell that runs rte-run drops entries whose names are not identifiers
+ * (bash's exported functions, BASH_FUNC_f%%) from the commands it runs,
+ * so COMMAND would not get them otherwise. Without -E, ours is used.
  *
  * Exit status without -t: COMMAND's, 128+N if it was killed by signal N,
  * 126 if it could not be executed, 127 if it was not found, 125 if this
@@ -57,6 +67,7 @@ static int g_handled[NFWD];
 
 struct args {
 	char **env;    /* NAME=VALUE for the command, NULL-terminated */
+	const char *env_file; /* -E: the command's base environment, or NULL */
 	char **then;   /* the program to exec afterwards, NULL-terminated */
 	char **cmd;    /* the command */
 	size_t nthen;
@@ -115,18 +126,110 @@ static void reset_handlers(void)
 			signal(fwd_sigs[i], SIG_DFL);
 }
 
+/* All of fd into a malloc'd buffer (NUL-terminated one past *len), then
+ * fd closed. Returns NULL on a read error or out of memory. */
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1), *nb;
+	ssize_t r;
+
+	while (buf) {
+		if (n == cap) {
+			nb = realloc(buf, 2 * cap + 1);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0) {
+			buf[n] = '\0';
+			*len = n;
+			close(fd);
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+/* 1 if entry (NAME=VALUE, or a bare NAME) has the name of setting
+ * (NAME=VALUE). */
+static int same_name(const char *entry, const char *setting)
+{
+	size_t n = (size_t)(strchr(setting, '=') - setting);
+
+	return !strncmp(entry, setting, n) && (entry[n] == '=' || entry[n] == '\0');
+}
+
+/*
+ * The command's environment: the -E entries (or ours), minus those the -e
+ * settings replace, plus the settings. Built before the fork (the child
+ * only execs). Returns a malloc'd NULL-terminated array, or NULL (errno
+ * set) if the -E file cannot be read or memory is short. The -E file is
+ * removed once read, or once it failed to be.
+ */
+static char **command_env(const struct args *a)
+{
+	extern char **environ;
+	char *buf = NULL, **base = environ, **out;
+	size_t len = 0, nbase = 0, nset = 0, k = 0;
+
+	if (a->env_file) {
+		int fd = open(a->env_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+		buf = fd < 0 ? NULL : read_all(fd, &len);
+		unlink(a->env_file);
+		if (!buf)
+			return NULL;
+		for (size_t i = 0; i < len; i++)
+			nbase += buf[i] == '\0';
+		nbase += len && buf[len - 1] != '\0';
+	} else {
+		while (base[nbase])
+			nbase++;
+	}
+	while (a->env[nset])
+		nset++;
+	out = calloc(nbase + nset + 1, sizeof *out);
+	if (!out)
+		return NULL;
+	for (size_t i = 0, at = 0; i < nbase; i++) {
+		char *e = buf ? buf + at : base[i];
+		size_t j;
+
+		if (buf)
+			at += strlen(e) + 1;
+		for (j = 0; j < nset && !same_name(e, a->env[j]); j++)
+			;
+		if (j == nset && *e)
+			out[k++] = e;
+	}
+	for (size_t j = 0; j < nset; j++)
+		out[k++] = a->env[j];
+	out[k] = NULL;
+	return out; /* buf is referenced by out: kept until the exec */
+}
+
 /* The child: never returns. A failed exec writes its errno into
  * report_fd (close-on-exec: a successful exec closes it, unwritten). */
-static void child(const struct args *a, const sigset_t *oldmask, int report_fd)
+static void child(const struct args *a, char **env, const sigset_t *oldmask,
+                  int report_fd)
 {
+	extern char **environ;
 	ssize_t w;
 	int e;
 
 	reset_handlers();
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	for (char **p = a->env; *p; p++)
-		if (putenv(*p) != 0)
-			_exit(EX_SELF);
+	environ = env; /* execvp searches the command's own PATH */
 	execvp(a->cmd[0], a->cmd);
 	e = errno;
 	fprintf(stderr, "rte-run: %s: %s\n", a->cmd[0], strerror(e));
@@ -150,7 +253,7 @@ static int wait_child(pid_t pid)
 
 static int usage(void)
 {
-	fputs("usage: rte-run-exec [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
+	fputs("usage: rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
 }
@@ -163,13 +266,17 @@ static int parse(int argc, char **argv, struct args *a, char **envbuf,
 	int i;
 
 	a->nthen = 0;
+	a->env_file = NULL;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (i + 1 >= argc)
 			return -1;
-		if (!strcmp(argv[i], "-e") && strchr(argv[i + 1], '='))
+		if (!strcmp(argv[i], "-e") && strchr(argv[i + 1], '=') &&
+		    argv[i + 1][0] != '=')
 			envbuf[ne++] = argv[++i];
+		else if (!strcmp(argv[i], "-E") && !a->env_file)
+			a->env_file = argv[++i];
 		else if (!strcmp(argv[i], "-t"))
 			thenbuf[a->nthen++] = argv[++i];
 		else
@@ -222,6 +329,7 @@ int main(int argc, char **argv)
 	char **thenbuf = calloc((size_t)argc + 2, sizeof *thenbuf);
 	sigset_t all, old;
 	struct args a;
+	char **env;
 	pid_t pid;
 	int st, noexec, report[2];
 
@@ -231,6 +339,12 @@ int main(int argc, char **argv)
 	}
 	if (parse(argc, argv, &a, envbuf, thenbuf) < 0)
 		return usage();
+	env = command_env(&a);
+	if (!env) {
+		fprintf(stderr, "rte-run: cannot read the environment to pass (%s): %s\n",
+		        a.env_file ? a.env_file : "environ", strerror(errno));
+		return EX_SELF;
+	}
 	/* Blocked from before the fork until the child's pid is known, so
 	 * that no signal is lost in between: it is delivered on unblock. */
 	sigfillset(&all);
@@ -250,7 +364,7 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		close(report[0]);
-		child(&a, &old, report[1]);
+		child(&a, env, &old, report[1]);
 	}
 	close(report[1]);
 	g_child = pid;

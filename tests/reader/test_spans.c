@@ -31,6 +31,31 @@ static void nested_spans_match_innermost_first(void **state)
 	assert_int_equal(st.dropped, 0);
 }
 
+/* User spans: A begin, B begin, A end, B end (fibers) complete both, and
+ * only the same name nests. */
+static void end_one_leaves_other_names_open(void **state)
+{
+	struct rte_spans st;
+	uint64_t b;
+
+	(void)state;
+	memset(&st, 0, sizeof st);
+	rte_spans_begin(&st, 1, 100, "A");
+	rte_spans_begin(&st, 2, 110, "B");
+	rte_spans_begin(&st, 1, 120, "A nested");
+	assert_int_equal(rte_spans_end_one(&st, 1, &b), 1);
+	assert_int_equal(b, 120);
+	assert_int_equal(rte_spans_end_one(&st, 1, &b), 1);
+	assert_int_equal(b, 100);
+	assert_int_equal(rte_spans_depth(&st), 1);
+	assert_int_equal(st.s[0].id, 2);
+	assert_int_equal(rte_spans_end_one(&st, 2, &b), 1);
+	assert_int_equal(b, 110);
+	assert_int_equal(rte_spans_end_one(&st, 2, &b), 0);
+	assert_int_equal(rte_spans_depth(&st), 0);
+	assert_int_equal(st.dropped, 0);
+}
+
 static void end_without_begin_is_unmatched_and_changes_nothing(void **state)
 {
 	struct rte_spans st;
@@ -84,6 +109,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nested_spans_match_innermost_first),
+		cmocka_unit_test(end_one_leaves_other_names_open),
 		cmocka_unit_test(end_without_begin_is_unmatched_and_changes_nothing),
 		cmocka_unit_test(closing_an_outer_span_drops_the_inner_ones),
 		cmocka_unit_test(depth_is_bounded),

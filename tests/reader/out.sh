@@ -1,0 +1,171 @@
+#!/bin/sh
+# tests/reader/out.sh [TEST...] - rte-read's output formats (summary,
+# summary-json, text, chrome) on real files: the OCaml 5.2 fixtures, and
+# real programs (tests/reader/outprog.c, sh, env) run under librte.so by
+# rte-run. Each test prints "== out: ..." and its failures; the run fails
+# if any did. Arguments: the tests to run; none: all.
+#
+# Environment: RTE_BUILD (the absolute build folder; set by mk/reader.mk).
+set -u
+B=${RTE_BUILD:?set RTE_BUILD}
+RR=$B/rte-read
+RUN=$B/rte-run
+PROG=$B/tests/reader/outprog
+FIX=$(cd "$(dirname "$0")/../fixtures/ocaml-5.2" && pwd)
+W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-out.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
+	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM LD_PRELOAD
+fails=0 tests=0 current=
+
+fail() { echo "FAIL [$current]: $*" >&2; fails=$((fails + 1)); }
+begin() { current=$1; tests=$((tests + 1)); echo "== out: $1"; }
+
+# pycheck FILE EXPR: python3 EXPR over d (the JSON document in FILE) is
+# true; else the test fails with the expression.
+pycheck() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def proc(d, pid=None):
+    return d["processes"][0] if pid is None else [p for p in d["processes"] if p["pid"] == pid][0]
+def entry(p, fam, name):
+    return [e for e in p[fam] if e["name"] == name][0]
+def ev(d, **kw):
+    return [e for e in d["traceEvents"] if all(e.get(k) == v for k, v in kw.items())]
+ok = eval("(" + sys.argv[2] + ")")
+if not ok:
+    print("check failed: " + sys.argv[2], file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+
+gunzip_fixture() { # SCENARIO: its files into $W/fix/SCENARIO
+	mkdir -p "$W/fix/$1"
+	for gz in "$FIX/$1"/*.events.gz; do
+		gzip -dc "$gz" >"$W/fix/$1/$(basename "$gz" .gz)"
+	done
+}
+
+# ---- item 1: losses never move the time range ----------------------------------
+
+test_wall_wrap() {
+	begin "a ring wrapped past ring_start: wall time is the events' span, not since 0"
+	gunzip_fixture wrap
+	"$RR" -f summary-json -o "$W/wrap.json" "$W/fix/wrap" || fail "summary-json: exit $?"
+	# The fixture's events span about 407 us.
+	pycheck "$W/wrap.json" 'proc(d)["wall_ns"] < 1000000 and proc(d)["lost_words"] > 0' ||
+		fail "wall time of the wrapped fixture"
+	"$RR" -f summary "$W/fix/wrap" >"$W/wrap.txt" || fail "summary: exit $?"
+	grep -Eq '^  wall time +[0-9.]+us ' "$W/wrap.txt" || fail "text wall time: $(grep wall "$W/wrap.txt")"
+	# app.work fills most of the fixture's time
+	grep -Eq '^  app\.work +47 .* [5-9][0-9]\.[0-9]%' "$W/wrap.txt" ||
+		fail "app.work's %wall: $(grep app.work "$W/wrap.txt")"
+	# The same through the shim: a tiny ring flooded with spans.
+	t0=$(date +%s%N)
+	OCAMLRUNPARAM=e=8 "$RUN" -q -d "$W/flood" -- "$PROG" spans 5000 || fail "outprog spans: exit $?"
+	t1=$(date +%s%N)
+	"$RR" -f summary-json -o "$W/flood.json" "$W/flood" || fail "summary-json flood: exit $?"
+	# (a property, not a timing: the trace cannot last longer than the run)
+	pycheck "$W/flood.json" "proc(d)['lost_words'] > 0 and proc(d)['wall_ns'] <= $t1 - $t0" ||
+		fail "the flooded ring's wall time is longer than the whole run"
+}
+
+# ---- item 8: the text footer counts events, not loss records -------------------
+
+test_text_footer() {
+	begin "text footer: as many events as the summary, loss records not counted"
+	gunzip_fixture wrap
+	"$RR" -f text "$W/fix/wrap" >"$W/wrap.text" || fail "text: exit $?"
+	"$RR" -f summary-json -o "$W/wrap2.json" "$W/fix/wrap" || fail "summary-json: exit $?"
+	n=$(sed -n 's/^# \([0-9]*\) events, .*/\1/p' "$W/wrap.text")
+	pycheck "$W/wrap2.json" "d['events'] == ${n:-0}" || fail "footer says '$n' events"
+}
+
+# ---- item 2: "last" is the latest in time across rings -------------------------
+
+test_last_value() {
+	begin "counters and ints: last = latest timestamp across rings; per-ring lasts listed"
+	gunzip_fixture domains
+	for how in fast filtered; do
+		set -- ; [ $how = filtered ] && set -- -x 'no such event*'
+		"$RR" -f summary-json "$@" -o "$W/dom.json" "$W/fix/domains" || fail "$how: exit $?"
+		pycheck "$W/dom.json" 'entry(proc(d), "user_ints", "app.count")["last"] == 3993 and
+entry(proc(d), "counters", "major_heap_pool_words")["last"] == 114688' ||
+			fail "$how path: the domains fixture's last values"
+	done
+	"$RR" -f summary "$W/fix/domains" >"$W/dom.txt" || fail "summary: exit $?"
+	grep -Eq '^  app\.count +125 +3993 ' "$W/dom.txt" || fail "text: app.count's last"
+	grep -q 'last (latest time)' "$W/dom.txt" || fail "text: the header does not say what last is"
+	grep -Eq '^  app\.count +0 +3 +38993$' "$W/dom.txt" || fail "text: ring 3's own last value"
+	"$RUN" -q -d "$W/last" -- "$PROG" last || fail "outprog last: exit $?"
+	"$RR" -f summary-json -o "$W/last.json" "$W/last" || fail "summary-json: exit $?"
+	pycheck "$W/last.json" 'entry(proc(d), "user_ints", "app.v")["last"] == 222 and
+entry(proc(d), "counters", "major_heap_pool_words")["last"] == 9' ||
+		fail "a thread's value (ring 1) read after the main thread's later one (ring 0)"
+	pycheck "$W/last.json" '{r["ring"]: [v["last"] for v in r["last_values"] if v["name"] == "app.v"]
+for r in proc(d)["rings"]} == {0: [222], 1: [111]}' || fail "per-ring last values in summary-json"
+}
+
+# ---- item 3: interleaved spans, unfinished spans --------------------------------
+
+test_spans_by_name() {
+	begin "A begin, B begin, A end, B end: both complete; unfinished spans counted and drawn"
+	"$RUN" -q -d "$W/il" -- "$PROG" interleave 18 || fail "outprog interleave: exit $?"
+	"$RR" -f summary-json -o "$W/il.json" "$W/il" || fail "summary-json: exit $?"
+	pycheck "$W/il.json" 'all(entry(proc(d), "spans", n)["count"] == 18 and
+entry(proc(d), "spans", n)["unmatched_ends"] == 0 and entry(proc(d), "spans", n)["unfinished"] == 0
+for n in ("app.A", "app.B"))' || fail "app.A and app.B are not 18 complete spans each"
+	pycheck "$W/il.json" 'all(entry(proc(d), "spans", n)["unfinished"] == 1
+for n in ("app.open", "app.hang", "app.tail"))' || fail "unfinished spans not counted in summary-json"
+	"$RR" -f summary "$W/il" >"$W/il.txt" || fail "summary: exit $?"
+	grep -Eq '^  app\.B +18 .*%$' "$W/il.txt" || fail "summary text: app.B row: $(grep app.B "$W/il.txt")"
+	grep -Eq '^  app\.open .*\(1 unfinished\)$' "$W/il.txt" || fail "summary text: app.open not shown unfinished"
+	"$RR" "$W/il" >"$W/il.text" || fail "text: exit $?"
+	grep -q '^# 3 unfinished spans (begun, never ended)$' "$W/il.text" ||
+		fail "text: no unfinished count: $(tail -3 "$W/il.text")"
+	grep -q 'end (begin not seen)' "$W/il.text" && fail "text: an end without its begin"
+	"$RR" -f chrome -o "$W/il.chrome" "$W/il" || fail "chrome: exit $?"
+	pycheck "$W/il.chrome" 'len(ev(d, ph="X", name="app.B")) == 18 and
+not any(e.get("args", {}).get("unfinished") for e in ev(d, ph="X", name="app.B"))' ||
+		fail "chrome: app.B cut or flagged unfinished"
+	pycheck "$W/il.chrome" 'all(len(ev(d, ph="X", name=n)) == 1 and ev(d, ph="X", name=n)[0]["args"]["unfinished"]
+for n in ("app.open", "app.hang", "app.tail"))' || fail "chrome: unfinished spans not drawn and flagged"
+	# app.hang's thread stays blocked while the process exits: its span
+	# is drawn to the last event of its ring (its third app.after), not
+	# to the end of the process.
+	pycheck "$W/il.chrome" 'abs(ev(d, ph="X", name="app.hang")[0]["ts"] + ev(d, ph="X", name="app.hang")[0]["dur"]
+- max(e["ts"] for e in d["traceEvents"] if e.get("tid") == ev(d, ph="X", name="app.hang")[0]["tid"]
+and e.get("name") == "app.after")) < 0.002' || fail "chrome: app.hang not drawn to the end of its ring"
+}
+
+# ---- item 7: one name per track after exec -----------------------------------------
+
+test_exec_names() {
+	begin "after exec: one thread_name per track (sh → env → true), the process named so"
+	"$RUN" -q -d "$W/ex" -- sh -c 'ls / >/dev/null; exec env true' || fail "rte-run: exit $?"
+	"$RR" -f chrome -o "$W/ex.chrome" "$W/ex" || fail "chrome: exit $?"
+	pycheck "$W/ex.chrome" 'len({(e["pid"], e["tid"]) for e in ev(d, ph="M", name="thread_name")}) ==
+len(ev(d, ph="M", name="thread_name"))' || fail "several thread_name records for one track"
+	pycheck "$W/ex.chrome" '"ring 0: sh \u2192 env \u2192 true" in [e["args"]["name"] for e in ev(d, ph="M", name="thread_name")]' ||
+		fail "ring 0 of the exec'ing process is not 'sh → env → true'"
+	pycheck "$W/ex.chrome" 'any(e["args"]["name"].endswith(": sh \u2192 env \u2192 true") for e in ev(d, ph="M", name="process_name")) and
+any(e["args"]["name"].endswith(": ls") for e in ev(d, ph="M", name="process_name"))' ||
+		fail "processes not named after their executables"
+}
+
+if [ $# -gt 0 ]; then
+	for t in "$@"; do "$t"; done
+else
+	test_wall_wrap
+	test_text_footer
+	test_last_value
+	test_spans_by_name
+	test_exec_names
+fi
+if [ $fails -ne 0 ]; then
+	echo "out: $fails failure(s) in $tests tests" >&2
+	exit 1
+fi
+echo "out: all $tests tests passed"
