@@ -117,14 +117,15 @@ void rte_api_write_all_names(void)
 RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 {
 	int saved = errno, len = name_len(name), r;
+	sigset_t old_mask;
 
 	if (len < 0 || !strncmp(name, "rte.", 4))
 		return RTE_EBADNAME;
 	if ((unsigned)type > RTE_TYPE_CUSTOM)
 		return RTE_EINVAL;
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	r = add_locked(name, (size_t)len, type, 0);
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
 }
@@ -134,10 +135,11 @@ RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 RTE_EXPORT int rte_start(void)
 {
 	int saved = errno, r;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	r = rte_core_start_locked();
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
 }
@@ -145,8 +147,9 @@ RTE_EXPORT int rte_start(void)
 RTE_EXPORT void rte_pause(void)
 {
 	int saved = errno;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state == ST_FORKED && !rte_g_paused) {
 		/* A fork child without its file yet: nothing to write. */
 		rte_g_paused = 1;
@@ -159,15 +162,16 @@ RTE_EXPORT void rte_pause(void)
 		 * still see the old value finish a valid write. */
 		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 }
 
 RTE_EXPORT void rte_resume(void)
 {
 	int saved = errno;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state == ST_FORKED && rte_g_paused) {
 		rte_g_paused = 0;
 		/* Release: the pending value sends the next event to the
@@ -181,7 +185,7 @@ RTE_EXPORT void rte_resume(void)
 		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
 		rte_core_lifecycle(RTE_LC_RING_RESUME, 0, 1);
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 }
 
@@ -195,9 +199,10 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 {
 	int r;
 	size_t n;
+	sigset_t old_mask;
 
 	rte_core_materialize(); /* a fork child's file is made on demand */
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
 		r = RTE_ESTATE;
 	} else if (!buf || (n = strlen(rte_g_file.path)) + 1 > len) {
@@ -206,7 +211,7 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 		memcpy(buf, rte_g_file.path, n + 1);
 		r = (int)n;
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	return r;
 }
 

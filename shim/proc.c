@@ -37,31 +37,32 @@ void rte_proc_init(void);
 
 /* ---- fork ------------------------------------------------------------------ */
 
+/* The forking thread's signal mask, saved by prepare while it holds the
+ * lock (so one fork at a time uses it); not per-thread state, which the
+ * child sees wiped. */
+static sigset_t g_fork_mask;
+
 static void fork_prepare(void)
 {
-	sigset_t all;
+	sigset_t old;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &rte_self.fork_mask);
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old);
+	g_fork_mask = old;
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&rte_g_lock);
-	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+	sigset_t old = g_fork_mask;
+
+	rte_unlock(&old);
 }
 
 static void fork_child(void)
 {
 	int saved = errno;
 
-	/* The lock was held by this thread at fork: re-make it rather than
-	 * unlock it (robust to any mutex kind). */
-	pthread_mutex_init(&rte_g_lock, NULL);
-	rte_self.busy = 0;
-	rte_core_fork_child();
-	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+	rte_core_atfork_child();
+	pthread_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 	errno = saved;
 }
 
