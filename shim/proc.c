@@ -9,6 +9,10 @@
  * adds fork_parent(child pid) in the parent, which the handlers cannot
  * know.
  *
+ * daemon() is ours (below): glibc's leaves the parent by an internal
+ * _exit. A child made without atfork handlers (_Fork, a raw fork or clone
+ * system call) is recognised by core.c's MADV_WIPEONFORK page instead.
+ *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.
  * Every exit and exec wrapper therefore first checks that the caller is the
@@ -25,7 +29,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crash.h"
@@ -91,6 +97,50 @@ RTE_EXPORT pid_t fork(void)
 		errno = saved;
 	}
 	return pid;
+}
+
+/*
+ * daemon(3), made of our own fork() and _exit(): glibc's daemon forks and
+ * leaves the parent by an _exit inside libc, where no wrapper of ours sees
+ * it (the parent would get no fork_parent, no ring_stop, no cleanup). This
+ * does what glibc's does: fork; the parent _exits 0; the child calls
+ * setsid, chdir("/") unless nochdir, and unless noclose points 0, 1 and 2
+ * at /dev/null (checked to be the null device). The child's file is made
+ * before the chdir, next to the others.
+ */
+RTE_EXPORT int daemon(int nochdir, int noclose)
+{
+	struct stat st;
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	rte_core_materialize();
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir && chdir("/") < 0) {
+		/* glibc ignores it too */
+	}
+	if (noclose)
+		return 0;
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > 2)
+		close(fd);
+	return 0;
 }
 
 /* ---- exec ------------------------------------------------------------------ */
