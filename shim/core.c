@@ -116,6 +116,7 @@ out:
 static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
 static uint8_t g_used[POOL_MAX];                 /* atomic */
 static unsigned g_hint;                          /* atomic */
+static unsigned g_top; /* atomic: above every index ever taken */
 /* The state of threads that could get none: never writes (busy). */
 static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
 
@@ -193,7 +194,15 @@ struct rte_thread *rte_thread_new(void)
 		t = &c[i % POOL_CHUNK];
 		memset(t, 0, sizeof(*t));
 		t->ring = -1;
+		/* Relaxed (both): a place to start looking, and how much of
+		 * g_used a fork child clears. */
 		__atomic_store_n(&g_hint, i + 1, __ATOMIC_RELAXED);
+		for (unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
+		     top < i + 1 &&
+		     !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
+		                                  __ATOMIC_RELAXED,
+		                                  __ATOMIC_RELAXED);)
+			;
 		/* Below PTHREAD_KEY_2NDLEVEL_SIZE: no allocation. */
 		if (g_key_ok)
 			pthread_setspecific(g_key, (void *)(uintptr_t)(i + 1));
@@ -215,7 +224,8 @@ static void pool_fork_child(void)
 {
 	long i = self_index();
 
-	memset(g_used, 0, sizeof(g_used));
+	/* Only the part ever used: each page written here is a copy. */
+	memset(g_used, 0, g_top);
 	if (i >= 0)
 		g_used[i] = 1;
 	if (rte_self_p && rte_self_p != &g_nothread) {
@@ -839,8 +849,9 @@ void rte_core_fork_child(void)
 	rte_self.gen = 0;
 	rte_self.fail_gen = 0;
 	/* The calling thread keeps ring 0 in the child's file. */
-	g_heir = rte_self_p;
 	g_heir_th = pthread_self();
+	/* Relaxed: read by this thread or by threads it creates. */
+	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
 	/* Release (both): pair with state() and the acquire of rte_g_gen in
 	 * attach_running(); the pending value sends writers there. */
 	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
