@@ -16,6 +16,17 @@
  * The file is never unmapped while other threads may run (only in a fork
  * child, which has one thread): at exit, other threads may still be
  * writing when ring_stop is written, and their stores must land in memory.
+ *
+ * Per-thread state (struct rte_thread) comes from a pool mapped with
+ * MADV_WIPEONFORK, reached through one initial-exec TLS pointer; a page of
+ * per-process state is mapped the same way. Both read zero in any child,
+ * so a child made without our atfork handlers (_Fork, raw fork or clone
+ * system calls) finds no writer attached (its first event takes the slow
+ * path) and a zero pid in the page: it is then adopted as a fork child
+ * (adopt_child), never writing into the parent's file.
+ *
+ * The registry lock is only ever held with every signal blocked
+ * (rte_lock), so no signal handler can run in its holder.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -260,7 +271,6 @@ static int adopt_child(void)
 		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
 		                                                           : -1;
 	pthread_mutex_init(&rte_g_lock, NULL);
-	rte_self.busy = 0;
 	rte_core_fork_child();
 	/* Release: pairs with the loads above. */
 	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
