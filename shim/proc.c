@@ -9,8 +9,9 @@
  * adds fork_parent(child pid) in the parent, which the handlers cannot
  * know.
  *
- * daemon() is ours (below): glibc's leaves the parent by an internal
- * _exit. A child made without atfork handlers (_Fork, a raw fork or clone
+ * daemon() and forkpty() are ours (below): glibc's fork inside libc
+ * (the parent would get no fork_parent) and daemon's parent leaves by an
+ * internal _exit. A child made without atfork handlers (_Fork, a raw fork or clone
  * system call) is recognised by core.c's MADV_WIPEONFORK page instead.
  *
  * vfork and posix_spawn are not interposed: their child shares our memory
@@ -24,8 +25,10 @@
  * has our pid and makes <pid>.events again. If the exec fails, the file gets
  * its name back and tracing goes on; errno is the real exec's.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +144,55 @@ RTE_EXPORT int daemon(int nochdir, int noclose)
 	if (fd > 2)
 		close(fd);
 	return 0;
+}
+
+/*
+ * forkpty(3), made of openpty, our own fork() and login_tty (looked up at
+ * the first call): glibc's forks inside libc, where the parent's
+ * fork_parent would be missed. Same steps and results as glibc's.
+ */
+RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
+                         const struct winsize *wp)
+{
+	typedef int open_fn(int *, int *, char *, const struct termios *,
+	                    const struct winsize *);
+	typedef int login_fn(int);
+	static void *open_p, *login_p; /* atomic */
+	int master, slave;
+	pid_t pid;
+
+	/* Acquire: pairs with the release below (open_p is stored first);
+	 * any thread stores the same values. */
+	if (!__atomic_load_n(&login_p, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&open_p, rte_dlsym(RTLD_NEXT, "openpty"),
+		                 __ATOMIC_RELAXED);
+		__atomic_store_n(&login_p, rte_dlsym(RTLD_NEXT, "login_tty"),
+		                 __ATOMIC_RELEASE);
+	}
+	if (!__atomic_load_n(&open_p, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&login_p, __ATOMIC_RELAXED)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (((open_fn *)__atomic_load_n(&open_p, __ATOMIC_RELAXED))(
+	            &master, &slave, name, tp, wp) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(master);
+		close(slave);
+		return -1;
+	}
+	if (pid == 0) {
+		close(master);
+		if (((login_fn *)__atomic_load_n(&login_p, __ATOMIC_RELAXED))(
+		            slave) < 0)
+			_exit(1);
+		return 0;
+	}
+	*amaster = master;
+	close(slave);
+	return pid;
 }
 
 /* ---- exec ------------------------------------------------------------------ */

@@ -308,6 +308,25 @@ test_daemon() {
 	finish
 }
 
+# forkpty(3) forks inside libc: the parent still gets fork_parent.
+test_forkpty() {
+	begin forkpty
+	traced "$D" "$T/forkways" pty >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	f=$D/$cpid.events
+	[ -f "$f" ] || { fail "no file for child $cpid"; finish; return; }
+	check_child "$f" "$cpid"
+	expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
+	for p in "$D"/*.events; do
+		[ "$p" = "$f" ] || parent=$p
+	done
+	dump "$parent" "$D/parent.d"
+	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$cpid")" 1
+	finish
+}
+
 # With PRESERVE a fork child has its complete file from the start: killed
 # by SIGKILL, it leaves its file (ring_start, fork_child) and no temporary.
 test_fork_killed() {
@@ -708,6 +727,7 @@ test_fork_threaded
 test_fork_raw
 test_fork_child_threads
 test_daemon
+test_forkpty
 test_fork_killed
 test_fork_pool
 test_fork_in_handler

@@ -15,6 +15,8 @@
  *                       child writes "w.daemon" = 1, prints "daemon <pid>
  *                       <cwd>" and exits (stdout stays open: a reader of
  *                       it sees EOF when the child is gone).
+ *   forkways pty        forkpty(); the child writes "w.child" = 1 and
+ *                       _exits; the parent waits. Prints "child <pid>".
  *   forkways killed     fork a child that reports ready through a pipe and
  *                       waits; the parent kills it with SIGKILL. Prints
  *                       "child <pid>".
@@ -33,6 +35,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +149,26 @@ static int daemonize(void)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return die("getcwd");
 	printf("daemon %ld %s\n", (long)getpid(), cwd);
+	return 0;
+}
+
+static int pty_child(void)
+{
+	int id = weak_register_int("w.child"), master;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	if (pid < 0)
+		return die("forkpty");
+	if (pid == 0) {
+		weak_int(id, 1);
+		_exit(0);
+	}
+	if (!wait_ok(pid))
+		return die("child");
+	close(master);
+	printf("child %ld\n", (long)pid);
 	return 0;
 }
 
@@ -267,6 +290,8 @@ int main(int argc, char **argv)
 		r = threads();
 	else if (!strcmp(mode, "daemon"))
 		r = daemonize();
+	else if (!strcmp(mode, "pty"))
+		r = pty_child();
 	else if (!strcmp(mode, "killed"))
 		r = killed();
 	else if (!strcmp(mode, "sigfork") && argc > 2)
@@ -278,7 +303,7 @@ int main(int argc, char **argv)
 		r = small_stack();
 	}
 	if (r == 2)
-		fprintf(stderr, "usage: forkways raw|threads|daemon|killed|"
+		fprintf(stderr, "usage: forkways raw|threads|daemon|pty|killed|"
 		        "sigfork N|room|use B\n");
 	fflush(stdout);
 	return r;
