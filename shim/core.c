@@ -141,8 +141,8 @@ struct rte_proc {
 	pid_t pid;
 };
 static struct rte_proc *g_proc;
-/* The state of the thread that forked: it keeps ring 0 in the child (see
- * begin_file), and its index in the pool. */
+/* The state and id of the thread that forked: it keeps ring 0 in the
+ * child's file (see begin_file) until it takes it or ends. */
 static struct rte_thread *g_heir;
 static pthread_t g_heir_th;
 
@@ -554,18 +554,16 @@ void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
 
 void rte_core_release(void)
 {
-	struct rte_thread *t = &rte_self;
+	struct rte_thread *t = &rte_self, *me = t;
 	unsigned r;
 
-	/* Acquire: pairs with begin_file(); a ring of an older file (fork
-	 * child) is simply forgotten. */
-	struct rte_thread *me = t;
-
 	/* The thread that forked ends before its first event in the child:
-	 * ring 0 kept for it goes back to the pool (acq_rel: one taker). */
+	 * ring 0 kept for it is free again (acq_rel: one taker). */
 	if (__atomic_compare_exchange_n(&g_heir, &me, NULL, 0, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_RELAXED))
 		__atomic_store_n(&g_slots[0], SLOT_FREE, __ATOMIC_RELEASE);
+	/* Acquire: pairs with begin_file(); a ring of an older file (fork
+	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
 	    t->gen != __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE)) {
 		t->ring = -1;
@@ -591,7 +589,8 @@ void rte_core_release(void)
 }
 
 /* Thread end, however it ends (return, pthread_exit, cancellation): the
- * key destructor runs for every thread that holds a ring. */
+ * key destructor runs for every thread that has a state (the key's value
+ * is its pool index + 1); the ring and then the state are given back. */
 static void thread_end(void *v)
 {
 	int saved = errno;

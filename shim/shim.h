@@ -118,7 +118,7 @@ void rte_real_resolve(void);
 
 enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
- * the child's first event, or at its exit with PRESERVE). */
+ * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
 enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
 /* rte_g_active while ST_FORKED: matches no thread's generation, so the
  * first event takes the slow path, which makes the file. */
