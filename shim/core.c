@@ -126,7 +126,9 @@ out:
 
 static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
 static uint8_t g_used[POOL_MAX];                 /* atomic */
-static unsigned g_hint;                          /* atomic */
+/* Atomic: at or below the lowest free index (give or take a race that
+ * only costs compactness), so states are reused and memory stays flat. */
+static unsigned g_hint;
 static unsigned g_top; /* atomic: above every index ever taken */
 /* The state of threads that could get none: never writes (busy). */
 static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
@@ -205,9 +207,11 @@ struct rte_thread *rte_thread_new(void)
 		t = &c[i % POOL_CHUNK];
 		memset(t, 0, sizeof(*t));
 		t->ring = -1;
-		/* Relaxed (both): a place to start looking, and how much of
-		 * g_used a fork child clears. */
-		__atomic_store_n(&g_hint, i + 1, __ATOMIC_RELAXED);
+		/* Relaxed (both): a place to start looking (unless a state
+		 * was freed meanwhile), and how much of g_used a fork child
+		 * clears. */
+		__atomic_compare_exchange_n(&g_hint, &h, i + 1, 0,
+		                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 		for (unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
 		     top < i + 1 &&
 		     !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
@@ -600,8 +604,16 @@ static void thread_end(void *v)
 	rte_self_p = NULL;
 	/* Release: our last use of the state happens before its next owner
 	 * takes it (pairs with the CAS in rte_thread_new()). */
-	if (i < POOL_MAX)
+	if (i < POOL_MAX) {
+		unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
+
 		__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
+		/* Relaxed: the next search starts here or lower. */
+		while (i < h && !__atomic_compare_exchange_n(
+		                        &g_hint, &h, (unsigned)i, 1,
+		                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 	errno = saved;
 }
 
