@@ -229,7 +229,7 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
 
 	if (w && ((unsigned)id >= RTE_MAX_USER_EVENTS ||
 	          type_of(id) != (unsigned)type + 1)) {
-		rte_leave();
+		rte_leave_w(w);
 		return NULL;
 	}
 	return w;
@@ -242,7 +242,7 @@ RTE_EXPORT void (rte_unit)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_UNIT, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_int)(int id, int64_t value)
@@ -253,7 +253,7 @@ RTE_EXPORT void (rte_int)(int id, int64_t value)
 		return;
 	rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
 	                (uint64_t)value);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_span_begin)(int id)
@@ -263,7 +263,7 @@ RTE_EXPORT void (rte_span_begin)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_SPAN_BEGIN, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_span_end)(int id)
@@ -273,7 +273,7 @@ RTE_EXPORT void (rte_span_end)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_SPAN_END, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
@@ -285,7 +285,7 @@ RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
 	if (!bytes)
 		len = 0;
 	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 /* ---- runtime events -------------------------------------------------------- */
@@ -302,7 +302,7 @@ RTE_EXPORT void (rte_runtime_begin)(unsigned phase)
 	if (phase >= RTE_MAX_USER_EVENTS || !(w = rte_enter()))
 		return;
 	rte_ring_write0(w, rt_hdr(RTE_MSG_BEGIN, phase), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_end)(unsigned phase)
@@ -312,7 +312,7 @@ RTE_EXPORT void (rte_runtime_end)(unsigned phase)
 	if (phase >= RTE_MAX_USER_EVENTS || !(w = rte_enter()))
 		return;
 	rte_ring_write0(w, rt_hdr(RTE_MSG_EXIT, phase), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_counter)(unsigned counter, uint64_t value)
@@ -323,7 +323,7 @@ RTE_EXPORT void (rte_runtime_counter)(unsigned counter, uint64_t value)
 		return;
 	rte_ring_write1(w, rt_hdr(RTE_MSG_COUNTER, counter), rte_clock_ns(),
 	                value);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_lifecycle)(unsigned lifecycle, int64_t data)
@@ -334,7 +334,7 @@ RTE_EXPORT void (rte_runtime_lifecycle)(unsigned lifecycle, int64_t data)
 		return;
 	rte_ring_write1(w, rt_hdr(RTE_MSG_LIFECYCLE, lifecycle),
 	                rte_clock_ns(), (uint64_t)data);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_alloc)(const uint64_t buckets[RTE_ALLOC_BUCKETS])
@@ -345,5 +345,5 @@ RTE_EXPORT void (rte_runtime_alloc)(const uint64_t buckets[RTE_ALLOC_BUCKETS])
 		return;
 	rte_ring_write(w, rt_hdr(RTE_MSG_ALLOC, 0), rte_clock_ns(), buckets,
 	               RTE_ALLOC_BUCKETS);
-	rte_leave();
+	rte_leave_w(w);
 }

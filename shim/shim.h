@@ -18,6 +18,7 @@
 #define RTE_SHIM_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -293,6 +294,18 @@ static inline struct rte_ring_writer *rte_enter(void)
 		t->busy = 0;
 	}
 	return w;
+}
+
+/* rte_leave() for the writer w that rte_enter() returned: no second
+ * look at the TLS pointer. */
+static inline void rte_leave_w(struct rte_ring_writer *w)
+{
+	struct rte_thread *t =
+		(struct rte_thread *)((char *)w - offsetof(struct rte_thread, w));
+
+	/* Keeps the ring stores before the busy store, for signal handlers. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
 }
 
 static inline void rte_leave(void)
