@@ -28,7 +28,7 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format.o \
 
 # ---- tests ------------------------------------------------------------------
 
-SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml
+SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
@@ -65,5 +65,6 @@ check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 		i=$$((i + 1)); echo "== check-loop-shim run $$i/$(CHECK_LOOP_SHIM_RUNS)"; \
 		RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 			sh tests/shim/run.sh test_threads test_rings_full \
-			test_fork_threaded test_fork_nested test_signals; \
+			test_fork_threaded test_fork_nested test_signals \
+			test_fork_raw test_fork_child_threads test_fork_in_handler; \
 	done

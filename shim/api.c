@@ -117,14 +117,15 @@ void rte_api_write_all_names(void)
 RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 {
 	int saved = errno, len = name_len(name), r;
+	sigset_t old_mask;
 
 	if (len < 0 || !strncmp(name, "rte.", 4))
 		return RTE_EBADNAME;
 	if ((unsigned)type > RTE_TYPE_CUSTOM)
 		return RTE_EINVAL;
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	r = add_locked(name, (size_t)len, type, 0);
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
 }
@@ -134,10 +135,11 @@ RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 RTE_EXPORT int rte_start(void)
 {
 	int saved = errno, r;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	r = rte_core_start_locked();
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
 }
@@ -145,8 +147,9 @@ RTE_EXPORT int rte_start(void)
 RTE_EXPORT void rte_pause(void)
 {
 	int saved = errno;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state == ST_FORKED && !rte_g_paused) {
 		/* A fork child without its file yet: nothing to write. */
 		rte_g_paused = 1;
@@ -159,15 +162,16 @@ RTE_EXPORT void rte_pause(void)
 		 * still see the old value finish a valid write. */
 		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 }
 
 RTE_EXPORT void rte_resume(void)
 {
 	int saved = errno;
+	sigset_t old_mask;
 
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state == ST_FORKED && rte_g_paused) {
 		rte_g_paused = 0;
 		/* Release: the pending value sends the next event to the
@@ -181,7 +185,7 @@ RTE_EXPORT void rte_resume(void)
 		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
 		rte_core_lifecycle(RTE_LC_RING_RESUME, 0, 1);
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	errno = saved;
 }
 
@@ -195,9 +199,10 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 {
 	int r;
 	size_t n;
+	sigset_t old_mask;
 
 	rte_core_materialize(); /* a fork child's file is made on demand */
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old_mask);
 	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
 		r = RTE_ESTATE;
 	} else if (!buf || (n = strlen(rte_g_file.path)) + 1 > len) {
@@ -206,7 +211,7 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 		memcpy(buf, rte_g_file.path, n + 1);
 		r = (int)n;
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	rte_unlock(&old_mask);
 	return r;
 }
 
@@ -224,7 +229,7 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
 
 	if (w && ((unsigned)id >= RTE_MAX_USER_EVENTS ||
 	          type_of(id) != (unsigned)type + 1)) {
-		rte_leave();
+		rte_leave_w(w);
 		return NULL;
 	}
 	return w;
@@ -237,7 +242,7 @@ RTE_EXPORT void (rte_unit)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_UNIT, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_int)(int id, int64_t value)
@@ -248,7 +253,7 @@ RTE_EXPORT void (rte_int)(int id, int64_t value)
 		return;
 	rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
 	                (uint64_t)value);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_span_begin)(int id)
@@ -258,7 +263,7 @@ RTE_EXPORT void (rte_span_begin)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_SPAN_BEGIN, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_span_end)(int id)
@@ -268,7 +273,7 @@ RTE_EXPORT void (rte_span_end)(int id)
 	if (!w)
 		return;
 	rte_ring_write0(w, user_hdr(RTE_UMSG_SPAN_END, id), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
@@ -280,7 +285,7 @@ RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
 	if (!bytes)
 		len = 0;
 	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 /* ---- runtime events -------------------------------------------------------- */
@@ -297,7 +302,7 @@ RTE_EXPORT void (rte_runtime_begin)(unsigned phase)
 	if (phase >= RTE_MAX_USER_EVENTS || !(w = rte_enter()))
 		return;
 	rte_ring_write0(w, rt_hdr(RTE_MSG_BEGIN, phase), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_end)(unsigned phase)
@@ -307,7 +312,7 @@ RTE_EXPORT void (rte_runtime_end)(unsigned phase)
 	if (phase >= RTE_MAX_USER_EVENTS || !(w = rte_enter()))
 		return;
 	rte_ring_write0(w, rt_hdr(RTE_MSG_EXIT, phase), rte_clock_ns());
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_counter)(unsigned counter, uint64_t value)
@@ -318,7 +323,7 @@ RTE_EXPORT void (rte_runtime_counter)(unsigned counter, uint64_t value)
 		return;
 	rte_ring_write1(w, rt_hdr(RTE_MSG_COUNTER, counter), rte_clock_ns(),
 	                value);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_lifecycle)(unsigned lifecycle, int64_t data)
@@ -329,7 +334,7 @@ RTE_EXPORT void (rte_runtime_lifecycle)(unsigned lifecycle, int64_t data)
 		return;
 	rte_ring_write1(w, rt_hdr(RTE_MSG_LIFECYCLE, lifecycle),
 	                rte_clock_ns(), (uint64_t)data);
-	rte_leave();
+	rte_leave_w(w);
 }
 
 RTE_EXPORT void (rte_runtime_alloc)(const uint64_t buckets[RTE_ALLOC_BUCKETS])
@@ -340,5 +345,5 @@ RTE_EXPORT void (rte_runtime_alloc)(const uint64_t buckets[RTE_ALLOC_BUCKETS])
 		return;
 	rte_ring_write(w, rt_hdr(RTE_MSG_ALLOC, 0), rte_clock_ns(), buckets,
 	               RTE_ALLOC_BUCKETS);
-	rte_leave();
+	rte_leave_w(w);
 }

@@ -16,12 +16,24 @@
  * The file is never unmapped while other threads may run (only in a fork
  * child, which has one thread): at exit, other threads may still be
  * writing when ring_stop is written, and their stores must land in memory.
+ *
+ * Per-thread state (struct rte_thread) comes from a pool mapped with
+ * MADV_WIPEONFORK, reached through one initial-exec TLS pointer; a page of
+ * per-process state is mapped the same way. Both read zero in any child,
+ * so a child made without our atfork handlers (_Fork, raw fork or clone
+ * system calls) finds no writer attached (its first event takes the slow
+ * path) and a zero pid in the page: it is then adopted as a fork child
+ * (adopt_child), never writing into the parent's file.
+ *
+ * The registry lock is only ever held with every signal blocked
+ * (rte_lock), so no signal handler can run in its holder.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,7 +55,7 @@ pthread_mutex_t rte_g_lock = PTHREAD_MUTEX_INITIALIZER;
 uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
 int rte_g_own[RTE_EV_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
-__thread struct rte_thread rte_self RTE_TLS = {.ring = -1};
+__thread struct rte_thread *rte_self_p RTE_TLS;
 
 static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
 static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
@@ -97,6 +109,193 @@ out:
 	errno = saved;
 }
 
+/* ---- per-thread state and the per-process page ------------------------------ */
+
+/*
+ * The pool of per-thread states: up to POOL_CHUNKS chunks of POOL_CHUNK
+ * states, each chunk mapped on first need with MADV_WIPEONFORK. g_used
+ * (ordinary memory, copied by fork) says which are taken; a thread gives
+ * its state back at its end (the pthread key destructor, whose value is
+ * the state's index + 1).
+ */
+#define POOL_CHUNK 64u
+#define POOL_CHUNKS 1024u
+#define POOL_MAX (POOL_CHUNK * POOL_CHUNKS)
+
+static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
+static uint8_t g_used[POOL_MAX];                 /* atomic */
+/* Atomic: at or below the lowest free index (give or take a race that
+ * only costs compactness), so states are reused and memory stays flat. */
+static unsigned g_hint;
+static unsigned g_top; /* atomic: above every index ever taken */
+/* The state of threads that could get none: never writes (busy). */
+static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
+
+/*
+ * Per-process page, mapped with MADV_WIPEONFORK: pid is this process's id
+ * once it knows its file (the constructor, or the atfork child handler),
+ * and reads 0 in a child that no atfork handler saw (_Fork, a raw fork or
+ * clone system call). -1 while such a child is being adopted.
+ */
+struct rte_proc {
+	pid_t pid;
+};
+static struct rte_proc *g_proc;
+/* The state and id of the thread that forked: it keeps ring 0 in the
+ * child's file (see begin_file) until it takes it or ends. */
+static struct rte_thread *g_heir;
+static pthread_t g_heir_th;
+
+static void *map_wiped(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+static struct rte_thread *chunk(unsigned c)
+{
+	size_t len = POOL_CHUNK * sizeof(struct rte_thread);
+	/* Acquire: pairs with the CAS below (the mapping is complete). */
+	struct rte_thread *p = __atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE);
+	struct rte_thread *none = NULL;
+
+	if (p)
+		return p;
+	if (!(p = map_wiped(len)))
+		return NULL;
+	/* Acq_rel: publishes our mapping, or sees the winner's. */
+	if (!__atomic_compare_exchange_n(&g_chunks[c], &none, p, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		munmap(p, len);
+		p = none;
+	}
+	return p;
+}
+
+struct rte_thread *rte_thread_new(void)
+{
+	int saved = errno;
+	/* Relaxed: only a place to start looking. */
+	unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
+	struct rte_thread *t = &g_nothread, *c;
+
+	for (unsigned n = 0; n < POOL_MAX; n++) {
+		unsigned i = (h + n) % POOL_MAX;
+		uint8_t free_ = 0;
+
+		/* Relaxed peek, then acquire: pairs with the release in
+		 * thread_end() (the previous owner is done with it). */
+		if (__atomic_load_n(&g_used[i], __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&g_used[i], &free_, 1, 0,
+		                                 __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		if (!(c = chunk(i / POOL_CHUNK))) {
+			__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
+			break;
+		}
+		t = &c[i % POOL_CHUNK];
+		memset(t, 0, sizeof(*t));
+		t->ring = -1;
+		/* Relaxed (both): a place to start looking (unless a state
+		 * was freed meanwhile), and how much of g_used a fork child
+		 * clears. */
+		__atomic_compare_exchange_n(&g_hint, &h, i + 1, 0,
+		                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		for (unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
+		     top < i + 1 &&
+		     !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
+		                                  __ATOMIC_RELAXED,
+		                                  __ATOMIC_RELAXED);)
+			;
+		/* Below PTHREAD_KEY_2NDLEVEL_SIZE: no allocation. */
+		if (g_key_ok)
+			pthread_setspecific(g_key, (void *)(uintptr_t)(i + 1));
+		break;
+	}
+	rte_self_p = t;
+	errno = saved;
+	return t;
+}
+
+/* Pool index of the calling thread's state, or -1. */
+static long self_index(void)
+{
+	return g_key_ok ? (long)(uintptr_t)pthread_getspecific(g_key) - 1 : -1;
+}
+
+/* Fork child (one thread): only our state is in use now. */
+static void pool_fork_child(void)
+{
+	long i = self_index();
+
+	/* Only the part ever used: each page written here is a copy. */
+	memset(g_used, 0, g_top);
+	if (i >= 0)
+		g_used[i] = 1;
+	if (rte_self_p && rte_self_p != &g_nothread) {
+		/* Wiped: make it a fresh state. */
+		memset(rte_self_p, 0, sizeof(*rte_self_p));
+		rte_self_p->ring = -1;
+	}
+}
+
+static int state(void);
+
+/* 1 in a child process that no atfork handler has seen yet. */
+static int foreign_child(void)
+{
+	/* Relaxed: the page is ours alone; 0 means wiped by fork. */
+	return g_proc && __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED) == 0;
+}
+
+/*
+ * Adopt a child made without atfork handlers: it is treated as a fork
+ * child (its own file, made lazily; the adopting thread keeps ring 0).
+ * The registry lock is re-made: its holder may not exist here. Returns 0
+ * once adopted, -1 while another thread of the child is adopting it.
+ */
+static int adopt_child(void)
+{
+	pid_t zero = 0;
+
+	/* Acq_rel: one adopter. */
+	if (!__atomic_compare_exchange_n(&g_proc->pid, &zero, -1, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
+		                                                           : -1;
+	pthread_mutex_init(&rte_g_lock, NULL);
+	rte_core_fork_child();
+	/* Release: pairs with the loads above. */
+	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
+	return 0;
+}
+
+void rte_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	if (foreign_child())
+		adopt_child();
+	pthread_mutex_lock(&rte_g_lock);
+}
+
+void rte_unlock(const sigset_t *old)
+{
+	pthread_mutex_unlock(&rte_g_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 void rte_core_disable(const char *why)
 {
 	rte_warn(NULL, "%s; tracing disabled", why);
@@ -115,7 +314,11 @@ static int state(void)
 
 int rte_core_owns_process(void)
 {
-	int st = state();
+	int st;
+
+	if (foreign_child() && adopt_child() < 0)
+		return 0;
+	st = state();
 
 	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != rte_g_pid)
 		return 0;
@@ -243,12 +446,33 @@ struct rte_ring_writer *rte_core_attach(int quiet)
 
 static struct rte_ring_writer *attach(int quiet)
 {
-	struct rte_thread *t;
+	struct rte_thread *t = &rte_self;
 
+	if (t == &g_nothread)
+		return NULL;
+	if (foreign_child() && adopt_child() < 0)
+		return NULL;
 	if (state() == ST_FORKED)
 		rte_core_materialize();
-	t = &rte_self;
 	return attach_running(t, quiet);
+}
+
+/* The thread that forked takes the ring 0 kept for it (see begin_file).
+ * Returns 1 if it did. */
+static int take_heritage(struct rte_thread *t, uint32_t gen, int quiet)
+{
+	struct rte_thread *me = t;
+
+	/* Acq_rel: one taker; pairs with the release in begin_file(), so
+	 * ring 0's header (ring_start written there) is visible. */
+	if (__atomic_load_n(&g_heir, __ATOMIC_RELAXED) != t ||
+	    !__atomic_compare_exchange_n(&g_heir, &me, NULL, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return 0;
+	bind_ring(t, 0, gen);
+	if (!quiet)
+		write_labels(&t->w);
+	return 1;
 }
 
 static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
@@ -270,6 +494,8 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 		return NULL;
 	if (t->gen == gen && t->ring >= 0)
 		return &t->w;
+	if (take_heritage(t, gen, quiet))
+		return &t->w;
 	if (t->fail_gen == gen && t->fail_epoch == epoch)
 		goto drop; /* no ring was released since we last looked */
 	r = claim_ring();
@@ -288,8 +514,6 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	bind_ring(t, (unsigned)r, gen);
 	if (quiet)
 		return &t->w;
-	if (g_key_ok)
-		pthread_setspecific(g_key, (void *)1);
 	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
 	                (uint64_t)(int64_t)rte_g_pid);
 	write_labels(&t->w);
@@ -332,9 +556,14 @@ void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
 
 void rte_core_release(void)
 {
-	struct rte_thread *t = &rte_self;
+	struct rte_thread *t = &rte_self, *me = t;
 	unsigned r;
 
+	/* The thread that forked ends before its first event in the child:
+	 * ring 0 kept for it is free again (acq_rel: one taker). */
+	if (__atomic_compare_exchange_n(&g_heir, &me, NULL, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED))
+		__atomic_store_n(&g_slots[0], SLOT_FREE, __ATOMIC_RELEASE);
 	/* Acquire: pairs with begin_file(); a ring of an older file (fork
 	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
@@ -362,13 +591,27 @@ void rte_core_release(void)
 }
 
 /* Thread end, however it ends (return, pthread_exit, cancellation): the
- * key destructor runs for every thread that holds a ring. */
-static void thread_end(void *unused)
+ * key destructor runs for every thread that has a state (the key's value
+ * is its pool index + 1); the ring and then the state are given back. */
+static void thread_end(void *v)
 {
 	int saved = errno;
+	uintptr_t i = (uintptr_t)v - 1;
 
-	(void)unused;
 	rte_core_release();
+	rte_self_p = NULL;
+	/* Release: our last use of the state happens before its next owner
+	 * takes it (pairs with the CAS in rte_thread_new()). */
+	if (i < POOL_MAX) {
+		unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
+
+		__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
+		/* Relaxed: the next search starts here or lower. */
+		while (i < h && !__atomic_compare_exchange_n(
+		                        &g_hint, &h, (unsigned)i, 1,
+		                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 	errno = saved;
 }
 
@@ -477,8 +720,10 @@ void rte_core_write_name(unsigned id, const char *name)
 {
 	uint64_t off;
 
-	/* The file exists (running, or stopped but still mapped). */
-	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS)
+	/* The file exists (running, or stopped but still mapped), and it
+	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
+	 * which its caller holds). */
+	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
 		return;
 	off = rte_g_file.l.custom_events_offset +
 	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
@@ -495,6 +740,15 @@ static void begin_file(int fork_child, uint64_t start_ts)
 {
 	struct rte_thread *t = &rte_self;
 	uint32_t gen = rte_g_gen + 1;
+	/* In a fork child, ring 0 is the forking thread's even if another
+	 * thread of the child makes the file (it then writes ring 0's first
+	 * events, and the forking thread attaches to it later). */
+	struct rte_thread *heir =
+		fork_child ? __atomic_exchange_n(&g_heir, NULL, __ATOMIC_RELAXED)
+		           : NULL;
+
+	if (!heir)
+		heir = t;
 
 	memset(g_slots, 0, sizeof(g_slots));
 	memset(g_reserved, 0, sizeof(g_reserved));
@@ -505,33 +759,39 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	g_once_full = g_once_reserve = g_once_names = 0;
 	t->ring = -1;
 	t->gen = 0;
-	t->busy = 0;
 	g_slots[0] = SLOT_TAKEN;
+	rte_api_write_all_names();
 	if (reserve_ring(0) == 0) {
+		/* Ring 0's first events, before anyone can attach to it. */
+		int busy = t->busy;
+
 		bind_ring(t, 0, gen);
 		rte_ring_writer_reset(&t->w);
-		if (g_key_ok)
-			pthread_setspecific(g_key, (void *)1);
-	} else {
-		g_slots[0] = SLOT_BROKEN;
-	}
-	rte_api_write_all_names();
-	/* Release: publishes the file, layout and slots; pairs with the
-	 * acquire load in attach_running(). */
-	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
-	/* Release, after the generation: pairs with state() in
-	 * attach_running(). */
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
-	if (t->ring == 0) {
 		t->busy = 1;
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
 		                (uint64_t)(int64_t)rte_g_pid);
 		if (fork_child)
 			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
 			                start_ts, 0);
-		write_labels(&t->w);
-		t->busy = 0;
+		if (heir == t) {
+			write_labels(&t->w);
+		} else {
+			t->ring = -1;
+			t->gen = 0;
+			g_owner[0] = g_heir_th;
+			/* Relaxed: published by the release of rte_g_gen. */
+			__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
+		}
+		t->busy = busy;
+	} else {
+		g_slots[0] = SLOT_BROKEN;
 	}
+	/* Release: publishes the file, layout, slots and ring 0's first
+	 * events; pairs with the acquire load in attach_running(). */
+	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
+	/* Release, after the generation: pairs with state() in
+	 * attach_running(). */
+	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	/* Release: as for rte_g_gen; the fast path only needs the value. */
 	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : gen,
 	                 __ATOMIC_RELEASE);
@@ -561,6 +821,13 @@ int rte_core_start_locked(void)
 		         "overrides)");
 		/* Release: pairs with state(). */
 		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		return RTE_ESTATE;
+	}
+	if (!g_proc || !g_key_ok) {
+		/* Without a page that reads zero in a child, a child made by
+		 * a raw fork could write into our file. */
+		rte_core_disable("cannot map a page with MADV_WIPEONFORK "
+		                 "(Linux 4.14 or later is needed)");
 		return RTE_ESTATE;
 	}
 	rte_clock_init(rte_g_cfg.force_monotonic);
@@ -601,6 +868,10 @@ void rte_core_fork_child(void)
 	rte_self.ring = -1;
 	rte_self.gen = 0;
 	rte_self.fail_gen = 0;
+	/* The calling thread keeps ring 0 in the child's file. */
+	g_heir_th = pthread_self();
+	/* Relaxed: read by this thread or by threads it creates. */
+	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
 	/* Release (both): pair with state() and the acquire of rte_g_gen in
 	 * attach_running(); the pending value sends writers there. */
 	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
@@ -608,23 +879,49 @@ void rte_core_fork_child(void)
 	                 __ATOMIC_RELEASE);
 }
 
+void rte_core_atfork_child(void)
+{
+	/* The lock was held by the forking thread: re-make it rather than
+	 * unlock it (robust to any mutex kind). */
+	pthread_mutex_init(&rte_g_lock, NULL);
+	pool_fork_child();
+	if (g_proc)
+		g_proc->pid = getpid();
+	rte_core_fork_child();
+	/* With PRESERVE the child keeps a file whatever it does: make it
+	 * now, while every signal is still blocked (prepare blocked them),
+	 * so that a child killed at any time leaves a complete file, never
+	 * a half-made one, and its exit costs nothing more. */
+	if (rte_g_cfg.preserve)
+		rte_core_materialize();
+}
+
 void rte_core_materialize(void)
 {
 	char err[PATH_MAX + 160];
+	sigset_t all, old;
 
-	/* trylock: this may run in a signal handler that interrupted the
-	 * lock's holder; the event that asked is then dropped, and the next
-	 * one tries again. The lock orders us against rte_register(). */
-	if (state() != ST_FORKED || pthread_mutex_trylock(&rte_g_lock))
+	if (state() != ST_FORKED)
 		return;
-	if (state() == ST_FORKED) {
-		if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid, err,
-		                    sizeof(err)) < 0)
-			rte_core_disable(err);
-		else
-			begin_file(1, g_fork_ts);
+	/* Every signal blocked while the file is made: a signal that kills
+	 * the process cannot leave a half-made file, and no handler of
+	 * this thread can run while we hold the lock. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* trylock: another thread may be making the file (or registering);
+	 * the event that asked is then dropped, and the next one tries
+	 * again. The lock orders us against rte_register(). */
+	if (pthread_mutex_trylock(&rte_g_lock) == 0) {
+		if (state() == ST_FORKED) {
+			if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid,
+			                    err, sizeof(err)) < 0)
+				rte_core_disable(err);
+			else
+				begin_file(1, g_fork_ts);
+		}
+		pthread_mutex_unlock(&rte_g_lock);
 	}
-	pthread_mutex_unlock(&rte_g_lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void rte_core_stop(void)
@@ -737,13 +1034,17 @@ __attribute__((constructor)) static void rte_init(void)
 {
 	int saved = errno;
 
+	sigset_t old;
+
 	rte_real_resolve();
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
+	if ((g_proc = map_wiped(sizeof(*g_proc))))
+		g_proc->pid = getpid();
 	rte_proc_init();
 	if (secure_getenv("OCAML_RUNTIME_EVENTS_START")) {
-		pthread_mutex_lock(&rte_g_lock);
+		rte_lock(&old);
 		rte_core_start_locked();
-		pthread_mutex_unlock(&rte_g_lock);
+		rte_unlock(&old);
 	}
 	errno = saved;
 }

@@ -58,10 +58,11 @@ static int g_alt_key_ok;
 static size_t g_alt_size;
 static int g_once_alt;
 
-static __thread int t_recording RTE_TLS;  /* inside our own work */
-static __thread int t_first_sig RTE_TLS;  /* signal being recorded */
-static __thread int t_chained RTE_TLS;    /* inside the program's handler */
-static __thread uint64_t t_bt[RTE_BT_MAX + 4] RTE_TLS; /* record buffer */
+/* Per-thread state, kept in struct rte_thread (shim.h), not in TLS. */
+#define t_recording (rte_self.crash_recording) /* inside our own work */
+#define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
+#define t_chained (rte_self.crash_chained) /* inside the program's handler */
+#define t_bt (rte_self.crash_bt)               /* record buffer */
 _Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_module_rec) == 32, "rte/crash.h layout");
@@ -164,7 +165,7 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
 
 /* Encoding buffer of stack records (used only inside a write of this
  * thread, like core.c's own). */
-static __thread uint64_t t_enc[RTE_BT_MAX + 8] RTE_TLS;
+#define t_enc (rte_self.crash_enc)
 
 /*
  * Write a stack record (rte.crash or rte.backtrace: `head` bytes of fixed

@@ -9,6 +9,11 @@
  * adds fork_parent(child pid) in the parent, which the handlers cannot
  * know.
  *
+ * daemon() and forkpty() are ours (below): glibc's fork inside libc
+ * (the parent would get no fork_parent) and daemon's parent leaves by an
+ * internal _exit. A child made without atfork handlers (_Fork, a raw fork or clone
+ * system call) is recognised by core.c's MADV_WIPEONFORK page instead.
+ *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.
  * Every exit and exec wrapper therefore first checks that the caller is the
@@ -23,13 +28,17 @@
  * absolute directory it was resolved to when tracing started, so that a
  * chdir() before exec does not move the new image's file (or lose it).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "crash.h"
@@ -41,31 +50,32 @@ void rte_proc_init(void);
 
 /* ---- fork ------------------------------------------------------------------ */
 
+/* The forking thread's signal mask, saved by prepare while it holds the
+ * lock (so one fork at a time uses it); not per-thread state, which the
+ * child sees wiped. */
+static sigset_t g_fork_mask;
+
 static void fork_prepare(void)
 {
-	sigset_t all;
+	sigset_t old;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &rte_self.fork_mask);
-	pthread_mutex_lock(&rte_g_lock);
+	rte_lock(&old);
+	g_fork_mask = old;
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&rte_g_lock);
-	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+	sigset_t old = g_fork_mask;
+
+	rte_unlock(&old);
 }
 
 static void fork_child(void)
 {
 	int saved = errno;
 
-	/* The lock was held by this thread at fork: re-make it rather than
-	 * unlock it (robust to any mutex kind). */
-	pthread_mutex_init(&rte_g_lock, NULL);
-	rte_self.busy = 0;
-	rte_core_fork_child();
-	pthread_sigmask(SIG_SETMASK, &rte_self.fork_mask, NULL);
+	rte_core_atfork_child();
+	pthread_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 	errno = saved;
 }
 
@@ -93,6 +103,99 @@ RTE_EXPORT pid_t fork(void)
 		rte_crash_fork_parent(pid); /* crash.c: RTE_BACKTRACE=fork */
 		errno = saved;
 	}
+	return pid;
+}
+
+/*
+ * daemon(3), made of our own fork() and _exit(): glibc's daemon forks and
+ * leaves the parent by an _exit inside libc, where no wrapper of ours sees
+ * it (the parent would get no fork_parent, no ring_stop, no cleanup). This
+ * does what glibc's does: fork; the parent _exits 0; the child calls
+ * setsid, chdir("/") unless nochdir, and unless noclose points 0, 1 and 2
+ * at /dev/null (checked to be the null device). The child's file is made
+ * before the chdir, next to the others.
+ */
+RTE_EXPORT int daemon(int nochdir, int noclose)
+{
+	struct stat st;
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	rte_core_materialize();
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir && chdir("/") < 0) {
+		/* glibc ignores it too */
+	}
+	if (noclose)
+		return 0;
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
+/*
+ * forkpty(3), made of openpty, our own fork() and login_tty (looked up at
+ * the first call): glibc's forks inside libc, where the parent's
+ * fork_parent would be missed. Same steps and results as glibc's.
+ */
+RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
+                         const struct winsize *wp)
+{
+	typedef int open_fn(int *, int *, char *, const struct termios *,
+	                    const struct winsize *);
+	typedef int login_fn(int);
+	static void *open_p, *login_p; /* atomic */
+	int master, slave;
+	pid_t pid;
+
+	/* Acquire: pairs with the release below (open_p is stored first);
+	 * any thread stores the same values. */
+	if (!__atomic_load_n(&login_p, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&open_p, rte_dlsym(RTLD_NEXT, "openpty"),
+		                 __ATOMIC_RELAXED);
+		__atomic_store_n(&login_p, rte_dlsym(RTLD_NEXT, "login_tty"),
+		                 __ATOMIC_RELEASE);
+	}
+	if (!__atomic_load_n(&open_p, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&login_p, __ATOMIC_RELAXED)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (((open_fn *)__atomic_load_n(&open_p, __ATOMIC_RELAXED))(
+	            &master, &slave, name, tp, wp) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(master);
+		close(slave);
+		return -1;
+	}
+	if (pid == 0) {
+		close(master);
+		if (((login_fn *)__atomic_load_n(&login_p, __ATOMIC_RELAXED))(
+		            slave) < 0)
+			_exit(1);
+		return 0;
+	}
+	*amaster = master;
+	close(slave);
 	return pid;
 }
 

@@ -18,11 +18,13 @@
 #define RTE_SHIM_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backtrace.h"
 #include "ring.h"
 #include "rte/format.h"
 
@@ -143,7 +145,7 @@ void rte_real_resolve(void);
 
 enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
- * the child's first event, or at its exit with PRESERVE). */
+ * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
 enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
 /* rte_g_active while ST_FORKED: matches no thread's generation, so the
  * first event takes the slow path, which makes the file. */
@@ -174,19 +176,60 @@ extern uint8_t rte_g_types[RTE_MAX_USER_EVENTS]; /* enum rte_type + 1 */
 extern int rte_g_own[RTE_EV_OWN_COUNT];
 extern uint64_t rte_g_dropped;
 
-/* Per-thread state. initial-exec TLS: no allocation, no lock, usable in
- * signal handlers. */
-struct rte_thread {
-	struct rte_ring_writer w;
+/*
+ * Per-thread state. It lives in a pool of memory mapped with
+ * MADV_WIPEONFORK (core.c), not in TLS: the only initial-exec TLS of ours
+ * is the pointer rte_self_p (plus common/clock.h's anchor), so the shim
+ * takes a few words of each thread's stack, not kilobytes. The state is
+ * allocated on the thread's first use without malloc or locks (mmap and a
+ * CAS), so it is usable in signal handlers.
+ *
+ * Because the pool reads zero in any child process, however it was made
+ * (fork, _Fork, a raw fork or clone system call), a child's threads never
+ * find a writer attached to the parent's file: gen is 0, which never
+ * equals rte_g_active, so the first event takes the slow path, which sees
+ * the per-process page (also wiped) and adopts the child (core.c).
+ */
+struct __attribute__((aligned(64))) rte_thread {
+	/* The fast path's words first: gen, busy and the writer's pointers
+	 * share one cache line. */
 	uint32_t gen;        /* == rte_g_gen while w is attached to a ring */
-	int ring;            /* index of our ring, or -1 */
+	int busy;            /* inside a write: a nested signal handler drops */
+	struct rte_ring_writer w;
+	int ring;            /* index of our ring, or -1 (0 after a wipe:
+	                        only meaningful while gen matches) */
 	uint32_t fail_gen;   /* claiming failed in this generation ... */
 	uint32_t fail_epoch; /* ... and no ring was released since */
-	int busy;            /* inside a write: a nested signal handler drops */
 	int guard;           /* inside a wrapper: do not trace recursively */
-	sigset_t fork_mask;  /* signal mask saved across fork */
+	/* crash.c's per-thread state. */
+	int crash_recording;  /* inside our own work */
+	int crash_first_sig;  /* signal being recorded */
+	int crash_chained;    /* inside the program's handler */
+	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
+	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
 };
-extern __thread struct rte_thread rte_self RTE_TLS;
+extern __thread struct rte_thread *rte_self_p RTE_TLS;
+/* The calling thread's state, allocated on first use (core.c). Never NULL:
+ * if no memory can be had, a shared state that never writes. Signal-safe. */
+struct rte_thread *rte_thread_new(void);
+
+static inline struct rte_thread *rte_self_get(void)
+{
+	struct rte_thread *t = rte_self_p;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	return rte_thread_new();
+}
+/* rte_self.field reads as before; it goes through the pointer. */
+#define rte_self (*rte_self_get())
+
+/* Take the registry lock with every signal blocked (the previous mask in
+ * *old): a signal handler can never interrupt its holder, so a handler
+ * that forks (atfork prepare takes the lock) or registers cannot deadlock.
+ * In a fork child that no atfork handler saw, first adopts the child. */
+void rte_lock(sigset_t *old);
+void rte_unlock(const sigset_t *old);
 
 /* Print "rte: <message>" as one line on stderr, at most once per *once
  * flag (NULL: always). Async-signal-safe (vsnprintf on a stack buffer +
@@ -208,8 +251,13 @@ void rte_core_release(void);
 /* Write ring_stop (and rte.dropped) once and remove the file unless
  * PRESERVE. Safe at exit, in _exit, in a signal handler. */
 void rte_core_stop(void);
-/* Fork child: let go of the parent's file; our own is made lazily. */
+/* Fork child: let go of the parent's file; our own is made lazily. The
+ * calling thread keeps ring 0 of the child's file. */
 void rte_core_fork_child(void);
+/* The atfork child handler's work (signals blocked, one thread): re-make
+ * the lock, keep only our per-thread state, mark the process page ours,
+ * rte_core_fork_child(), and with PRESERVE make the file at once. */
+void rte_core_atfork_child(void);
 /* Fork child: make the pending file now if we can (see ST_FORKED). */
 void rte_core_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */
@@ -249,34 +297,48 @@ static inline struct rte_ring_writer *rte_enter(void)
 	 * pointers were published by the acquire in rte_core_attach(). */
 	uint32_t a = __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED);
 	struct rte_ring_writer *w;
+	struct rte_thread *t;
 
 	if (__builtin_expect(a == 0, 0))
 		return NULL;
-	if (__builtin_expect(rte_self.busy, 0)) {
+	t = rte_self_get();
+	if (__builtin_expect(t->busy, 0)) {
 		/* A signal handler interrupted a write of this thread: its
 		 * ring is mid-message, so this event is dropped. */
 		__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	rte_self.busy = 1;
+	t->busy = 1;
 	/* Keeps the busy store before the ring stores (same thread: only a
 	 * signal handler observes it). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(rte_self.gen == a, 1))
-		return &rte_self.w;
+	if (__builtin_expect(t->gen == a, 1))
+		return &t->w;
 	w = rte_core_attach(0);
 	if (!w) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		rte_self.busy = 0;
+		t->busy = 0;
 	}
 	return w;
+}
+
+/* rte_leave() for the writer w that rte_enter() returned: no second
+ * look at the TLS pointer. */
+static inline void rte_leave_w(struct rte_ring_writer *w)
+{
+	struct rte_thread *t =
+		(struct rte_thread *)((char *)w - offsetof(struct rte_thread, w));
+
+	/* Keeps the ring stores before the busy store, for signal handlers. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
 }
 
 static inline void rte_leave(void)
 {
 	/* Keeps the ring stores before the busy store, for signal handlers. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rte_self.busy = 0;
+	rte_self_p->busy = 0; /* set by rte_enter: allocated */
 }
 
 #pragma GCC visibility pop

@@ -143,6 +143,14 @@ test_rings_full() {
 
 # check_child FILE PID: a fork child's file starts with ring_start(pid),
 # fork_child on ring 0 and uses ring 0 only.
+# check_child_start FILE PID: FILE (dumped to FILE.d) starts as a fork
+# child's: ring_start with PID, then fork_child.
+check_child_start() {
+	dump "$1" "$1.d"
+	first=$(awk '$1 != "header" && $2 == "lifecycle" { print $3 "=" $4 }' "$1.d" | head -2 | tr '\n' ' ')
+	expect_eq "child $2 starts" "$first" "ring_start=$2 fork_child=0 "
+}
+
 check_child() {
 	dump "$1" "$1.d"
 	first=$(awk '$1 != "header" && $2 == "lifecycle" { print $3 "=" $4 }' "$1.d" | head -2 | tr '\n' ' ')
@@ -175,8 +183,9 @@ test_fork_nested() {
 	finish
 }
 
-# A child that writes nothing gets its file only with PRESERVE (made at its
-# exit: ring_start, fork_child, ring_stop); without, no file ever appears.
+# A child that writes nothing gets its file only with PRESERVE (made at
+# fork: ring_start, fork_child; ring_stop at exit); without, no file ever
+# appears.
 test_fork_quiet() {
 	begin fork_quiet
 	traced "$D" "$T/forker" quiet 1 >"$D/out" 2>"$D/err"
@@ -215,6 +224,198 @@ test_fork_threaded() {
 	# The parent's other threads kept writing into the parent's file.
 	[ "$(count "$D/parent.d" '$3 == "f.spin"')" -gt 0 ] ||
 		fail "no f.spin events in the parent"
+	finish
+}
+
+# ---- children made every way (forkways.c) --------------------------------------
+
+# A child made without atfork handlers (_Fork, a raw fork or clone system
+# call) never writes into its parent's file: it is adopted as a fork child
+# and gets its own file (README "Never hurting the host").
+test_fork_raw() {
+	for way in _Fork sysfork clone; do
+		begin "fork_raw_$way"
+		traced "$D" "$T/forkways" raw $way >"$D/out" 2>"$D/err"
+		st=$?
+		if [ $way = _Fork ] && grep -q 'not implemented' "$D/err"; then
+			skip "fork_raw_$way" "this libc has no _Fork"
+			continue
+		fi
+		expect_eq "exit status" $st 0
+		expect_eq "stderr" "$(cat "$D/err")" ""
+		expect_eq "files" "$(nfiles "$D")" 2
+		cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+		f=$D/$cpid.events
+		[ -f "$f" ] || { fail "no file for child $cpid"; finish; continue; }
+		check_child "$f" "$cpid"
+		expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
+		for p in "$D"/*.events; do
+			[ "$p" = "$f" ] || parent=$p
+		done
+		dump "$parent" "$D/parent.d"
+		expect_eq "child events in the parent's file" \
+			"$(count "$D/parent.d" '$3 == "w.child" || $4 == "child" || $3 == "fork_child"')" 0
+		expect_eq "parent's event" "$(count "$D/parent.d" '$3 == "w.parent"')" 1
+		expect_eq "parent's ring_stop" "$(count "$D/parent.d" '$3 == "ring_stop"')" 1
+		finish
+	done
+}
+
+# A fork child's threads made before its first event get domain_spawn and
+# rings of their own; the thread that forked keeps ring 0.
+test_fork_child_threads() {
+	begin fork_child_threads
+	traced "$D" "$T/forkways" threads >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	f=$D/$cpid.events
+	[ -f "$f" ] || { fail "no file for child $cpid"; finish; return; }
+	check_child_start "$f" "$cpid"
+	expect_eq "ring 0's thread" "$(count "$f.d" '$1 == 0 && $3 == "rte.thread.tid" && $4 == '"$cpid")" 1
+	expect_eq "forking thread's event on ring 0" "$(count "$f.d" '$1 == 0 && $3 == "w.main"')" 1
+	expect_eq "domain_spawn off ring 0" "$(count "$f.d" '$1 != 0 && $3 == "domain_spawn"')" 2
+	expect_eq "domain_spawn" "$(count "$f.d" '$3 == "domain_spawn"')" 2
+	expect_eq "thread events off ring 0" "$(count "$f.d" '$1 != 0 && $3 == "w.thread"')" 2
+	finish
+}
+
+# daemon(3): the parent (which leaves by an _exit inside daemon) gets
+# fork_parent and ring_stop, and its file is cleaned up without PRESERVE;
+# the child's file is next to the parent's (not in /, where it chdirs).
+test_daemon() {
+	begin daemon
+	# $(...) waits for EOF on stdout: the daemon keeps it (noclose).
+	out=$(cd "$D" && traced "$D" "$T/forkways" daemon 2>"$D/err")
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	dpid=$(echo "$out" | awk '$1 == "daemon" { print $2 }')
+	expect_eq "daemon's cwd" "$(echo "$out" | awk '{ print $3 }')" "/"
+	f=$D/$dpid.events
+	[ -f "$f" ] || { fail "no file for daemon $dpid"; finish; return; }
+	[ -e "/$dpid.events" ] && fail "daemon's file in /"
+	check_child_start "$f" "$dpid"
+	expect_eq "daemon's event" "$(count "$f.d" '$3 == "w.daemon"')" 1
+	for p in "$D"/*.events; do
+		[ "$p" = "$f" ] || parent=$p
+	done
+	dump "$parent" "$D/parent.d"
+	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$dpid")" 1
+	expect_eq "parent's ring_stop" "$(count "$D/parent.d" '$3 == "ring_stop"')" 1
+	mkdir "$D/np"
+	out=$($TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/forkways" daemon)
+	expect_eq "files left without PRESERVE" "$(ls -A "$D/np")" ""
+	finish
+}
+
+# forkpty(3) forks inside libc: the parent still gets fork_parent.
+test_forkpty() {
+	begin forkpty
+	traced "$D" "$T/forkways" pty >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	f=$D/$cpid.events
+	[ -f "$f" ] || { fail "no file for child $cpid"; finish; return; }
+	check_child "$f" "$cpid"
+	expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
+	for p in "$D"/*.events; do
+		[ "$p" = "$f" ] || parent=$p
+	done
+	dump "$parent" "$D/parent.d"
+	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$cpid")" 1
+	finish
+}
+
+# With PRESERVE a fork child has its complete file from the start: killed
+# by SIGKILL, it leaves its file (ring_start, fork_child) and no temporary.
+test_fork_killed() {
+	begin fork_killed
+	traced "$D" "$T/forkways" killed >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	f=$D/$cpid.events
+	[ -f "$f" ] || { fail "no file for killed child $cpid"; finish; return; }
+	check_child "$f" "$cpid"
+	expect_eq "temporary files" "$(ls -A "$D" | grep -c '\.tmp$')" 0
+	finish
+}
+
+# PRESERVE with multiprocessing.Pool(4): the pool's workers, killed by
+# SIGTERM at its end, leave their traces and no half-made file.
+test_fork_pool() {
+	begin fork_pool
+	py=$(command -v python3 2>/dev/null) &&
+		py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	if [ -z "$py" ]; then
+		skip fork_pool "python3 is not installed"
+		return
+	fi
+	# python's own allocations at exit are not ours to check (ASan runs).
+	traced "$D" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		"$py" -c '
+import multiprocessing as mp
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    with mp.Pool(4) as p:
+        print(sum(p.map(abs, range(-100, 100))))
+' >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" 10000
+	expect_eq "temporary files" "$(ls -A "$D" | grep -c '\.tmp$')" 0
+	n=0
+	for f in "$D"/*.events; do
+		dump "$f" "$f.d"
+		[ "$(count "$f.d" '$3 == "fork_child"')" = 1 ] && n=$((n + 1))
+	done
+	[ "$n" -ge 4 ] || fail "worker traces: $n, want at least 4"
+	finish
+}
+
+# fork() in a signal handler that interrupted rte_register() (which holds
+# the registry lock) completes, with tracing on and off. SIGKILL on
+# timeout: a deadlocked fork has every signal blocked.
+test_fork_in_handler() {
+	for start in 1 ""; do
+		begin "fork_in_handler${start:+_traced}"
+		timeout -s KILL 60 env LD_PRELOAD="$PRELOAD" \
+			${start:+OCAML_RUNTIME_EVENTS_START=1} \
+			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/forkways" sigfork 300 \
+			>"$D/out" 2>"$D/err"
+		expect_eq "exit status" $? 0
+		expect_eq "stdout" "$(cat "$D/out")" "forks 300"
+		finish
+	done
+}
+
+# The shim's initial-exec TLS (in every thread's stack) is a few words: at
+# most 64 bytes in PT_TLS, and a thread on a 16 KiB stack has the room it
+# has without the shim, traced or not.
+test_tls_room() {
+	begin tls_room
+	if command -v readelf >/dev/null 2>&1; then
+		tls=$(readelf -lW "$LIB" | awk '$1 == "TLS" { print $6 }')
+		tls=$((${tls:-0} + 0))
+		[ "$tls" -le 64 ] ||
+			fail "PT_TLS of librte.so: '$tls' bytes, want at most 64"
+	else
+		echo "  (tls_room: no readelf; only the stack room is checked)"
+	fi
+	if [ -n "$RTE_ASAN_RT" ]; then
+		# ASan's redzones and checks change the stack use being measured.
+		echo "  (tls_room: under ASan only PT_TLS is checked)"
+		finish
+		return
+	fi
+	room=$(plain "$T/forkways" room | awk '{ print $2 }')
+	use=$((room - 512))
+	expect_eq "plain" "$(plain "$T/forkways" use $use)" "used $use"
+	for start in 1 ""; do
+		out=$($TMO env LD_PRELOAD="$PRELOAD" \
+			${start:+OCAML_RUNTIME_EVENTS_START=1} \
+			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/forkways" use $use 2>&1)
+		expect_eq "traced${start:+ and started}" "$out" "used $use"
+	done
 	finish
 }
 
@@ -695,6 +896,14 @@ test_rings_full
 test_fork_nested
 test_fork_quiet
 test_fork_threaded
+test_fork_raw
+test_fork_child_threads
+test_daemon
+test_forkpty
+test_fork_killed
+test_fork_pool
+test_fork_in_handler
+test_tls_room
 check_exec execve 1
 check_exec execvp 2
 check_exec execl 6
