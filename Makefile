@@ -1,7 +1,9 @@
 # rte - runtime tracing events for any process.
 #
-#   make            build everything into $(BUILD)/ (installs missing Debian
-#                   packages first, see scripts/install-deps.sh)
+#   make            build everything into $(BUILD)/ (stops first with the
+#                   list of missing Debian packages, if any, and the command
+#                   that installs them: scripts/install-deps.sh)
+#   make demo       installs the missing packages itself, builds, runs the demo
 #   make test       build and run every test
 #   make check-asan the whole suite under AddressSanitizer + UBSan
 #
@@ -41,10 +43,10 @@ include $(filter-out mk/common.mk,$(sort $(wildcard mk/*.mk)))
 
 build-all: $(ALL)
 
-# Install missing build dependencies once per build folder.
+# Check (never install) the Debian packages once per build folder.
 $(DEPS_STAMP): scripts/install-deps.sh
 	@mkdir -p $(@D)
-	@sh scripts/install-deps.sh
+	@sh scripts/install-deps.sh --check
 	@touch $@
 
 deps: $(DEPS_STAMP)

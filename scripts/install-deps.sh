@@ -1,7 +1,13 @@
 #!/bin/sh
 # Install the Debian packages rte's build and tests need, if any is missing.
-# Used by the Makefile (once per build folder) and by .ci/run. Needs root or
-# sudo only when something is actually missing.
+# `make demo` (the first command of README.md) runs it; needs root or sudo
+# only when something is actually missing.
+#
+#   install-deps.sh          install what is missing
+#   install-deps.sh --check  install nothing: list what is missing, say the
+#                            one command that installs it, exit 1 (the
+#                            Makefile's check before building: a plain
+#                            `make` never runs apt-get)
 set -e
 PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip zlib1g-dev clang libclang-rt-14-dev procps"
 missing=""
@@ -10,6 +16,11 @@ for p in $PKGS; do
 		missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
+if [ "${1:-}" = --check ]; then
+	echo "rte: missing Debian packages:$missing" >&2
+	echo "rte: install them with: sudo sh scripts/install-deps.sh (or run make demo, which does)" >&2
+	exit 1
+fi
 echo "install-deps: installing:$missing" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

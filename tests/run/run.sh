@@ -463,6 +463,25 @@ test_make_order() {
 	[ ! -e "$fresh" ] || fail "make -n created $fresh"
 }
 
+test_make_no_apt() {
+	begin "make never runs apt-get: it stops with the missing packages and the command"
+	# dpkg-query says nothing is installed; apt-get and sudo only leave a mark.
+	fake=$W/fakebin fresh=$W/noapt-build
+	mkdir -p "$fake"
+	printf '#!/bin/sh\nexit 1\n' >"$fake/dpkg-query"
+	printf '#!/bin/sh\necho "$0 $*" >>"%s"\n' "$W/apt.calls" >"$fake/apt-get"
+	cp "$fake/apt-get" "$fake/sudo"
+	chmod +x "$fake/dpkg-query" "$fake/apt-get" "$fake/sudo"
+	PATH="$fake:$PATH" $MAKE -s -C "$TOP" BUILD="$fresh" "$fresh/librte.so" \
+		>"$W/noapt.out" 2>&1 && fail "make succeeded with packages missing"
+	[ ! -e "$W/apt.calls" ] || fail "make ran: $(cat "$W/apt.calls")"
+	grep -q 'missing Debian packages: gcc' "$W/noapt.out" ||
+		fail "no list of missing packages: $(head -3 "$W/noapt.out")"
+	grep -q 'sudo sh scripts/install-deps.sh' "$W/noapt.out" ||
+		fail "no command to install them: $(head -3 "$W/noapt.out")"
+	rm -rf "$fresh"
+}
+
 # ---- install -----------------------------------------------------------------------------
 
 test_install() {
@@ -536,6 +555,7 @@ else
 	test_bad_dir_output
 	test_log
 	test_make_order
+	test_make_no_apt
 	test_install
 fi
 
