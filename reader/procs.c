@@ -88,8 +88,10 @@ int rd_src_alive(struct rd_src *s, const rte_cursor *c)
 {
 	int alive;
 
-	if (s->writer_state == RD_WRITER_UNKNOWN)
+	if (s->writer_state == RD_WRITER_UNKNOWN) {
 		rd_writer_init(&s->writer, s->pid, rte_cursor_stat(c));
+		rd_writer_locate(&s->writer, rte_cursor_path(c)); /* btrfs... */
+	}
 	alive = rd_writer_alive(&s->writer);
 	s->writer_state = alive ? RD_WRITER_RUNNING : RD_WRITER_GONE;
 	return alive;
