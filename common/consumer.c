@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rte/consumer.h"
+#include "rundir.h"
 
 /*
  * Words are copied out of a ring CHUNK_WORDS at a time (at most), and the
@@ -107,6 +108,25 @@ static int extent_ok(uint64_t off, uint64_t n, uint64_t each, uint64_t limit,
 	return mul_ok(n, each, &len) && add_ok(off, len, end) && *end <= limit;
 }
 
+/* Why a file whose first word is not the format version is not a ring
+ * file, naming the compressed formats by their magic bytes. */
+static void not_a_ring(const uint64_t w[RTE_METADATA_WORDS], char *why, size_t wlen)
+{
+	const unsigned char *b = (const unsigned char *)w;
+	const char *packed = b[0] == 0x1f && b[1] == 0x8b ? "gzip"
+	                     : !memcmp(b, "\x28\xb5\x2f\xfd", 4) ? "zstd"
+	                     : !memcmp(b, "\xfd" "7zXZ", 5) ? "xz"
+	                     : !memcmp(b, "BZh", 3) ? "bzip2" : NULL;
+
+	if (packed)
+		fmt(why, wlen, "not a ring file (%s-compressed? decompress it first)", packed);
+	else if (w[0] < 65536)
+		fmt(why, wlen, "not a ring file (format version %llu, expected %u)",
+		    (unsigned long long)w[0], RTE_FORMAT_VERSION);
+	else
+		fmt(why, wlen, "not a ring file (it does not start with a ring header)");
+}
+
 /*
  * Check the eight header words `w` of a file of `size` bytes and fill `l`.
  * Returns RTE_OK or an error with the reason in why.
@@ -125,8 +145,7 @@ static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
 	l->data_offset = w[6];
 	l->custom_events_offset = w[7];
 	if (l->version != RTE_FORMAT_VERSION) {
-		fmt(why, wlen, "format version %llu, expected %u",
-		    (unsigned long long)l->version, RTE_FORMAT_VERSION);
+		not_a_ring(w, why, wlen);
 		return RTE_ENOTRING;
 	}
 	if (l->max_domains < 1 || l->max_domains > 4096) {
@@ -194,11 +213,19 @@ static int open_fail(int err, char *errbuf, size_t errlen, const char *path,
 	return err;
 }
 
+/* A name for the type of a file that is not a regular file. */
+static const char *type_name(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
                     size_t errlen)
 {
 	struct stat st;
-	uint64_t w[RTE_METADATA_WORDS];
+	uint64_t w[RTE_METADATA_WORDS] = { 0 };
 	char why[256];
 	ssize_t n;
 	int err;
@@ -206,9 +233,10 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	if (fstat(fd, &st) < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
 	c->st = st;
-	if (!S_ISREG(st.st_mode))
-		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
-		                 "not a regular file");
+	if (!S_ISREG(st.st_mode)) {
+		fmt(why, sizeof why, "not a regular file (%s)", type_name(st.st_mode));
+		return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
+	}
 	if (st.st_size == 0)
 		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
 		                 "empty file, not a ring file");
@@ -216,8 +244,10 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	if (n < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
 	if ((size_t)n < sizeof w || (uint64_t)st.st_size < sizeof w) {
-		fmt(why, sizeof why, "%lld bytes, too small for a ring file header",
-		    (long long)st.st_size);
+		not_a_ring(w, why, sizeof why);
+		if (!strstr(why, "compressed"))
+			fmt(why, sizeof why, "not a ring file (%lld bytes, too small for a ring file header)",
+			    (long long)st.st_size);
 		return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
 	}
 	err = validate_header(w, (uint64_t)st.st_size, &c->layout, why, sizeof why);
@@ -237,6 +267,17 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	return RTE_OK;
 }
 
+static int check_type(const char *path, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	char why[96];
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return RTE_OK; /* open() says why it cannot be opened */
+	fmt(why, sizeof why, "not a regular file (%s)", type_name(st.st_mode));
+	return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
+}
+
 int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
                     size_t errlen)
 {
@@ -252,7 +293,13 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
 		free(c);
 		return open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* The type first: a device or a FIFO is never opened (opening
+	 * /dev/ptmx makes a terminal, a FIFO may block). The fstat() in
+	 * map_file() checks the file that was opened. */
+	err = check_type(path, errbuf, errlen);
+	if (err)
+		goto fail;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno == ENOENT ? RTE_ENOENT : RTE_EIO;
 		open_fail(err, errbuf, errlen, path, strerror(errno));
@@ -278,20 +325,35 @@ fail:
 	return err;
 }
 
-int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
-                        char *errbuf, size_t errlen)
+static int open_in(const char *dir, pid_t pid, rte_cursor **out,
+                   char *errbuf, size_t errlen)
 {
 	char path[4096];
 	int n;
 
-	if (!dir)
-		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	if (!dir || !*dir)
-		dir = ".";
 	n = snprintf(path, sizeof path, "%s/%ld.events", dir, (long)pid);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return open_fail(RTE_EINVAL, errbuf, errlen, dir, "path too long");
 	return rte_cursor_open(path, out, errbuf, errlen);
+}
+
+int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
+                        char *errbuf, size_t errlen)
+{
+	char run[4096];
+	int err;
+
+	if (!dir)
+		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if (dir && *dir)
+		return open_in(dir, pid, out, errbuf, errlen);
+	/* librte.so's default first, then OCaml's (the working directory). */
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0) {
+		err = open_in(run, pid, out, errbuf, errlen);
+		if (err != RTE_ENOENT)
+			return err;
+	}
+	return open_in(".", pid, out, errbuf, errlen);
 }
 
 void rte_cursor_close(rte_cursor *c)

@@ -449,3 +449,12 @@ int rd_writer_alive(struct rd_writer *w)
 	}
 	return !(w->gone = 1);
 }
+
+int rd_writer_maps_now(struct rd_writer *w)
+{
+	if (w->gone || w->pid <= 0)
+		return 0;
+	if (w->seen_pid)
+		return same_process(w) && maps_file(w->seen_pid, w) != 0;
+	return rd_writer_alive(w);
+}

@@ -107,6 +107,14 @@ int rd_writer_locate(struct rd_writer *w, const char *path);
 int rd_writer_alive(struct rd_writer *w);
 
 /*
+ * Like rd_writer_alive(), but asks the maps again even of a process seen
+ * mapping the file: it may have let the file go while it runs on (an
+ * exec). Costs a read of /proc/PID/maps: for the short time between a
+ * ring_stop and the end of its writer.
+ */
+int rd_writer_maps_now(struct rd_writer *w);
+
+/*
  * 1 if process pid cannot be the one that made a file last changed at
  * changed_ns (CLOCK_REALTIME ns): there is no such process, it is a zombie,
  * or it started after that time. 0 if it may be.

@@ -22,6 +22,7 @@
 #include "crash.h"
 #include "inputs.h"
 #include "merge.h"
+#include "rundir.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -138,7 +139,7 @@ static struct {
 	struct file_id { dev_t dev; ino_t ino; } *ids; /* of every file seen */
 	size_t nids, idcap;
 	const char *volatile peek_path; /* file being peeked, for SIGBUS */
-	volatile sig_atomic_t stop;
+	volatile sig_atomic_t stop; /* the signal that asked us to stop */
 	int unordered;            /* a summary: ring after ring, in runs */
 } g;
 
@@ -218,8 +219,21 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 static void on_stop(int sig)
 {
-	(void)sig;
-	g.stop = 1;
+	g.stop = sig;
+}
+
+/* --wait was ended by a signal before its input appeared: say so and end
+ * by the same signal, as a shell expects of an interrupted command. */
+static void die_of_stop(const char *what)
+{
+	int sig = (int)g.stop;
+
+	fprintf(stderr, "rte-read: %s: interrupted by signal %d (%s) while waiting for it\n",
+	        what, sig, strsignal(sig));
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	_exit(128 + sig);
 }
 
 static void setup_signals(void)
@@ -243,12 +257,37 @@ static void setup_signals(void)
 
 /* ---- options -------------------------------------------------------------- */
 
+/* One line, one program name: "rte-read: <why> (try 'rte-read --help')". */
 static int usage_error(const char *fmt, const char *arg)
 {
 	fputs("rte-read: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'rte-read --help'.\n", stderr);
+	fputs(" (try 'rte-read --help')\n", stderr);
 	return EX_USAGE;
+}
+
+/* 1 if s is a number of seconds (what --wait takes). */
+static int is_secs(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	return !errno && end != s && !*end && v >= 0;
+}
+
+/* getopt_long's complaint, as our one line (opterr is 0). */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (optopt && (arg[0] != '-' || arg[1] != '-'))
+		arg = shortopt; /* a short option, maybe inside "-Fx" */
+	if (c == ':')
+		return usage_error("option '%s' needs a value", arg);
+	return usage_error("unrecognized option '%s'", arg);
 }
 
 static int parse_wait(const char *arg)
@@ -286,7 +325,8 @@ static int parse_args(int argc, char **argv)
 	int c;
 
 	g.o.format = "text";
-	while ((c = getopt_long(argc, argv, "f:o:d:Fw::k:n:x:h", lo, NULL)) != -1) {
+	opterr = 0; /* bad_option() says it, once */
+	while ((c = getopt_long(argc, argv, ":f:o:d:Fw::k:n:x:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': g.o.format = optarg; break;
 		case 'o': g.o.output = optarg; break;
@@ -295,6 +335,11 @@ static int parse_args(int argc, char **argv)
 		case 'C': g.o.clean = 1; break;
 		case 'D': g.o.dry_run = 1; break;
 		case 'w':
+			/* "-w 5 PID", "--wait 5 PID": a number followed by
+			 * more arguments is the value; "--wait PID" (last)
+			 * waits forever for PID. */
+			if (!optarg && optind + 1 < argc && is_secs(argv[optind]))
+				optarg = argv[optind++];
 			if (parse_wait(optarg))
 				return EX_USAGE;
 			break;
@@ -311,7 +356,7 @@ static int parse_args(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(fflush(stdout) ? EX_OUTPUT : EX_OK);
 		default:
-			return usage_error("%s", "invalid option");
+			return bad_option(c, argv);
 		}
 	}
 	g.o.inputs = argv + optind;
@@ -453,33 +498,83 @@ static int waited_out(uint64_t t0)
 	       (double)(rd_now_ms() - t0) >= g.o.wait_secs * 1000.0;
 }
 
-/* Open one file input, waiting for it with --wait. */
-static int add_file(const char *path)
+/* 1 if path exists and is not a regular file (a device, a FIFO, a
+ * socket, a directory): it is never opened, and never waited for. */
+static int not_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* 1 if the file of cursor c was added already (the same file named twice,
+ * as X and ./X, or as PID and PID.events). */
+static int known_cursor(const rte_cursor *c)
+{
+	const struct stat *st = rte_cursor_stat(c);
+
+	for (size_t i = 0; i < g.nids; i++)
+		if (g.ids[i].dev == st->st_dev && g.ids[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/* Add the opened cursor c on path unless its file is already in. */
+static int add_opened(rte_cursor *c, const char *path)
+{
+	if (known_cursor(c)) {
+		rte_cursor_close(c);
+		return 0;
+	}
+	if (add_source(c, path) == 0)
+		return 0;
+	fail_line(EX_NOMEM, "out of memory");
+	return -1;
+}
+
+/* Open the first of paths[0..n) that opens, waiting for one with --wait.
+ * `what` names the input in messages, `hint` is added when none exists. */
+static int add_first(const char *const *paths, size_t n, const char *what,
+                     const char *hint)
 {
 	uint64_t t0 = rd_now_ms();
 	char msg[700];
-	rte_cursor *c;
-	int err;
+	int err = RTE_ENOENT;
 
 	for (;;) {
 		int last_try = !g.o.wait || waited_out(t0);
 
-		c = try_open(path, &err, msg, sizeof msg);
-		if (c) {
-			if (add_source(c, path) == 0)
-				return 0;
-			fail_line(EX_NOMEM, "out of memory");
-			return -1;
-		}
-		if (last_try || !transient(err)) {
-			if (g.o.wait && last_try && err == RTE_ENOENT)
-				fail_line(EX_NOINPUT, "%s: did not appear in time", path);
-			else
+		for (size_t i = 0; i < n; i++) {
+			rte_cursor *c = try_open(paths[i], &err, msg, sizeof msg);
+
+			if (c)
+				return add_opened(c, paths[i]);
+			if (err != RTE_ENOENT && (!transient(err) || not_regular(paths[i]))) {
 				fail_line(exit_of(err), "%s", msg);
+				return -1;
+			}
+			if (err != RTE_ENOENT)
+				break; /* being made: this one, not a later one */
+		}
+		if (g.stop)
+			die_of_stop(what);
+		if (last_try) {
+			if (err != RTE_ENOENT || (!g.o.wait && !hint))
+				fail_line(exit_of(err), "%s", msg);
+			else
+				fail_line(EX_NOINPUT, "%s: %s%s", what,
+				          g.o.wait ? "did not appear in time" : "no such file",
+				          hint ? hint : "");
 			return -1;
 		}
 		rd_sleep_ms(WAIT_POLL_MS);
 	}
+}
+
+/* Open one file input, waiting for it with --wait. */
+static int add_file(const char *path)
+{
+	return add_first(&path, 1, path, NULL);
 }
 
 /* Add the files of dir not added yet. Returns how many were added, or -1
@@ -504,6 +599,13 @@ static int scan_dir(const char *dir, int quiet, int retry)
 
 		if (known_file(list[i]))
 			continue;
+		if (not_regular(list[i])) { /* once: then known */
+			fprintf(stderr, "rte-read: warning: %s: not a regular file, skipped\n",
+			        list[i]);
+			if (remember_file(list[i]) < 0)
+				set_status(EX_NOMEM);
+			continue;
+		}
 		c = try_open(list[i], &err, msg, sizeof msg);
 		if (!c) {
 			if (retry && transient(err))
@@ -513,7 +615,9 @@ static int scan_dir(const char *dir, int quiet, int retry)
 				set_status(EX_NOMEM);
 			continue;
 		}
-		if (add_source(c, list[i]) == 0)
+		if (known_cursor(c))
+			rte_cursor_close(c);
+		else if (add_source(c, list[i]) == 0)
 			added++;
 		else
 			fail_line(EX_NOMEM, "out of memory");
@@ -522,12 +626,27 @@ static int scan_dir(const char *dir, int quiet, int retry)
 	return added;
 }
 
+/* 1 if directory dir is one of the DIR inputs already added. */
+static int known_dir(const char *dir)
+{
+	struct stat a, b;
+
+	if (stat(dir, &a) < 0)
+		return 0;
+	for (size_t i = 0; i < g.ndirs; i++)
+		if (stat(g.dirs[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return 1;
+	return 0;
+}
+
 /* A DIR input: its ring files now, or with --wait once there are some. */
 static int add_dir(const char *dir)
 {
 	uint64_t t0 = rd_now_ms();
 	char **d;
 
+	if (known_dir(dir))
+		return 0; /* the same directory twice */
 	for (;;) {
 		int last_try = !g.o.wait || waited_out(t0);
 		size_t before = g.npaths;
@@ -535,6 +654,8 @@ static int add_dir(const char *dir)
 
 		if (n > 0 || (n == 0 && g.npaths > before))
 			break;
+		if (g.stop && g.o.wait)
+			die_of_stop(dir);
 		if (last_try) {
 			if (n == 0)
 				fail_line(EX_NOINPUT, "%s: no ring files (*.events) in this directory",
@@ -558,25 +679,68 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * The directories where a PID input is looked for, in order: -d DIR alone
+ * if given; else $OCAML_RUNTIME_EVENTS_DIR if set, librte.so's default
+ * directory (common/rundir.h) and the working directory (where an OCaml
+ * program writes by default). Returns how many (at most 3).
+ */
+static size_t pid_dirs(const char *dirs[3], char *run, size_t cap)
+{
+	const char *env = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	size_t n = 0;
+
+	if (g.o.dir) {
+		dirs[n++] = g.o.dir;
+		return n;
+	}
+	if (env && *env)
+		dirs[n++] = env;
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, cap) == 0 &&
+	    (!n || strcmp(run, dirs[0])))
+		dirs[n++] = run;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(dirs[i], "."))
+			return n;
+	dirs[n++] = ".";
+	return n;
+}
+
+/* A PID input: PID.events in the first of pid_dirs() that has it. */
+static void add_pid(const char *pid)
+{
+	const char *dirs[3];
+	char run[4096], *paths[3] = { NULL, NULL, NULL }, what[64], hint[4096 + 600];
+	size_t n = pid_dirs(dirs, run, sizeof run), len = 0;
+
+	snprintf(what, sizeof what, "%s.events", pid);
+	len += (size_t)snprintf(hint, sizeof hint, " (looked in");
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&paths[i], "%s/%s.events", dirs[i], pid) < 0) {
+			fail_line(EX_NOMEM, "out of memory");
+			goto out;
+		}
+		if (len < sizeof hint)
+			len += (size_t)snprintf(hint + len, sizeof hint - len, "%s %s",
+			                        i ? "," : "", dirs[i]);
+	}
+	if (len < sizeof hint)
+		snprintf(hint + len, sizeof hint - len,
+		         "; is the program running with OCAML_RUNTIME_EVENTS_START=1 "
+		         "under librte.so? is OCAML_RUNTIME_EVENTS_DIR the same as its?)");
+	add_first((const char *const *)paths, n, what, hint);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+}
+
 static void add_inputs(void)
 {
 	for (int i = 0; i < g.o.ninputs; i++) {
 		const char *in = g.o.inputs[i];
 
 		if (rd_is_pid(in)) {
-			const char *dir = g.o.dir;
-			char *path;
-
-			if (!dir)
-				dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-			if (!dir || !*dir)
-				dir = ".";
-			if (asprintf(&path, "%s/%s.events", dir, in) < 0) {
-				fail_line(EX_NOMEM, "out of memory");
-				continue;
-			}
-			add_file(path);
-			free(path);
+			add_pid(in);
 		} else if (is_dir(in)) {
 			add_dir(in);
 		} else {
@@ -678,7 +842,11 @@ static int any_live(const int *alive, int *done)
 
 		if (done[i])
 			continue;
-		if (s->stopped) {
+		if (s->stopped && alive[i]) {
+			/* Still mapped after ring_stop: an exec may fail and
+			 * the writer write ring_start and go on. */
+			live = 1;
+		} else if (s->stopped) {
 			done[i] = 1;
 			g.last_stop_ms = rd_now_ms();
 		} else if (!alive[i] && s->pid > 0) {
@@ -769,6 +937,17 @@ static int follow_finished(void)
 	return 0;
 }
 
+/* --follow: may source i still be written? After its ring_stop, only
+ * while its writer still maps it (the maps are read again). */
+static int source_alive(unsigned i, int done)
+{
+	struct rd_src *s = &g.procs.src[i];
+
+	if (done || !rd_src_alive(s, rte_merge_cursor(g.merge, i)))
+		return 0;
+	return !s->stopped || rd_writer_maps_now(&s->writer);
+}
+
 static void follow_loop(void)
 {
 	struct follow_state fs = { NULL, NULL, 0 };
@@ -783,9 +962,7 @@ static void follow_loop(void)
 			break;
 		}
 		for (unsigned i = 0; i < g.procs.nsrc; i++)
-			fs.alive[i] = !fs.done[i] &&
-			              rd_src_alive(&g.procs.src[i],
-			                           rte_merge_cursor(g.merge, i));
+			fs.alive[i] = source_alive(i, fs.done[i]);
 		rte_merge_refill(g.merge);
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
@@ -866,22 +1043,78 @@ static struct rd_crash *crash_report(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* --clean [DIR]: DIR, else -d DIR, else as for a PID input. */
+/* --clean [DIR]: DIR, else -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else
+ * librte.so's default directory. */
 static int clean_dir(void)
 {
 	const char *dir = g.o.ninputs ? g.o.inputs[0] : g.o.dir;
+	char run[4096];
 
 	if (!dir)
 		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if ((!dir || !*dir) &&
+	    rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0)
+		dir = run;
 	if (!dir || !*dir)
 		dir = ".";
 	return rd_clean(dir, g.o.dry_run);
+}
+
+/* 1 if st is the file or the directory of an input. */
+static int is_input(const struct stat *st)
+{
+	struct stat d;
+
+	for (size_t i = 0; i < g.nids; i++)
+		if (g.ids[i].dev == st->st_dev && g.ids[i].ino == st->st_ino)
+			return 1;
+	for (size_t i = 0; i < g.ndirs; i++)
+		if (stat(g.dirs[i], &d) == 0 && d.st_dev == st->st_dev &&
+		    d.st_ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * -o naming an input (the same file through any name or link) would be
+ * truncated before it is read, and a new file in an input directory would
+ * be read as an input: refuse both before anything is opened for writing.
+ * Returns 0, or -1 after saying why.
+ */
+static int output_is_input(const char *out)
+{
+	char *copy = strdup(out);
+	const char *slash;
+	struct stat st;
+	int bad = 0;
+
+	if (!copy) {
+		fail_line(EX_NOMEM, "out of memory");
+		return -1;
+	}
+	if (stat(out, &st) == 0 && is_input(&st)) {
+		bad = 1;
+	} else {
+		slash = strrchr(copy, '/');
+		if (slash)
+			copy[slash - copy + (slash == copy)] = '\0'; /* "/x": "/" */
+		if (stat(slash ? copy : ".", &st) == 0 && is_input(&st))
+			bad = 2;
+	}
+	free(copy);
+	if (bad)
+		fail_line(EX_NOINPUT, "-o %s: %s; nothing was written", out,
+		          bad == 1 ? "is one of the inputs"
+		                   : "is inside an input directory");
+	return bad ? -1 : 0;
 }
 
 static int open_output(void)
 {
 	int fd = 1;
 
+	if (g.o.output && output_is_input(g.o.output) < 0)
+		return -1;
 	if (g.o.output) {
 		fd = open(g.o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0) {

@@ -173,6 +173,8 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		pr->lifecycle[ev->id]++;
 	switch (ev->id) {
 	case RTE_LC_RING_START:
+		if (s->stopped && ev->ring == 0) /* an exec failed: back on */
+			s->stopped = pr->stopped = 0;
 		if (!pr->started || it->ts < pr->start_ts) {
 			pr->started = 1;
 			pr->start_ts = it->ts;

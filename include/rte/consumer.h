@@ -94,8 +94,10 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
                     size_t errlen);
 
 /*
- * Open <dir>/<pid>.events. dir NULL means $OCAML_RUNTIME_EVENTS_DIR if set,
- * else the working directory, as OCaml's Runtime_events.create_cursor does.
+ * Open <dir>/<pid>.events. dir NULL means $OCAML_RUNTIME_EVENTS_DIR if set
+ * (as OCaml's Runtime_events.create_cursor does), else librte.so's default
+ * directory ($XDG_RUNTIME_DIR/rte, else /tmp/rte-<uid>), then the working
+ * directory (OCaml's default).
  */
 int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
                         char *errbuf, size_t errlen);
