@@ -563,7 +563,7 @@ static int add_first(const char *const *paths, size_t n, const char *what,
 				fail_line(exit_of(err), "%s", msg);
 			else
 				fail_line(EX_NOINPUT, "%s: %s%s", what,
-				          g.o.wait ? "did not appear in time" : "no such file",
+				          g.o.wait ? "did not appear in time" : "No such file or directory",
 				          hint ? hint : "");
 			return -1;
 		}
@@ -728,7 +728,7 @@ static void add_pid(const char *pid)
 		snprintf(hint + len, sizeof hint - len,
 		         "; is the program running with OCAML_RUNTIME_EVENTS_START=1 "
 		         "under librte.so? is OCAML_RUNTIME_EVENTS_DIR the same as its?)");
-	add_first((const char *const *)paths, n, what, hint);
+	add_first((const char *const *)paths, n, n == 1 ? paths[0] : what, hint);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
