@@ -41,6 +41,7 @@ TEST_RUNS += reader-test
 reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
 	@for t in $(READER_UNITS); do $$t || exit 1; done
 	@sh tests/reader/run.sh $(BUILD)
+	@sh tests/reader/inputs.sh $(BUILD)
 
 # A real program traced by librte.so, for the --follow tests.
 READER_TRACED := $(READER_TEST_BIN)/traced

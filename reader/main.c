@@ -577,11 +577,12 @@ static int add_file(const char *path)
 	return add_first(&path, 1, path, NULL);
 }
 
-/* Add the files of dir not added yet. Returns how many were added, or -1
+/* Add the files of dir not added yet. *seen (if not NULL) is set to 1 if
+ * a ring file that was added before is there. Returns how many were added, or -1
  * if the directory cannot be read (after saying so unless quiet). With
  * `retry`, a file that is not a complete ring file yet (a live process is
  * still creating it) is left for the next scan instead of reported. */
-static int scan_dir(const char *dir, int quiet, int retry)
+static int scan_dir_seen(const char *dir, int quiet, int retry, int *seen)
 {
 	char **list, msg[700];
 	size_t n;
@@ -597,8 +598,11 @@ static int scan_dir(const char *dir, int quiet, int retry)
 		rte_cursor *c;
 		int err;
 
-		if (known_file(list[i]))
+		if (known_file(list[i])) {
+			if (seen)
+				*seen = 1;
 			continue;
+		}
 		if (not_regular(list[i])) { /* once: then known */
 			fprintf(stderr, "rte-read: warning: %s: not a regular file, skipped\n",
 			        list[i]);
@@ -615,15 +619,22 @@ static int scan_dir(const char *dir, int quiet, int retry)
 				set_status(EX_NOMEM);
 			continue;
 		}
-		if (known_cursor(c))
+		if (known_cursor(c)) {
 			rte_cursor_close(c);
-		else if (add_source(c, list[i]) == 0)
+			if (seen)
+				*seen = 1;
+		} else if (add_source(c, list[i]) == 0)
 			added++;
 		else
 			fail_line(EX_NOMEM, "out of memory");
 	}
 	rd_free_list(list, n);
 	return added;
+}
+
+static int scan_dir(const char *dir, int quiet, int retry)
+{
+	return scan_dir_seen(dir, quiet, retry, NULL);
 }
 
 /* 1 if directory dir is one of the DIR inputs already added. */
@@ -650,9 +661,10 @@ static int add_dir(const char *dir)
 	for (;;) {
 		int last_try = !g.o.wait || waited_out(t0);
 		size_t before = g.npaths;
-		int n = scan_dir(dir, !last_try, !last_try || g.o.follow);
+		int seen = 0;
+		int n = scan_dir_seen(dir, !last_try, !last_try || g.o.follow, &seen);
 
-		if (n > 0 || (n == 0 && g.npaths > before))
+		if (n > 0 || (n == 0 && (g.npaths > before || seen)))
 			break;
 		if (g.stop && g.o.wait)
 			die_of_stop(dir);
