@@ -56,7 +56,9 @@ struct rte_cursor {
 	struct stat st;            /* of the file when it was opened */
 	struct rte_layout layout;
 	struct ring_state *rings;
-	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
+	char **names; /* cached user event names by id, lazy, grown to the */
+	unsigned nnames; /* highest id seen + 1 (not RTE_MAX_USER_EVENTS:
+	                  * memory stays small with many files) */
 	/* rte_phase_name() and rte_counter_name() of every id, looked up
 	 * once at open instead of by a call per event */
 	const char *phase_names[RTE_P_COUNT], *counter_names[RTE_C_COUNT];
@@ -367,14 +369,73 @@ void rte_cursor_close(rte_cursor *c)
 			free(c->rings[i].buf);
 			free(c->rings[i].why);
 		}
-	if (c->names)
-		for (unsigned i = 0; i < RTE_MAX_USER_EVENTS; i++)
-			if (c->names[i]) /* most are: no call for them */
-				free(c->names[i]);
+	for (unsigned i = 0; i < c->nnames; i++)
+		free(c->names[i]);
 	free(c->names);
 	free(c->rings);
 	free(c->path);
 	free(c);
+}
+
+/* ---- mapping only while reading --------------------------------------------- */
+
+int rte_cursor_release(rte_cursor *c)
+{
+	if (!c)
+		return RTE_EINVAL;
+	for (uint64_t i = 0; c->rings && i < c->layout.max_domains; i++) {
+		struct ring_state *r = &c->rings[i];
+
+		free(r->buf);
+		r->buf = NULL;
+		r->base = r->end = r->pos; /* the next read copies from pos */
+		r->kept = 0;
+	}
+	if (c->base)
+		munmap((void *)c->base, c->map_len);
+	c->base = NULL;
+	return RTE_OK;
+}
+
+/* Map the file again after rte_cursor_release(): the same file (device,
+ * inode) and still long enough, else an error in errmsg. */
+static int remap(rte_cursor *c)
+{
+	struct stat st;
+	void *base;
+	int fd;
+
+	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot open again: %s",
+		         c->path, strerror(errno));
+		return RTE_EIO;
+	}
+	if (fstat(fd, &st) < 0 || st.st_dev != c->st.st_dev || st.st_ino != c->st.st_ino ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < c->layout.total_size) {
+		close(fd);
+		snprintf(c->errmsg, sizeof c->errmsg,
+		         "%s: replaced or cut short since it was opened", c->path);
+		return RTE_ETRUNCATED;
+	}
+	base = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED) {
+		snprintf(c->errmsg, sizeof c->errmsg, "%s: mmap: %s", c->path,
+		         strerror(errno));
+		return errno == ENOMEM ? RTE_ENOMEM : RTE_EIO;
+	}
+	c->base = base;
+	return RTE_OK;
+}
+
+/* The cursor's file is mapped (again if it was released): RTE_OK or an
+ * error. Cheap when it is. */
+static inline int mapped(const rte_cursor *cc)
+{
+	rte_cursor *c = (rte_cursor *)cc; /* allocated writable by open */
+
+	return __builtin_expect(c->base != NULL, 1) ? RTE_OK : remap(c);
 }
 
 const char *rte_cursor_path(const rte_cursor *c) { return c->path; }
@@ -405,7 +466,8 @@ static uint64_t load_acq(const uint64_t *p)
 
 int rte_cursor_ring_used(const rte_cursor *c, unsigned ring)
 {
-	return ring < c->layout.max_domains && load_acq(ring_header(c, ring) + 1) != 0;
+	return ring < c->layout.max_domains && mapped(c) == RTE_OK &&
+	       load_acq(ring_header(c, ring) + 1) != 0;
 }
 
 uint64_t rte_cursor_ring_lost(const rte_cursor *c, unsigned ring)
@@ -592,8 +654,16 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 		*out = "";
 		return 0;
 	}
-	if (!c->names && !(c->names = calloc(RTE_MAX_USER_EVENTS, sizeof *c->names)))
-		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	if (id >= c->nnames) {
+		unsigned n = id + 1 > 2 * c->nnames ? id + 1 : 2 * c->nnames;
+		char **names = realloc(c->names, n * sizeof *names);
+
+		if (!names)
+			return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+		memset(names + c->nnames, 0, (n - c->nnames) * sizeof *names);
+		c->names = names;
+		c->nnames = n;
+	}
 	if (!(c->names[id] = strndup(slot, (size_t)(nul - slot))))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
 	*out = c->names[id];
@@ -603,7 +673,7 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 /* The registered name of user event `id`, cached once non-empty. */
 HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
 {
-	if (c->names && c->names[id]) {
+	if (id < c->nnames && c->names[id]) {
 		*out = c->names[id];
 		return 0;
 	}
@@ -736,6 +806,19 @@ static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
 	return got;
 }
 
+/* The file could not be mapped again: the error of this read, sticky
+ * for the ring like any failure. */
+static int remap_failed(rte_cursor *c, unsigned ring)
+{
+	int err = remap(c);
+
+	if (err == RTE_OK)
+		return RTE_OK; /* cannot happen: mapped() just failed */
+	c->rings[ring].err = err;
+	c->rings[ring].why = strdup(c->errmsg);
+	return err;
+}
+
 int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 {
 	struct ring_state *r;
@@ -743,6 +826,8 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 
 	if (!c || !ev || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
 	r = &c->rings[ring];
 	hdr = ring_header(c, ring);
 	for (;;) {
@@ -814,6 +899,8 @@ int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
 		return RTE_EINVAL;
 	if (n > INT_MAX)
 		n = INT_MAX;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
 	r = &c->rings[ring];
 	hdr = ring_header(c, ring);
 	for (;;) {

@@ -485,6 +485,9 @@ static int add_source(rte_cursor *c, const char *path)
 	g.peek_path = NULL;
 	if (pid < 0)
 		pid = rd_pid_from_name(p);
+	/* Mapped again when it is read: a summary of many files maps one
+	 * at a time (the merge releases each file it has read). */
+	rte_cursor_release(c);
 	src = rte_merge_add(g.merge, c);
 	if (src < 0)
 		return -1;

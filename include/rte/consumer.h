@@ -105,6 +105,17 @@ int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
 /* Unmap and free. NULL is allowed. */
 void rte_cursor_close(rte_cursor *c);
 
+/*
+ * Give back the cursor's mapping and its copy buffers until its next read
+ * (which maps the file again, checking it is the same file, by device and
+ * inode, and still long enough: else that read fails with RTE_ETRUNCATED).
+ * The cursor keeps its place in every ring and the names it returned.
+ * With many files (a directory of 100,000), release each after reading
+ * it: mappings and memory then stay bounded. Returns RTE_OK or RTE_EINVAL.
+ * Events returned before the call must not be used after it.
+ */
+int rte_cursor_release(rte_cursor *c);
+
 const char *rte_cursor_path(const rte_cursor *c);
 /* The fstat() of the file taken when the cursor opened it: its device and
  * inode identify it even after it was renamed or removed (e.g. to ask
