@@ -176,14 +176,18 @@ def many_files(src, d, n):
     """n copies of ring file src in directory d, named <pid>.events, with
     the holes of src kept (a copy is a few KiB on disk)."""
     with open(src, "rb") as f:
-        data = f.read()
+        data = bytearray(f.read())
     size = len(data)
+    # the pid of ring_start (ring 0's first message, data word 2): each
+    # copy is the file of a process of its own
+    pid_at = int.from_bytes(data[48:56], "little") + 16
     used = len(data.rstrip(b"\0"))
     used = (used + 4095) // 4096 * 4096
     os.makedirs(d, exist_ok=True)
     for i in range(n):
         fd = os.open(os.path.join(d, "%d.events" % (100000 + i)),
                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        data[pid_at:pid_at + 8] = (100000 + i).to_bytes(8, "little")
         os.write(fd, data[:used])
         os.ftruncate(fd, size)
         os.close(fd)

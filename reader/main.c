@@ -147,7 +147,10 @@ static struct {
 	size_t ndirs;
 	char **paths;       /* every path added, owned here */
 	size_t npaths, pathcap;
-	struct file_id { dev_t dev; ino_t ino; } *ids; /* of every file seen */
+	/* Every file seen, an open-addressing hash set (idcap a power of two,
+	 * at most half full; an empty slot has ino 0): a directory of
+	 * 100,000 files is not checked in quadratic time. */
+	struct file_id { dev_t dev; ino_t ino; } *ids;
 	size_t nids, idcap;
 	const char *volatile peek_path; /* file being peeked, for SIGBUS */
 	volatile sig_atomic_t stop; /* the signal that asked us to stop */
@@ -428,15 +431,58 @@ static int file_id(const char *p, struct file_id *id)
 	return 0;
 }
 
+/* The slot of id in the set: where it is, or the empty slot where it
+ * would go. The set must have room (idcap > nids). */
+static struct file_id *id_slot(const struct file_id *id)
+{
+	uint64_t h = ((uint64_t)id->ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)id->dev;
+	size_t i = (size_t)(h ^ (h >> 29)) & (g.idcap - 1);
+
+	while (g.ids[i].ino && (g.ids[i].ino != id->ino || g.ids[i].dev != id->dev))
+		i = (i + 1) & (g.idcap - 1);
+	return &g.ids[i];
+}
+
+static int known_id(dev_t dev, ino_t ino)
+{
+	struct file_id id = { dev, ino ? ino : (ino_t)-1 }; /* 0 marks empty */
+
+	return g.idcap && id_slot(&id)->ino != 0;
+}
+
 static int known_file(const char *p)
 {
 	struct file_id id;
 
-	if (file_id(p, &id) < 0)
-		return 0;
-	for (size_t i = 0; i < g.nids; i++)
-		if (g.ids[i].dev == id.dev && g.ids[i].ino == id.ino)
-			return 1;
+	return file_id(p, &id) == 0 && known_id(id.dev, id.ino);
+}
+
+/* Add id to the set, growing it. Returns 0 or -1 (out of memory). */
+static int add_id(struct file_id id)
+{
+	struct file_id *slot;
+
+	if (!id.ino)
+		id.ino = (ino_t)-1;
+	if (2 * (g.nids + 1) > g.idcap) {
+		struct file_id *old = g.ids;
+		size_t oldcap = g.idcap, cap = g.idcap ? 2 * g.idcap : 64;
+
+		if (!(g.ids = calloc(cap, sizeof *g.ids))) {
+			g.ids = old;
+			return -1;
+		}
+		g.idcap = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].ino)
+				*id_slot(&old[i]) = old[i];
+		free(old);
+	}
+	slot = id_slot(&id);
+	if (!slot->ino) {
+		*slot = id;
+		g.nids++;
+	}
 	return 0;
 }
 
@@ -447,17 +493,7 @@ static int remember_file(const char *p)
 
 	if (file_id(p, &id) < 0)
 		return 0;
-	if (g.nids == g.idcap) {
-		size_t cap = g.idcap ? 2 * g.idcap : 16;
-		struct file_id *n = realloc(g.ids, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		g.ids = n;
-		g.idcap = cap;
-	}
-	g.ids[g.nids++] = id;
-	return 0;
+	return add_id(id);
 }
 
 /* A cursor on path, or NULL with the error in *errp and "PATH: why" in
@@ -527,10 +563,7 @@ static int known_cursor(const rte_cursor *c)
 {
 	const struct stat *st = rte_cursor_stat(c);
 
-	for (size_t i = 0; i < g.nids; i++)
-		if (g.ids[i].dev == st->st_dev && g.ids[i].ino == st->st_ino)
-			return 1;
-	return 0;
+	return known_id(st->st_dev, st->st_ino);
 }
 
 /* Add the opened cursor c on path unless its file is already in. */
@@ -1091,9 +1124,8 @@ static int is_input(const struct stat *st)
 {
 	struct stat d;
 
-	for (size_t i = 0; i < g.nids; i++)
-		if (g.ids[i].dev == st->st_dev && g.ids[i].ino == st->st_ino)
-			return 1;
+	if (known_id(st->st_dev, st->st_ino))
+		return 1;
 	for (size_t i = 0; i < g.ndirs; i++)
 		if (stat(g.dirs[i], &d) == 0 && d.st_dev == st->st_dev &&
 		    d.st_ino == st->st_ino)
