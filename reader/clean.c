@@ -191,6 +191,11 @@ static int may_be_written(struct mapped *m, int fd, const struct stat *st, long 
 	for (size_t i = 0; i < m->nhidden; i++)
 		if (m->hidden[i] == pid && !rd_pid_newer_than(pid, changed_ns(st)))
 			return 1;
+	/* Another user's file while another user's maps are hidden from
+	 * us: its writer may be one of them (under another pid, in a pid
+	 * namespace). Not ours to judge. */
+	if (m->nhidden && geteuid() != 0 && st->st_uid != geteuid())
+		return 1;
 	return 0;
 }
 
