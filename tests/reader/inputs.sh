@@ -329,6 +329,40 @@ t_clean_race() {
 	done
 	[ $deleted -eq 0 ] && ok "--clean through a flipping symlink never removes a finished file" ||
 		fail "--clean through a flipping symlink removed $deleted finished files"
+	# Deterministic: strace holds the unlink for 3 s (delay_enter), and
+	# the link is flipped to b while it waits. A path-based unlink then
+	# removes b's finished file; one through the directory's descriptor
+	# removes a's stale file.
+	if strace -qq --seccomp-bpf -o /dev/null -e trace=unlinkat \
+		-e inject=unlinkat:delay_enter=1 true 2>/dev/null; then
+		r=$T/race-strace
+		mkdir -p "$r/a" "$r/b"
+		cp "$T/stale.events" "$r/a/100000.events"
+		cp "$T/known.events" "$r/b/100000.events"
+		ln -s a "$r/link"
+		sleep 0.1
+		strace -f -qq --seccomp-bpf -o /dev/null -e trace=unlink,unlinkat \
+			-e inject=unlink,unlinkat:delay_enter=3000000 \
+			"$RR" --clean "$r/link" >"$T/out" 2>&1 & sp=$!
+		i=0 held=0
+		while [ $i -lt 500 ] && [ $held -lt 3 ]; do # stopped in the unlink
+			rp=$(pgrep -P "$sp" | head -1)
+			if [ -n "$rp" ] && [ "$(cut -d' ' -f3 "/proc/$rp/stat" 2>/dev/null)" = t ]; then
+				held=$((held + 1))
+			else
+				held=0
+			fi
+			sleep 0.05
+			i=$((i + 1))
+		done
+		ln -s b "$r/l2" && mv -T "$r/l2" "$r/link"
+		wait "$sp"
+		{ [ -e "$r/b/100000.events" ] && [ ! -e "$r/a/100000.events" ]; } &&
+			ok "--clean: a symlink flipped during the unlink cannot redirect it" ||
+			fail "--clean with the link flipped during the unlink: a: $(ls "$r/a"), b: $(ls "$r/b"): $(cat "$T/out")"
+	else
+		skip "--clean flipped during the unlink: no strace with --seccomp-bpf and inject"
+	fi
 	# only regular files with our names, read and found stale, go
 	c=$T/cl
 	mkdir -p "$c"
