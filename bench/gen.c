@@ -1,11 +1,12 @@
 /*
  * gen.c - write a finished ring file of a known number of events, for the
- * reader benchmarks: usage `gen FILE EVENTS [RINGS]`.
+ * reader benchmarks: usage `gen FILE EVENTS [RINGS] [nostop]`.
  *
  * The mix is what a traced program writes: runtime phases (begin/end),
  * counters, user ints, user spans and small custom events, spread over
  * RINGS rings (default 4) sized so nothing is lost, with ring_start and
- * ring_stop. Uses the project's own ring writer.
+ * ring_stop (none with "nostop": the file of a killed writer, for the
+ * --clean benchmark). Uses the project's own ring writer.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "ring.h"
+
+static int with_stop = 1; /* write ring_stop at the end of each ring */
 
 static void die(const char *what)
 {
@@ -68,7 +71,8 @@ static void fill_ring(struct rte_ring_writer *w, long n, unsigned ring)
 		ts += 37 + (uint64_t)(i % 11) * 13;
 		i++;
 	}
-	rte_ring_write0(w, rte_hdr_make(0, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_STOP), ts);
+	if (with_stop)
+		rte_ring_write0(w, rte_hdr_make(0, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_STOP), ts);
 }
 
 int main(int argc, char **argv)
@@ -80,9 +84,10 @@ int main(int argc, char **argv)
 	void *base;
 
 	if (argc < 3 || n < 1 || rings < 1 || rings > 64) {
-		fprintf(stderr, "usage: %s FILE EVENTS [RINGS]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE EVENTS [RINGS] [nostop]\n", argv[0]);
 		return 1;
 	}
+	with_stop = !(argc > 4 && !strcmp(argv[4], "nostop"));
 	/* Up to 3 words an event; room for all of them without wrapping. */
 	while (log2 < RTE_RING_LOG2_MAX && ((uint64_t)1 << log2) < (uint64_t)(n / rings + 2) * 3 + 16)
 		log2++;

@@ -282,6 +282,70 @@ def bench_reader(build, tmp, rounds, events):
         "peak RSS counts the mapped pages of the file that were read")
 
 
+def many_files(src, d, n):
+    """n copies of ring file src in directory d, named <pid>.events, with
+    the holes of src kept (a copy is a few KiB on disk)."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    size = len(data)
+    # the pid of ring_start (ring 0's first message, data word 2): each
+    # copy is the file of a process of its own
+    pid_at = int.from_bytes(data[48:56], "little") + 16
+    used = len(data.rstrip(b"\0"))
+    used = (used + 4095) // 4096 * 4096
+    os.makedirs(d, exist_ok=True)
+    for i in range(n):
+        fd = os.open(os.path.join(d, "%d.events" % (100000 + i)),
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        data[pid_at:pid_at + 8] = (100000 + i).to_bytes(8, "little")
+        os.write(fd, data[:used])
+        os.ftruncate(fd, size)
+        os.close(fd)
+
+
+def bench_many_files(build, tmp, rounds, n_summary, n_clean):
+    """rte-read on directories of many small files (issue 12, item 13)."""
+    gen = os.path.join(build, "bench", "gen")
+    reader = os.path.join(build, "rte-read")
+    env = base_env(build)
+    fin, stale = os.path.join(tmp, "fin.events"), os.path.join(tmp, "stale.events")
+    run([gen, fin, "20", "1"])
+    run([gen, stale, "20", "1", "nostop"])
+    big, small = os.path.join(tmp, "many"), os.path.join(tmp, "many100")
+    many_files(fin, big, n_summary)
+    many_files(fin, small, n_summary // 100)
+    t, rss, t0, rss0 = [], [], [], []
+    for _ in range(max(1, rounds // 5)):  # each run is long: fewer rounds
+        s, kib = timed([reader, "-f", "summary", big], env)
+        t.append(s)
+        rss.append(kib)
+        s, kib = timed([reader, "-f", "summary", small], env)
+        t0.append(s)
+        rss0.append(kib)
+    a, b = statistics.median(t0), statistics.median(t)
+    row("reader: summary of %d small files" % n_summary, b, "s",
+        "%d of them (x100 is linear)" % (n_summary // 100), a, "< 10 s", b < 10)
+    a, b = statistics.median(rss0) / 1024.0, statistics.median(rss) / 1024.0
+    row("reader: peak RSS, summary of %d small files" % n_summary, b, "MiB",
+        "%d of them" % (n_summary // 100), a, "< 200 MiB", b < 200)
+    shutil.rmtree(big, ignore_errors=True)
+    shutil.rmtree(small, ignore_errors=True)
+    t, t0 = [], []
+    for _ in range(max(1, rounds // 5)):
+        many_files(stale, big, n_clean)
+        many_files(stale, small, n_clean // 10)
+        time.sleep(0.1)  # --clean keeps files changed as it starts
+        t.append(timed([reader, "--clean", big], env)[0])
+        t0.append(timed([reader, "--clean", small], env)[0])
+        left = len(os.listdir(big))
+    a, b = statistics.median(t0), statistics.median(t)
+    row("reader: --clean of %d stale files" % n_clean, b, "s",
+        "%d of them (x10 is linear)" % (n_clean // 10), a, "< 5 s", b < 5,
+        "" if left == 0 else "%d files kept (pid 4242 alive?)" % left)
+    shutil.rmtree(big, ignore_errors=True)
+    shutil.rmtree(small, ignore_errors=True)
+
+
 def bench_backtrace(build, rounds):
     """Cost of one crash-time stack capture (libunwind), cached against
     uncached, on a stack of a known depth."""
@@ -383,6 +447,8 @@ def main():
                     50 if a.quick else 300)
         bench_process(build, rounds, 30 if a.quick else 200, 100)
         bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
+        bench_many_files(build, tmp, rounds, 10000 if a.quick else 100000,
+                         10000)
         bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
         bench_backtrace(build, rounds)
     finally:

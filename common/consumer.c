@@ -20,6 +20,7 @@
 
 #include "rte/consumer.h"
 #include "rte/ocaml.h"
+#include "rundir.h"
 
 /*
  * Words are copied out of a ring CHUNK_WORDS at a time (at most), and the
@@ -56,7 +57,9 @@ struct rte_cursor {
 	struct stat st;            /* of the file when it was opened */
 	struct rte_layout layout;
 	struct ring_state *rings;
-	char **names; /* cached user event names, RTE_MAX_USER_EVENTS, lazy */
+	char **names; /* cached user event names by id, lazy, grown to the */
+	unsigned nnames; /* highest id seen + 1 (not RTE_MAX_USER_EVENTS:
+	                  * memory stays small with many files) */
 	/* the names of phase and counter ids: one OCaml version's table
 	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
 	const char *const *phase_names, *const *counter_names;
@@ -109,6 +112,25 @@ static int extent_ok(uint64_t off, uint64_t n, uint64_t each, uint64_t limit,
 	return mul_ok(n, each, &len) && add_ok(off, len, end) && *end <= limit;
 }
 
+/* Why a file whose first word is not the format version is not a ring
+ * file, naming the compressed formats by their magic bytes. */
+static void not_a_ring(const uint64_t w[RTE_METADATA_WORDS], char *why, size_t wlen)
+{
+	const unsigned char *b = (const unsigned char *)w;
+	const char *packed = b[0] == 0x1f && b[1] == 0x8b ? "gzip"
+	                     : !memcmp(b, "\x28\xb5\x2f\xfd", 4) ? "zstd"
+	                     : !memcmp(b, "\xfd" "7zXZ", 5) ? "xz"
+	                     : !memcmp(b, "BZh", 3) ? "bzip2" : NULL;
+
+	if (packed)
+		fmt(why, wlen, "not a ring file (%s-compressed? decompress it first)", packed);
+	else if (w[0] < 65536)
+		fmt(why, wlen, "not a ring file (format version %llu, expected %u)",
+		    (unsigned long long)w[0], RTE_FORMAT_VERSION);
+	else
+		fmt(why, wlen, "not a ring file (it does not start with a ring header)");
+}
+
 /*
  * Check the eight header words `w` of a file of `size` bytes and fill `l`.
  * Returns RTE_OK or an error with the reason in why.
@@ -127,8 +149,7 @@ static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
 	l->data_offset = w[6];
 	l->custom_events_offset = w[7];
 	if (l->version != RTE_FORMAT_VERSION) {
-		fmt(why, wlen, "format version %llu, expected %u",
-		    (unsigned long long)l->version, RTE_FORMAT_VERSION);
+		not_a_ring(w, why, wlen);
 		return RTE_ENOTRING;
 	}
 	if (l->max_domains < 1 || l->max_domains > 4096) {
@@ -196,11 +217,19 @@ static int open_fail(int err, char *errbuf, size_t errlen, const char *path,
 	return err;
 }
 
+/* A name for the type of a file that is not a regular file. */
+static const char *type_name(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
                     size_t errlen)
 {
 	struct stat st;
-	uint64_t w[RTE_METADATA_WORDS];
+	uint64_t w[RTE_METADATA_WORDS] = { 0 };
 	char why[256];
 	ssize_t n;
 	int err;
@@ -208,9 +237,10 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	if (fstat(fd, &st) < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
 	c->st = st;
-	if (!S_ISREG(st.st_mode))
-		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
-		                 "not a regular file");
+	if (!S_ISREG(st.st_mode)) {
+		fmt(why, sizeof why, "not a regular file (%s)", type_name(st.st_mode));
+		return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
+	}
 	if (st.st_size == 0)
 		return open_fail(RTE_ENOTRING, errbuf, errlen, path,
 		                 "empty file, not a ring file");
@@ -218,8 +248,10 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	if (n < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
 	if ((size_t)n < sizeof w || (uint64_t)st.st_size < sizeof w) {
-		fmt(why, sizeof why, "%lld bytes, too small for a ring file header",
-		    (long long)st.st_size);
+		not_a_ring(w, why, sizeof why);
+		if (!strstr(why, "compressed"))
+			fmt(why, sizeof why, "not a ring file (%lld bytes, too small for a ring file header)",
+			    (long long)st.st_size);
 		return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
 	}
 	err = validate_header(w, (uint64_t)st.st_size, &c->layout, why, sizeof why);
@@ -239,6 +271,17 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	return RTE_OK;
 }
 
+static int check_type(const char *path, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	char why[96];
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return RTE_OK; /* open() says why it cannot be opened */
+	fmt(why, sizeof why, "not a regular file (%s)", type_name(st.st_mode));
+	return open_fail(RTE_ENOTRING, errbuf, errlen, path, why);
+}
+
 int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
                     size_t errlen)
 {
@@ -254,7 +297,13 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
 		free(c);
 		return open_fail(RTE_ENOMEM, errbuf, errlen, path, "out of memory");
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* The type first: a device or a FIFO is never opened (opening
+	 * /dev/ptmx makes a terminal, a FIFO may block). The fstat() in
+	 * map_file() checks the file that was opened. */
+	err = check_type(path, errbuf, errlen);
+	if (err)
+		goto fail;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		err = errno == ENOENT ? RTE_ENOENT : RTE_EIO;
 		open_fail(err, errbuf, errlen, path, strerror(errno));
@@ -277,20 +326,35 @@ fail:
 	return err;
 }
 
-int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
-                        char *errbuf, size_t errlen)
+static int open_in(const char *dir, pid_t pid, rte_cursor **out,
+                   char *errbuf, size_t errlen)
 {
 	char path[4096];
 	int n;
 
-	if (!dir)
-		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	if (!dir || !*dir)
-		dir = ".";
 	n = snprintf(path, sizeof path, "%s/%ld.events", dir, (long)pid);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return open_fail(RTE_EINVAL, errbuf, errlen, dir, "path too long");
 	return rte_cursor_open(path, out, errbuf, errlen);
+}
+
+int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
+                        char *errbuf, size_t errlen)
+{
+	char run[4096];
+	int err;
+
+	if (!dir)
+		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if (dir && *dir)
+		return open_in(dir, pid, out, errbuf, errlen);
+	/* librte.so's default first, then OCaml's (the working directory). */
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0) {
+		err = open_in(run, pid, out, errbuf, errlen);
+		if (err != RTE_ENOENT)
+			return err;
+	}
+	return open_in(".", pid, out, errbuf, errlen);
 }
 
 void rte_cursor_close(rte_cursor *c)
@@ -304,14 +368,73 @@ void rte_cursor_close(rte_cursor *c)
 			free(c->rings[i].buf);
 			free(c->rings[i].why);
 		}
-	if (c->names)
-		for (unsigned i = 0; i < RTE_MAX_USER_EVENTS; i++)
-			if (c->names[i]) /* most are: no call for them */
-				free(c->names[i]);
+	for (unsigned i = 0; i < c->nnames; i++)
+		free(c->names[i]);
 	free(c->names);
 	free(c->rings);
 	free(c->path);
 	free(c);
+}
+
+/* ---- mapping only while reading --------------------------------------------- */
+
+int rte_cursor_release(rte_cursor *c)
+{
+	if (!c)
+		return RTE_EINVAL;
+	for (uint64_t i = 0; c->rings && i < c->layout.max_domains; i++) {
+		struct ring_state *r = &c->rings[i];
+
+		free(r->buf);
+		r->buf = NULL;
+		r->base = r->end = r->pos; /* the next read copies from pos */
+		r->kept = 0;
+	}
+	if (c->base)
+		munmap((void *)c->base, c->map_len);
+	c->base = NULL;
+	return RTE_OK;
+}
+
+/* Map the file again after rte_cursor_release(): the same file (device,
+ * inode) and still long enough, else an error in errmsg. */
+static int remap(rte_cursor *c)
+{
+	struct stat st;
+	void *base;
+	int fd;
+
+	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot open again: %s",
+		         c->path, strerror(errno));
+		return RTE_EIO;
+	}
+	if (fstat(fd, &st) < 0 || st.st_dev != c->st.st_dev || st.st_ino != c->st.st_ino ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < c->layout.total_size) {
+		close(fd);
+		snprintf(c->errmsg, sizeof c->errmsg,
+		         "%s: replaced or cut short since it was opened", c->path);
+		return RTE_ETRUNCATED;
+	}
+	base = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED) {
+		snprintf(c->errmsg, sizeof c->errmsg, "%s: mmap: %s", c->path,
+		         strerror(errno));
+		return errno == ENOMEM ? RTE_ENOMEM : RTE_EIO;
+	}
+	c->base = base;
+	return RTE_OK;
+}
+
+/* The cursor's file is mapped (again if it was released): RTE_OK or an
+ * error. Cheap when it is. */
+static inline int mapped(const rte_cursor *cc)
+{
+	rte_cursor *c = (rte_cursor *)cc; /* allocated writable by open */
+
+	return __builtin_expect(c->base != NULL, 1) ? RTE_OK : remap(c);
 }
 
 const char *rte_cursor_path(const rte_cursor *c) { return c->path; }
@@ -350,7 +473,8 @@ static uint64_t load_acq(const uint64_t *p)
 
 int rte_cursor_ring_used(const rte_cursor *c, unsigned ring)
 {
-	return ring < c->layout.max_domains && load_acq(ring_header(c, ring) + 1) != 0;
+	return ring < c->layout.max_domains && mapped(c) == RTE_OK &&
+	       load_acq(ring_header(c, ring) + 1) != 0;
 }
 
 uint64_t rte_cursor_ring_lost(const rte_cursor *c, unsigned ring)
@@ -537,8 +661,16 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 		*out = "";
 		return 0;
 	}
-	if (!c->names && !(c->names = calloc(RTE_MAX_USER_EVENTS, sizeof *c->names)))
-		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	if (id >= c->nnames) {
+		unsigned n = id + 1 > 2 * c->nnames ? id + 1 : 2 * c->nnames;
+		char **names = realloc(c->names, n * sizeof *names);
+
+		if (!names)
+			return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+		memset(names + c->nnames, 0, (n - c->nnames) * sizeof *names);
+		c->names = names;
+		c->nnames = n;
+	}
 	if (!(c->names[id] = strndup(slot, (size_t)(nul - slot))))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
 	*out = c->names[id];
@@ -548,7 +680,7 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 /* The registered name of user event `id`, cached once non-empty. */
 HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
 {
-	if (c->names && c->names[id]) {
+	if (id < c->nnames && c->names[id]) {
 		*out = c->names[id];
 		return 0;
 	}
@@ -681,6 +813,19 @@ static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
 	return got;
 }
 
+/* The file could not be mapped again: the error of this read, sticky
+ * for the ring like any failure. */
+static int remap_failed(rte_cursor *c, unsigned ring)
+{
+	int err = remap(c);
+
+	if (err == RTE_OK)
+		return RTE_OK; /* cannot happen: mapped() just failed */
+	c->rings[ring].err = err;
+	c->rings[ring].why = strdup(c->errmsg);
+	return err;
+}
+
 int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 {
 	struct ring_state *r;
@@ -688,6 +833,8 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 
 	if (!c || !ev || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
 	r = &c->rings[ring];
 	hdr = ring_header(c, ring);
 	for (;;) {
@@ -759,6 +906,8 @@ int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
 		return RTE_EINVAL;
 	if (n > INT_MAX)
 		n = INT_MAX;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
 	r = &c->rings[ring];
 	hdr = ring_header(c, ring);
 	for (;;) {

@@ -44,6 +44,7 @@ reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
 	@sh tests/reader/run.sh $(BUILD)
 	@sh tests/reader/gcstats.sh $(BUILD)
 	@sh tests/reader/diff.sh $(BUILD)
+	@sh tests/reader/inputs.sh $(BUILD)
 
 # A real program traced by librte.so, for the --follow tests.
 READER_TRACED := $(READER_TEST_BIN)/traced

@@ -20,8 +20,8 @@ $(UNIT_OBJS): BASE_CFLAGS += -Itests/unit -DRTE_FIXTURES='"$(UNIT_FIXTURES)"'
 $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) \
 		$(BUILD)/librteconsumer.a $(WRITER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(BUILD)/librteconsumer.a \
-		$(WRITER_OBJS) $(BASE_LDFLAGS) -lcmocka -lz
+	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(WRITER_OBJS) \
+		$(BUILD)/librteconsumer.a $(BASE_LDFLAGS) -lcmocka -lz
 
 .PHONY: test-unit check-loop
 TEST_RUNS += test-unit

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -210,11 +211,55 @@ int rd_pid_alive(long pid)
 }
 
 /*
- * 1 if /proc/PID/maps maps the file (dev, ino) writable, 0 if not (also:
- * no such process, or a zombie, whose maps are empty), -1 if it cannot be
- * read.
+ * Parse one line of /proc/PID/maps: its start address, permissions, device
+ * and inode. Returns 1 if it is a writable shared mapping of a file (how
+ * the shim maps its ring; rte-read's own mappings are read-only), 0 for
+ * another mapping of a file, -1 for anything else.
  */
-static int maps_file(long pid, dev_t dev, ino_t ino)
+static int maps_line(const char *line, unsigned long long *lo,
+                     unsigned long long *hi, struct rd_maps_id *id)
+{
+	unsigned maj, min;
+	unsigned long long in;
+	char perm[8];
+
+	if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu", lo, hi, perm, &maj, &min,
+	           &in) != 6 || in == 0)
+		return -1;
+	id->dev = makedev(maj, min);
+	id->ino = (ino_t)in;
+	return perm[1] == 'w' && perm[3] == 's';
+}
+
+/*
+ * 1 if the mapping [lo, hi) of process pid is the file (dev, ino) as
+ * stat() sees it, 0 if it is another file, -1 if that cannot be told
+ * (map_files needs privileges): the device and inode of maps alone are
+ * then taken as the answer.
+ */
+static int map_files_is(long pid, unsigned long long lo, unsigned long long hi,
+                        dev_t dev, ino_t ino)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof path, "/proc/%ld/map_files/%llx-%llx", pid, lo, hi);
+	if (stat(path, &st) < 0)
+		return -1;
+	return st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * 1 if /proc/PID/maps maps the file w writable and shared, 0 if not (also:
+ * no such process, or a zombie, whose maps are empty), -1 if it cannot be
+ * read. Maps name a file by the device and inode the kernel's mapping
+ * holds, which are not always stat()'s (btrfs gives maps the file
+ * system's device and stat() the subvolume's; overlayfs maps the file of
+ * the layer below): w->maps holds the pair as maps shows it for this file
+ * (rd_writer_locate), and map_files, where it may be read, settles the
+ * rare case of two files showing the same pair.
+ */
+static int maps_file(long pid, const struct rd_writer *w)
 {
 	char path[64], line[4096 + 128];
 	FILE *f;
@@ -225,21 +270,58 @@ static int maps_file(long pid, dev_t dev, ino_t ino)
 	if (!f)
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
 	while (!found && fgets(line, sizeof line, f)) {
-		unsigned maj, min;
-		unsigned long long in;
+		unsigned long long lo, hi;
+		struct rd_maps_id id;
 
-		char perm[8];
-
-		/* Writable: readers (rte-read itself) map it read-only. */
-		if (sscanf(line, "%*s %7s %*s %x:%x %llu", perm, &maj, &min, &in) == 4 &&
-		    in == (unsigned long long)ino && maj == major(dev) &&
-		    min == minor(dev) && perm[1] == 'w')
-			found = 1;
+		if (maps_line(line, &lo, &hi, &id) == 1 && id.dev == w->maps.dev &&
+		    id.ino == w->maps.ino)
+			found = map_files_is(pid, lo, hi, w->dev, w->ino) != 0;
 	}
 	if (ferror(f) && !found)
 		found = -1;
 	fclose(f);
 	return found;
+}
+
+int rd_maps_id_of_fd(int fd, struct rd_maps_id *id)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char line[4096 + 128];
+	void *m;
+	FILE *f;
+	int found = -1;
+
+	m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	f = fopen("/proc/self/maps", "re");
+	while (f && found < 0 && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+
+		if (maps_line(line, &lo, &hi, id) >= 0 && lo == (uintptr_t)m)
+			found = 0;
+	}
+	if (f)
+		fclose(f);
+	munmap(m, (size_t)page);
+	return found;
+}
+
+int rd_writer_locate(struct rd_writer *w, const char *path)
+{
+	struct rd_maps_id id;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == w->dev &&
+	    st.st_ino == w->ino && rd_maps_id_of_fd(fd, &id) == 0) {
+		w->maps = id;
+		rc = 0;
+	}
+	close(fd);
+	return rc;
 }
 
 /* Nanoseconds to add to a CLOCK_REALTIME time to get CLOCK_BOOTTIME. */
@@ -293,6 +375,8 @@ void rd_writer_init(struct rd_writer *w, long pid, const struct stat *st)
 	w->ino = st->st_ino;
 	w->uid = st->st_uid;
 	w->changed_ns = c < m ? c : m;
+	w->maps.dev = st->st_dev; /* until rd_writer_locate() knows better */
+	w->maps.ino = st->st_ino;
 }
 
 /* Look through every process whose maps can be read for one that maps the
@@ -312,7 +396,7 @@ static int find_mapper(struct rd_writer *w)
 		char state;
 
 		if (pid <= 0 || proc_stat(pid, &state, &start) < 0 || dead_state(state) ||
-		    maps_file(pid, w->dev, w->ino) != 1)
+		    maps_file(pid, w) != 1)
 			continue;
 		w->seen_pid = pid;
 		w->start = start;
@@ -347,7 +431,7 @@ int rd_writer_alive(struct rd_writer *w)
 	if (w->retry_ms && rd_now_ms() < w->retry_ms)
 		return 1;
 	exists = proc_stat(w->pid, &state, &start) == 0 && !dead_state(state);
-	if (exists && (m = maps_file(w->pid, w->dev, w->ino)) == 1) {
+	if (exists && (m = maps_file(w->pid, w)) == 1) {
 		w->seen_pid = w->pid;
 		w->start = start;
 		return 1;
@@ -364,4 +448,13 @@ int rd_writer_alive(struct rd_writer *w)
 		return 1;
 	}
 	return !(w->gone = 1);
+}
+
+int rd_writer_maps_now(struct rd_writer *w)
+{
+	if (w->gone || w->pid <= 0)
+		return 0;
+	if (w->seen_pid)
+		return same_process(w) && maps_file(w->seen_pid, w) != 0;
+	return rd_writer_alive(w);
 }

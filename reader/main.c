@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "inputs.h"
 #include "merge.h"
 #include "ocamlver.h"
+#include "rundir.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -52,25 +54,33 @@ static const char usage_text[] =
 "librte.so) and print their events as one timeline.\n"
 "\n"
 "INPUT is one of:\n"
-"  PID            PID.events in -d DIR, else $OCAML_RUNTIME_EVENTS_DIR,\n"
-"                 else the current directory (as OCaml does)\n"
+"  PID            PID.events in -d DIR; else the first of\n"
+"                 $OCAML_RUNTIME_EVENTS_DIR, librte.so's default directory\n"
+"                 ($XDG_RUNTIME_DIR/rte, else /tmp/rte-UID) and the current\n"
+"                 directory (OCaml's default) that has it\n"
 "  FILE           a ring file (e.g. 1234.events, 1234.exec1.events)\n"
 "  DIR            every *.events file in DIR: a process, its forked children\n"
 "                 and its pre-exec files, merged by timestamp\n"
 "Several inputs are merged into one timeline; each event carries its pid\n"
-"(from the file's ring_start, else the leading digits of its name).\n"
+"(from the file's ring_start, else the leading digits of its name). A file\n"
+"named twice is read once; devices and FIFOs are never opened (in a DIR:\n"
+"skipped with a warning).\n"
 "\n"
 "Options:\n"
 "  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json,\n"
 "                       gc-stats, gc-stats-json\n"
-"  -o, --output=FILE    write to FILE instead of standard output\n"
+"  -o, --output=FILE    write to FILE instead of standard output (never an\n"
+"                       input or a file in an input directory: exit 2)\n"
 "  -d, --dir=DIR        directory of PID inputs\n"
 "  -F, --follow         keep reading live processes until their ring_stop or\n"
 "                       until they are gone (then say so, exit 6); with a DIR,\n"
 "                       also pick up files that appear in it; Ctrl-C ends\n"
 "                       cleanly\n"
-"  -w, --wait[=SECS]    wait for inputs that do not exist yet (forever, or at\n"
-"                       most SECS seconds)\n"
+"  -w, --wait [SECS]    wait for inputs that do not exist yet (forever, or at\n"
+"                       most SECS seconds; SECS may be the next argument if\n"
+"                       more follow); not for a path that is not a regular\n"
+"                       file; SIGINT/SIGTERM while waiting: said, then dies\n"
+"                       by the signal\n"
 "  -k, --kind=LIST      only these kinds (comma-separated, repeatable): begin,\n"
 "                       end, phase, counter, alloc, lifecycle, lost, user_unit,\n"
 "                       user_int, user_span, user_custom, runtime, user\n"
@@ -83,7 +93,8 @@ static const char usage_text[] =
 "                       summary say which, and how sure)\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
-"                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else .): ring\n"
+"                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else librte.so's\n"
+"                       default directory): ring\n"
 "                       files without ring_stop whose writer is gone, and the\n"
 "                       shim's .PID.events.exec and .PID.*.events.tmp of\n"
 "                       processes that are gone; one line per file removed.\n"
@@ -112,13 +123,14 @@ static const char usage_text[] =
 "  0  success (also when the reader of a pipe goes away)\n"
 "  1  usage error\n"
 "  2  input not found or cannot be opened, directory without ring files,\n"
-"     --wait timed out\n"
+"     --wait timed out, -o names an input\n"
 "  3  not a ring file, bad header, or truncated (also while being read)\n"
 "  4  corrupt message stream in a ring (the other rings are still read)\n"
 "  5  cannot write the output\n"
 "  6  --follow: a process ended without ring_stop (killed?)\n"
 "     (text and summary say so too, but exit 0)\n"
 "  7  out of memory\n"
+"  128+N  killed by signal N while --wait waited for an input\n"
 "With several inputs, the first failure's status is returned and the\n"
 "readable inputs are still read. --clean exits 0, 1, 2 (DIR cannot be read,\n"
 "a file cannot be removed) or 5.\n";
@@ -151,10 +163,13 @@ static struct {
 	size_t ndirs;
 	char **paths;       /* every path added, owned here */
 	size_t npaths, pathcap;
-	struct file_id { dev_t dev; ino_t ino; } *ids; /* of every file seen */
+	/* Every file seen, an open-addressing hash set (idcap a power of two,
+	 * at most half full; an empty slot has ino 0): a directory of
+	 * 100,000 files is not checked in quadratic time. */
+	struct file_id { dev_t dev; ino_t ino; } *ids;
 	size_t nids, idcap;
 	const char *volatile peek_path; /* file being peeked, for SIGBUS */
-	volatile sig_atomic_t stop;
+	volatile sig_atomic_t stop; /* the signal that asked us to stop */
 	int unordered;            /* a summary: ring after ring, in runs */
 } g;
 
@@ -234,8 +249,21 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 static void on_stop(int sig)
 {
-	(void)sig;
-	g.stop = 1;
+	g.stop = sig;
+}
+
+/* --wait was ended by a signal before its input appeared: say so and end
+ * by the same signal, as a shell expects of an interrupted command. */
+static void die_of_stop(const char *what)
+{
+	int sig = (int)g.stop;
+
+	fprintf(stderr, "rte-read: %s: interrupted by signal %d (%s) while waiting for it\n",
+	        what, sig, strsignal(sig));
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	_exit(128 + sig);
 }
 
 static void setup_signals(void)
@@ -259,12 +287,37 @@ static void setup_signals(void)
 
 /* ---- options -------------------------------------------------------------- */
 
+/* One line, one program name: "rte-read: <why> (try 'rte-read --help')". */
 static int usage_error(const char *fmt, const char *arg)
 {
 	fputs("rte-read: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'rte-read --help'.\n", stderr);
+	fputs(" (try 'rte-read --help')\n", stderr);
 	return EX_USAGE;
+}
+
+/* 1 if s is a number of seconds (what --wait takes). */
+static int is_secs(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	return !errno && end != s && !*end && v >= 0;
+}
+
+/* getopt_long's complaint, as our one line (opterr is 0). */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (optopt && (arg[0] != '-' || arg[1] != '-'))
+		arg = shortopt; /* a short option, maybe inside "-Fx" */
+	if (c == ':')
+		return usage_error("option '%s' needs a value", arg);
+	return usage_error("unrecognized option '%s'", arg);
 }
 
 static int parse_wait(const char *arg)
@@ -303,7 +356,8 @@ static int parse_args(int argc, char **argv)
 	int c;
 
 	g.o.format = "text";
-	while ((c = getopt_long(argc, argv, "f:o:d:Fw::k:n:x:h", lo, NULL)) != -1) {
+	opterr = 0; /* bad_option() says it, once */
+	while ((c = getopt_long(argc, argv, ":f:o:d:Fw::k:n:x:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': g.o.format = optarg; break;
 		case 'o': g.o.output = optarg; break;
@@ -316,6 +370,11 @@ static int parse_args(int argc, char **argv)
 				return usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);
 			break;
 		case 'w':
+			/* "-w 5 PID", "--wait 5 PID": a number followed by
+			 * more arguments is the value; "--wait PID" (last)
+			 * waits forever for PID. */
+			if (!optarg && optind + 1 < argc && is_secs(argv[optind]))
+				optarg = argv[optind++];
 			if (parse_wait(optarg))
 				return EX_USAGE;
 			break;
@@ -332,7 +391,7 @@ static int parse_args(int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(fflush(stdout) ? EX_OUTPUT : EX_OK);
 		default:
-			return usage_error("%s", "invalid option");
+			return bad_option(c, argv);
 		}
 	}
 	g.o.inputs = argv + optind;
@@ -395,15 +454,58 @@ static int file_id(const char *p, struct file_id *id)
 	return 0;
 }
 
+/* The slot of id in the set: where it is, or the empty slot where it
+ * would go. The set must have room (idcap > nids). */
+static struct file_id *id_slot(const struct file_id *id)
+{
+	uint64_t h = ((uint64_t)id->ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)id->dev;
+	size_t i = (size_t)(h ^ (h >> 29)) & (g.idcap - 1);
+
+	while (g.ids[i].ino && (g.ids[i].ino != id->ino || g.ids[i].dev != id->dev))
+		i = (i + 1) & (g.idcap - 1);
+	return &g.ids[i];
+}
+
+static int known_id(dev_t dev, ino_t ino)
+{
+	struct file_id id = { dev, ino ? ino : (ino_t)-1 }; /* 0 marks empty */
+
+	return g.idcap && id_slot(&id)->ino != 0;
+}
+
 static int known_file(const char *p)
 {
 	struct file_id id;
 
-	if (file_id(p, &id) < 0)
-		return 0;
-	for (size_t i = 0; i < g.nids; i++)
-		if (g.ids[i].dev == id.dev && g.ids[i].ino == id.ino)
-			return 1;
+	return file_id(p, &id) == 0 && known_id(id.dev, id.ino);
+}
+
+/* Add id to the set, growing it. Returns 0 or -1 (out of memory). */
+static int add_id(struct file_id id)
+{
+	struct file_id *slot;
+
+	if (!id.ino)
+		id.ino = (ino_t)-1;
+	if (2 * (g.nids + 1) > g.idcap) {
+		struct file_id *old = g.ids;
+		size_t oldcap = g.idcap, cap = g.idcap ? 2 * g.idcap : 64;
+
+		if (!(g.ids = calloc(cap, sizeof *g.ids))) {
+			g.ids = old;
+			return -1;
+		}
+		g.idcap = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].ino)
+				*id_slot(&old[i]) = old[i];
+		free(old);
+	}
+	slot = id_slot(&id);
+	if (!slot->ino) {
+		*slot = id;
+		g.nids++;
+	}
 	return 0;
 }
 
@@ -414,17 +516,7 @@ static int remember_file(const char *p)
 
 	if (file_id(p, &id) < 0)
 		return 0;
-	if (g.nids == g.idcap) {
-		size_t cap = g.idcap ? 2 * g.idcap : 16;
-		struct file_id *n = realloc(g.ids, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		g.ids = n;
-		g.idcap = cap;
-	}
-	g.ids[g.nids++] = id;
-	return 0;
+	return add_id(id);
 }
 
 /* A cursor on path, or NULL with the error in *errp and "PATH: why" in
@@ -458,6 +550,9 @@ static int add_source(rte_cursor *c, const char *path)
 	g.peek_path = NULL;
 	if (pid < 0)
 		pid = rd_pid_from_name(p);
+	/* Mapped again when it is read: a summary of many files maps one
+	 * at a time (the merge releases each file it has read). */
+	rte_cursor_release(c);
 	src = rte_merge_add(g.merge, c);
 	if (src < 0)
 		return -1;
@@ -481,40 +576,88 @@ static int waited_out(uint64_t t0)
 	       (double)(rd_now_ms() - t0) >= g.o.wait_secs * 1000.0;
 }
 
-/* Open one file input, waiting for it with --wait. */
-static int add_file(const char *path)
+/* 1 if path exists and is not a regular file (a device, a FIFO, a
+ * socket, a directory): it is never opened, and never waited for. */
+static int not_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* 1 if the file of cursor c was added already (the same file named twice,
+ * as X and ./X, or as PID and PID.events). */
+static int known_cursor(const rte_cursor *c)
+{
+	const struct stat *st = rte_cursor_stat(c);
+
+	return known_id(st->st_dev, st->st_ino);
+}
+
+/* Add the opened cursor c on path unless its file is already in. */
+static int add_opened(rte_cursor *c, const char *path)
+{
+	if (known_cursor(c)) {
+		rte_cursor_close(c);
+		return 0;
+	}
+	if (add_source(c, path) == 0)
+		return 0;
+	fail_line(EX_NOMEM, "out of memory");
+	return -1;
+}
+
+/* Open the first of paths[0..n) that opens, waiting for one with --wait.
+ * `what` names the input in messages, `hint` is added when none exists. */
+static int add_first(const char *const *paths, size_t n, const char *what,
+                     const char *hint)
 {
 	uint64_t t0 = rd_now_ms();
 	char msg[700];
-	rte_cursor *c;
-	int err;
+	int err = RTE_ENOENT;
 
 	for (;;) {
 		int last_try = !g.o.wait || waited_out(t0);
 
-		c = try_open(path, &err, msg, sizeof msg);
-		if (c) {
-			if (add_source(c, path) == 0)
-				return 0;
-			fail_line(EX_NOMEM, "out of memory");
-			return -1;
-		}
-		if (last_try || !transient(err)) {
-			if (g.o.wait && last_try && err == RTE_ENOENT)
-				fail_line(EX_NOINPUT, "%s: did not appear in time", path);
-			else
+		for (size_t i = 0; i < n; i++) {
+			rte_cursor *c = try_open(paths[i], &err, msg, sizeof msg);
+
+			if (c)
+				return add_opened(c, paths[i]);
+			if (err != RTE_ENOENT && (!transient(err) || not_regular(paths[i]))) {
 				fail_line(exit_of(err), "%s", msg);
+				return -1;
+			}
+			if (err != RTE_ENOENT)
+				break; /* being made: this one, not a later one */
+		}
+		if (g.stop)
+			die_of_stop(what);
+		if (last_try) {
+			if (err != RTE_ENOENT || (!g.o.wait && !hint))
+				fail_line(exit_of(err), "%s", msg);
+			else
+				fail_line(EX_NOINPUT, "%s: %s%s", what,
+				          g.o.wait ? "did not appear in time" : "No such file or directory",
+				          hint ? hint : "");
 			return -1;
 		}
 		rd_sleep_ms(WAIT_POLL_MS);
 	}
 }
 
-/* Add the files of dir not added yet. Returns how many were added, or -1
+/* Open one file input, waiting for it with --wait. */
+static int add_file(const char *path)
+{
+	return add_first(&path, 1, path, NULL);
+}
+
+/* Add the files of dir not added yet. *seen (if not NULL) is set to 1 if
+ * a ring file that was added before is there. Returns how many were added, or -1
  * if the directory cannot be read (after saying so unless quiet). With
  * `retry`, a file that is not a complete ring file yet (a live process is
  * still creating it) is left for the next scan instead of reported. */
-static int scan_dir(const char *dir, int quiet, int retry)
+static int scan_dir_seen(const char *dir, int quiet, int retry, int *seen)
 {
 	char **list, msg[700];
 	size_t n;
@@ -530,8 +673,18 @@ static int scan_dir(const char *dir, int quiet, int retry)
 		rte_cursor *c;
 		int err;
 
-		if (known_file(list[i]))
+		if (known_file(list[i])) {
+			if (seen)
+				*seen = 1;
 			continue;
+		}
+		if (not_regular(list[i])) { /* once: then known */
+			fprintf(stderr, "rte-read: warning: %s: not a regular file, skipped\n",
+			        list[i]);
+			if (remember_file(list[i]) < 0)
+				set_status(EX_NOMEM);
+			continue;
+		}
 		c = try_open(list[i], &err, msg, sizeof msg);
 		if (!c) {
 			if (retry && transient(err))
@@ -541,7 +694,11 @@ static int scan_dir(const char *dir, int quiet, int retry)
 				set_status(EX_NOMEM);
 			continue;
 		}
-		if (add_source(c, list[i]) == 0)
+		if (known_cursor(c)) {
+			rte_cursor_close(c);
+			if (seen)
+				*seen = 1;
+		} else if (add_source(c, list[i]) == 0)
 			added++;
 		else
 			fail_line(EX_NOMEM, "out of memory");
@@ -550,19 +707,42 @@ static int scan_dir(const char *dir, int quiet, int retry)
 	return added;
 }
 
+static int scan_dir(const char *dir, int quiet, int retry)
+{
+	return scan_dir_seen(dir, quiet, retry, NULL);
+}
+
+/* 1 if directory dir is one of the DIR inputs already added. */
+static int known_dir(const char *dir)
+{
+	struct stat a, b;
+
+	if (stat(dir, &a) < 0)
+		return 0;
+	for (size_t i = 0; i < g.ndirs; i++)
+		if (stat(g.dirs[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return 1;
+	return 0;
+}
+
 /* A DIR input: its ring files now, or with --wait once there are some. */
 static int add_dir(const char *dir)
 {
 	uint64_t t0 = rd_now_ms();
 	char **d;
 
+	if (known_dir(dir))
+		return 0; /* the same directory twice */
 	for (;;) {
 		int last_try = !g.o.wait || waited_out(t0);
 		size_t before = g.npaths;
-		int n = scan_dir(dir, !last_try, !last_try || g.o.follow);
+		int seen = 0;
+		int n = scan_dir_seen(dir, !last_try, !last_try || g.o.follow, &seen);
 
-		if (n > 0 || (n == 0 && g.npaths > before))
+		if (n > 0 || (n == 0 && (g.npaths > before || seen)))
 			break;
+		if (g.stop && g.o.wait)
+			die_of_stop(dir);
 		if (last_try) {
 			if (n == 0)
 				fail_line(EX_NOINPUT, "%s: no ring files (*.events) in this directory",
@@ -586,25 +766,68 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * The directories where a PID input is looked for, in order: -d DIR alone
+ * if given; else $OCAML_RUNTIME_EVENTS_DIR if set, librte.so's default
+ * directory (common/rundir.h) and the working directory (where an OCaml
+ * program writes by default). Returns how many (at most 3).
+ */
+static size_t pid_dirs(const char *dirs[3], char *run, size_t cap)
+{
+	const char *env = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	size_t n = 0;
+
+	if (g.o.dir) {
+		dirs[n++] = g.o.dir;
+		return n;
+	}
+	if (env && *env)
+		dirs[n++] = env;
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, cap) == 0 &&
+	    (!n || strcmp(run, dirs[0])))
+		dirs[n++] = run;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(dirs[i], "."))
+			return n;
+	dirs[n++] = ".";
+	return n;
+}
+
+/* A PID input: PID.events in the first of pid_dirs() that has it. */
+static void add_pid(const char *pid)
+{
+	const char *dirs[3];
+	char run[4096], *paths[3] = { NULL, NULL, NULL }, what[64], hint[4096 + 600];
+	size_t n = pid_dirs(dirs, run, sizeof run), len = 0;
+
+	snprintf(what, sizeof what, "%s.events", pid);
+	len += (size_t)snprintf(hint, sizeof hint, " (looked in");
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&paths[i], "%s/%s.events", dirs[i], pid) < 0) {
+			fail_line(EX_NOMEM, "out of memory");
+			goto out;
+		}
+		if (len < sizeof hint)
+			len += (size_t)snprintf(hint + len, sizeof hint - len, "%s %s",
+			                        i ? "," : "", dirs[i]);
+	}
+	if (len < sizeof hint)
+		snprintf(hint + len, sizeof hint - len,
+		         "; is the program running with OCAML_RUNTIME_EVENTS_START=1 "
+		         "under librte.so? is OCAML_RUNTIME_EVENTS_DIR the same as its?)");
+	add_first((const char *const *)paths, n, n == 1 ? paths[0] : what, hint);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+}
+
 static void add_inputs(void)
 {
 	for (int i = 0; i < g.o.ninputs; i++) {
 		const char *in = g.o.inputs[i];
 
 		if (rd_is_pid(in)) {
-			const char *dir = g.o.dir;
-			char *path;
-
-			if (!dir)
-				dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-			if (!dir || !*dir)
-				dir = ".";
-			if (asprintf(&path, "%s/%s.events", dir, in) < 0) {
-				fail_line(EX_NOMEM, "out of memory");
-				continue;
-			}
-			add_file(path);
-			free(path);
+			add_pid(in);
 		} else if (is_dir(in)) {
 			add_dir(in);
 		} else {
@@ -706,7 +929,11 @@ static int any_live(const int *alive, int *done)
 
 		if (done[i])
 			continue;
-		if (s->stopped) {
+		if (s->stopped && alive[i]) {
+			/* Still mapped after ring_stop: an exec may fail and
+			 * the writer write ring_start and go on. */
+			live = 1;
+		} else if (s->stopped) {
 			done[i] = 1;
 			g.last_stop_ms = rd_now_ms();
 		} else if (!alive[i] && s->pid > 0) {
@@ -797,6 +1024,17 @@ static int follow_finished(void)
 	return 0;
 }
 
+/* --follow: may source i still be written? After its ring_stop, only
+ * while its writer still maps it (the maps are read again). */
+static int source_alive(unsigned i, int done)
+{
+	struct rd_src *s = &g.procs.src[i];
+
+	if (done || !rd_src_alive(s, rte_merge_cursor(g.merge, i)))
+		return 0;
+	return !s->stopped || rd_writer_maps_now(&s->writer);
+}
+
 static void follow_loop(void)
 {
 	struct follow_state fs = { NULL, NULL, 0 };
@@ -811,9 +1049,7 @@ static void follow_loop(void)
 			break;
 		}
 		for (unsigned i = 0; i < g.procs.nsrc; i++)
-			fs.alive[i] = !fs.done[i] &&
-			              rd_src_alive(&g.procs.src[i],
-			                           rte_merge_cursor(g.merge, i));
+			fs.alive[i] = source_alive(i, fs.done[i]);
 		rte_merge_refill(g.merge);
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
@@ -895,22 +1131,77 @@ static struct rd_crash *crash_report(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* --clean [DIR]: DIR, else -d DIR, else as for a PID input. */
+/* --clean [DIR]: DIR, else -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else
+ * librte.so's default directory. */
 static int clean_dir(void)
 {
 	const char *dir = g.o.ninputs ? g.o.inputs[0] : g.o.dir;
+	char run[4096];
 
 	if (!dir)
 		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if ((!dir || !*dir) &&
+	    rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0)
+		dir = run;
 	if (!dir || !*dir)
 		dir = ".";
 	return rd_clean(dir, g.o.dry_run);
+}
+
+/* 1 if st is the file or the directory of an input. */
+static int is_input(const struct stat *st)
+{
+	struct stat d;
+
+	if (known_id(st->st_dev, st->st_ino))
+		return 1;
+	for (size_t i = 0; i < g.ndirs; i++)
+		if (stat(g.dirs[i], &d) == 0 && d.st_dev == st->st_dev &&
+		    d.st_ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * -o naming an input (the same file through any name or link) would be
+ * truncated before it is read, and a new file in an input directory would
+ * be read as an input: refuse both before anything is opened for writing.
+ * Returns 0, or -1 after saying why.
+ */
+static int output_is_input(const char *out)
+{
+	char *copy = strdup(out);
+	const char *slash;
+	struct stat st;
+	int bad = 0;
+
+	if (!copy) {
+		fail_line(EX_NOMEM, "out of memory");
+		return -1;
+	}
+	if (stat(out, &st) == 0 && is_input(&st)) {
+		bad = 1;
+	} else {
+		slash = strrchr(copy, '/');
+		if (slash)
+			copy[slash - copy + (slash == copy)] = '\0'; /* "/x": "/" */
+		if (stat(slash ? copy : ".", &st) == 0 && is_input(&st))
+			bad = 2;
+	}
+	free(copy);
+	if (bad)
+		fail_line(EX_NOINPUT, "-o %s: %s; nothing was written", out,
+		          bad == 1 ? "is one of the inputs"
+		                   : "is inside an input directory");
+	return bad ? -1 : 0;
 }
 
 static int open_output(void)
 {
 	int fd = 1;
 
+	if (g.o.output && output_is_input(g.o.output) < 0)
+		return -1;
 	if (g.o.output) {
 		fd = open(g.o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0) {
@@ -1000,6 +1291,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
 		return rd_diff_main(argc - 1, argv + 1);
+	/* Large, mostly empty tables (a format's per-file caches) come
+	 * from fresh zero pages instead of memset reused heap: memory stays
+	 * what is used with many files (issue 12, item 13). */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = parse_args(argc, argv);

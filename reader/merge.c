@@ -279,6 +279,17 @@ void rte_merge_set_unordered(rte_merge *m, int on)
 	m->unordered = on;
 }
 
+/* Unordered: every ring of the current source was read to its end, and
+ * its events delivered: give back its mapping (rte_cursor_release), so
+ * that a directory of many files never has more than one mapped at a
+ * time, and move on to the next source. */
+static void next_source(rte_merge *m)
+{
+	rte_cursor_release(m->src[m->u_src].cur);
+	m->u_src++;
+	m->u_ring = 0;
+}
+
 /* Unordered: deliver what rte_cursor_next() returned (r, 1 or an error)
  * on stream s. Returns r. */
 static int deliver_unordered(rte_merge *m, struct stream *s, int r,
@@ -321,8 +332,7 @@ static int next_unordered(rte_merge *m, struct rte_merge_item *item)
 		struct source *src = &m->src[m->u_src];
 
 		if (m->u_ring >= src->rings) {
-			m->u_src++;
-			m->u_ring = 0;
+			next_source(m);
 			continue;
 		}
 		s = &src->streams[m->u_ring];
@@ -351,8 +361,7 @@ static struct stream *next_stream(rte_merge *m)
 		struct source *src = &m->src[m->u_src];
 
 		if (m->u_ring >= src->rings) {
-			m->u_src++;
-			m->u_ring = 0;
+			next_source(m);
 			continue;
 		}
 		if (src->streams[m->u_ring].state != S_DEAD)

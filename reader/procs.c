@@ -88,8 +88,10 @@ int rd_src_alive(struct rd_src *s, const rte_cursor *c)
 {
 	int alive;
 
-	if (s->writer_state == RD_WRITER_UNKNOWN)
+	if (s->writer_state == RD_WRITER_UNKNOWN) {
 		rd_writer_init(&s->writer, s->pid, rte_cursor_stat(c));
+		rd_writer_locate(&s->writer, rte_cursor_path(c)); /* btrfs... */
+	}
 	alive = rd_writer_alive(&s->writer);
 	s->writer_state = alive ? RD_WRITER_RUNNING : RD_WRITER_GONE;
 	return alive;
@@ -171,6 +173,8 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		pr->lifecycle[ev->id]++;
 	switch (ev->id) {
 	case RTE_LC_RING_START:
+		if (s->stopped && ev->ring == 0) /* an exec failed: back on */
+			s->stopped = pr->stopped = 0;
 		if (!pr->started || it->ts < pr->start_ts) {
 			pr->started = 1;
 			pr->start_ts = it->ts;

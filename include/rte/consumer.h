@@ -94,14 +94,27 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
                     size_t errlen);
 
 /*
- * Open <dir>/<pid>.events. dir NULL means $OCAML_RUNTIME_EVENTS_DIR if set,
- * else the working directory, as OCaml's Runtime_events.create_cursor does.
+ * Open <dir>/<pid>.events. dir NULL means $OCAML_RUNTIME_EVENTS_DIR if set
+ * (as OCaml's Runtime_events.create_cursor does), else librte.so's default
+ * directory ($XDG_RUNTIME_DIR/rte, else /tmp/rte-<uid>), then the working
+ * directory (OCaml's default).
  */
 int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
                         char *errbuf, size_t errlen);
 
 /* Unmap and free. NULL is allowed. */
 void rte_cursor_close(rte_cursor *c);
+
+/*
+ * Give back the cursor's mapping and its copy buffers until its next read
+ * (which maps the file again, checking it is the same file, by device and
+ * inode, and still long enough: else that read fails with RTE_ETRUNCATED).
+ * The cursor keeps its place in every ring and the names it returned.
+ * With many files (a directory of 100,000), release each after reading
+ * it: mappings and memory then stay bounded. Returns RTE_OK or RTE_EINVAL.
+ * Events returned before the call must not be used after it.
+ */
+int rte_cursor_release(rte_cursor *c);
 
 const char *rte_cursor_path(const rte_cursor *c);
 /* The fstat() of the file taken when the cursor opened it: its device and

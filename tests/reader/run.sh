@@ -156,7 +156,7 @@ mkdir -p "$T/nofiles" && : >"$T/nofiles/readme.txt"
 expect 2 "missing\.events: No such file" -- "$RR" "$T/missing.events"
 expect 2 "/99999999?\.events: No such file" -- "$RR" -d "$T" 99999999
 expect 3 "empty\.events: empty file" -- "$RR" "$T/empty.events"
-expect 3 "garbage\.events: format version" -- "$RR" "$T/garbage.events"
+expect 3 "garbage\.events: not a ring file" -- "$RR" "$T/garbage.events"
 expect 3 "badhdr\.events: max_domains 0" -- "$RR" "$T/badhdr.events"
 expect 3 "trunc\.events: file is 100000 bytes but its header needs" -- "$RR" "$T/trunc.events"
 expect 4 "corrupt\.events: ring 0: .*length 0" -- "$RR" -f jsonl "$T/corrupt.events"
@@ -175,7 +175,7 @@ if [ -w /dev/full ]; then
 fi
 # one bad file among good ones: the others are still read, the status says so
 mkdir -p "$T/mixed" && cp "$T/known.events" "$T/mixed/1.events" && cp "$T/garbage.events" "$T/mixed/2.events"
-expect 3 "mixed/2\.events: format version" -- "$RR" -f jsonl "$T/mixed"
+expect 3 "mixed/2\.events: not a ring file" -- "$RR" -f jsonl "$T/mixed"
 [ "$(wc -l <"$T/out")" -eq 2729 ] || fail "mixed: the good file was not read"
 
 # ---- --follow -----------------------------------------------------------------

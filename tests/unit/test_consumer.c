@@ -748,6 +748,63 @@ static void poll_stops_at_max_events_and_at_a_callback_stop(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* rte_cursor_release() gives back the mapping; the next read maps the
+ * same file again and goes on where it was, events written meanwhile
+ * included. */
+static void a_released_cursor_reads_on_where_it_was(void **state)
+{
+	struct t_file f;
+	struct rte_ring_writer w;
+	struct rte_event ev;
+	rte_cursor *c;
+
+	(void)state;
+	t_ring_file_create(&f, "release.events", 1, 6);
+	t_writer(&f, 0, &w);
+	for (uint64_t i = 0; i < 3; i++)
+		assert_int_equal(rte_ring_write1(&w, rte_hdr_make(0, 0, RTE_MSG_COUNTER, 1),
+		                                 100 + i, i), 0);
+	c = t_open(f.path);
+	assert_int_equal(rte_cursor_next(c, 0, &ev), 1);
+	assert_int_equal(ev.ts, 100);
+	assert_int_equal(rte_cursor_release(c), RTE_OK);
+	assert_int_equal(rte_cursor_release(c), RTE_OK); /* twice is fine */
+	assert_int_equal(rte_ring_write1(&w, rte_hdr_make(0, 0, RTE_MSG_COUNTER, 1),
+	                                 103, 3), 0);
+	for (uint64_t i = 1; i < 4; i++) {
+		assert_int_equal(rte_cursor_next(c, 0, &ev), 1);
+		assert_int_equal(ev.ts, 100 + i);
+		assert_int_equal(ev.u.counter, i);
+	}
+	assert_int_equal(rte_cursor_next(c, 0, &ev), 0);
+	assert_int_equal(rte_cursor_ring_used(c, 0), 1);
+	rte_cursor_close(c);
+	t_ring_file_unmap(&f);
+}
+
+/* A file replaced under its name while released is not read as if it
+ * were the same file: the read fails. */
+static void a_released_cursor_refuses_a_replaced_file(void **state)
+{
+	struct t_file f, g;
+	struct rte_event ev;
+	char moved[4096];
+	rte_cursor *c;
+
+	(void)state;
+	t_ring_file_create(&f, "replaced.events", 1, 6);
+	c = t_open(f.path);
+	assert_int_equal(rte_cursor_release(c), RTE_OK);
+	t_path(moved, sizeof moved, "replaced.old");
+	assert_int_equal(rename(f.path, moved), 0);
+	t_ring_file_create(&g, "replaced.events", 1, 6);
+	assert_true(rte_cursor_next(c, 0, &ev) < 0);
+	assert_non_null(strstr(rte_cursor_errmsg(c), "replaced"));
+	rte_cursor_close(c);
+	t_ring_file_unmap(&f);
+	t_ring_file_unmap(&g);
+}
+
 static void open_pid_finds_the_file_in_the_events_dir(void **state)
 {
 	struct t_file f;
@@ -784,6 +841,8 @@ int main(void)
 		cmocka_unit_test(rings_are_read_independently),
 		cmocka_unit_test(poll_calls_the_callback_of_every_event),
 		cmocka_unit_test(poll_stops_at_max_events_and_at_a_callback_stop),
+		cmocka_unit_test(a_released_cursor_reads_on_where_it_was),
+		cmocka_unit_test(a_released_cursor_refuses_a_replaced_file),
 		cmocka_unit_test(open_pid_finds_the_file_in_the_events_dir),
 	};
 
