@@ -22,6 +22,7 @@
 #include "crash.h"
 #include "inputs.h"
 #include "merge.h"
+#include "serve.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -81,6 +82,10 @@ static const char usage_text[] =
 "                       Never a live writer's file, a finished (ring_stop)\n"
 "                       one, or a name that is not a ring file's\n"
 "      --dry-run        with --clean: only list what would be removed\n"
+"      --serve [ADDR:]PORT  a Prometheus exporter of the live processes of\n"
+"                       DIRs (loopback unless ADDR says otherwise);\n"
+"      --push URL       the metrics of finished runs to a Pushgateway: see\n"
+"                       'rte-read --serve --help' and doc/METRICS.md\n"
 "\n"
 "Formats:\n"
 "  text          aligned lines: time since the process's ring_start, pid,\n"
@@ -967,6 +972,9 @@ int main(int argc, char **argv)
 {
 	int rc;
 
+	/* --serve, --push: the Prometheus modes (serve.c), own options. */
+	if (rd_serve_wanted(argc, argv))
+		return rd_serve_main(argc, argv);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = parse_args(argc, argv);

@@ -1,0 +1,17 @@
+# rte-read --serve / --push: the Prometheus exporter and Pushgateway client
+# (issue 17), linked into rte-read over libmicrohttpd. reader/main.c hands
+# over to rd_serve_main(); tests/prom/run.sh checks against Debian's real
+# prometheus and prometheus-pushgateway (doc/METRICS.md lists the metrics).
+#
+#   make test-prom   the exporter and push tests (part of `make test`)
+
+SERVE_SRCS := reader/serve.c reader/metrics.c reader/push.c
+SERVE_OBJS := $(SERVE_SRCS:%.c=$(BUILD)/obj/%.o)
+
+$(BUILD)/rte-read: $(SERVE_OBJS)
+READER_LDLIBS += -lmicrohttpd
+
+.PHONY: test-prom
+TEST_RUNS += test-prom
+test-prom: $(BUILD)/rte-read $(READER_TRACED) $(BUILD)/librte.so
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/prom/run.sh
