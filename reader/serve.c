@@ -49,7 +49,8 @@ static const char serve_usage[] =
 "                       defaults to 127.0.0.1 (loopback only); give\n"
 "                       0.0.0.0 or [::] to listen on every interface. Follows\n"
 "                       every ring file in the DIRs (new ones picked up as\n"
-"                       they appear), FILEs and PIDs (default: -d DIR, else\n"
+"                       they appear), FILEs and PIDs (a PID's file may appear\n"
+"                       later; default: -d DIR, else\n"
 "                       $OCAML_RUNTIME_EVENTS_DIR, else librte.so's per-user\n"
 "                       directory); a process that ended is dropped once its\n"
 "                       final values (rte_process_alive 0) were scraped.\n"
@@ -227,7 +228,7 @@ static int parse_addr(const char *a, struct sockaddr_storage *ss, int *v6)
 
 struct input {
 	char *path;
-	int is_dir;
+	int is_dir, is_pid;
 };
 
 static int known(const struct stat *st)
@@ -358,6 +359,7 @@ static struct input *resolve(const struct sopts *o, int *n)
 		struct stat st;
 
 		if (rd_is_pid(a)) {
+			in[i].is_pid = 1;
 			if (asprintf(&in[i].path, "%s/%s.events", dir, a) < 0)
 				in[i].path = NULL;
 		} else {
@@ -479,7 +481,8 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 	for (int i = 0; i < nin; i++) {
 		struct stat st;
 
-		if (in[i].is_dir && stat(in[i].path, &st) < 0) {
+		/* A PID's file may appear later; DIRs and FILEs must exist. */
+		if (!in[i].is_pid && stat(in[i].path, &st) < 0) {
 			fprintf(stderr, "rte-read: %s: %s\n", in[i].path, strerror(errno));
 			return S_NOINPUT;
 		}

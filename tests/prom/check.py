@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""tests/prom/check.py - the Python side of tests/prom/run.sh.
+
+Every network call is bounded by a timeout and goes to 127.0.0.1 only.
+
+  port                          print a free TCP port on 127.0.0.1
+  wait-ready URL SECS           until URL answers 200 (else exit 1)
+  get URL OUT [ACCEPT]          GET URL into OUT; print the status and type
+  expo-vs-summary EXPO SUMMARY [LABELS]
+                                the exposition text file EXPO (an exporter's
+                                or a Pushgateway's /metrics) holds, for every
+                                process of the summary-json file SUMMARY,
+                                the same events, lost words, span counts and
+                                span sums; LABELS k=v,... must be on each
+  prom-wait PROM PIDS SECS      until Prometheus has scraped the final values
+                                (rte_process_alive 0) of every pid, and at
+                                least two scrapes of the exporter
+  prom-vs-summary PROM SUMMARY  what Prometheus stored equals SUMMARY
+  fetch-final URL PIDS OUT SECS [ACCEPT]
+                                scrape until one answer holds the final
+                                values (rte_process_alive 0) of every pid
+                                of PIDS (comma-separated); write it to OUT
+  per-thread EXPO SUMMARY       every process series has a ring label and
+                                the sums over rings equal SUMMARY
+  max-names EXPO SUMMARY        names past --max-names went to "other":
+                                rte_names_limited 1, no user int lost
+  raw PORT                      malformed requests and a slow client, then
+                                a normal scrape still answers
+  scrape-loop PORT SECS         scrape every 50 ms for SECS; every answer 200
+"""
+import json
+import socket
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+TIMEOUT = 10
+
+
+def die(msg):
+    print("check.py: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def get(url, accept=None):
+    req = urllib.request.Request(url)
+    if accept:
+        req.add_header("Accept", accept)
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read().decode()
+
+
+def parse_labels(s):
+    """'a="x",b="y"' (the text format's escapes) into a dict."""
+    out, i = {}, 0
+    while i < len(s):
+        eq = s.index("=", i)
+        k = s[i:eq].strip().lstrip(",").strip()
+        assert s[eq + 1] == '"', s
+        j, v = eq + 2, []
+        while s[j] != '"':
+            if s[j] == "\\":
+                j += 1
+                v.append({"n": "\n"}.get(s[j], s[j]))
+            else:
+                v.append(s[j])
+            j += 1
+        out[k] = "".join(v)
+        i = j + 1
+        while i < len(s) and s[i] in ", ":
+            i += 1
+    return out
+
+
+def parse_expo(text):
+    """Samples as a list of (name, labels dict, float value)."""
+    samples = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        if "{" in line:
+            name, rest = line.split("{", 1)
+            lab, val = rest.rsplit("}", 1)
+            labels = parse_labels(lab)
+        else:
+            name, val = line.split(" ", 1)
+            labels = {}
+        samples.append((name, labels, float(val.split()[0])))
+    return samples
+
+
+def by_pid(samples, name, extra=None):
+    """{pid: sum of the values of samples `name` matching extra}."""
+    out = {}
+    for n, lab, v in samples:
+        if n != name or "pid" not in lab:
+            continue
+        if extra and any(lab.get(k) != x for k, x in extra.items()):
+            continue
+        out[lab["pid"]] = out.get(lab["pid"], 0) + v
+    return out
+
+
+def expected(summary_path):
+    """{pid: (events, lost words, span count, span sum ns)} of summary-json."""
+    d = json.load(open(summary_path))
+    exp = {}
+    for p in d["processes"]:
+        spans = [s for s in p["spans"] if s["name"] == "batch"]
+        cnt = sum(s["count"] for s in spans)
+        tot = sum(s["total_ns"] for s in spans)
+        exp[str(p["pid"])] = (p["events"], p["lost_words"], cnt, tot)
+    if not exp:
+        die("%s: no process" % summary_path)
+    return exp
+
+
+def compare(exp, got_events, got_lost, got_cnt, got_sum, where):
+    bad = []
+    for pid, (ev, lost, cnt, tot) in exp.items():
+        g = (got_events.get(pid), got_lost.get(pid, 0), got_cnt.get(pid),
+             got_sum.get(pid))
+        if g[0] != ev or g[1] != lost or g[2] != cnt or \
+                g[3] is None or round(g[3] * 1e9) != tot:
+            bad.append("pid %s: summary-json events %s lost %s spans %s sum_ns %s;"
+                       " %s has %s" % (pid, ev, lost, cnt, tot, where, g))
+    if bad:
+        die("\n".join(bad))
+    print("ok: %d processes: events, lost words, span counts and sums equal"
+          " summary-json (%s)" % (len(exp), where))
+
+
+def expo_vs_summary(expo, summary, labels=""):
+    samples = parse_expo(open(expo).read())
+    want = dict(kv.split("=", 1) for kv in labels.split(",") if kv)
+    if want:
+        samples = [s for s in samples
+                   if s[0].startswith("rte_") and
+                   all(s[1].get(k) == v for k, v in want.items())]
+    span = {"name": "batch"}
+    compare(expected(summary), by_pid(samples, "rte_events_total"),
+            by_pid(samples, "rte_lost_words_total"),
+            by_pid(samples, "rte_span_duration_seconds_count", span),
+            by_pid(samples, "rte_span_duration_seconds_sum", span), expo)
+
+
+def query(prom, q):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    st, _, body = get(url)
+    d = json.loads(body)
+    if st != 200 or d.get("status") != "success":
+        die("query %s: %s %s" % (q, st, body[:300]))
+    return {r["metric"].get("pid", ""): float(r["value"][1])
+            for r in d["data"]["result"]}
+
+
+def prom_wait(prom, pids, secs):
+    end = time.time() + float(secs)
+    pids = set(pids.split(","))
+    while time.time() < end:
+        try:
+            final = query(prom, "min_over_time(rte_process_alive[10m]) == 0")
+            up = query(prom, 'count_over_time(up{job="rte"}[10m])')
+            if pids <= set(final) and up.get("", 0) >= 2:
+                print("ok: Prometheus scraped %d times, final values of %s"
+                      % (up[""], ",".join(sorted(pids))))
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    die("Prometheus did not scrape the final values of %s in %s s" % (pids, secs))
+
+
+def prom_vs_summary(prom, summary):
+    lo = "last_over_time(%s[10m])"
+    compare(expected(summary),
+            query(prom, "sum by (pid) (%s)" % (lo % "rte_events_total")),
+            query(prom, "sum by (pid) (%s)" % (lo % "rte_lost_words_total")),
+            query(prom, lo % 'rte_span_duration_seconds_count{name="batch"}'),
+            query(prom, lo % 'rte_span_duration_seconds_sum{name="batch"}'),
+            "Prometheus")
+    alive = query(prom, "max_over_time(rte_process_alive[10m]) == 1")
+    if not alive:
+        die("Prometheus never saw a process alive")
+    print("ok: Prometheus saw %d processes while they ran" % len(alive))
+
+
+def send_raw(port, data, wait_answer=True):
+    s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    s.sendall(data)
+    ans = b""
+    if wait_answer:
+        try:
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                ans += b
+        except socket.timeout:
+            pass
+    s.close()
+    return ans
+
+
+def raw(port):
+    port = int(port)
+    url = "http://127.0.0.1:%d/metrics" % port
+    # a slow client: half a request line, kept open while others are served
+    slow = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+    slow.sendall(b"GET /met")
+    for bad in [b"\x00\xff\xfe garbage\r\n\r\n",
+                b"GET /metrics HTTP/9.9\r\n\r\n",
+                b"GET " + b"/" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+                b"GET /metrics HTTP/1.1\r\n" + b"X: y\r\n" * 5000 + b"\r\n",
+                b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+                b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\nab"]:
+        ans = send_raw(port, bad, wait_answer=not bad.endswith(b"ab"))
+        if ans and not ans.startswith(b"HTTP/1."):
+            die("not an HTTP answer to %r: %r" % (bad[:30], ans[:80]))
+    st, _, body = get(url)
+    if st != 200 or "rte_exporter_scrapes_total" not in body:
+        die("no scrape after malformed requests: %s" % st)
+    st, _, _ = get(url)
+    slow.close()
+    print("ok: malformed requests and a slow client; the exporter still answers")
+
+
+def scrape_loop(port, secs):
+    url = "http://127.0.0.1:%d/metrics" % int(port)
+    end, n = time.time() + float(secs), 0
+    while time.time() < end:
+        st, _, body = get(url)
+        if st != 200:
+            die("scrape %d: status %s" % (n, st))
+        parse_expo(body)
+        n += 1
+        time.sleep(0.05)
+    print("ok: %d scrapes while processes ended, every one answered" % n)
+
+
+def fetch_final(url, pids, out, secs, accept=None):
+    end = time.time() + float(secs)
+    pids = set(pids.split(","))
+    while time.time() < end:
+        st, ctype, body = get(url, accept)
+        final = by_pid([x for x in parse_expo(body) if x[2] == 0],
+                       "rte_process_alive")
+        if st == 200 and pids <= set(final):
+            open(out, "w").write(body)
+            open(out + ".type", "w").write(ctype + "\n")
+            return
+        time.sleep(0.1)
+    die("no final values of %s in %s s" % (pids, secs))
+
+
+def per_thread(expo, summary):
+    samples = parse_expo(open(expo).read())
+    for n, lab, v in samples:
+        if "pid" in lab and n not in ("rte_process_alive", "rte_names_limited") \
+                and "ring" not in lab:
+            die("%s%s has no ring label" % (n, lab))
+    rings = {lab["ring"] for n, lab, v in samples if "ring" in lab}
+    if len(rings) < 3:
+        die("only rings %s: the threads were not told apart" % rings)
+    expo_vs_summary(expo, summary)
+
+
+def max_names(expo, summary):
+    samples = parse_expo(open(expo).read())
+    d = json.load(open(summary))
+    lim = by_pid(samples, "rte_names_limited")
+    other = {lab["pid"]: 1 for n, lab, v in samples
+             if lab.get("name") == "other" and "pid" in lab}
+    ints = by_pid(samples, "rte_user_events_total", {"kind": "user_int"})
+    for p in d["processes"]:
+        pid = str(p["pid"])
+        want = sum(e["count"] for e in p["user_ints"])
+        if lim.get(pid) != 1 or not other.get(pid) or ints.get(pid) != want:
+            die("pid %s: limited %s, other %s, user ints %s (want %s)"
+                % (pid, lim.get(pid), other.get(pid), ints.get(pid), want))
+    print("ok: --max-names: the rest under name=\"other\", nothing lost")
+
+
+def main(a):
+    if a[0] == "port":
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
+        s.close()
+    elif a[0] == "wait-ready":
+        end = time.time() + float(a[2])
+        while time.time() < end:
+            try:
+                if get(a[1])[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        die("%s not ready in %s s" % (a[1], a[2]))
+    elif a[0] == "get":
+        st, ctype, body = get(a[1], a[3] if len(a) > 3 else None)
+        open(a[2], "w").write(body)
+        print(st, ctype)
+    elif a[0] == "expo-vs-summary":
+        expo_vs_summary(*a[1:])
+    elif a[0] == "prom-wait":
+        prom_wait(*a[1:])
+    elif a[0] == "prom-vs-summary":
+        prom_vs_summary(*a[1:])
+    elif a[0] == "fetch-final":
+        fetch_final(*a[1:])
+    elif a[0] == "per-thread":
+        per_thread(*a[1:])
+    elif a[0] == "max-names":
+        max_names(*a[1:])
+    elif a[0] == "raw":
+        raw(a[1])
+    elif a[0] == "scrape-loop":
+        scrape_loop(*a[1:])
+    else:
+        die("unknown command " + a[0])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
