@@ -15,6 +15,7 @@ Every network call is bounded by a timeout and goes to 127.0.0.1 only.
   prom-wait PROM PIDS SECS      until Prometheus has scraped the final values
                                 (rte_process_alive 0) of every pid, and at
                                 least two scrapes of the exporter
+  prom-alive PROM PIDS SECS     until Prometheus has seen every pid alive
   prom-vs-summary PROM SUMMARY  what Prometheus stored equals SUMMARY
   fetch-final URL PIDS OUT SECS [ACCEPT]
                                 scrape until one answer holds the final
@@ -123,10 +124,9 @@ def expected(summary_path):
 def compare(exp, got_events, got_lost, got_cnt, got_sum, where):
     bad = []
     for pid, (ev, lost, cnt, tot) in exp.items():
-        g = (got_events.get(pid), got_lost.get(pid, 0), got_cnt.get(pid),
-             got_sum.get(pid))
-        if g[0] != ev or g[1] != lost or g[2] != cnt or \
-                g[3] is None or round(g[3] * 1e9) != tot:
+        g = (got_events.get(pid), got_lost.get(pid, 0), got_cnt.get(pid, 0),
+             got_sum.get(pid, 0))
+        if g[0] != ev or g[1] != lost or g[2] != cnt or round(g[3] * 1e9) != tot:
             bad.append("pid %s: summary-json events %s lost %s spans %s sum_ns %s;"
                        " %s has %s" % (pid, ev, lost, cnt, tot, where, g))
     if bad:
@@ -184,10 +184,21 @@ def prom_vs_summary(prom, summary):
             query(prom, lo % 'rte_span_duration_seconds_count{name="batch"}'),
             query(prom, lo % 'rte_span_duration_seconds_sum{name="batch"}'),
             "Prometheus")
-    alive = query(prom, "max_over_time(rte_process_alive[10m]) == 1")
-    if not alive:
-        die("Prometheus never saw a process alive")
-    print("ok: Prometheus saw %d processes while they ran" % len(alive))
+
+
+def prom_alive(prom, pids, secs):
+    end = time.time() + float(secs)
+    pids = set(pids.split(","))
+    while time.time() < end:
+        try:
+            alive = query(prom, "max_over_time(rte_process_alive[10m]) == 1")
+            if pids <= set(alive):
+                print("ok: Prometheus saw %s alive" % ",".join(sorted(pids)))
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    die("Prometheus did not see %s alive in %s s" % (pids, secs))
 
 
 def send_raw(port, data, wait_answer=True):
@@ -310,6 +321,8 @@ def main(a):
         expo_vs_summary(*a[1:])
     elif a[0] == "prom-wait":
         prom_wait(*a[1:])
+    elif a[0] == "prom-alive":
+        prom_alive(*a[1:])
     elif a[0] == "prom-vs-summary":
         prom_vs_summary(*a[1:])
     elif a[0] == "fetch-final":

@@ -188,7 +188,20 @@ EOC
 	BG="$BG $pp"
 	PROM=http://127.0.0.1:$pport
 	$CHECK wait-ready "$PROM/-/ready" 60 || { fail "prometheus: $(tail -5 "$D/prometheus.log")"; stop "$pp"; return; }
-	traced "$D/rings" 15000 5000 >/dev/null || fail "traced: exit $?"
+	# a process (and its forked child) seen alive, then killed...
+	traced "$D/rings" 200000 50000 >/dev/null & tp=$!
+	BG="$BG $tp"
+	i=0
+	while [ "$(pids "$D/rings" | tr , '\n' | grep -c .)" -lt 2 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	live=$(pids "$D/rings")
+	$CHECK prom-alive "$PROM" "$live" 60 || fail "never seen alive"
+	for p in $(echo "$live" | tr , ' '); do kill -9 "$p"; done
+	wait "$tp" 2>/dev/null # killed: its status says so
+	# ... and one that runs to its end
+	traced "$D/rings" 3000 1000 >/dev/null || fail "traced: exit $?"
 	summary "$D/rings"
 	$CHECK prom-wait "$PROM" "$(pids "$D/rings")" 60 &&
 		$CHECK prom-vs-summary "$PROM" "$D/summary.json" || fail "Prometheus's values"
