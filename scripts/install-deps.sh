@@ -3,7 +3,7 @@
 # Used by the Makefile (once per build folder) and by .ci/run. Needs root or
 # sudo only when something is actually missing.
 set -e
-PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip zlib1g-dev clang libclang-rt-14-dev procps"
+PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip libmicrohttpd-dev zlib1g-dev clang libclang-rt-14-dev procps"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
