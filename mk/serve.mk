@@ -15,3 +15,13 @@ READER_LDLIBS += -lmicrohttpd
 TEST_RUNS += test-prom
 test-prom: $(BUILD)/rte-read $(READER_TRACED) $(BUILD)/librte.so
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/prom/run.sh
+
+# make bench: the exporter's rows (bench/prom.py; before bench/run.py's).
+$(BUILD)/bench/prom_writer: $(BUILD)/obj/bench/prom_writer.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/..' $(BASE_LDFLAGS)
+
+.PHONY: bench-prom
+bench-prom: $(BUILD)/rte-read $(BUILD)/bench/prom_writer
+	python3 bench/prom.py $(BUILD) $(BENCH_ARGS)
+bench: bench-prom
