@@ -189,7 +189,7 @@ EOC
 	PROM=http://127.0.0.1:$pport
 	$CHECK wait-ready "$PROM/-/ready" 60 || { fail "prometheus: $(tail -5 "$D/prometheus.log")"; stop "$pp"; return; }
 	# a process (and its forked child) seen alive, then killed...
-	(traced "$D/rings" 200000 50000 >/dev/null; :) & tp=$!
+	(traced "$D/rings" 200000 50000 >/dev/null; :) 2>/dev/null & tp=$!
 	BG="$BG $tp"
 	i=0
 	while [ "$(pids "$D/rings" | tr , '\n' | grep -c .)" -lt 2 ] && [ $i -lt 100 ]; do
