@@ -743,9 +743,15 @@ void rd_prom_error(rd_prom *p)
 	p->errors++;
 }
 
-unsigned rd_prom_processes(const rd_prom *p)
+int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino)
 {
-	return (unsigned)p->np;
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct stat *st = rte_cursor_stat(rte_merge_cursor(p->f[i]->m, 0));
+
+		if (st->st_dev == dev && st->st_ino == ino)
+			return 1;
+	}
+	return 0;
 }
 
 int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)

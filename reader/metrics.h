@@ -86,8 +86,9 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int openmetrics, int mark);
 /* Report the duration of the last scrape (rte_exporter_scrape_duration_seconds). */
 void rd_prom_scrape_took(rd_prom *p, uint64_t ns);
 
-/* Number of processes and files followed. */
-unsigned rd_prom_processes(const rd_prom *p);
+/* 1 if the file of device dev and inode ino is still held (followed, or
+ * final and not yet scraped): its inode cannot belong to another file. */
+int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino);
 
 /* Install the SIGBUS handler rd_prom_poll() relies on (process-wide). */
 void rd_prom_catch_sigbus(void);

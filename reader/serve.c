@@ -85,7 +85,7 @@ struct sopts {
 static struct {
 	pthread_mutex_t mu;
 	rd_prom *prom;
-	struct file_id { dev_t dev; ino_t ino; } *ids;
+	struct file_id { dev_t dev; ino_t ino; char *path; } *ids;
 	size_t nids, idcap;
 	volatile sig_atomic_t stop;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -231,28 +231,60 @@ struct input {
 	int is_dir, is_pid;
 };
 
-static int known(const struct stat *st)
+/*
+ * Files already taken (or refused) are told apart by device and inode, not
+ * by name: an exec renames a followed file (same inode, new name). An entry
+ * is forgotten once its name no longer holds its inode and the file is not
+ * followed any more: the inode may then be reused by a new file.
+ */
+static struct file_id *known(const struct stat *st)
 {
 	for (size_t i = 0; i < S.nids; i++)
 		if (S.ids[i].dev == st->st_dev && S.ids[i].ino == st->st_ino)
-			return 1;
-	return 0;
+			return &S.ids[i];
+	return NULL;
 }
 
-static int remember(const struct stat *st)
+static int remember(const struct stat *st, const char *path)
 {
+	char *p = strdup(path);
+
+	if (!p)
+		return -1;
 	if (S.nids == S.idcap) {
 		size_t cap = S.idcap ? 2 * S.idcap : 64;
 		struct file_id *n = realloc(S.ids, cap * sizeof *n);
 
-		if (!n)
+		if (!n) {
+			free(p);
 			return -1;
+		}
 		S.ids = n;
 		S.idcap = cap;
 	}
 	S.ids[S.nids].dev = st->st_dev;
-	S.ids[S.nids++].ino = st->st_ino;
+	S.ids[S.nids].ino = st->st_ino;
+	S.ids[S.nids++].path = p;
 	return 0;
+}
+
+static void forget_stale(void)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < S.nids; i++) {
+		struct file_id *e = &S.ids[i];
+		struct stat st;
+
+		if ((stat(e->path, &st) < 0 || st.st_dev != e->dev ||
+		     st.st_ino != e->ino) &&
+		    !rd_prom_follows(S.prom, e->dev, e->ino)) {
+			free(e->path);
+			continue;
+		}
+		S.ids[k++] = *e;
+	}
+	S.nids = k;
 }
 
 static int exit_of(int err)
@@ -270,7 +302,8 @@ static int exit_of(int err)
  * status (after saying why unless quiet). */
 static int take(const char *path, int retry, int quiet)
 {
-	char msg[700];
+	char msg[700], *p;
+	struct file_id *e;
 	struct stat st;
 	rte_cursor *c;
 	int err;
@@ -282,8 +315,24 @@ static int take(const char *path, int retry, int quiet)
 			fprintf(stderr, "rte-read: %s: %s\n", path, strerror(errno));
 		return S_NOINPUT;
 	}
-	if (known(&st))
-		return 0;
+	if ((e = known(&st)) != NULL) {
+		struct stat old;
+
+		if (rd_prom_follows(S.prom, st.st_dev, st.st_ino)) {
+			if (strcmp(e->path, path) && (p = strdup(path))) {
+				free(e->path); /* renamed (exec): its name now */
+				e->path = p;
+			}
+			return 0;
+		}
+		if (stat(e->path, &old) == 0 && old.st_dev == e->dev &&
+		    old.st_ino == e->ino)
+			return 0; /* the same file, read or refused already */
+		/* Not held by us and not under its old name: the inode is a
+		 * new file's now. */
+		free(e->path);
+		*e = S.ids[--S.nids];
+	}
 	err = rte_cursor_open(path, &c, msg, sizeof msg);
 	if (err != RTE_OK) {
 		if (retry && (err == RTE_ENOENT || err == RTE_ENOTRING ||
@@ -292,10 +341,14 @@ static int take(const char *path, int retry, int quiet)
 		if (!quiet)
 			fprintf(stderr, "rte-read: %s\n", msg);
 		rd_prom_error(S.prom);
-		return remember(&st) < 0 ? S_NOMEM : exit_of(err);
+		return remember(&st, path) < 0 ? S_NOMEM : exit_of(err);
 	}
 	/* Remember by the cursor's own identity: the name may move. */
-	if (remember(rte_cursor_stat(c)) < 0 || rd_prom_add_file(S.prom, path, c) < 0)
+	if (remember(rte_cursor_stat(c), path) < 0) {
+		rte_cursor_close(c);
+		return S_NOMEM;
+	}
+	if (rd_prom_add_file(S.prom, path, c) < 0)
 		return S_NOMEM;
 	return 0;
 }
@@ -516,6 +569,7 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 		pthread_mutex_lock(&S.mu);
 		rd_prom_collect(S.prom);
 		if (check) {
+			forget_stale();
 			scan(in, nin, 1, 1);
 			last_scan = t;
 		}
@@ -579,6 +633,8 @@ int rd_serve_main(int argc, char **argv)
 	}
 	rd_prom_free(S.prom);
 	free_inputs(in, nin);
+	for (size_t i = 0; i < S.nids; i++)
+		free(S.ids[i].path);
 	free(S.ids);
 	free(o.labels);
 	return rc;

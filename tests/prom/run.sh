@@ -166,6 +166,19 @@ t_robust() {
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# Files removed at exit (no PRESERVE), one run after the other: each run's
+# new file (often on the inode of the last one) is still picked up.
+t_reuse() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	for i in 1 2 3 4; do
+		pid=$(env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$D/rings" \
+			sh -c 'echo $$; exec "$0" 3000 5000 >/dev/null' "$TRACED") || fail "traced: exit $?"
+		$CHECK fetch-final "$URL" "$pid" "$D/m$i.txt" 20 || fail "run $i (pid $pid) not seen"
+	done
+	stop "$SP" || fail "exporter exit $?"
+}
+
 t_prometheus() {
 	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
 	mkdir -p "$D/rings" "$D/tsdb"
@@ -251,7 +264,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition live_lint per_thread max_names robust prometheus pushgateway push_errors; do
+for t in exposition live_lint per_thread max_names robust reuse prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi
