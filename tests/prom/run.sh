@@ -238,6 +238,13 @@ t_pushgateway() {
 	$CHECK get "$PG/metrics" "$D/pg.txt" >/dev/null
 	$CHECK expo-vs-summary "$D/pg.txt" "$D/summary.json" job=ci,test=t1,branch=a/b ||
 		fail "the gateway's values"
+	# rte-run --push: the same at the end of a run
+	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci --label test=t2 -- \
+		"$TRACED" 2000 100 fork || fail "rte-run --push: exit $?"
+	"$RR" -f summary-json -o "$D/run.json" "$D/run" || fail "summary-json: exit $?"
+	$CHECK get "$PG/metrics" "$D/pg2.txt" >/dev/null
+	$CHECK expo-vs-summary "$D/pg2.txt" "$D/run.json" job=ci,test=t2 ||
+		fail "the gateway's values of rte-run --push"
 	stop "$gp" || fail "pushgateway exit $?"
 }
 
