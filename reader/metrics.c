@@ -796,8 +796,9 @@ fail:
 
 /* ---- reading ----------------------------------------------------------- */
 
-static sigjmp_buf bus_jmp;
-static volatile sig_atomic_t bus_armed;
+/* Per thread: only the thread reading a file may jump back to it. */
+static _Thread_local sigjmp_buf bus_jmp;
+static _Thread_local volatile sig_atomic_t bus_armed;
 
 static void on_sigbus(int sig)
 {

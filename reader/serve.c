@@ -613,6 +613,11 @@ int rd_serve_main(int argc, char **argv)
 	int rc, nin = 0;
 
 	memset(&o, 0, sizeof o);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(serve_usage, stdout);
+			return fflush(stdout) ? S_OUTPUT : S_OK;
+		}
 	rc = parse(argc, argv, &o);
 	if (rc) {
 		free(o.labels);
