@@ -52,6 +52,7 @@ stop() {
 # start_serve ARGS...: the exporter on a free port of 127.0.0.1 (it says
 # which); sets SP and URL.
 start_serve() {
+	: >"$D/serve.err"
 	"$RR" --serve 127.0.0.1:0 "$@" 2>"$D/serve.err" &
 	SP=$!
 	BG="$BG $SP"
