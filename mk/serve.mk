@@ -13,7 +13,7 @@ READER_LDLIBS += -lmicrohttpd
 
 .PHONY: test-prom
 TEST_RUNS += test-prom
-test-prom: $(BUILD)/rte-read $(READER_TRACED) $(BUILD)/librte.so $(RUN_SCRIPT) $(RUN_EXEC)
+test-prom: $(BUILD)/rte-read $(READER_TRACED) $(READER_GEN) $(BUILD)/librte.so $(RUN_SCRIPT) $(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/prom/run.sh
 
 # make bench: the exporter's rows (bench/prom.py; before bench/run.py's).

@@ -481,7 +481,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	om = wants_openmetrics(conn);
 	t0 = now_ns();
 	pthread_mutex_lock(&S.mu);
-	rc = rd_prom_render(S.prom, &b, om, 1);
+	/* Only a GET delivers final values (HEAD gets no body). */
+	rc = rd_prom_render(S.prom, &b, om, !strcmp(method, "GET"));
 	rd_prom_scrape_took(S.prom, now_ns() - t0);
 	pthread_mutex_unlock(&S.mu);
 	if (rc < 0) {

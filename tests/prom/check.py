@@ -25,6 +25,9 @@ Every network call is bounded by a timeout and goes to 127.0.0.1 only.
                                 the sums over rings equal SUMMARY
   max-names EXPO SUMMARY        names past --max-names went to "other":
                                 rte_names_limited 1, no user int lost
+  hostile EXPO                  a name made to break the exposition stays one
+                                label value: x"} 1, newline, fake_metric{a="\
+                                then an invalid byte (as ?) and an e-acute
   raw PORT                      malformed requests and a slow client, then
                                 a normal scrape still answers
   scrape-loop PORT SECS         scrape every 50 ms for SECS; every answer 200
@@ -297,6 +300,17 @@ def max_names(expo, summary):
     print("ok: --max-names: the rest under name=\"other\", nothing lost")
 
 
+def hostile(expo):
+    samples = parse_expo(open(expo).read())
+    want = 'x"} 1\nfake_metric{a="\\?\u00e9'
+    if any(n.startswith("fake_metric") for n, lab, v in samples):
+        die("a name injected a metric")
+    if not any(lab.get("name") == want for n, lab, v in samples):
+        die("the hostile name is not one label value: %r" %
+            sorted({lab.get("name") for n, lab, v in samples if "name" in lab}))
+    print("ok: a hostile name is one escaped label value")
+
+
 def main(a):
     if a[0] == "port":
         s = socket.socket()
@@ -331,6 +345,8 @@ def main(a):
         per_thread(*a[1:])
     elif a[0] == "max-names":
         max_names(*a[1:])
+    elif a[0] == "hostile":
+        hostile(a[1])
     elif a[0] == "raw":
         raw(a[1])
     elif a[0] == "scrape-loop":

@@ -167,6 +167,34 @@ t_robust() {
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# A ring file whose user event name is made to inject metrics (quotes,
+# newline, backslash, an invalid UTF-8 byte): one escaped label value, in
+# both formats, and promtool finds nothing to say.
+t_hostile() {
+	mkdir -p "$D/rings"
+	"$B/tests/reader/gen_ring" known "$D/rings/4242.events" "$D/truth.json" ||
+		{ fail "gen_ring: exit $?"; return; }
+	python3 - "$D/rings/4242.events" <<'EOP' || { fail "cannot patch the name"; return; }
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = struct.unpack_from("<Q", b, 56)[0]   # custom_events_offset
+n = b'x"} 1\nfake_metric{a="\\\xff\xc3\xa9'
+b[off:off + 128] = n + bytes(128 - len(n))  # the first name slot
+open(sys.argv[1], "wb").write(b)
+EOP
+	start_serve "$D/rings" || return
+	$CHECK fetch-final "$URL" 4242 "$D/om.txt" 20 "application/openmetrics-text" &&
+		$CHECK hostile "$D/om.txt" || fail "OpenMetrics"
+	stop "$SP" || fail "exporter exit $?"
+	start_serve "$D/rings" || return # a new exporter: the values again
+	$CHECK fetch-final "$URL" 4242 "$D/text.txt" 20 && $CHECK hostile "$D/text.txt" ||
+		fail "text format"
+	if [ -z "$NOSERVER" ]; then
+		promtool check metrics <"$D/text.txt" || fail "promtool check metrics"
+	fi
+	stop "$SP" || fail "exporter exit $?"
+}
+
 # Files removed at exit (no PRESERVE), one run after the other: each run's
 # new file (often on the inode of the last one) is still picked up.
 t_reuse() {
@@ -299,7 +327,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
+for t in exposition hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi
