@@ -111,31 +111,71 @@ def by_pid(samples, name, extra=None):
 
 
 def expected(summary_path):
-    """{pid: (events, lost words, span count, span sum ns)} of summary-json."""
+    """{pid: {key: value}} of summary-json: events, lost words, time in
+    runtime phases, and the count and total of every span and phase name
+    with matched ends."""
     d = json.load(open(summary_path))
     exp = {}
     for p in d["processes"]:
-        spans = [s for s in p["spans"] if s["name"] == "batch"]
-        cnt = sum(s["count"] for s in spans)
-        tot = sum(s["total_ns"] for s in spans)
-        exp[str(p["pid"])] = (p["events"], p["lost_words"], cnt, tot)
+        e = {"events": p["events"], "lost_words": p["lost_words"],
+             "phase_ns": p["runtime_phase_ns"]}
+        for fam in ("spans", "phases"):
+            for x in p[fam]:
+                if x["count"]:
+                    e["%s %s count" % (fam, x["name"])] = x["count"]
+                    e["%s %s ns" % (fam, x["name"])] = x["total_ns"]
+        exp[str(p["pid"])] = e
     if not exp:
         die("%s: no process" % summary_path)
     return exp
 
 
-def compare(exp, got_events, got_lost, got_cnt, got_sum, where):
+def secs_ns(v):
+    return round(v * 1e9)
+
+
+def got_of(samples):
+    """The same keys from exposition samples."""
+    got = {}
+
+    def put(pid, key, v):
+        got.setdefault(pid, {})
+        got[pid][key] = got[pid].get(key, 0) + v
+
+    fam = {"rte_span_duration_seconds": "spans",
+           "rte_runtime_phase_duration_seconds": "phases"}
+    for n, lab, v in samples:
+        pid = lab.get("pid")
+        if pid is None:
+            continue
+        got.setdefault(pid, {})
+        if n == "rte_events_total":
+            put(pid, "events", v)
+        elif n == "rte_lost_words_total":
+            put(pid, "lost_words", v)
+        elif n == "rte_runtime_phase_seconds_total":
+            put(pid, "phase_ns", secs_ns(v))
+        elif n.endswith("_count") and n[:-6] in fam:
+            put(pid, "%s %s count" % (fam[n[:-6]], lab["name"]), v)
+        elif n.endswith("_sum") and n[:-4] in fam:
+            put(pid, "%s %s ns" % (fam[n[:-4]], lab["name"]), secs_ns(v))
+    return got
+
+
+def compare(exp, got, where):
     bad = []
-    for pid, (ev, lost, cnt, tot) in exp.items():
-        g = (got_events.get(pid), got_lost.get(pid, 0), got_cnt.get(pid, 0),
-             got_sum.get(pid, 0))
-        if g[0] != ev or g[1] != lost or g[2] != cnt or round(g[3] * 1e9) != tot:
-            bad.append("pid %s: summary-json events %s lost %s spans %s sum_ns %s;"
-                       " %s has %s" % (pid, ev, lost, cnt, tot, where, g))
+    for pid, e in exp.items():
+        g = dict(got.get(pid, {}))
+        g.setdefault("lost_words", 0)
+        g.setdefault("phase_ns", 0)
+        if g != e:
+            keys = sorted(set(g) | set(e))
+            bad.append("pid %s: summary-json vs %s: %s" % (pid, where, [
+                (k, e.get(k), g.get(k)) for k in keys if e.get(k) != g.get(k)]))
     if bad:
         die("\n".join(bad))
-    print("ok: %d processes: events, lost words, span counts and sums equal"
-          " summary-json (%s)" % (len(exp), where))
+    print("ok: %d processes: events, lost words, GC time, every span and phase"
+          " (count, sum) equal summary-json (%s)" % (len(exp), where))
 
 
 def expo_vs_summary(expo, summary, labels=""):
@@ -145,11 +185,7 @@ def expo_vs_summary(expo, summary, labels=""):
         samples = [s for s in samples
                    if s[0].startswith("rte_") and
                    all(s[1].get(k) == v for k, v in want.items())]
-    span = {"name": "batch"}
-    compare(expected(summary), by_pid(samples, "rte_events_total"),
-            by_pid(samples, "rte_lost_words_total"),
-            by_pid(samples, "rte_span_duration_seconds_count", span),
-            by_pid(samples, "rte_span_duration_seconds_sum", span), expo)
+    compare(expected(summary), got_of(samples), expo)
 
 
 def query(prom, q):
@@ -179,14 +215,27 @@ def prom_wait(prom, pids, secs):
     die("Prometheus did not scrape the final values of %s in %s s" % (pids, secs))
 
 
+def query_samples(prom, q):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    st, _, body = get(url)
+    d = json.loads(body)
+    if st != 200 or d.get("status") != "success":
+        die("query %s: %s %s" % (q, st, body[:300]))
+    return [(r["metric"].get("__name__", ""), r["metric"], float(r["value"][1]))
+            for r in d["data"]["result"]]
+
+
 def prom_vs_summary(prom, summary):
-    lo = "last_over_time(%s[10m])"
-    compare(expected(summary),
-            query(prom, "sum by (pid) (%s)" % (lo % "rte_events_total")),
-            query(prom, "sum by (pid) (%s)" % (lo % "rte_lost_words_total")),
-            query(prom, lo % 'rte_span_duration_seconds_count{name="batch"}'),
-            query(prom, lo % 'rte_span_duration_seconds_sum{name="batch"}'),
-            "Prometheus")
+    # the last value of every rte_ series (stale markers are not samples)
+    samples = []
+    for n in ("rte_events_total", "rte_lost_words_total",
+              "rte_runtime_phase_seconds_total",
+              "rte_span_duration_seconds_count", "rte_span_duration_seconds_sum",
+              "rte_runtime_phase_duration_seconds_count",
+              "rte_runtime_phase_duration_seconds_sum"):
+        for _, lab, v in query_samples(prom, "last_over_time(%s[10m])" % n):
+            samples.append((n, lab, v))
+    compare(expected(summary), got_of(samples), "Prometheus")
 
 
 def prom_alive(prom, pids, secs):

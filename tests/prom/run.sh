@@ -167,6 +167,23 @@ t_robust() {
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# Real OCaml 5.2 files (runtime phases, counters, GC): every phase's
+# histogram, GC time and pauses against summary-json.
+t_ocaml() {
+	mkdir -p "$D/rings"
+	for gz in tests/fixtures/ocaml-5.2/*/*.events.gz; do
+		gzip -dc "$gz" >"$D/rings/$(basename "$gz" .gz)" || fail "gunzip $gz"
+	done
+	summary "$D/rings"
+	start_serve "$D/rings" || return
+	$CHECK fetch-final "$URL" "$(python3 -c 'import json,sys; print(",".join(str(p["pid"]) for p in json.load(open(sys.argv[1]))["processes"]))' "$D/summary.json")" \
+		"$D/m.txt" 20 && $CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" ||
+		fail "OCaml's files"
+	grep -q '^rte_gc_pause_duration_seconds_count{' "$D/m.txt" || fail "no GC pauses"
+	grep -q '^rte_runtime_stat{' "$D/m.txt" || fail "no runtime counters"
+	stop "$SP" || fail "exporter exit $?"
+}
+
 # A ring file whose user event name is made to inject metrics (quotes,
 # newline, backslash, an invalid UTF-8 byte): one escaped label value, in
 # both formats, and promtool finds nothing to say.
@@ -327,7 +344,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
+for t in exposition ocaml hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi
