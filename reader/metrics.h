@@ -76,10 +76,10 @@ void rd_prom_collect(rd_prom *p);
 
 /*
  * Render every metric into b: OpenMetrics 1.0.0 if `openmetrics` (ends
- * with "# EOF"), else the text format 0.0.4. With `mark`, final
- * processes are marked as delivered (rd_prom_collect drops them) and the
- * scrape is counted. `scrape_ns` is reported as the previous scrape's
- * duration. Returns 0, or -1 if out of memory.
+ * with "# EOF"), else the text format 0.0.4. With `mark` (a GET that will
+ * be answered), final processes are marked as delivered (rd_prom_collect
+ * drops them) and the scrape is counted. Returns 0, or -1 if out of
+ * memory (nothing is marked then).
  */
 int rd_prom_render(rd_prom *p, struct rd_buf *b, int openmetrics, int mark);
 
