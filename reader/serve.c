@@ -37,7 +37,8 @@ enum { S_OK = 0, S_USAGE = 1, S_NOINPUT = 2, S_BADFILE = 3, S_CORRUPT = 4,
 
 #define SCAN_MS 250        /* directory rescan, writer liveness */
 #define IDLE_MS 50         /* sleep when nothing was read */
-#define BUDGET 65536       /* events per file per lock hold */
+#define BUDGET 4096        /* events per file per lock hold: a scrape waits
+                              at most a few ms per 100 busy files */
 
 static const char serve_usage[] =
 "Usage: rte-read --serve [ADDR:]PORT [OPTIONS] [DIR|FILE|PID...]\n"
