@@ -127,6 +127,7 @@ struct file {
 	struct rd_procs procs;
 	struct proc *proc;
 	int done, failed;
+	int in_pass;       /* a pass over the rings is under way */
 	struct centry cache[CACHE];
 };
 
@@ -766,6 +767,7 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 		rte_cursor_close(c);
 		goto fail;
 	}
+	rte_merge_set_unordered(f->m, 1);
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
@@ -818,25 +820,38 @@ void rd_prom_catch_sigbus(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Read up to budget events of f. Returns 1 if the budget ran out. */
+/* Read up to budget events of f, ring after ring (the metrics need each
+ * ring's order only: the merge's unordered runs, no heap). A pass over
+ * the rings that ran out of budget goes on where it stopped, so a busy
+ * ring cannot starve the others. Returns 1 if the budget ran out. */
 static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 {
+	struct rte_merge_run run;
 	struct rte_merge_item mi;
 	struct rd_item it;
 	size_t n = 0;
 	int r;
 
-	rte_merge_refill(f->m);
-	while ((r = rte_merge_next(f->m, &mi)) != 0) {
+	if (!f->in_pass)
+		rte_merge_refill(f->m);
+	f->in_pass = 1;
+	while ((r = rte_merge_next_run(f->m, &run)) != 0) {
 		if (r < 0) {
 			p->errors++;
 			continue;
 		}
-		rd_procs_update(&f->procs, &mi, &it);
-		account(p, f, &it);
-		if (budget && ++n >= budget)
+		for (size_t i = 0; i < run.n; i++) {
+			mi.ev = &run.ev[i];
+			mi.src = run.src;
+			mi.ts = mi.ev->kind == RTE_EV_LOST ? run.prev_ts : mi.ev->ts;
+			rd_procs_update(&f->procs, &mi, &it);
+			account(p, f, &it);
+		}
+		n += run.n;
+		if (budget && n >= budget)
 			return 1;
 	}
+	f->in_pass = 0;
 	return 0;
 }
 

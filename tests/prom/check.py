@@ -307,18 +307,31 @@ def scrape_loop(port, secs):
 
 
 def fetch_final(url, pids, out, secs, accept=None):
+    """Each process's final values come in one scrape (then it is
+    dropped), not necessarily the same scrape for all: OUT gets, per pid,
+    the sample lines of the scrape that showed it final; OUT.raw the
+    last such scrape, whole."""
     end = time.time() + float(secs)
     pids = set(pids.split(","))
+    got = {}
     while time.time() < end:
         st, ctype, body = get(url, accept)
-        final = by_pid([x for x in parse_expo(body) if x[2] == 0],
-                       "rte_process_alive")
-        if st == 200 and pids <= set(final):
-            open(out, "w").write(body)
+        if st == 200:
+            final = by_pid([x for x in parse_expo(body) if x[2] == 0],
+                           "rte_process_alive")
+            for pid in set(final) - set(got):
+                got[pid] = [ln for ln in body.splitlines()
+                            if not ln.startswith("#") and 'pid="%s"' % pid in ln]
+                open(out + ".raw", "w").write(body)  # a whole scrape
+        if pids <= set(got):
+            lines = [ln for pid in sorted(got) for ln in got[pid]]
+            if body.rstrip().endswith("# EOF"):
+                lines.append("# EOF")
+            open(out, "w").write("\n".join(lines) + "\n")
             open(out + ".type", "w").write(ctype + "\n")
             return
         time.sleep(0.1)
-    die("no final values of %s in %s s" % (pids, secs))
+    die("no final values of %s in %s s (got %s)" % (pids, secs, sorted(got)))
 
 
 def per_thread(expo, summary):
