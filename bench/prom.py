@@ -4,7 +4,7 @@
 100 live traced processes (bench/prom_writer, 20 span names each) under one
 `rte-read --serve`: the median time of a scrape (goal: under 50 ms) and the
 exporter's CPU over a few seconds while every writer writes RATE events a
-second (RTE_BENCH_PROM_RATE, default 2000; goal: under 10 % of one core), each printed with its goal and the
+second (RTE_BENCH_PROM_RATE, default 100000; goal: under 10 % of one core), each printed with its goal and the
 ratio to it. Lost words are those the exporter saw, next to the number of
 events written. Loopback only; every process started here is stopped here.
 """
@@ -21,7 +21,9 @@ import urllib.request
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 QUICK = "--quick" in sys.argv
 PROCS, NAMES = (20, 20) if QUICK else (100, 20)
-RATE = int(os.environ.get("RTE_BENCH_PROM_RATE", "2000"))  # events/s per writer
+# events/s per writer: the issue's 100 k (on a small machine the writers
+# themselves cannot reach it: the row says what was read)
+RATE = int(os.environ.get("RTE_BENCH_PROM_RATE", "100000"))
 SECS = 8 if QUICK else 15
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -65,9 +67,12 @@ def main():
                     body.count('rte_span_duration_seconds_count{') >= PROCS * NAMES:
                 break
             time.sleep(0.2)
+        e0 = metric(scrape(url)[1], "rte_exporter_read_events_total")
         c0, t0 = cpu_s(ex.pid), time.time()
         time.sleep(3 if QUICK else 5)
         cpu = (cpu_s(ex.pid) - c0) / (time.time() - t0) * 100
+        rate = (metric(scrape(url)[1], "rte_exporter_read_events_total") - e0) / \
+            (time.time() - t0)
         times = [scrape(url)[0] * 1000 for _ in range(10)]
         body = scrape(url)[1]
         ms = statistics.median(times)
@@ -76,9 +81,9 @@ def main():
         print("%-52s %10.1f ms   goal %6.1f ms   ratio %.2f" %
               ("prom: scrape %d procs x %d names (%d KiB)" %
                (PROCS, NAMES, len(body) // 1024), ms, 50.0, ms / 50.0))
-        print("%-52s %10.1f %%    goal %6.1f %%    ratio %.2f" %
+        print("%-52s %10.1f %%    goal %6.1f %%    ratio %.2f   (read %.2f M events/s)" %
               ("prom: exporter CPU, %d writers x %d ev/s" % (PROCS, RATE),
-               cpu, 10.0, cpu / 10.0))
+               cpu, 10.0, cpu / 10.0, rate / 1e6))
         print("%-52s %10d words (events read: %d)" %
               ("prom: lost words seen by the exporter", lost,
                metric(body, "rte_exporter_read_events_total")))

@@ -128,6 +128,7 @@ struct file {
 	struct proc *proc;
 	int done, failed;
 	int in_pass;       /* a pass over the rings is under way */
+	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
 	struct centry cache[CACHE];
 };
 
@@ -432,7 +433,7 @@ static unsigned cache_slot(int fam, int rk, unsigned id)
 
 /* The series for (fam, ring, event id) of file f: cached when `named`
  * (user events whose name slot is still empty are not cached). */
-static struct series *lookup(struct rd_prom *p, struct file *f, int fam,
+static inline struct series *lookup(struct rd_prom *p, struct file *f, int fam,
                              int rk, unsigned id, unsigned kid,
                              const char *name, int user)
 {
@@ -541,7 +542,15 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		add(lookup(p, f, PF_LOST, rk, 0, 0, NULL, 0), ev->u.lost_words);
 		return;
 	}
-	add(lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0), 1);
+	if (rk < 0 && (unsigned)ev->kind < RTE_EV_KIND_COUNT) { /* the common case */
+		s = f->by_kind[ev->kind];
+		if (!s)
+			s = f->by_kind[ev->kind] =
+				lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0);
+		add(s, 1);
+	} else {
+		add(lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0), 1);
+	}
 	switch (ev->kind) {
 	case RTE_EV_END:
 		if (!it->matched)
