@@ -13,8 +13,9 @@ READER_LDLIBS += -lmicrohttpd
 
 .PHONY: test-prom
 TEST_RUNS += test-prom
-test-prom: $(BUILD)/rte-read $(READER_TRACED) $(READER_GEN) $(BUILD)/librte.so $(RUN_SCRIPT) $(RUN_EXEC)
-	@RTE_BUILD=$(abspath $(BUILD)) sh tests/prom/run.sh
+test-prom: $(BUILD)/rte-read $(READER_TRACED) $(READER_GEN) $(BUILD)/librte.so \
+		$(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/tests/crash/segv
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN="$(SAN)" CC="$(CC)" sh tests/prom/run.sh
 
 # make bench: the exporter's rows (bench/prom.py; before bench/run.py's).
 $(BUILD)/bench/prom_writer: $(BUILD)/obj/bench/prom_writer.o $(BUILD)/librte.so

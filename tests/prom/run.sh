@@ -19,7 +19,6 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-prom.XXXXXX") || exit 1
 . tests/harness.sh
 unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
 	OCAML_RUNTIME_EVENTS_PRESERVE LD_PRELOAD
-case ${RTE_SAN:-} in *address*) export ASAN_OPTIONS=detect_leaks=0 ;; esac
 
 # ---- servers -----------------------------------------------------------------
 
@@ -179,6 +178,24 @@ t_ocaml() {
 		fail "OCaml's files"
 	grep -q '^rte_gc_pause_duration_seconds_count{' "$D/m.txt" || fail "no GC pauses"
 	grep -q '^rte_runtime_stat{' "$D/m.txt" || fail "no runtime counters"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# A program that crashes under the shim: rte_crashes_total says so.
+t_crash() {
+	mkdir -p "$D/rings"
+	pre=$B/librte.so
+	case ${RTE_SAN:-} in *address*) pre="$(${CC:-cc} -print-file-name=libasan.so) $pre" ;; esac
+	start_serve "$D/rings" || return
+	env ASAN_OPTIONS=handle_segv=0:detect_leaks=0 LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/rings" "$B/tests/crash/segv" >/dev/null 2>&1
+	[ $? = 139 ] || fail "segv did not die of SIGSEGV"
+	summary "$D/rings"
+	pid=$(pids "$D/rings")
+	$CHECK fetch-final "$URL" "$pid" "$D/m.txt" 20 &&
+		$CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" || fail "values"
+	grep -q "^rte_crashes_total{pid=\"$pid\",exe=\"segv\"} 1$" "$D/m.txt" ||
+		fail "no crash counted: $(grep crash "$D/m.txt")"
 	stop "$SP" || fail "exporter exit $?"
 }
 
@@ -342,7 +359,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition ocaml hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
+for t in exposition ocaml crash hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi
