@@ -26,6 +26,7 @@
 #include "merge.h"
 #include "ocamlver.h"
 #include "rundir.h"
+#include "serve.h"
 #include "sinks.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
@@ -101,6 +102,10 @@ static const char usage_text[] =
 "                       Never a live writer's file, a finished (ring_stop)\n"
 "                       one, or a name that is not a ring file's\n"
 "      --dry-run        with --clean: only list what would be removed\n"
+"      --serve [ADDR:]PORT  serve Prometheus metrics of the processes of\n"
+"                       DIRs (on 127.0.0.1 unless ADDR is given)\n"
+"      --push URL       send the metrics of finished runs to a Pushgateway\n"
+"                       (both: 'rte-read --serve --help', doc/METRICS.md)\n"
 "\n"
 "Formats:\n"
 "  text          aligned lines: time since the process's ring_start, pid,\n"
@@ -1289,6 +1294,9 @@ int main(int argc, char **argv)
 {
 	int rc;
 
+	/* --serve, --push: the Prometheus modes (serve.c), own options. */
+	if (rd_serve_wanted(argc, argv))
+		return rd_serve_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
 		return rd_diff_main(argc - 1, argv + 1);
 	/* Large, mostly empty tables (a format's per-file caches) come
