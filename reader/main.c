@@ -25,6 +25,7 @@
 #include "merge.h"
 #include "ocamlver.h"
 #include "sinks.h"
+#include "top.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
 enum {
@@ -130,6 +131,7 @@ struct opts {
 	double wait_secs; /* < 0: forever */
 	char **inputs;
 	int ninputs;
+	unsigned top;     /* --top N (reader/top.c), 0: not asked */
 };
 
 /* Everything the loop and the signal handlers share. */
@@ -282,6 +284,44 @@ static int parse_wait(const char *arg)
 	return 0;
 }
 
+/* The navigation options (--since, --until, --pid, --thread,
+ * --wall-clock, --all, --top) into g.filter and g.o.top. */
+static int parse_nav(int c, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	switch (c) {
+	case 'S':
+	case 'U':
+		if (rd_filter_parse_when(arg, c == 'S' ? &g.filter.since : &g.filter.until))
+			return usage_error("--since/--until: '%s' is not a duration (1.5s, 200ms, 30us, 10ns) or @NS", arg);
+		g.filter.nav = 1;
+		return 0;
+	case 'P':
+		if (rd_filter_add_pid(&g.filter, arg))
+			return usage_error("--pid: '%s' is not a pid (or too many)", arg);
+		return 0;
+	case 'T':
+		if (rd_filter_add_thread(&g.filter, arg))
+			return usage_error("--thread: '%s': empty or too many", arg);
+		return 0;
+	case 'W':
+		g.filter.wall_clock = 1;
+		return 0;
+	case 'A':
+		g.filter.all = 1;
+		return 0;
+	default: /* 'N' */
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || n == 0 || n > 100000)
+			return usage_error("--top: '%s' is not a count from 1 to 100000", arg);
+		g.o.top = (unsigned)n;
+		return 0;
+	}
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -297,6 +337,14 @@ static int parse_args(int argc, char **argv)
 		{ "clean", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "ocaml-version", required_argument, NULL, 'V' },
+		/* navigation (filter.h, top.c) */
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "thread", required_argument, NULL, 'T' },
+		{ "wall-clock", no_argument, NULL, 'W' },
+		{ "all", no_argument, NULL, 'A' },
+		{ "top", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -327,6 +375,16 @@ static int parse_args(int argc, char **argv)
 		case 'x':
 			if (rd_filter_add_name(&g.filter, optarg, c == 'x'))
 				return usage_error("%s: too many name filters", "--name");
+			break;
+		case 'S':
+		case 'U':
+		case 'P':
+		case 'T':
+		case 'W':
+		case 'A':
+		case 'N':
+			if (parse_nav(c, optarg))
+				return EX_USAGE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -629,7 +687,7 @@ static void deliver(const struct rte_merge_item *mi, int all)
 	if (g.crash && (g.o.follow || (mi->ev->kind == RTE_EV_USER_CUSTOM &&
 	                               rd_crash_is_own(mi->ev))))
 		rd_crash_update(g.crash, &it);
-	it.pass = all || rd_filter_pass(&g.filter, mi->ev);
+	it.pass = all || rd_filter_pass_item(&g.filter, &it);
 	/* Spans given up on matter to a format even if the event that
 	 * gave up on them is filtered out. */
 	if (it.pass || it.ab[0].n || it.ab[1].n)
@@ -953,6 +1011,7 @@ static void report_lost(void)
 static void run(void)
 {
 	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
+	rd_filter_set_start(&g.filter, (const char *const *)g.paths, (unsigned)g.npaths);
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
@@ -1005,7 +1064,10 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv);
 	if (rc)
 		return rc;
-	g.sink = make_sink(g.o.format);
+	if (g.o.top && strcmp(g.o.format, "text") && strcmp(g.o.format, "json"))
+		return usage_error("--top goes with --format=text or json, not '%s'", g.o.format);
+	g.sink = g.o.top ? rd_sink_top(g.o.top, !strcmp(g.o.format, "json"))
+	                 : make_sink(g.o.format);
 	if (!g.sink) {
 		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
 		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
