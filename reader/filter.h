@@ -91,6 +91,16 @@ void rd_filter_set_start(struct rd_filter *f, const char *const *paths,
  * as they are now on this machine (valid for files of this boot). */
 int64_t rd_wall_offset(void);
 
+/* 1 if process pid passes --pid (every pid does without one): the
+ * per-process formats leave the others out. */
+static inline int rd_filter_pid_pass(const struct rd_filter *f, long pid)
+{
+	for (unsigned i = 0; i < f->npids; i++)
+		if (f->pids[i] == pid)
+			return 1;
+	return f->npids == 0;
+}
+
 struct rd_item;
 /* 1 if the annotated event passes every filter (navigation, kind, name). */
 int rd_filter_pass_item(struct rd_filter *f, const struct rd_item *it);
