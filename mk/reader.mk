@@ -62,6 +62,7 @@ $(READER_OUTPROG): $(BUILD)/obj/tests/reader/outprog.o $(BUILD)/librte.so
 .PHONY: reader-out-test
 TEST_RUNS += reader-out-test
 reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
-		$$(RUN_SCRIPT) $$(RUN_EXEC)
+		$(READER_TRACED) $$(RUN_SCRIPT) $$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)
