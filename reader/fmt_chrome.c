@@ -32,7 +32,9 @@
  *         only when both its ends were.
  *
  * The shim's bookkeeping events (rte.thread.*, rte.module*,
- * rte.exec_failed) are left out unless --all; crash, backtrace,
+ * rte.exec_failed, and each failed try of an exec: its rte.exec,
+ * ring_stop and ring_start, as execvp's PATH search makes them, held
+ * until the try is known to have failed) are left out unless --all; crash, backtrace,
  * rte.dropped, rte.exec and lost-word markers are always kept.
  *
  * Timestamps are microseconds (three decimals: nanosecond precision) since
@@ -48,6 +50,7 @@
 
 struct ring_names {
 	unsigned gen;     /* name_gen last seen */
+	unsigned nrings;  /* of the source (the same in each) */
 	char names[160];  /* distinct names seen on the ring, ", "-separated */
 	unsigned tgen;    /* name_gen last given to the track */
 	long ttid;        /* the tid it was given for, -1 none */
@@ -56,6 +59,13 @@ struct ring_names {
 	struct rte_event pend[PEND_MAX];
 	uint64_t pend_ts[PEND_MAX];
 	unsigned npend;
+	/* an exec held until it is known to have failed (execvp's PATH
+	 * search): its rte.exec (payload copied) and the ring_stop and
+	 * ring_start that follow; dropped at rte.exec_failed */
+	struct rte_event held[3];
+	uint64_t held_ts[3];
+	uint8_t *held_bytes;
+	unsigned nheld;
 };
 
 /* One track: a thread (its tid) or, without one, a ring. */
@@ -95,6 +105,8 @@ struct chrome {
 	struct fork_pt *forks;
 	size_t nforks, forkcap;
 	unsigned long long async; /* ids of async slices given */
+	struct { unsigned src, ring; } holding[16]; /* rings with nheld */
+	unsigned nholding;
 };
 
 #define ARROW " \xe2\x86\x92 " /* " → " between the files of one pid */
@@ -207,8 +219,10 @@ static struct ring_names *ring_state(struct chrome *C, struct rd_ctx *c,
 	if (!C->rn[src]) {
 		if (!(C->rn[src] = calloc(s->rings, sizeof **C->rn)))
 			return NULL;
-		for (unsigned r = 0; r < s->rings; r++)
+		for (unsigned r = 0; r < s->rings; r++) {
 			C->rn[src][r].ttid = C->rn[src][r].last_tid = -1;
+			C->rn[src][r].nrings = s->rings;
+		}
 	}
 	return ring < s->rings ? &C->rn[src][ring] : NULL;
 }
@@ -369,23 +383,11 @@ static void unfinished(struct chrome *C, struct rd_ctx *c, long pid,
 static void note_thread_name(struct chrome *C, struct rd_ctx *c,
                              const struct rd_item *it)
 {
-	unsigned src = (unsigned)(it->src - c->procs->src);
-	struct ring_names *rn;
+	struct ring_names *rn = ring_state(C, c, src_of(c, it), it->ev->ring);
 	size_t len;
 
-	if (src >= C->nrn) {
-		unsigned n = src + 8;
-		struct ring_names **p = realloc(C->rn, n * sizeof *p);
-
-		if (!p)
-			return;
-		memset(p + C->nrn, 0, (n - C->nrn) * sizeof *p);
-		C->rn = p;
-		C->nrn = n;
-	}
-	if (!C->rn[src] && !(C->rn[src] = calloc(it->src->rings, sizeof **C->rn)))
+	if (!rn)
 		return;
-	rn = &C->rn[src][it->ev->ring];
 	if (rn->gen == it->th->name_gen)
 		return;
 	rn->gen = it->th->name_gen;
@@ -585,6 +587,97 @@ static void flush_pending(struct chrome *C, struct rd_ctx *c,
 	rn->npend = 0;
 }
 
+/* Write the exec attempt held on ring rn (it did not fail). */
+static void flush_held(struct chrome *C, struct rd_ctx *c,
+                       const struct rd_item *it, struct ring_names *rn)
+{
+	for (unsigned i = 0; i < rn->nheld; i++) {
+		struct rd_item p = *it;
+
+		p.ev = &rn->held[i];
+		p.ts = rn->held_ts[i];
+		p.ab[0].n = p.ab[1].n = 0;
+		put_event(C, c, &p);
+	}
+	rn->nheld = 0;
+	free(rn->held_bytes);
+	rn->held_bytes = NULL;
+}
+
+static void unhold(struct chrome *C, unsigned src, unsigned ring)
+{
+	for (unsigned i = 0; i < C->nholding; i++)
+		if (C->holding[i].src == src && C->holding[i].ring == ring) {
+			C->holding[i] = C->holding[--C->nholding];
+			return;
+		}
+}
+
+/* An event of another file of a process holding an exec: the exec
+ * succeeded (this is the next image), write it first. */
+static void flush_other_holds(struct chrome *C, struct rd_ctx *c,
+                              const struct rd_item *it)
+{
+	unsigned src = src_of(c, it);
+
+	for (unsigned i = 0; i < C->nholding; i++) {
+		unsigned hs = C->holding[i].src, hr = C->holding[i].ring;
+		struct rd_src *s = &c->procs->src[hs];
+		struct rd_item p;
+
+		if (hs == src || s->proc != it->proc)
+			continue;
+		p = *it;
+		p.src = s;
+		p.th = &s->threads[hr];
+		flush_held(C, c, &p, &C->rn[hs][hr]);
+		C->holding[i--] = C->holding[--C->nholding];
+	}
+}
+
+/* Without --all, an exec that fails (rte.exec, ring_stop, ring_start,
+ * rte.exec_failed: one try of execvp's PATH search) is bookkeeping too.
+ * Returns 1 if the event was taken (held or dropped). */
+static int hold_exec(struct chrome *C, struct rd_ctx *c,
+                     const struct rd_item *it, struct ring_names *rn)
+{
+	const struct rte_event *ev = it->ev;
+	int is_exec = ev->kind == RTE_EV_USER_CUSTOM && ev->name &&
+	              !strcmp(ev->name, "rte.exec");
+
+	if (c->filter->all || !rn || !it->pass)
+		return 0;
+	if (rn->nheld && ev->kind == RTE_EV_USER_INT && ev->name &&
+	    !strcmp(ev->name, "rte.exec_failed")) {
+		rn->nheld = 0; /* the try failed: nothing of it is shown */
+		free(rn->held_bytes);
+		rn->held_bytes = NULL;
+		unhold(C, src_of(c, it), ev->ring);
+		return 1;
+	}
+	if (rn->nheld && !is_exec && rn->nheld < 3 && ev->kind == RTE_EV_LIFECYCLE &&
+	    (ev->id == RTE_LC_RING_STOP || ev->id == RTE_LC_RING_START)) {
+		rn->held[rn->nheld] = *ev;
+		rn->held_ts[rn->nheld++] = it->ts;
+		return 1;
+	}
+	if (rn->nheld) {
+		flush_held(C, c, it, rn);
+		unhold(C, src_of(c, it), ev->ring);
+	}
+	if (!is_exec || C->nholding == 16 ||
+	    !(rn->held_bytes = malloc(ev->u.custom.len ? ev->u.custom.len : 1)))
+		return 0;
+	C->holding[C->nholding].src = src_of(c, it);
+	C->holding[C->nholding++].ring = ev->ring;
+	memcpy(rn->held_bytes, ev->u.custom.bytes, ev->u.custom.len);
+	rn->held[0] = *ev;
+	rn->held[0].u.custom.bytes = rn->held_bytes;
+	rn->held_ts[0] = it->ts;
+	rn->nheld = 1;
+	return 1;
+}
+
 static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
                          const struct rd_item *it)
 {
@@ -610,6 +703,10 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 		if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_DOMAIN_SPAWN && rn)
 			rn->last_tid = -1; /* a new thread: its tid comes next */
 	}
+	if (C->nholding)
+		flush_other_holds(C, c, it);
+	if (hold_exec(C, c, it, rn))
+		return;
 	/* Lifecycle events before the ring's thread's tid wait for it. */
 	if (it->pass && rn && it->th->tid < 0 && ev->kind == RTE_EV_LIFECYCLE &&
 	    rn->npend < PEND_MAX) {
@@ -678,7 +775,7 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 			snprintf(rn->names + len, sizeof rn->names - len, "%s%s",
 			         len ? ", " : "", t->name);
 		}
-		if (rn && rn->npend) {
+		if (rn && (rn->npend || rn->nheld)) {
 			struct rte_event ev;
 			struct rd_item it;
 
@@ -689,6 +786,7 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 			it.src = s;
 			it.proc = s->proc;
 			it.th = t;
+			flush_held(C, c, &it, rn);
 			flush_pending(C, c, &it, rn);
 		}
 		unfinished(C, c, s->pid, t->tid >= 0 ? t->tid : (long)r, &ph, t->last_ts);
@@ -872,8 +970,11 @@ static void chrome_destroy(struct rd_sink *s)
 {
 	struct chrome *C = (struct chrome *)s;
 
-	for (unsigned i = 0; i < C->nrn; i++)
+	for (unsigned i = 0; i < C->nrn; i++) {
+		for (unsigned r = 0; C->rn[i] && r < C->rn[i][0].nrings; r++)
+			free(C->rn[i][r].held_bytes);
 		free(C->rn[i]);
+	}
 	free(C->rn);
 	free(C->first);
 	free(C->tr);

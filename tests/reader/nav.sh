@@ -65,6 +65,17 @@ test_chrome_rules() {
 	grep -q '"name":"rte.exec_failed"' "$W/ex.chrome" && fail "exec_failed shown without --all"
 	"$RR" -f chrome --all -o "$W/exall.chrome" "$W/ex" || fail "chrome --all ex: exit $?"
 	grep -q '"name":"rte.exec_failed"' "$W/exall.chrome" || fail "--all does not show rte.exec_failed"
+	# execvp's PATH search: the failed tries are bookkeeping too; the
+	# execs that worked (a next image followed) stay, with their arrows
+	python3 - "$W/ex.jsonl" "$W/ex.chrome" "$W/exall.chrome" <<'PY' || fail "failed exec tries shown, or execs lost"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+tries = sum(1 for e in ev if e.get("event") == "rte.exec")
+failed = sum(1 for e in ev if e.get("event") == "rte.exec_failed")
+def n(p): return sum(1 for e in json.load(open(p))["traceEvents"] if e.get("name") == "rte.exec")
+arrows = sum(1 for e in json.load(open(sys.argv[2]))["traceEvents"] if e["ph"] == "s" and e["name"] == "exec")
+sys.exit(not (failed > 0 and n(sys.argv[2]) == tries - failed == arrows and n(sys.argv[3]) == tries))
+PY
 }
 
 test_chrome_threads_flows() {
