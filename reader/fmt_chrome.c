@@ -810,6 +810,13 @@ static void flow(struct chrome *C, struct rd_out *o, const char *name,
 	rd_out_ch(o, '}');
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The arrows whose two ends were written: fork_parent to the child's
  * fork_child; an image's rte.exec to the next image's ring_start. */
 static void finish_flows(struct chrome *C, struct rd_ctx *c)
@@ -817,16 +824,29 @@ static void finish_flows(struct chrome *C, struct rd_ctx *c)
 	struct rd_procs *P = c->procs;
 	unsigned long long id = 1;
 
-	for (size_t k = 0; k < C->nforks; k++) {
-		const struct fork_pt *fp = &C->forks[k];
+	struct child { long pid; unsigned src; } *ch = NULL;
+	unsigned nch = 0;
 
+	/* the files that begin with fork_child, by pid: one lookup a fork */
+	if (C->nforks && (ch = malloc((C->nsf ? C->nsf : 1) * sizeof *ch))) {
 		for (unsigned i = 0; i < P->nsrc && i < C->nsf; i++)
-			if (P->src[i].pid == fp->child && C->sf[i].has_fc) {
-				flow(C, c->out, "fork", id++, fp->pid, fp->tid, fp->ts,
-				     fp->child, C->sf[i].fc_tid, C->sf[i].fc_ts);
-				break;
-			}
+			if (C->sf[i].has_fc)
+				ch[nch++] = (struct child){ P->src[i].pid, i };
+		qsort(ch, nch, sizeof *ch, by_pid);
 	}
+	for (size_t k = 0; ch && k < C->nforks; k++) {
+		const struct fork_pt *fp = &C->forks[k];
+		struct child key = { fp->child, 0 };
+		const struct child *hit = bsearch(&key, ch, nch, sizeof *ch, by_pid);
+
+		if (hit) {
+			const struct src_flow *f = &C->sf[hit->src];
+
+			flow(C, c->out, "fork", id++, fp->pid, fp->tid, fp->ts,
+			     fp->child, f->fc_tid, f->fc_ts);
+		}
+	}
+	free(ch);
 	for (unsigned i = 0; i < P->nsrc && i < C->nsf; i++) {
 		const struct src_flow *a = &C->sf[i];
 		const struct src_flow *b = NULL;

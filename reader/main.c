@@ -526,6 +526,7 @@ static int add_source(rte_cursor *c, const char *path)
 	}
 	g.peek_path = p;
 	pid = rd_pid_from_ring_start(p);
+	rd_filter_set_start(&g.filter, (const char *const *)&p, 1); /* trace start */
 	if (rd_ocaml_choose(c, p) < 0) { /* the names of its ids */
 		g.peek_path = NULL;
 		rte_cursor_close(c);
@@ -1029,7 +1030,6 @@ static void report_lost(void)
 static void run(void)
 {
 	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
-	rd_filter_set_start(&g.filter, (const char *const *)g.paths, (unsigned)g.npaths);
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
