@@ -271,7 +271,7 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	char *p, *start, *name, nbuf[48];
 	const char *kind = ev->kind == RTE_EV_LOST ? "LOST" : rte_event_kind_name(ev->kind);
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2 && rd_filter_pid_pass(c->filter, it->src->pid); k++)
 		t->unfinished += rd_spans_passing(c->filter, it->ab[k].s, it->ab[k].n,
 		                                  it->ab[k].user);
 	if (!it->pass)
@@ -345,6 +345,8 @@ static void unfinished_note(struct text *t, struct rd_ctx *c)
 	for (unsigned i = 0; i < c->procs->nsrc; i++) {
 		const struct rd_src *s = &c->procs->src[i];
 
+		if (!rd_filter_pid_pass(c->filter, s->pid)) /* --pid */
+			continue;
 		for (unsigned r = 0; r < s->rings; r++) {
 			const struct rd_thread *th = &s->threads[r];
 

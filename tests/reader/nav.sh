@@ -143,6 +143,10 @@ test_pid_thread() {
 	"$RR" -f summary-json --pid "$child" "$W/tr" >"$W/p.json" || fail "exit $?"
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit([p['pid'] for p in d['processes']] != [int(sys.argv[2])])" \
 		"$W/p.json" "$child" || fail "summary-json --pid lists other processes"
+	# outprog interleave leaves 3 unfinished spans: not those of another pid
+	mkdir -p "$W/two" && cp "$W"/il/*.events "$W"/tr/*.events "$W/two/"
+	"$RR" --pid "$child" "$W/two" >"$W/p2" || fail "exit $?"
+	grep -q unfinished "$W/p2" && fail "--pid: another process's unfinished spans counted"
 	"$RR" -f gc-stats --pid 1 "$W/fix/gc" >"$W/p.txt" || fail "exit $?"
 	grep -q '^process' "$W/p.txt" && fail "gc-stats --pid 1 shows a process"
 	tid=$(python3 -c "
