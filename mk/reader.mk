@@ -12,7 +12,7 @@ READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/fmt_text.c reader/fmt_jsonl.c \
 	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
-	reader/jsonp.c reader/diff.c
+	reader/jsonp.c reader/diff.c reader/top.c
 READER_LDLIBS := -lm
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
@@ -63,6 +63,7 @@ $(READER_OUTPROG): $(BUILD)/obj/tests/reader/outprog.o $(BUILD)/librte.so
 .PHONY: reader-out-test
 TEST_RUNS += reader-out-test
 reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
-		$$(RUN_SCRIPT) $$(RUN_EXEC)
+		$(READER_TRACED) $$(RUN_SCRIPT) $$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)

@@ -932,15 +932,17 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
 		rd_crash_report_text(c->report, o); /* a crash comes first */
-	for (unsigned i = 0; i < P->nproc; i++) {
+	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
+		if (!rd_filter_pid_pass(c->filter, pr->pid)) /* --pid */
+			continue;
 		if (S->json) {
-			if (i)
+			if (shown++)
 				rd_out_ch(o, ',');
 			json_proc(o, P, pr, pr->fmt, S->gc);
 		} else {
-			if (i)
+			if (shown++)
 				rd_out_ch(o, '\n');
 			text_proc(o, P, pr, pr->fmt);
 			rd_gc_summary_section(S->gc, o, P, pr, 0);

@@ -28,6 +28,7 @@
 #include "rundir.h"
 #include "serve.h"
 #include "sinks.h"
+#include "top.h"
 
 /* Exit codes: documented in --help, rte-read(1) and README.md. */
 enum {
@@ -88,6 +89,21 @@ static const char usage_text[] =
 "  -n, --name=GLOB      only events whose name matches GLOB (repeatable)\n"
 "  -x, --exclude-name=GLOB  drop events whose name matches GLOB (repeatable)\n"
 "                       (lost words pass name filters; use --kind to drop them)\n"
+"      --since=WHEN     only events at or after WHEN: a duration after the\n"
+"                       trace start (1.5s, 200ms, 30us, 10ns; no unit: s) or\n"
+"                       @NS (absolute, the files' CLOCK_MONOTONIC ns)\n"
+"      --until=WHEN     only events at or before WHEN (the same forms)\n"
+"      --pid=PID        only process PID (repeatable)\n"
+"      --thread=NAME|TID  only the thread of kernel tid TID, or whose name\n"
+"                       matches the glob NAME (repeatable)\n"
+"                       (these filters apply to every format)\n"
+"      --wall-clock     text: wall-clock time (UTC) instead of time since\n"
+"                       the trace start (right for files of this boot)\n"
+"      --all            chrome: also the shim's bookkeeping events\n"
+"                       (rte.thread.*, rte.module*, rte.exec_failed)\n"
+"      --top=N          print the N longest runtime phases (GC pauses...)\n"
+"                       and user spans instead: duration, start (as in text\n"
+"                       and chrome), pid, tid, thread; with -f json as JSON\n"
 "      --ocaml-version=5.x  name runtime phases and counters as OCaml 5.x\n"
 "                       does (5.0, 5.1, 5.2, 5.3, 5.4dev); default: chosen\n"
 "                       per file from its phase nesting (gc-stats and\n"
@@ -108,10 +124,13 @@ static const char usage_text[] =
 "                       (both: 'rte-read --serve --help', doc/METRICS.md)\n"
 "\n"
 "Formats:\n"
-"  text          aligned lines: time since the process's ring_start, pid,\n"
+"  text          aligned lines: time since the trace start (every process\n"
+"                on one time base), delta since the previous line, pid,\n"
 "                ring, thread name, kind, name, value (ends: duration)\n"
 "  jsonl         one JSON object a line (stable schema, plus \"pid\")\n"
-"  chrome        Chrome Trace Event JSON for Perfetto / chrome://tracing\n"
+"  chrome        Chrome Trace Event JSON for Perfetto / chrome://tracing:\n"
+"                a track per thread (tid), processes named by executable,\n"
+"                fork and exec as flow arrows, counters as counter tracks\n"
 "  summary       per process: wall time, rings, phase and span statistics\n"
 "                (count, total, mean, p50, p90, p99, p99.9, max, unfinished;\n"
 "                user spans matched by name), counters and ints (last =\n"
@@ -147,6 +166,7 @@ struct opts {
 	double wait_secs; /* < 0: forever */
 	char **inputs;
 	int ninputs;
+	unsigned top;     /* --top N (reader/top.c), 0: not asked */
 };
 
 /* Everything the loop and the signal handlers share. */
@@ -340,6 +360,44 @@ static int parse_wait(const char *arg)
 	return 0;
 }
 
+/* The navigation options (--since, --until, --pid, --thread,
+ * --wall-clock, --all, --top) into g.filter and g.o.top. */
+static int parse_nav(int c, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	switch (c) {
+	case 'S':
+	case 'U':
+		if (rd_filter_parse_when(arg, c == 'S' ? &g.filter.since : &g.filter.until))
+			return usage_error("--since/--until: '%s' is not a duration (1.5s, 200ms, 30us, 10ns) or @NS", arg);
+		g.filter.nav = 1;
+		return 0;
+	case 'P':
+		if (rd_filter_add_pid(&g.filter, arg))
+			return usage_error("--pid: '%s' is not a pid (or too many)", arg);
+		return 0;
+	case 'T':
+		if (rd_filter_add_thread(&g.filter, arg))
+			return usage_error("--thread: '%s': empty or too many", arg);
+		return 0;
+	case 'W':
+		g.filter.wall_clock = 1;
+		return 0;
+	case 'A':
+		g.filter.all = 1;
+		return 0;
+	default: /* 'N' */
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || n == 0 || n > 100000)
+			return usage_error("--top: '%s' is not a count from 1 to 100000", arg);
+		g.o.top = (unsigned)n;
+		return 0;
+	}
+}
+
 static int parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -355,6 +413,14 @@ static int parse_args(int argc, char **argv)
 		{ "clean", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "ocaml-version", required_argument, NULL, 'V' },
+		/* navigation (filter.h, top.c) */
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'U' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "thread", required_argument, NULL, 'T' },
+		{ "wall-clock", no_argument, NULL, 'W' },
+		{ "all", no_argument, NULL, 'A' },
+		{ "top", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -391,6 +457,16 @@ static int parse_args(int argc, char **argv)
 		case 'x':
 			if (rd_filter_add_name(&g.filter, optarg, c == 'x'))
 				return usage_error("%s: too many name filters", "--name");
+			break;
+		case 'S':
+		case 'U':
+		case 'P':
+		case 'T':
+		case 'W':
+		case 'A':
+		case 'N':
+			if (parse_nav(c, optarg))
+				return EX_USAGE;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -547,6 +623,7 @@ static int add_source(rte_cursor *c, const char *path)
 	}
 	g.peek_path = p;
 	pid = rd_pid_from_ring_start(p);
+	rd_filter_set_start(&g.filter, (const char *const *)&p, 1); /* trace start */
 	if (rd_ocaml_choose(c, p) < 0) { /* the names of its ids */
 		g.peek_path = NULL;
 		rte_cursor_close(c);
@@ -857,7 +934,7 @@ static void deliver(const struct rte_merge_item *mi, int all)
 	if (g.crash && (g.o.follow || (mi->ev->kind == RTE_EV_USER_CUSTOM &&
 	                               rd_crash_is_own(mi->ev))))
 		rd_crash_update(g.crash, &it);
-	it.pass = all || rd_filter_pass(&g.filter, mi->ev);
+	it.pass = all || rd_filter_pass_item(&g.filter, &it);
 	/* Spans given up on matter to a format even if the event that
 	 * gave up on them is filtered out. */
 	if (it.pass || it.ab[0].n || it.ab[1].n)
@@ -1308,7 +1385,10 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv);
 	if (rc)
 		return rc;
-	g.sink = make_sink(g.o.format);
+	if (g.o.top && strcmp(g.o.format, "text") && strcmp(g.o.format, "json"))
+		return usage_error("--top goes with --format=text or json, not '%s'", g.o.format);
+	g.sink = g.o.top ? rd_sink_top(g.o.top, !strcmp(g.o.format, "json"))
+	                 : make_sink(g.o.format);
 	if (!g.sink) {
 		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
 		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
