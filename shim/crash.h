@@ -56,6 +56,14 @@ void rte_modules_sync(int from_signal);
  * calling thread's ring (the first ones may have been overwritten), even
  * while paused. From a signal handler: only tries the lock. */
 void rte_modules_resend(void);
+/* 1 if the loader's lock (dl_iterate_phdr, libunwind) can only be held by
+ * threads of this process: the process that started tracing, or a fork
+ * child of a single-threaded parent. Elsewhere the syncs above use the
+ * table the parent recorded, never the loader. Async-signal-safe. */
+int rte_modules_loader_ok(void);
+/* atfork child handler (crash.c): re-make the table's lock; trust the
+ * loader's lock if the parent had a single thread when it forked. */
+void rte_modules_fork_child(int parent_threaded);
 
 #pragma GCC visibility pop
 
