@@ -107,6 +107,7 @@ static int (*g_real_sigaction)(int, const struct sigaction *,
 static pthread_key_t g_alt_key;
 static int g_alt_key_ok;
 static size_t g_alt_size;
+static size_t g_page = 4096;     /* set at start */
 static int g_once_alt;
 
 static __thread int t_recording RTE_TLS;  /* inside our own work */
@@ -396,6 +397,20 @@ static char *own_alt(void)
 	return g_alt_key_ok ? pthread_getspecific(g_alt_key) : NULL;
 }
 
+/* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
+static void kmask(int how, const unsigned long *set, unsigned long *old)
+{
+	syscall(SYS_rt_sigprocmask, how, set, old, sizeof(unsigned long));
+}
+
+static unsigned long kbit(int sig)
+{
+	return 1UL << (sig - 1);
+}
+
+/* glibc's internal signals (cancellation, setxid) are never blocked. */
+#define KMASK_INTERNAL ((1UL << 31) | (1UL << 32))
+
 /*
  * Run fn(arg) from a signal handler on a stack with at least ROOM bytes
  * free: in place when the handler runs on the thread's own stack (its
@@ -404,31 +419,30 @@ static char *own_alt(void)
  * otherwise on our alternate stack of this thread, with every signal but
  * the crash ones blocked (a signal delivered to the registered alternate
  * stack meanwhile would land on the handler's frames). Returns 0 if fn
- * ran, -1 if there was no room for it.
+ * ran, -1 if there was no room for it. Lean: on a small stack of the
+ * program's, its own frame is all it uses there.
  */
 static int run_with_room(void (*fn)(void *), void *arg)
 {
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
 	stack_t cur;
 	char *mine = own_alt();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
 	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
-	    (mine && (char *)cur.ss_sp == mine + guard) ||
+	    (mine && (char *)cur.ss_sp == mine + g_page) ||
 	    here - (uintptr_t)cur.ss_sp >= ROOM) {
 		fn(arg);
 		return 0;
 	}
 #if HAVE_STACK_SWITCH
 	if (mine) {
-		sigset_t block, old;
+		unsigned long block = ~KMASK_INTERNAL, old;
 
-		sigfillset(&block);
 		for (unsigned i = 0; i < NSIGS; i++)
-			sigdelset(&block, g_sigs[i]);
-		pthread_sigmask(SIG_SETMASK, &block, &old);
-		rte_call_on_stack(mine + guard + g_alt_size, fn, arg);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+			block &= ~kbit(g_sigs[i]);
+		kmask(SIG_SETMASK, &block, &old);
+		rte_call_on_stack(mine + g_page + g_alt_size, fn, arg);
+		kmask(SIG_SETMASK, &old, NULL);
 		return 0;
 	}
 #endif
@@ -513,21 +527,34 @@ static void record(void *arg)
 	           (a->flags & RTE_CRASH_FATAL) != 0);
 }
 
+/* The program's action, as much of it as calling its handler needs: kept
+ * small, because these frames stay on the stack while it runs (on a small
+ * alternate stack of the program's, every byte of ours is one it lacks). */
+struct pact {
+	union {
+		void (*h)(int);
+		void (*a)(int, siginfo_t *, void *);
+	} fn;
+	int flags;
+	unsigned long mask; /* the kernel's signal set: bit sig - 1 */
+};
+
+static void call_program(int sig, siginfo_t *si, void *uc,
+                         const struct pact *p)
+{
+	if (p->flags & SA_SIGINFO)
+		p->fn.a(sig, si, uc);
+	else
+		p->fn.h(sig);
+}
+
 struct call {
 	int sig;
 	siginfo_t *si;
 	void *uc;
-	const struct sigaction *p;
+	const struct pact *p;
 	stack_t alt, shortened; /* the alternate stack, and while it runs */
 };
-
-static void call_program(const struct call *c)
-{
-	if (c->p->sa_flags & SA_SIGINFO)
-		c->p->sa_sigaction(c->sig, c->si, c->uc);
-	else
-		c->p->sa_handler(c->sig);
-}
 
 /* On the program's stack: the alternate stack shortened below our
  * frames while the program's handler runs, then given back whole. */
@@ -536,75 +563,84 @@ static void call_shortened(void *arg)
 	const struct call *c = arg;
 
 	sigaltstack(&c->shortened, NULL);
-	call_program(c);
+	call_program(c->sig, c->si, c->uc, c->p);
 	sigaltstack(&c->alt, NULL);
 }
 
-/* A handler without SA_ONSTACK, while we run on the alternate stack: the
+/* A handler without SA_ONSTACK, while we run on an alternate stack: the
  * kernel would have run it on the interrupted stack, below its red zone.
  * Returns 0 if it was called there. */
-static int call_on_interrupted(struct call *c)
+static __attribute__((noinline)) int
+call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 {
 #if HAVE_STACK_SWITCH
-	const ucontext_t *u = c->uc;
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+	struct call c = {.sig = sig, .si = si, .uc = uc, .p = p};
+	const ucontext_t *u = uc;
+	size_t guard = g_page;
 	uintptr_t sp, low = (uintptr_t)__builtin_frame_address(0) - 1024;
 	char *mine = own_alt();
 
-	if (!u || sigaltstack(NULL, &c->alt) < 0 ||
-	    !(c->alt.ss_flags & SS_ONSTACK))
+	if (!u || sigaltstack(NULL, &c.alt) < 0 ||
+	    !(c.alt.ss_flags & SS_ONSTACK))
 		return -1;
-	c->alt.ss_flags = 0;
+	c.alt.ss_flags = 0;
 	/* A program handler that left ours with siglongjmp left it short:
 	 * ours is known whole. */
-	if (mine && (char *)c->alt.ss_sp == mine + guard)
-		c->alt.ss_size = g_alt_size;
-	c->shortened = c->alt;
-	if (low > (uintptr_t)c->alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
-		c->shortened.ss_size = low - (uintptr_t)c->alt.ss_sp;
+	if (mine && (char *)c.alt.ss_sp == mine + guard)
+		c.alt.ss_size = g_alt_size;
+	c.shortened = c.alt;
+	if (low > (uintptr_t)c.alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
+		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
 	else
-		c->shortened.ss_flags = SS_DISABLE;
+		c.shortened.ss_flags = SS_DISABLE;
 	sp = ((uintptr_t)u->uc_mcontext.gregs[REG_RSP] - 128 - 64) &
 	     ~(uintptr_t)15;
 	t_chain_sp = sp;
-	rte_call_on_stack((void *)sp, call_shortened, c);
+	rte_call_on_stack((void *)sp, call_shortened, &c);
 	t_chain_sp = 0;
 	return 0;
 #else
-	(void)c;
+	(void)sig;
+	(void)si;
+	(void)uc;
+	(void)p;
 	return -1;
 #endif
 }
 
-/* Call the program's handler as the kernel would have. */
-static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
+/* SA_RESETHAND: the program's action is SIG_DFL from now on. */
+static __attribute__((noinline)) void reset_hand(int sig)
 {
-	struct call c = {.sig = sig, .si = si, .uc = uc, .p = p};
-	sigset_t mask, old;
+	sigset_t o;
 
-	if (p->sa_flags & SA_RESETHAND) {
-		sigset_t o;
+	prog_lock(&o);
+	g_prog[sig].sa_handler = SIG_DFL;
+	g_prog[sig].sa_flags &= ~SA_SIGINFO;
+	prog_unlock(&o);
+}
 
-		prog_lock(&o);
-		g_prog[sig].sa_handler = SIG_DFL;
-		g_prog[sig].sa_flags &= ~SA_SIGINFO;
-		prog_unlock(&o);
-	}
-	mask = p->sa_mask;
-	if (!(p->sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
-	if (p->sa_flags & SA_NODEFER) {
+/* Call the program's handler as the kernel would have: its mask, its
+ * flags, its stack. */
+static void chain(int sig, siginfo_t *si, void *uc, const struct pact *p)
+{
+	unsigned long mask, old;
+
+	if (p->flags & SA_RESETHAND)
+		reset_hand(sig);
+	mask = p->mask & ~KMASK_INTERNAL;
+	if (!(p->flags & SA_NODEFER))
+		mask |= kbit(sig);
+	kmask(SIG_BLOCK, &mask, &old);
+	if (p->flags & SA_NODEFER) {
 		/* Our own delivery blocked it; theirs would not have. */
-		sigemptyset(&mask);
-		sigaddset(&mask, sig);
-		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+		mask = kbit(sig);
+		kmask(SIG_UNBLOCK, &mask, NULL);
 	}
 	t_chained++;
-	if ((p->sa_flags & SA_ONSTACK) || call_on_interrupted(&c) < 0)
-		call_program(&c);
+	if ((p->flags & SA_ONSTACK) || call_on_interrupted(sig, si, uc, p) < 0)
+		call_program(sig, si, uc, p);
 	t_chained--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	kmask(SIG_SETMASK, &old, NULL);
 }
 
 /* 1 if the fault is a SIGBUS on our own ring mapping (the file was
@@ -646,22 +682,36 @@ static void warn_lost(void *unused)
 	         "(truncated?); tracing disabled", rte_g_file.path);
 }
 
-static void on_crash(int sig, siginfo_t *si, void *uc)
+struct work {
+	int sig;
+	siginfo_t *si;
+	void *uc;
+	int room;     /* on a stack with room to record */
+	int call;     /* out: 1 if the program's handler is to be called */
+	struct pact pa;
+};
+
+/* All of the handler but the call of the program's: returns 1 if that is
+ * to be made (*pa filled). Runs on a stack with room when there is one
+ * (run_with_room): its frames are gone before the program's handler is
+ * called. */
+static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
+                      int room)
 {
-	int saved = errno;
 	struct sigaction p;
 	sigset_t o;
 	int program, async = si->si_code <= 0;
 	struct rec r = {.sig = sig, .si = si, .uc = uc};
 
 	if (ring_fault(sig, si)) {
-		run_with_room(warn_lost, NULL);
-		goto out;
+		if (room)
+			warn_lost(NULL);
+		return 0;
 	}
 	if (t_recording) {
 		die_by(t_first_sig);
 		resend_default(sig, si); /* if `first` could not kill us */
-		goto out;
+		return 0;
 	}
 	prog_lock(&o);
 	p = g_prog[sig];
@@ -669,25 +719,52 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	/* sa_handler and sa_sigaction share their storage. */
 	program = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
 	if (!program && p.sa_handler == SIG_IGN && async)
-		goto out; /* sent by someone and ignored: nothing happens */
+		return 0; /* sent by someone and ignored: nothing happens */
 	/* A vfork child shares our memory (and this thread's ring) but not
 	 * our pid: it must neither write nor mark the parent's file. */
-	if (getpid() != rte_g_pid || !(mode() & RTE_BTM_CRASH))
-		goto pass;
-	t_recording = 1;
-	t_first_sig = sig;
-	r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
-	run_with_room(record, &r);
-	t_recording = 0;
-	if (!program)
-		/* Release: pairs with the acquire in rte_crash_keep_file(). */
-		__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
-pass:
-	if (program)
-		chain(sig, si, uc, &p);
-	else
+	if (room && getpid() == rte_g_pid && (mode() & RTE_BTM_CRASH)) {
+		t_recording = 1;
+		t_first_sig = sig;
+		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
+		record(&r);
+		t_recording = 0;
+		if (!program)
+			/* Release: pairs with the acquire in
+			 * rte_crash_keep_file(). */
+			__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
+	}
+	if (!program) {
 		resend_default(sig, si);
-out:
+		return 0;
+	}
+	if (p.sa_flags & SA_SIGINFO)
+		pa->fn.a = p.sa_sigaction;
+	else
+		pa->fn.h = p.sa_handler;
+	pa->flags = p.sa_flags;
+	memcpy(&pa->mask, &p.sa_mask, sizeof(pa->mask));
+	return 1;
+}
+
+static void crash_cb(void *arg)
+{
+	struct work *w = arg;
+
+	w->call = crash_work(w->sig, w->si, w->uc, &w->pa, w->room);
+}
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct work w = {.sig = sig, .si = si, .uc = uc, .room = 1};
+
+	if (run_with_room(crash_cb, &w) < 0) {
+		/* No room to record: only pass the signal on. */
+		w.room = 0;
+		crash_cb(&w);
+	}
+	if (w.call)
+		chain(sig, si, uc, &w.pa);
 	errno = saved;
 }
 
@@ -1088,6 +1165,7 @@ static void start_recorder(unsigned m)
 {
 	long min = sysconf(_SC_MINSIGSTKSZ);
 
+	g_page = (size_t)sysconf(_SC_PAGESIZE);
 	g_id_crash = rte_api_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
 		g_id_bt = rte_api_register_own("rte.backtrace",
