@@ -785,6 +785,12 @@ static void term_record(void *arg)
 	int sig = *(const int *)arg;
 	struct rte_ring_writer *w;
 
+	/* A fork child that never wrote has no file, and keeps none without
+	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
+	 * core.c's release stores of the state. */
+	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED &&
+	    !rte_g_cfg.preserve)
+		return;
 	/* Forced as a fatal crash: also while paused, and over a write of
 	 * this thread that the signal interrupted (it never resumes). */
 	if (g_id_signal >= 0 && (w = enter_forced())) {

@@ -225,9 +225,16 @@ test_sigpipe() {
 	finish
 }
 
+# caught PID SIG: 1 if process PID has a handler for SIG (SigCgt).
+caught() {
+	_m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$_m" ] && [ $(((0x$_m >> ($2 - 1)) & 1)) = 1 ]
+}
+
 # kill_sleep DIR [VAR=value...]: start `sleep 60` (traced into DIR if
-# VARs are given), wait until it runs (its ring file exists, or it is
-# sleep), kill it with SIGTERM; sets KST to its status.
+# VARs are given), wait until it runs (its ring file exists and the shim
+# handles SIGTERM, or it is sleep), kill it with SIGTERM; sets KST to its
+# status.
 kill_sleep() {
 	_d=$1
 	shift
@@ -242,7 +249,7 @@ kill_sleep() {
 	_i=0
 	while [ $_i -lt 1000 ]; do
 		if [ $# -gt 0 ]; then
-			[ -e "$_d/$_p.events" ] && break
+			[ -e "$_d/$_p.events" ] && caught $_p 15 && break
 		else
 			case $(readlink "/proc/$_p/exe") in */sleep) break ;; esac
 		fi
