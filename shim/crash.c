@@ -593,8 +593,14 @@ call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
 	else
 		c.shortened.ss_flags = SS_DISABLE;
-	sp = ((uintptr_t)u->uc_mcontext.gregs[REG_RSP] - 128 - 64) &
-	     ~(uintptr_t)15;
+	sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	/* Interrupted on the alternate stack itself (a handler of the
+	 * program's running there): the kernel would have stayed on it,
+	 * below our frames, which is where we are. */
+	if (sp >= (uintptr_t)c.alt.ss_sp &&
+	    sp <= (uintptr_t)c.alt.ss_sp + c.alt.ss_size)
+		return -1;
+	sp = (sp - 128 - 64) & ~(uintptr_t)15;
 	t_chain_sp = sp;
 	rte_call_on_stack((void *)sp, call_shortened, &c);
 	t_chain_sp = 0;

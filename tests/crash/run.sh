@@ -286,6 +286,10 @@ test_termsig() {
 		fail "inherited SIG_IGN: $(cat "$D/traced/b.out")"
 	pair c -- sh -c "trap '' HUP; exec '$T/termsig' ignored"
 	expect_status "exit 0"
+	# After exec (into an untraced image): handlers back to SIG_DFL,
+	# SIG_IGN kept, exactly as without the shim.
+	pair x -- sh -c "trap '' HUP; exec env -u LD_PRELOAD grep -E '^Sig(Cgt|Ign)' /proc/self/status"
+	expect_status "exit 0"
 	# A blocked signal taken with sigwaitinfo; then death by SIGUSR2.
 	pair d -- "$T/termsig" mask
 	expect_status "signal 12"
