@@ -89,6 +89,10 @@ static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
 #define SIGMAX 65
 /* Least stack the recording needs (libunwind's walk, the encoding). */
 #define ROOM (32u << 10)
+/* The functions that run on the stack the program's handler gets (a small
+ * alternate stack of the program's, maybe): no sanitizer instrumentation,
+ * whose redzones would double their frames. */
+#define LEAN __attribute__((no_sanitize_address, no_sanitize_undefined))
 
 static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
@@ -392,24 +396,31 @@ __asm__(".text\n"
 
 /* This thread's alternate stack of ours (its base, below the guard page),
  * or NULL. pthread_getspecific only reads the thread's own table. */
-static char *own_alt(void)
+static LEAN char *own_alt(void)
 {
 	return g_alt_key_ok ? pthread_getspecific(g_alt_key) : NULL;
 }
 
 /* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
-static void kmask(int how, const unsigned long *set, unsigned long *old)
+static LEAN void kmask(int how, const unsigned long *set, unsigned long *old)
 {
 	syscall(SYS_rt_sigprocmask, how, set, old, sizeof(unsigned long));
 }
 
-static unsigned long kbit(int sig)
+static LEAN unsigned long kbit(int sig)
 {
 	return 1UL << (sig - 1);
 }
 
 /* glibc's internal signals (cancellation, setxid) are never blocked. */
 #define KMASK_INTERNAL ((1UL << 31) | (1UL << 32))
+
+/* The current alternate stack, by the system call itself (no sanitizer
+ * interceptor in between, whose frame would need room too). */
+static LEAN int cur_altstack(stack_t *cur)
+{
+	return (int)syscall(SYS_sigaltstack, NULL, cur);
+}
 
 /*
  * Run fn(arg) from a signal handler on a stack with at least ROOM bytes
@@ -422,13 +433,13 @@ static unsigned long kbit(int sig)
  * ran, -1 if there was no room for it. Lean: on a small stack of the
  * program's, its own frame is all it uses there.
  */
-static int run_with_room(void (*fn)(void *), void *arg)
+static LEAN int run_with_room(void (*fn)(void *), void *arg)
 {
 	stack_t cur;
 	char *mine = own_alt();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
-	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
+	if (cur_altstack(&cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
 	    (mine && (char *)cur.ss_sp == mine + g_page) ||
 	    here - (uintptr_t)cur.ss_sp >= ROOM) {
 		fn(arg);
@@ -539,7 +550,7 @@ struct pact {
 	unsigned long mask; /* the kernel's signal set: bit sig - 1 */
 };
 
-static void call_program(int sig, siginfo_t *si, void *uc,
+static LEAN void call_program(int sig, siginfo_t *si, void *uc,
                          const struct pact *p)
 {
 	if (p->flags & SA_SIGINFO)
@@ -627,7 +638,7 @@ static __attribute__((noinline)) void reset_hand(int sig)
 
 /* Call the program's handler as the kernel would have: its mask, its
  * flags, its stack. */
-static void chain(int sig, siginfo_t *si, void *uc, const struct pact *p)
+static LEAN void chain(int sig, siginfo_t *si, void *uc, const struct pact *p)
 {
 	unsigned long mask, old;
 
@@ -759,7 +770,7 @@ static void crash_cb(void *arg)
 	w->call = crash_work(w->sig, w->si, w->uc, &w->pa, w->room);
 }
 
-static void on_crash(int sig, siginfo_t *si, void *uc)
+static LEAN void on_crash(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct work w = {.sig = sig, .si = si, .uc = uc, .room = 1};
