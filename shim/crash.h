@@ -17,9 +17,12 @@
 #define RTE_BTM_THREAD 4u
 
 /* Tracing has just started (rte_core_start_locked, registry lock held):
- * read RTE_BACKTRACE, register the rte.* crash events, load libunwind,
- * give the calling thread an alternate signal stack, install the crash
- * handlers and record the loaded modules. Not signal-safe. */
+ * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
+ * events, load libunwind, give the calling thread an alternate signal
+ * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
+ * those of the terminating signals left at SIG_DFL, record the loaded
+ * modules, and register the atfork handlers of the signal actions' lock.
+ * Not signal-safe. */
 void rte_crash_start(void);
 /* 1 if the file must be kept at exit even without PRESERVE: a fatal crash
  * was recorded, or the exit is made from a program's crash handler that
