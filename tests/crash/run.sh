@@ -291,7 +291,7 @@ test_termsig() {
 	pair x -- sh -c "trap '' HUP; exec env -u LD_PRELOAD grep -E '^Sig(Cgt|Ign)' /proc/self/status"
 	expect_status "exit 0"
 	# SIGQUIT: the same status and core flag as without the shim.
-	pair q -- sh -c 'kill -QUIT $$'
+	pair q -- "$T/termsig" quit
 	expect_status "signal 3"
 	# A blocked signal taken with sigwaitinfo; then death by SIGUSR2.
 	pair d -- "$T/termsig" mask

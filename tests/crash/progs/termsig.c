@@ -12,6 +12,7 @@
  *                     sigaction reports, raise SIGTERM (dies).
  *   termsig ignored   SIGHUP is ignored (by the caller): raise it, print
  *                     that it is still ignored; exit 0.
+ *   termsig quit      raise SIGQUIT (dies, with a core dump if allowed).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,11 @@ int main(int argc, char **argv)
 		sigaction(SIGHUP, NULL, &sa);
 		printf("SIGHUP still %s\n", disp(sa.sa_handler));
 		return 0;
+	}
+	if (!strcmp(mode, "quit")) {
+		raise(SIGQUIT);
+		printf("not reached\n");
+		return 1;
 	}
 	return 2;
 }
