@@ -205,6 +205,9 @@ struct __attribute__((aligned(64))) rte_thread {
 	int crash_recording;  /* inside our own work */
 	int crash_first_sig;  /* signal being recorded */
 	int crash_chained;    /* inside the program's handler */
+	/* the stack pointer a program handler was called with on its own
+	 * stack (0: none): below it, the handler is still running */
+	uintptr_t crash_chain_sp;
 	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
 	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
 };
