@@ -12,8 +12,8 @@ READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/fmt_text.c reader/fmt_jsonl.c \
 	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
-	reader/jsonp.c reader/diff.c
-READER_LDLIBS := -lm
+	reader/jsonp.c reader/diff.c reader/profile.c reader/prof_out.c
+READER_LDLIBS := -lm -lz
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
 
