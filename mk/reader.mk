@@ -66,3 +66,17 @@ reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
 		$$(RUN_SCRIPT) $$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)
+
+# The profiles (folded, pprof, flamegraph, summary sections) on a real
+# program under librte.so that writes the profilers' records itself
+# (tests/reader/profile.sh; -rdynamic: its functions have names for
+# backtrace's callers too).
+READER_PROFPROG := $(READER_TEST_BIN)/profprog
+$(READER_PROFPROG): $(BUILD)/obj/tests/reader/profprog.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+.PHONY: reader-profile-test
+TEST_RUNS += reader-profile-test
+reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/profile.sh
+.SECONDARY: $(BUILD)/obj/tests/reader/profprog.o

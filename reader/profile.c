@@ -340,8 +340,12 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	if (room(p, (void **)&p->loc, &p->loccap, (uint32_t)i, sizeof *p->loc) < 0)
 		return -1;
 	rd_sym_lookup(s->sym, pc, ret, &f);
-	if (f.func)
+	if (f.func) {
 		snprintf(name, sizeof name, "%s", f.func);
+		name[strcspn(name, "@")] = '\0'; /* "memcpy@@GLIBC_2.14": memcpy */
+		if (!name[0])
+			snprintf(name, sizeof name, "%s", f.func);
+	}
 	else if (f.module)
 		snprintf(name, sizeof name, "%s+0x%" PRIx64, base_of(f.module), f.mod_off);
 	else
@@ -488,7 +492,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	pp->has_cpu = 1;
 	tag = tag_of(p, it->th, &keep);
 	if (!keep) {
-		pp->outside_span++;
+		pp->outside_cpu++;
 		return;
 	}
 	k = stack_of(p, &p->cst, src, it->proc->index, r.tid, tag,
@@ -552,7 +556,7 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	pp->has_alloc = 1;
 	tag = tag_of(p, it->th, &keep);
 	if (!keep) {
-		pp->outside_span++;
+		pp->outside_alloc++;
 		return;
 	}
 	k = stack_of(p, &p->ast, src, it->proc->index,
@@ -707,7 +711,7 @@ void rd_prof_settle(struct rd_prof *p)
 int rd_prof_any_cpu(const struct rd_prof *p)
 {
 	for (unsigned i = 0; i < p->npp; i++)
-		if (p->pp[i].cpu_samples)
+		if (p->pp[i].has_cpu)
 			return 1;
 	return 0;
 }
@@ -914,7 +918,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		rd_out_str(o, ",\"cpu_profile\":{");
 		json_int(o, &f, "samples", pp->cpu_samples);
 		json_int(o, &f, "cpu_ns", pp->cpu_ns);
-		json_int(o, &f, "outside_span", pp->outside_span);
+		json_int(o, &f, "outside_span", pp->outside_cpu);
 		json_int(o, &f, "malformed", pp->bad_cpu);
 		json_key(o, &f, "threads");
 		rd_out_ch(o, '[');
@@ -951,7 +955,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		     pp->cpu_samples, (double)pp->cpu_ns / 1e9);
 		if (rd_prof_span_opt)
 			outf(o, ", inside span %s (%" PRIu64 " outside)",
-			     rd_prof_span_opt, pp->outside_span);
+			     rd_prof_span_opt, pp->outside_cpu);
 		if (pp->bad_cpu)
 			outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
 		outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
@@ -1206,6 +1210,7 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		}
 		rd_out_ch(o, ']');
 		json_int(o, &f, "samples", pp->alloc_samples);
+		json_int(o, &f, "outside_span", pp->outside_alloc);
 		json_int(o, &f, "malformed", pp->bad_alloc + pp->bad_free);
 		json_num(o, &f, "est_bytes", ab);
 		json_num(o, &f, "est_objects", ao);
@@ -1231,6 +1236,9 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 	}
 	outf(o, "    %" PRIu64 " sampled allocations: about %.0f bytes in %.0f objects",
 	     pp->alloc_samples, ab, ao);
+	if (rd_prof_span_opt)
+		outf(o, ", inside span %s (%" PRIu64 " outside)", rd_prof_span_opt,
+		     pp->outside_alloc);
 	if (pp->bad_alloc + pp->bad_free)
 		outf(o, ", %" PRIu64 " malformed skipped", pp->bad_alloc + pp->bad_free);
 	rd_out_ch(o, '\n');

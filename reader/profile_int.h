@@ -75,7 +75,8 @@ struct pproc {
 	int used, has_cpu, has_alloc;
 	uint64_t calls, bytes, frees, freed, alloc_events;
 	uint64_t hist[RTE_ALLOC_BUCKETS];
-	uint64_t bad_cpu, bad_alloc, bad_free, outside_span;
+	uint64_t bad_cpu, bad_alloc, bad_free;
+	uint64_t outside_cpu, outside_alloc; /* samples left out by --span */
 	uint64_t cpu_samples, cpu_ns, alloc_samples;
 	uint64_t wall_ns;
 	struct pthr *thr;
