@@ -9,7 +9,7 @@
 #                            Makefile's check before building: a plain
 #                            `make` never runs apt-get)
 set -e
-PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip zlib1g-dev clang libclang-rt-14-dev procps"
+PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip zlib1g-dev clang libclang-rt-14-dev procps golang-go"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
