@@ -69,12 +69,12 @@ reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
 
 # The profiles (folded, pprof, flamegraph, summary sections) on a real
 # program under librte.so that writes the profilers' records itself
-# (tests/reader/profile.sh; -rdynamic: its functions have names for
-# backtrace's callers too).
+# (tests/reader/profile.sh; -rdynamic: dladdr finds its functions, to
+# drop a sanitizer's frame above them).
 READER_PROFPROG := $(READER_TEST_BIN)/profprog
 $(READER_PROFPROG): $(BUILD)/obj/tests/reader/profprog.o $(BUILD)/librte.so
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+	$(CC) -o $@ $< -rdynamic -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS) -ldl
 .PHONY: reader-profile-test
 TEST_RUNS += reader-profile-test
 reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)

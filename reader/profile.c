@@ -689,7 +689,8 @@ void rd_prof_settle(struct rd_prof *p)
 		p->av[i].iobj = p->av[i].ibytes = 0;
 		p->av[i].nlive = p->av[i].live_sampled = 0;
 	}
-	qsort(p->aev, p->naev, sizeof *p->aev, by_addr_time);
+	if (p->naev)
+		qsort(p->aev, p->naev, sizeof *p->aev, by_addr_time);
 	for (size_t i = 0; i < p->naev; i++) {
 		const struct aev *e = &p->aev[i];
 		struct aval *v;

@@ -20,6 +20,7 @@
  *   `profprog hostile` adds malformed records: 3 rte.sample (version 99,
  *   64 frames in a 2-frame payload, 10 bytes), 1 rte.alloc.sample (40
  *   frames in a 1-frame payload), 1 rte.alloc.free (version 7).
+ *   `profprog garbage` adds 450 records of random bytes and lengths.
  *
  * The public API reserves rte.* names (rte_register refuses them), so the
  * events are registered as rtx.* and tests/reader/profile.sh renames
@@ -27,6 +28,7 @@
  *
  * Exits 0, 2 on bad usage, 3 if a thread cannot be made.
  */
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -105,21 +107,38 @@ static void write_free(uintptr_t addr, unsigned version)
 	rte_custom(id_free, &r, sizeof r);
 }
 
-/* The stack of the function it is written in, that function first. */
-#define STACK(pcs, n) \
+/* Drop the frames above function fn (a sanitizer's interceptor of
+ * backtrace): returns the frames left, fn's first. */
+static int from_fn(void **pcs, int n, void (*fn)(void))
+{
+	void *want = (void *)(uintptr_t)fn;
+	Dl_info d;
+	int i = 0;
+
+	while (i < n && !(dladdr(pcs[i], &d) && d.dli_saddr == want))
+		i++;
+	if (i == n)
+		return n; /* not found (no symbol): keep them all */
+	memmove(pcs, pcs + i, (size_t)(n - i) * sizeof *pcs);
+	return n - i;
+}
+
+/* The stack of the function fn it is written in, fn first. */
+#define STACK(pcs, n, fn) \
 	void *pcs[RTE_PROFILE_MAX_FRAMES]; \
-	int n = backtrace(pcs, (int)RTE_PROFILE_MAX_FRAMES)
+	int n = from_fn(pcs, backtrace(pcs, (int)RTE_PROFILE_MAX_FRAMES), \
+	                (void (*)(void))(fn))
 
 NOINLINE void prof_leaf_a(void)
 {
-	STACK(pcs, n);
+	STACK(pcs, n, prof_leaf_a);
 	write_sample(pcs, n);
 	NO_TAIL();
 }
 
 NOINLINE void prof_leaf_b(void)
 {
-	STACK(pcs, n);
+	STACK(pcs, n, prof_leaf_b);
 	write_sample(pcs, n);
 	NO_TAIL();
 }
@@ -165,7 +184,7 @@ static void *thread_main(void *arg)
 NOINLINE void *prof_alloc_big(void)
 {
 	void *p = malloc(4096);
-	STACK(pcs, n);
+	STACK(pcs, n, prof_alloc_big);
 
 	write_alloc(pcs, n, 4096, p);
 	NO_TAIL();
@@ -175,7 +194,7 @@ NOINLINE void *prof_alloc_big(void)
 NOINLINE void prof_alloc_small(void)
 {
 	void *p = malloc(64);
-	STACK(pcs, n);
+	STACK(pcs, n, prof_alloc_small);
 
 	write_alloc(pcs, n, 64, p);
 	uintptr_t a = (uintptr_t)p;
@@ -248,12 +267,34 @@ static void hostile(void)
 	write_free((uintptr_t)g_keep[9], 7);               /* unknown version */
 }
 
+/* 150 records of random bytes and lengths (half with a known version),
+ * each of the three kinds: whatever they hold, the reader survives. */
+static void garbage(void)
+{
+	uint8_t b[320];
+	int ids[3] = { id_sample, id_asample, id_free };
+
+	srand(42);
+	for (int i = 0; i < 450; i++) {
+		size_t len = (size_t)rand() % sizeof b;
+
+		for (size_t k = 0; k < sizeof b; k++)
+			b[k] = (uint8_t)rand();
+		if (i & 1) {
+			b[0] = 1;
+			b[1] = 0;
+		}
+		rte_custom(ids[i % 3], b, len);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int bad = argc == 2 && !strcmp(argv[1], "hostile");
+	int fuzz = argc == 2 && !strcmp(argv[1], "garbage");
 	pthread_t t;
 
-	if (argc > 2 || (argc == 2 && !bad))
+	if (argc > 2 || (argc == 2 && !bad && !fuzz))
 		return 2;
 	id_sample = rte_register("rtx.sample", RTE_TYPE_CUSTOM);
 	id_asample = rte_register("rtx.alloc.sample", RTE_TYPE_CUSTOM);
@@ -270,5 +311,7 @@ int main(int argc, char **argv)
 	prof_work_alloc();
 	if (bad)
 		hostile();
+	if (fuzz)
+		garbage();
 	return 0;
 }
