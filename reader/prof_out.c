@@ -326,7 +326,7 @@ static void write_flame(struct rd_prof *p, int which, struct rd_out *o)
 	rd_out_str(o, what[which]);
 	rd_out_str(o, "</text>\n<text id=\"unzoom\" class=\"btn\" x=\"10\" y=\"20\">Reset zoom</text>\n"
 	              "<text id=\"search\" class=\"btn\" x=\"1100\" y=\"20\">Search</text>\n"
-	              "<text id=\"matched\" x=\"1100\" y=\"");
+	              "<text id=\"matched\" x=\"1190\" text-anchor=\"end\" y=\"");
 	rd_out_u64(o, h - 10);
 	rd_out_str(o, "\"></text>\n<text id=\"details\" x=\"10\" y=\"");
 	rd_out_u64(o, h - 10);
