@@ -334,11 +334,13 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	k.gen = s->modgen;
 	k.pc = pc;
 	k.ret = (uint32_t)ret;
+	/* room first: an index is never handed out without its element */
+	if (room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
+	    room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0)
+		return -1;
 	i = ptab_get(&p->locs, &k, sizeof k, &isnew);
 	if (i < 0 || !isnew)
 		return i;
-	if (room(p, (void **)&p->loc, &p->loccap, (uint32_t)i, sizeof *p->loc) < 0)
-		return -1;
 	rd_sym_lookup(s->sym, pc, ret, &f);
 	if (f.func) {
 		snprintf(name, sizeof name, "%s", f.func);
@@ -352,11 +354,13 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 		snprintf(name, sizeof name, "0x%" PRIx64, pc);
 	fk.name = pstr_id(p, name);
 	fk.file = f.file ? pstr_id(p, f.file) : 0;
-	fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew);
-	if (fi < 0 || room(p, (void **)&p->fn, &p->fncap, (uint32_t)fi, sizeof *p->fn) < 0)
-		return -1;
-	p->fn[fi] = fk;
 	l = &p->loc[i];
+	fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew);
+	if (fi < 0) {
+		memset(l, 0, sizeof *l); /* function 0 is "" */
+		return -1;
+	}
+	p->fn[fi] = fk;
 	l->pc = pc;
 	l->map = map_of(p, src, pc);
 	l->func = (uint32_t)fi;
@@ -462,8 +466,8 @@ static struct pthr *thread_of(struct rd_prof *p, struct pproc *pp, unsigned src,
 	return &pp->thr[pp->nthr++];
 }
 
-/* nframes of a record with a fixed part of `fixed` bytes: -1 if it does
- * not fit in the payload. */
+/* 1 if n frames of 8 bytes fit after a fixed part of `fixed` bytes in a
+ * payload of len bytes (len >= fixed) and n is at most the maximum. */
 static int frames_ok(size_t len, size_t fixed, unsigned n)
 {
 	return n <= RTE_PROFILE_MAX_FRAMES && (len - fixed) / 8 >= n;
@@ -495,9 +499,11 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 		pp->outside_cpu++;
 		return;
 	}
+	if (room(p, (void **)&p->cv, &p->cvcap, p->cst.n, sizeof *p->cv) < 0)
+		return;
 	k = stack_of(p, &p->cst, src, it->proc->index, r.tid, tag,
 	             ev->u.custom.bytes + sizeof r, r.nframes, 1);
-	if (k < 0 || room(p, (void **)&p->cv, &p->cvcap, (uint32_t)k, sizeof *p->cv) < 0) {
+	if (k < 0) {
 		p->oom = 1;
 		return;
 	}
@@ -515,7 +521,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 }
 
 static int add_aev(struct rd_prof *p, const struct rd_item *it, uint64_t addr,
-                   uint32_t stack)
+                   uint32_t stack, uint64_t size, double obj, double bytes)
 {
 	if (p->naev == p->aevcap) {
 		size_t c = p->aevcap ? p->aevcap * 2 : 1024;
@@ -528,8 +534,8 @@ static int add_aev(struct rd_prof *p, const struct rd_item *it, uint64_t addr,
 		p->aev = n;
 		p->aevcap = c;
 	}
-	p->aev[p->naev++] = (struct aev){ it->ts, p->seq++, addr,
-	                                  it->proc->index, stack };
+	p->aev[p->naev++] = (struct aev){ it->ts, p->seq++, addr, size, obj,
+	                                  bytes, it->proc->index, stack };
 	return 0;
 }
 
@@ -559,10 +565,12 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 		pp->outside_alloc++;
 		return;
 	}
+	if (room(p, (void **)&p->av, &p->avcap, p->ast.n, sizeof *p->av) < 0)
+		return;
 	k = stack_of(p, &p->ast, src, it->proc->index,
 	             it->th ? (int32_t)it->th->tid : -1, tag,
 	             ev->u.custom.bytes + sizeof r, r.nframes, 0);
-	if (k < 0 || room(p, (void **)&p->av, &p->avcap, (uint32_t)k, sizeof *p->av) < 0) {
+	if (k < 0) {
 		p->oom = 1;
 		return;
 	}
@@ -581,7 +589,7 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	pp->alloc_samples++;
 	if (r.period)
 		p->period = r.period;
-	add_aev(p, it, r.addr, (uint32_t)k);
+	add_aev(p, it, r.addr, (uint32_t)k, r.size, obj, bytes);
 }
 
 static void on_alloc_free(struct rd_prof *p, struct pproc *pp,
@@ -600,7 +608,7 @@ static void on_alloc_free(struct rd_prof *p, struct pproc *pp,
 		return;
 	}
 	pp->has_alloc = 1;
-	add_aev(p, it, r.addr, UINT32_MAX);
+	add_aev(p, it, r.addr, UINT32_MAX, 0, 0, 0);
 }
 
 static void on_int(struct pproc *pp, const struct rte_event *ev)
@@ -702,10 +710,9 @@ void rd_prof_settle(struct rd_prof *p)
 			continue;
 		v = &p->av[e->stack];
 		v->nlive++;
-		/* each sample of a stack stands for the same mean: its share */
-		v->iobj += v->aobj / (double)v->n;
-		v->ibytes += v->abytes / (double)v->n;
-		v->live_sampled += v->sampled / v->n;
+		v->iobj += e->obj;
+		v->ibytes += e->bytes;
+		v->live_sampled += e->size;
 	}
 }
 

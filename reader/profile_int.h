@@ -90,7 +90,8 @@ struct psrc {
 
 /* One sampled allocation or free, replayed in time order at the end. */
 struct aev {
-	uint64_t ts, seq, addr;
+	uint64_t ts, seq, addr, size;
+	double obj, bytes;    /* what the sample stands for */
 	uint32_t proc, stack; /* stack: UINT32_MAX for a free */
 };
 
