@@ -139,6 +139,27 @@ test_by_thread() {
 		fail "two thread roots: $(cut -d';' -f1 "$W/thr.folded" | sort -u)"
 }
 
+test_two_procs() {
+	begin "two processes: a pid root frame each (folded), pid labels (pprof)"
+	mkdir -p "$W/two"
+	cp "$F" "$FH" "$W/two/"
+	"$RR" -f folded -o "$W/two.folded" "$W/two" 2>/dev/null || fail "exit $?"
+	python3 - "$W/two.folded" "$(basename "$F" .events)" "$(basename "$FH" .events)" <<'PY' || fail "roots: $(cut -d';' -f1 "$W/two.folded" | sort | uniq -c)"
+import sys
+roots = {}
+for l in open(sys.argv[1]):
+    k, v = l.rsplit(" ", 1)
+    roots[k.split(";")[0]] = roots.get(k.split(";")[0], 0) + int(v)
+sys.exit(0 if roots == {"pid " + sys.argv[2]: 100, "pid " + sys.argv[3]: 100} else 1)
+PY
+	have_go || return 0
+	"$RR" -f pprof -o "$W/two.pb.gz" "$W/two" 2>/dev/null || fail "pprof: exit $?"
+	gotop "$W/two.pb.gz" -sample_index=samples -tagfocus="pid=$(basename "$F" .events)" >"$W/two.top" ||
+		fail "pprof: $(cat "$W/go.err")"
+	grep -q 'accounting for 100, 50.00% of 200 total' "$W/two.top" &&
+		grep -Eq '^ +60 30\.00% .* prof_leaf_a$' "$W/two.top" || fail "pid label: $(cat "$W/two.top")"
+}
+
 # ---- summary ---------------------------------------------------------------------
 
 test_summary_json() {
@@ -302,7 +323,7 @@ print("frames=%d drawn=%d total=100 self_sum=100 consistent=1 width_ratio=1.000"
 		fail "search: $(grep -o 'id="matched"[^<]*' "$W/s.dom")"
 }
 
-all="test_folded_cpu test_folded_alloc test_span test_by_thread test_summary_json
+all="test_folded_cpu test_folded_alloc test_span test_by_thread test_two_procs test_summary_json
 test_no_profile test_hostile test_garbage test_pprof_cpu test_pprof_heap test_flamegraph"
 for t in ${*:-$all}; do
 	$t
