@@ -851,7 +851,7 @@ static int is_dir(const char *p)
 /*
  * The directories where a PID input is looked for, in order: -d DIR alone
  * if given; else $OCAML_RUNTIME_EVENTS_DIR if set, librte.so's default
- * directory (common/rundir.h) and the working directory (where an OCaml
+ * directory (lib/common/rundir.h) and the working directory (where an OCaml
  * program writes by default). Returns how many (at most 3).
  */
 static size_t pid_dirs(const char *dirs[3], char *run, size_t cap)
