@@ -5,12 +5,14 @@
 
 # Sources are listed, not globbed, so a file another part is still writing
 # in reader/ cannot break the build; add to READER_SRCS / READER_LDLIBS
-# here to link more in. crash.c and symbolize.c are the crash recorder's
-# (issue 5); mk/tests-crash.mk adds the elfutils libraries they need.
+# here to link more in. crashrep.c and symbolize.c are the crash
+# recorder's (issue 5); symbolize.c needs elfutils' header at build time
+# only: libdw is loaded with dlopen when the first stack is symbolised, so
+# nothing is linked for it (mk/tests-crash.mk, READER_DW_LIBS, empty).
 READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt_text.c reader/fmt_jsonl.c \
-	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
+	reader/fmt_chrome.c reader/fmt_summary.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
 	reader/jsonp.c reader/diff.c reader/top.c
 READER_LDLIBS := -lm

@@ -49,7 +49,7 @@ struct entry {
 	struct ringval *rv;   /* per ring, in order of first value */
 	size_t nrv, rvcap, rvhint;
 	int hidden;           /* rte.thread.*: shown with the rings instead */
-	int rte;              /* rte.*: procs.c or crash.c may need the event */
+	int rte;              /* rte.*: procs.c or crashrep.c may need the event */
 };
 
 struct psum {
@@ -324,7 +324,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 /* ---- the fast path ------------------------------------------------------ */
 
 /* The cached entry of user event `id` if the fast path may use it: named,
- * of family `fam`, and none of the rte.* events procs.c or crash.c read. */
+ * of family `fam`, and none of the rte.* events procs.c or crashrep.c read. */
 static inline struct entry *fast_user(struct entry **cache, unsigned id,
                                       int fam)
 {

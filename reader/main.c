@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "clean.h"
-#include "crash.h"
+#include "crashrep.h"
 #include "diff.h"
 #include "inputs.h"
 #include "merge.h"

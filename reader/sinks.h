@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "crash.h"
+#include "crashrep.h"
 #include "filter.h"
 #include "out.h"
 #include "procs.h"
@@ -19,7 +19,7 @@ struct rd_ctx {
 	struct rd_procs *procs;
 	struct rd_filter *filter;
 	uint64_t lost_total;  /* lost words delivered so far */
-	/* The crash recorder's events (crash.h), NULL for jsonl: `crash` has
+	/* The crash recorder's events (crashrep.h), NULL for jsonl: `crash` has
 	 * seen every rte.module/crash/backtrace event so far (symbolising);
 	 * `report`, set before finish, has seen every event (the last events
 	 * before each crash) and writes the crash reports. */

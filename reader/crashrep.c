@@ -1,5 +1,5 @@
 /*
- * crash.c - rte.crash, rte.backtrace and rte.module* in rte-read (crash.h).
+ * crashrep.c - rte.crash, rte.backtrace and rte.module* in rte-read (crashrep.h).
  *
  * Per file (one process image): a symboliser fed by its module events, and
  * per ring the last RD_CRASH_LAST events (a small copy each: kind, time,
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash.h"
+#include "crashrep.h"
 #include "rte/crash.h"
 #include "symbolize.h"
 
