@@ -40,7 +40,7 @@ struct ringval {
 struct entry {
 	int fam;
 	char *name;
-	struct rte_hist *h;   /* F_PHASE, F_SPAN */
+	struct rd_hist *h;   /* F_PHASE, F_SPAN */
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	uint64_t unfinished;  /* begins whose end never came */
@@ -93,7 +93,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 	}
 	e = calloc(1, sizeof *e);
 	if (!e || !(e->name = strdup(name)) ||
-	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rte_hist_new()))) {
+	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rd_hist_new()))) {
 		if (e)
 			free(e->name);
 		free(e);
@@ -163,7 +163,7 @@ static void add_end(struct entry *e, const struct rd_item *it)
 	if (!e)
 		return;
 	if (it->matched) {
-		rte_hist_add(e->h, it->dur);
+		rd_hist_add(e->h, it->dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -236,7 +236,7 @@ static void add_value(struct summary *S, struct entry *e, int64_t v,
 
 /* The entry of an unfinished span (the begin kept in s). */
 static struct entry *open_entry(struct summary *S, struct psum *ps,
-                                const struct rte_span_open *s, int user)
+                                const struct rd_span_open *s, int user)
 {
 	struct rte_event ev;
 	char buf[48];
@@ -257,7 +257,7 @@ static struct entry *open_entry(struct summary *S, struct psum *ps,
 /* Count n unfinished spans s[0..n) of process ps that pass filter f (NULL:
  * all pass). */
 static void add_unfinished(struct summary *S, struct psum *ps,
-                           struct rd_filter *f, const struct rte_span_open *s,
+                           struct rd_filter *f, const struct rd_span_open *s,
                            unsigned n, int user)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -336,7 +336,7 @@ static inline struct entry *fast_user(struct entry **cache, unsigned id,
 static inline void fast_end(struct entry *e, int matched, uint64_t dur)
 {
 	if (matched) {
-		rte_hist_add(e->h, dur);
+		rd_hist_add(e->h, dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -358,7 +358,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	struct psum *ps = pr->fmt;
 	struct entry **cache = rs->fmt, *e;
 	struct rd_thread *th;
-	const struct rte_span_open *d;
+	const struct rd_span_open *d;
 	uint64_t lo, hi, b, dur, thi;
 	unsigned nd;
 	size_t i;
@@ -400,7 +400,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			add_value(S, e, x->u.value, 0, x->ts, src, x->ring);
 			break;
 		case RTE_EV_USER_SPAN_BEGIN:
-			rte_spans_begin(&th->spans, x->id, x->ts, x->name);
+			rd_spans_begin(&th->spans, x->id, x->ts, x->name);
 			break;
 		case RTE_EV_USER_SPAN_END:
 			if (!(e = fast_user(cache, x->id, F_SPAN)))
@@ -518,9 +518,9 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 		}
 		outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
 		out_dur(o, e->h->sum, 11);
-		out_dur(o, rte_hist_mean(e->h), 11);
+		out_dur(o, rd_hist_mean(e->h), 11);
 		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-			out_dur(o, rte_hist_quantile(e->h, quantiles[q].q), 11);
+			out_dur(o, rd_hist_quantile(e->h, quantiles[q].q), 11);
 		out_dur(o, e->h->max, 11);
 		outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
 		if (e->unmatched)
@@ -720,12 +720,12 @@ static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
 	json_u(o, &f, "count", e->count);
 	if (e->h) {
 		json_u(o, &f, "total_ns", e->h->sum);
-		json_u(o, &f, "mean_ns", rte_hist_mean(e->h));
+		json_u(o, &f, "mean_ns", rd_hist_mean(e->h));
 		json_u(o, &f, "min_ns", e->h->count ? e->h->min : 0);
-		json_u(o, &f, "p50_ns", rte_hist_quantile(e->h, 0.5));
-		json_u(o, &f, "p90_ns", rte_hist_quantile(e->h, 0.9));
-		json_u(o, &f, "p99_ns", rte_hist_quantile(e->h, 0.99));
-		json_u(o, &f, "p999_ns", rte_hist_quantile(e->h, 0.999));
+		json_u(o, &f, "p50_ns", rd_hist_quantile(e->h, 0.5));
+		json_u(o, &f, "p90_ns", rd_hist_quantile(e->h, 0.9));
+		json_u(o, &f, "p99_ns", rd_hist_quantile(e->h, 0.99));
+		json_u(o, &f, "p999_ns", rd_hist_quantile(e->h, 0.999));
 		json_u(o, &f, "max_ns", e->h->max);
 		json_key(o, &f, "wall_share");
 		outf(o, "%.6f", share(e->h->sum, wall));

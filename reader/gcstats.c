@@ -73,7 +73,7 @@ struct gfile {
 	unsigned nrings;
 	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
 	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
-	struct rte_hist *h;
+	struct rd_hist *h;
 	long double sumsq;
 };
 
@@ -176,7 +176,7 @@ static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
 	f = &g->f[src];
 	if (!f->r) {
 		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)) ||
-		    !(f->h = rte_hist_new())) {
+		    !(f->h = rd_hist_new())) {
 			free(f->r);
 			f->r = NULL;
 			goto oom;
@@ -268,7 +268,7 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 {
 	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
 
-	rte_hist_add(f->h, d);
+	rd_hist_add(f->h, d);
 	f->sumsq += (long double)d * (long double)d;
 	r->gc_ns += d;
 	r->pauses++;
@@ -415,7 +415,7 @@ struct totals {
 	uint64_t minors, majors, forced, compactions;
 	uint64_t minor_words, promoted_words, major_words;
 	int has_major_words, runtime;
-	struct rte_hist *h; /* every file's pauses */
+	struct rd_hist *h; /* every file's pauses */
 	long double sumsq;
 	struct dom *d;
 	unsigned nd;
@@ -439,7 +439,7 @@ static uint64_t ring_life(const struct gring *r, int *lb)
 	return t;
 }
 
-static void add_hist(struct rte_hist *to, const struct rte_hist *h)
+static void add_hist(struct rd_hist *to, const struct rd_hist *h)
 {
 	if (!h || !h->count)
 		return;
@@ -450,7 +450,7 @@ static void add_hist(struct rte_hist *to, const struct rte_hist *h)
 	to->count += h->count;
 	if (__builtin_add_overflow(to->sum, h->sum, &to->sum))
 		to->sum = UINT64_MAX;
-	for (unsigned i = 0; i < RTE_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++)
 		to->b[i] += h->b[i];
 }
 
@@ -495,7 +495,7 @@ static int totals(struct rd_gc *g, const struct rd_procs *P,
 	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
 		if (P->src[i].proc == pr && g->f[i].r)
 			n += g->f[i].nrings;
-	if (!(t->h = rte_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
+	if (!(t->h = rd_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
 		free(t->h);
 		return -1;
 	}
@@ -558,17 +558,17 @@ static uint64_t stddev(const struct totals *t)
 }
 
 /* The p-th percentile (0 < p <= 100); the 100th is the exact max. */
-static uint64_t pctl(const struct rte_hist *h, double p)
+static uint64_t pctl(const struct rd_hist *h, double p)
 {
-	return p >= 100 ? h->max : rte_hist_quantile(h, p / 100);
+	return p >= 100 ? h->max : rd_hist_quantile(h, p / 100);
 }
 
 /* How many pauses lie in buckets above the one holding value v. */
-static uint64_t count_above(const struct rte_hist *h, uint64_t v)
+static uint64_t count_above(const struct rd_hist *h, uint64_t v)
 {
 	uint64_t n = 0;
 
-	for (unsigned i = rte_hist_index(v) + 1; i < RTE_HIST_BUCKETS; i++)
+	for (unsigned i = rd_hist_index(v) + 1; i < RD_HIST_BUCKETS; i++)
 		n += h->b[i];
 	return n;
 }
@@ -661,8 +661,8 @@ static void text_alloc(struct rd_out *o, const struct totals *t, const char *in)
 
 static void text_pauses(struct rd_out *o, const struct totals *t, const char *in)
 {
-	const struct rte_hist *h = t->h;
-	uint64_t p999 = rte_hist_quantile(h, 0.999);
+	const struct rd_hist *h = t->h;
+	uint64_t p999 = rd_hist_quantile(h, 0.999);
 
 	outf(o, "\n%sGC latency profile (%s%llu pauses; percentiles within 0.4%%):\n",
 	     in, GE(t->gc_lb), (unsigned long long)h->count);
@@ -676,8 +676,8 @@ static void text_pauses(struct rd_out *o, const struct totals *t, const char *in
 		outf(o, "%s  %-12.4f  %.6f\n", in, percentiles[i],
 		     MS(pctl(h, percentiles[i])));
 	outf(o, "%s  Above p99.9:  %llu pauses;  beyond the histogram (>= 2^%u ns): %llu\n",
-	     in, (unsigned long long)count_above(h, p999), RTE_HIST_MAX_BITS,
-	     (unsigned long long)h->b[RTE_HIST_BUCKETS - 1]);
+	     in, (unsigned long long)count_above(h, p999), RD_HIST_MAX_BITS,
+	     (unsigned long long)h->b[RD_HIST_BUCKETS - 1]);
 }
 
 int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
@@ -741,7 +741,7 @@ static void json_domains(struct rd_out *o, const struct totals *t)
 
 static void json_pauses(struct rd_out *o, const struct totals *t)
 {
-	const struct rte_hist *h = t->h;
+	const struct rd_hist *h = t->h;
 
 	outf(o, ",\"pauses\":{\"count\":%llu", (unsigned long long)h->count);
 	jb(o, "lower_bound", t->gc_lb);
@@ -755,8 +755,8 @@ static void json_pauses(struct rd_out *o, const struct totals *t)
 		outf(o, "%s\"%g\":%llu", i ? "," : "", percentiles[i],
 		     (unsigned long long)pctl(h, percentiles[i]));
 	rd_out_ch(o, '}');
-	ju(o, "above_p99_9", count_above(h, rte_hist_quantile(h, 0.999)));
-	ju(o, "beyond_histogram", h->b[RTE_HIST_BUCKETS - 1]);
+	ju(o, "above_p99_9", count_above(h, rd_hist_quantile(h, 0.999)));
+	ju(o, "beyond_histogram", h->b[RD_HIST_BUCKETS - 1]);
 	rd_out_str(o, ",\"relative_error\":0.004}");
 }
 

@@ -172,16 +172,16 @@ struct opts {
 /* Everything the loop and the signal handlers share. */
 static struct {
 	struct opts o;
-	rte_merge *merge;
+	rd_merge *merge;
 	struct rd_procs procs;
 	struct rd_filter filter;
 	struct rd_out out;
 	struct rd_sink *sink;
 	struct rd_ctx ctx;
 	struct rd_crash *crash;   /* NULL for jsonl */
-	rte_merge *merge2;        /* the crash report's second pass */
+	rd_merge *merge2;        /* the crash report's second pass */
 	struct rd_procs procs2;
-	rte_merge *volatile reading; /* the merge being read, for SIGBUS */
+	rd_merge *volatile reading; /* the merge being read, for SIGBUS */
 	int status;
 	uint64_t last_stop_ms; /* --follow: when a source last ended */
 	char **dirs;        /* DIR inputs, rescanned with --follow */
@@ -260,10 +260,10 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	if (!path && g.reading) {
-		int s = rte_merge_current(g.reading);
+		int s = rd_merge_current(g.reading);
 
 		if (s >= 0)
-			path = rte_cursor_path(rte_merge_cursor(g.reading, (unsigned)s));
+			path = rte_cursor_path(rd_merge_cursor(g.reading, (unsigned)s));
 	}
 	rd_out_flush_raw(&g.out);
 	put_err("rte-read: ");
@@ -635,7 +635,7 @@ static int add_source(rte_cursor *c, const char *path)
 	/* Mapped again when it is read: a summary of many files maps one
 	 * at a time (the merge releases each file it has read). */
 	rte_cursor_release(c);
-	src = rte_merge_add(g.merge, c);
+	src = rd_merge_add(g.merge, c);
 	if (src < 0)
 		return -1;
 	if (rd_procs_add_src(&g.procs, (unsigned)src, p, pid,
@@ -922,7 +922,7 @@ static void add_inputs(void)
 
 /* Pass one merged event through procs, the crash recorder, the filters
  * and the sink. */
-static void deliver(const struct rte_merge_item *mi, int all)
+static void deliver(const struct rd_merge_item *mi, int all)
 {
 	struct rd_item it;
 
@@ -946,16 +946,16 @@ static void deliver(const struct rte_merge_item *mi, int all)
  * Returns how many were delivered. */
 static uint64_t drain_runs(int all)
 {
-	struct rte_merge_run run;
-	struct rte_merge_item mi;
+	struct rd_merge_run run;
+	struct rd_merge_item mi;
 	uint64_t n = 0;
 	int r, fast = all && g.sink->run && !g.o.follow;
 
-	while ((r = rte_merge_next_run(g.merge, &run)) != 0) {
+	while ((r = rd_merge_next_run(g.merge, &run)) != 0) {
 		size_t i = 0;
 
 		if (r < 0) {
-			fail_line(exit_of(r), "%s", rte_merge_errmsg(g.merge));
+			fail_line(exit_of(r), "%s", rd_merge_errmsg(g.merge));
 			continue;
 		}
 		n += run.n;
@@ -980,15 +980,15 @@ static uint64_t drain_runs(int all)
 /* Deliver every event available now. Returns how many. */
 static uint64_t drain(void)
 {
-	struct rte_merge_item mi;
+	struct rd_merge_item mi;
 	uint64_t n = 0;
 	int r, all = rd_filter_all(&g.filter);
 
 	if (g.unordered)
 		return drain_runs(all);
-	while ((r = rte_merge_next(g.merge, &mi)) != 0) {
+	while ((r = rd_merge_next(g.merge, &mi)) != 0) {
 		if (r < 0) {
-			fail_line(exit_of(r), "%s", rte_merge_errmsg(g.merge));
+			fail_line(exit_of(r), "%s", rd_merge_errmsg(g.merge));
 			continue;
 		}
 		n++;
@@ -1112,7 +1112,7 @@ static int source_alive(unsigned i, int done)
 {
 	struct rd_src *s = &g.procs.src[i];
 
-	if (done || !rd_src_alive(s, rte_merge_cursor(g.merge, i)))
+	if (done || !rd_src_alive(s, rd_merge_cursor(g.merge, i)))
 		return 0;
 	return !s->stopped || rd_writer_maps_now(&s->writer);
 }
@@ -1132,7 +1132,7 @@ static void follow_loop(void)
 		}
 		for (unsigned i = 0; i < g.procs.nsrc; i++)
 			fs.alive[i] = source_alive(i, fs.done[i]);
-		rte_merge_refill(g.merge);
+		rd_merge_refill(g.merge);
 		got = drain();
 		if (g.out.state != RD_OUT_OK || g.stop)
 			break;
@@ -1171,14 +1171,14 @@ static void follow_loop(void)
  */
 static struct rd_crash *crash_report(void)
 {
-	struct rte_merge_item mi;
+	struct rd_merge_item mi;
 	struct rd_crash *c;
 	struct rd_item it;
 	int r;
 
 	if (!g.crash || g.o.follow || !rd_crash_count(g.crash, 0))
 		return g.crash;
-	g.merge2 = rte_merge_new();
+	g.merge2 = rd_merge_new();
 	c = rd_crash_new();
 	if (!g.merge2 || !c) {
 		rd_crash_free(c);
@@ -1192,7 +1192,7 @@ static struct rd_crash *crash_report(void)
 
 		if (rte_cursor_open(s->path, &cur, NULL, 0) != RTE_OK ||
 		    rd_ocaml_reuse(cur, s->path) < 0 ||
-		    (src = rte_merge_add(g.merge2, cur)) < 0 ||
+		    (src = rd_merge_add(g.merge2, cur)) < 0 ||
 		    rd_procs_add_src(&g.procs2, (unsigned)src, s->path, s->pid,
 		                     rte_cursor_rings(cur)) < 0) {
 			rd_crash_free(c);
@@ -1200,8 +1200,8 @@ static struct rd_crash *crash_report(void)
 		}
 	}
 	g.reading = g.merge2;
-	rte_merge_refill(g.merge2);
-	while ((r = rte_merge_next(g.merge2, &mi)) != 0)
+	rd_merge_refill(g.merge2);
+	while ((r = rd_merge_next(g.merge2, &mi)) != 0)
 		if (r > 0) {
 			rd_procs_update(&g.procs2, &mi, &it);
 			rd_crash_update(c, &it);
@@ -1334,10 +1334,10 @@ static void run(void)
 		/* A summary needs each ring's order, not the timeline's. */
 		if (!strncmp(g.o.format, "summary", 7) ||
 		    !strncmp(g.o.format, "gc-stats", 8)) {
-			rte_merge_set_unordered(g.merge, 1);
+			rd_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
 		}
-		rte_merge_refill(g.merge);
+		rd_merge_refill(g.merge);
 		drain();
 		/* Files without ring_stop: killed writers (the formats say). */
 		rd_procs_judge_writers(&g.procs, g.merge);
@@ -1357,8 +1357,8 @@ static void cleanup(void)
 	if (g.sink)
 		g.sink->destroy(g.sink);
 	rd_crash_free(g.crash);
-	rte_merge_free(g.merge);
-	rte_merge_free(g.merge2);
+	rd_merge_free(g.merge);
+	rd_merge_free(g.merge2);
 	rd_procs_fini(&g.procs);
 	rd_procs_fini(&g.procs2);
 	rd_free_list(g.paths, g.npaths);
@@ -1401,7 +1401,7 @@ int main(int argc, char **argv)
 	setup_signals();
 	if (g.o.clean)
 		return clean_dir();
-	g.merge = g.reading = rte_merge_new();
+	g.merge = g.reading = rd_merge_new();
 	if (!g.merge || (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))) {
 		fail_line(EX_NOMEM, "out of memory");
 		cleanup();

@@ -2,7 +2,7 @@
  * metrics.c - per-process Prometheus metrics from ring files, and their
  * exposition (see metrics.h; every metric is in doc/METRICS.md).
  *
- * Each followed file has its own merge (rte_merge, one source) and its own
+ * Each followed file has its own merge (rd_merge, one source) and its own
  * rd_procs, so begin/end matching is procs.c's, identical to the summary
  * formats', and a file is dropped by freeing what is its own. Values are
  * kept per process (pid) in series: one per family and label set, found
@@ -123,7 +123,7 @@ struct centry {
 
 struct file {
 	char *path;
-	rte_merge *m;
+	rd_merge *m;
 	struct rd_procs procs;
 	struct proc *proc;
 	int done, failed;
@@ -720,7 +720,7 @@ static void proc_free(struct proc *P)
 
 static void file_free(struct file *f)
 {
-	rte_merge_free(f->m);
+	rd_merge_free(f->m);
 	rd_procs_fini(&f->procs);
 	free(f->path);
 	free(f);
@@ -756,7 +756,7 @@ void rd_prom_error(rd_prom *p)
 int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < p->nf; i++) {
-		const struct stat *st = rte_cursor_stat(rte_merge_cursor(p->f[i]->m, 0));
+		const struct stat *st = rte_cursor_stat(rd_merge_cursor(p->f[i]->m, 0));
 
 		if (st->st_dev == dev && st->st_ino == ino)
 			return 1;
@@ -772,15 +772,15 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 
 	if (f)
 		rd_procs_init(&f->procs);
-	if (!f || !(f->path = strdup(path)) || !(f->m = rte_merge_new())) {
+	if (!f || !(f->path = strdup(path)) || !(f->m = rd_merge_new())) {
 		rte_cursor_close(c);
 		goto fail;
 	}
-	rte_merge_set_unordered(f->m, 1);
+	rd_merge_set_unordered(f->m, 1);
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
-	src = rte_merge_add(f->m, c);
+	src = rd_merge_add(f->m, c);
 	if (src < 0 ||
 	    rd_procs_add_src(&f->procs, (unsigned)src, f->path, pid,
 	                     rte_cursor_rings(c)) < 0 ||
@@ -835,16 +835,16 @@ void rd_prom_catch_sigbus(void)
  * ring cannot starve the others. Returns 1 if the budget ran out. */
 static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 {
-	struct rte_merge_run run;
-	struct rte_merge_item mi;
+	struct rd_merge_run run;
+	struct rd_merge_item mi;
 	struct rd_item it;
 	size_t n = 0;
 	int r;
 
 	if (!f->in_pass)
-		rte_merge_refill(f->m);
+		rd_merge_refill(f->m);
 	f->in_pass = 1;
-	while ((r = rte_merge_next_run(f->m, &run)) != 0) {
+	while ((r = rd_merge_next_run(f->m, &run)) != 0) {
 		if (r < 0) {
 			p->errors++;
 			continue;
@@ -893,7 +893,7 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 		if (f->done)
 			continue;
 		if (check_alive)
-			alive = rd_src_alive(&f->procs.src[0], rte_merge_cursor(f->m, 0));
+			alive = rd_src_alive(&f->procs.src[0], rd_merge_cursor(f->m, 0));
 		r = read_guarded(p, f, budget);
 		if (r)
 			more |= r > 0;

@@ -43,7 +43,7 @@ struct rd_sink {
 /* 1 if a span that began with s (a user span if user, else a runtime
  * phase) passes filter f: the filter its end would meet. */
 static inline int rd_span_passes(struct rd_filter *f,
-                                 const struct rte_span_open *s, int user)
+                                 const struct rd_span_open *s, int user)
 {
 	struct rte_event ev;
 
@@ -56,7 +56,7 @@ static inline int rd_span_passes(struct rd_filter *f,
 
 /* How many of the n unfinished spans s[0..n) pass filter f. */
 static inline uint64_t rd_spans_passing(struct rd_filter *f,
-                                        const struct rte_span_open *s,
+                                        const struct rd_span_open *s,
                                         unsigned n, int user)
 {
 	uint64_t k = 0;
