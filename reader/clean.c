@@ -28,6 +28,7 @@
 
 #include "clean.h"
 #include "inputs.h"
+#include "liveness.h"
 
 enum kind { K_OTHER, K_RING, K_EXEC, K_TMP };
 

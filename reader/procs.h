@@ -24,6 +24,7 @@
 #define RD_PROCS_H
 
 #include "inputs.h"
+#include "liveness.h"
 #include "merge.h"
 #include "spans.h"
 
