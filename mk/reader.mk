@@ -12,11 +12,14 @@
 READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c \
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
-	reader/fmt_text.c reader/fmt_jsonl.c \
-	reader/fmt_chrome.c reader/fmt_summary.c reader/crashrep.c reader/symbolize.c \
-	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
+	reader/fmt/text.c reader/fmt/jsonl.c \
+	reader/fmt/chrome.c reader/fmt/summary.c reader/crashrep.c reader/symbolize.c \
+	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c \
 	reader/jsonp.c reader/diff.c reader/top.c
 READER_LDLIBS := -lm
+# reader/fmt/: one file per output format (its sink, sinks.h), built over
+# the reader's headers.
+$(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
 
