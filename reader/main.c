@@ -3,7 +3,7 @@
  *
  * options.c parses the command line, discover.c turns the inputs into
  * sources of a merge (merge.c), procs.c annotates each event, filter.c
- * picks events, fmt_*.c write them, follow.c reads live processes,
+ * picks events, the files of fmt/ write them, follow.c reads live processes,
  * signals.c handles SIGBUS and Ctrl-C, status.c keeps the exit status.
  * What is left here: the output's opening and closing, the read loop, and
  * the crash report's second pass.

@@ -71,6 +71,6 @@ struct rd_sink *rd_sink_text(void);
 struct rd_sink *rd_sink_jsonl(void);
 struct rd_sink *rd_sink_chrome(void);
 struct rd_sink *rd_sink_summary(int json);
-struct rd_sink *rd_sink_gcstats(int json); /* fmt_gcstats.c */
+struct rd_sink *rd_sink_gcstats(int json); /* fmt/gcstats.c */
 
 #endif

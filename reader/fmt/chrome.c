@@ -1,5 +1,5 @@
 /*
- * fmt_chrome.c - Chrome Trace Event JSON (the "JSON Array Format" wrapped in
+ * fmt/chrome.c - Chrome Trace Event JSON (the "JSON Array Format" wrapped in
  * an object), for Perfetto UI and chrome://tracing.
  *
  *   pid   the process id; "process_name" metadata names it "pid N: <its

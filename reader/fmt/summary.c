@@ -1,5 +1,5 @@
 /*
- * fmt_summary.c - the summary and summary-json formats.
+ * fmt/summary.c - the summary and summary-json formats.
  *
  * Per process (pid): wall time, rings, runtime phases and user spans with
  * count/total/mean/p50/p90/p99/p99.9/max from fixed-size histograms
