@@ -17,21 +17,15 @@
 #include "rundir.h"
 #include "signals.h"
 #include "status.h"
+#include "vec.h"
 
 #define WAIT_POLL_MS 20
 
 static char *keep_path(struct rd_discover *d, char *p)
 {
-	if (d->npaths == d->pathcap) {
-		size_t cap = d->pathcap ? 2 * d->pathcap : 16;
-		char **n = realloc(d->paths, cap * sizeof *n);
-
-		if (!n) {
-			free(p);
-			return NULL;
-		}
-		d->paths = n;
-		d->pathcap = cap;
+	if (RD_VEC_ROOM(d->paths, d->pathcap, d->npaths, 16) < 0) {
+		free(p);
+		return NULL;
 	}
 	return d->paths[d->npaths++] = p;
 }

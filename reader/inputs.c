@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "inputs.h"
+#include "vec.h"
 
 int rd_is_pid(const char *s)
 {
@@ -117,13 +118,8 @@ int rd_list_dir(const char *dir, char ***out, size_t *n)
 
 		if (!has_suffix(e->d_name, ".events"))
 			continue;
-		if (len == cap) {
-			char **l = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *l);
-
-			if (!l)
-				goto nomem;
-			list = l;
-		}
+		if (RD_VEC_ROOM(list, cap, len, 16) < 0)
+			goto nomem;
 		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
 			goto nomem;
 		list[len++] = path;

@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "rte/crash.h"
 #include "procs.h"
+#include "vec.h"
 
 /* ---- families ------------------------------------------------------------ */
 
@@ -295,15 +296,8 @@ static int tab_grow(struct proc *P)
 
 static int vec_push(struct vec *v, struct series *s)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 16;
-		struct series **n = realloc(v->v, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		v->v = n;
-		v->cap = cap;
-	}
+	if (RD_VEC_ROOM(v->v, v->cap, v->n, 16) < 0)
+		return -1;
 	v->v[v->n++] = s;
 	return 0;
 }
@@ -688,15 +682,8 @@ static struct proc *proc_of(struct rd_prom *p, long pid)
 			p->p[i]->final = 0;
 			return p->p[i];
 		}
-	if (p->np == p->pcap) {
-		size_t cap = p->pcap ? 2 * p->pcap : 16;
-		struct proc **n = realloc(p->p, cap * sizeof *n);
-
-		if (!n)
-			return NULL;
-		p->p = n;
-		p->pcap = cap;
-	}
+	if (RD_VEC_ROOM(p->p, p->pcap, p->np, 16) < 0)
+		return NULL;
 	P = calloc(1, sizeof *P);
 	if (!P || !(P->labels = proc_labels(p, pid))) {
 		free(P);
@@ -786,15 +773,8 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 	                     rte_cursor_rings(c)) < 0 ||
 	    !(f->proc = proc_of(p, pid)))
 		goto fail;
-	if (p->nf == p->fcap) {
-		size_t cap = p->fcap ? 2 * p->fcap : 16;
-		struct file **n = realloc(p->f, cap * sizeof *n);
-
-		if (!n)
-			goto fail;
-		p->f = n;
-		p->fcap = cap;
-	}
+	if (RD_VEC_ROOM(p->f, p->fcap, p->nf, 16) < 0)
+		goto fail;
 	p->f[p->nf++] = f;
 	f->proc->nfiles++;
 	p->files_total++;

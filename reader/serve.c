@@ -32,6 +32,7 @@
 #include "rundir.h"
 #include "serve.h"
 #include "status.h"
+#include "vec.h"
 
 /* Exit codes (rte-read's, status.h; rd_exit_of() maps library errors). */
 enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
@@ -255,16 +256,9 @@ static int remember(const struct stat *st, const char *path)
 
 	if (!p)
 		return -1;
-	if (S.nids == S.idcap) {
-		size_t cap = S.idcap ? 2 * S.idcap : 64;
-		struct file_id *n = realloc(S.ids, cap * sizeof *n);
-
-		if (!n) {
-			free(p);
-			return -1;
-		}
-		S.ids = n;
-		S.idcap = cap;
+	if (RD_VEC_ROOM(S.ids, S.idcap, S.nids, 64) < 0) {
+		free(p);
+		return -1;
 	}
 	S.ids[S.nids].dev = st->st_dev;
 	S.ids[S.nids].ino = st->st_ino;
