@@ -1,122 +1,18 @@
 /*
- * api.c - the public producer API (rte/rte.h): start/pause/resume, the
- * user event registry, and the lock-free event writers.
- *
- * Registry: names live in a private table (so that events registered
- * before tracing starts reach the file when it does, and again in each
- * fork child's file) and in an open-addressing hash for lookups by name.
- * rte_g_types[id] (enum rte_type + 1, 0 = free) is what the write path
- * checks: one byte load per event. User ids are handed out from 0 upwards
- * like OCaml's; rte's own rte.* events take ids from the top (8191 down),
- * so they never shift a program's ids.
+ * api.c - the public producer API (rte/rte.h): start/pause/resume,
+ * rte_register (on registry.h) and the lock-free event writers.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "clock.h"
+#include "registry.h"
 #include "rte/rte.h"
 #include "shim.h"
 
-#define HASH_SLOTS (2 * RTE_MAX_USER_EVENTS)
-
-static char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
-static uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
-static unsigned g_low;              /* lowest id that may be free */
-static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */
-
-int rte_api_register_own(const char *name, enum rte_type type);
-void rte_api_write_all_names(void);
-
-static unsigned type_of(int id)
-{
-	/* Relaxed: a byte that is set once per id; the write path only needs
-	 * the value (the name slot is independent of the event). */
-	return __atomic_load_n(&rte_g_types[id], __ATOMIC_RELAXED);
-}
-
-/* Length of a valid name (1..127 printable ASCII bytes), or -1. */
-static int name_len(const char *name)
-{
-	size_t n = 0;
-
-	if (!name)
-		return -1;
-	for (; name[n]; n++)
-		if (n >= RTE_NAME_MAX || name[n] < 0x20 || name[n] > 0x7e)
-			return -1;
-	return n ? (int)n : -1;
-}
-
-static unsigned hash_name(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h & (HASH_SLOTS - 1);
-}
-
-/* Hash slot holding `name`, or the empty slot where it would go. */
-static unsigned hash_find(const char *name)
-{
-	unsigned i = hash_name(name);
-
-	while (g_hash[i] && strcmp(g_names[g_hash[i] - 1], name))
-		i = (i + 1) & (HASH_SLOTS - 1);
-	return i;
-}
-
-static int free_id(int top)
-{
-	if (top) {
-		while (g_high > 0 && rte_g_types[g_high])
-			g_high--;
-		return rte_g_types[g_high] ? -1 : (int)g_high;
-	}
-	while (g_low < RTE_MAX_USER_EVENTS && rte_g_types[g_low])
-		g_low++;
-	return g_low < RTE_MAX_USER_EVENTS ? (int)g_low : -1;
-}
-
-static int add_locked(const char *name, size_t len, enum rte_type type,
-                      int top)
-{
-	unsigned h = hash_find(name);
-	int id;
-
-	if (g_hash[h]) {
-		id = g_hash[h] - 1;
-		return type_of(id) == (unsigned)type + 1 ? id : RTE_ETYPE;
-	}
-	id = free_id(top);
-	if (id < 0)
-		return RTE_ETOOMANY;
-	memcpy(g_names[id], name, len + 1);
-	g_hash[h] = (uint16_t)(id + 1);
-	rte_core_write_name((unsigned)id, g_names[id]);
-	/* Relaxed: see type_of(); the lock orders registrations. */
-	__atomic_store_n(&rte_g_types[id], (uint8_t)(type + 1),
-	                 __ATOMIC_RELAXED);
-	return id;
-}
-
-int rte_api_register_own(const char *name, enum rte_type type)
-{
-	int id = add_locked(name, strlen(name), type, 1);
-
-	return id >= 0 ? id : -1;
-}
-
-void rte_api_write_all_names(void)
-{
-	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
-		if (rte_g_types[id])
-			rte_core_write_name(id, g_names[id]);
-}
-
 RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 {
-	int saved = errno, len = name_len(name), r;
+	int saved = errno, len = rte_registry_name_len(name), r;
 	sigset_t old_mask;
 
 	if (len < 0 || !strncmp(name, "rte.", 4))
@@ -124,7 +20,7 @@ RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 	if ((unsigned)type > RTE_TYPE_CUSTOM)
 		return RTE_EINVAL;
 	rte_lock(&old_mask);
-	r = add_locked(name, (size_t)len, type, 0);
+	r = rte_registry_add(name, (size_t)len, type, 0, rte_core_write_name);
 	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
@@ -228,7 +124,7 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
 	struct rte_ring_writer *w = rte_enter();
 
 	if (w && ((unsigned)id >= RTE_MAX_USER_EVENTS ||
-	          type_of(id) != (unsigned)type + 1)) {
+	          rte_registry_type(id) != (unsigned)type + 1)) {
 		rte_leave_w(w);
 		return NULL;
 	}

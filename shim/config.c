@@ -203,6 +203,11 @@ static void read_clock(struct rte_config *c)
 		         "using auto", s);
 }
 
+int rte_config_start_at_load(void)
+{
+	return secure_getenv("OCAML_RUNTIME_EVENTS_START") != NULL;
+}
+
 void rte_config_read(struct rte_config *c)
 {
 	const char *dir = secure_getenv("OCAML_RUNTIME_EVENTS_DIR");
@@ -210,7 +215,6 @@ void rte_config_read(struct rte_config *c)
 	memset(c, 0, sizeof(*c));
 	c->log2_words = RTE_RING_LOG2_DEFAULT;
 	c->rings = RTE_MAX_DOMAINS_DEFAULT;
-	c->start = secure_getenv("OCAML_RUNTIME_EVENTS_START") != NULL;
 	c->preserve = secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
 	c->trace_ocaml = secure_getenv("RTE_TRACE_OCAML") != NULL;
 	if (dir && *dir) {

@@ -40,6 +40,7 @@
 
 #include "clock.h"
 #include "crash.h"
+#include "registry.h"
 #include "rte/rte.h"
 #include "shim.h"
 
@@ -52,8 +53,7 @@ pid_t rte_g_pid;
 struct rte_config rte_g_cfg;
 struct rte_file rte_g_file = {.fd = -1};
 pthread_mutex_t rte_g_lock = PTHREAD_MUTEX_INITIALIZER;
-uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
-int rte_g_own[RTE_EV_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+int rte_g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
 __thread struct rte_thread *rte_self_p RTE_TLS;
 
@@ -65,25 +65,21 @@ static int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static pthread_key_t g_key;
 static int g_key_ok;
-static int g_once_full, g_once_reserve, g_once_names;
+static int g_once_full, g_once_reserve;
 
-/* Implemented in api.c: register an rte.* event from the top of the id
- * space (lock held), and write every registered name into the file. */
-int rte_api_register_own(const char *name, enum rte_type type);
-void rte_api_write_all_names(void);
 /* proc.c: pthread_atfork handlers. */
 void rte_proc_init(void);
 
 static const struct {
 	const char *name;
 	enum rte_type type;
-} g_own_events[RTE_EV_OWN_COUNT] = {
-	[RTE_EV_TID] = {"rte.thread.tid", RTE_TYPE_INT},
-	[RTE_EV_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
-	[RTE_EV_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
-	[RTE_EV_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
-	[RTE_EV_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
-	[RTE_EV_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
+} g_own_events[RTE_OWN_COUNT] = {
+	[RTE_OWN_TID] = {"rte.thread.tid", RTE_TYPE_INT},
+	[RTE_OWN_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
+	[RTE_OWN_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
+	[RTE_OWN_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
+	[RTE_OWN_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
+	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
 };
 
 void rte_warn(int *once, const char *fmt, ...)
@@ -404,12 +400,12 @@ static uint64_t user_hdr(unsigned type, int id)
 static void write_labels(struct rte_ring_writer *w)
 {
 	char name[17];
-	int id = rte_g_own[RTE_EV_TID];
+	int id = rte_g_own[RTE_OWN_TID];
 
 	if (id >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
 		                (uint64_t)gettid());
-	id = rte_g_own[RTE_EV_NAME];
+	id = rte_g_own[RTE_OWN_NAME];
 	thread_name(name);
 	if (id >= 0)
 		rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
@@ -657,7 +653,7 @@ void rte_core_write_thread_name(void)
 	char name[17];
 
 	thread_name(name);
-	rte_core_own_custom(RTE_EV_NAME, name, strlen(name));
+	rte_core_own_custom(RTE_OWN_NAME, name, strlen(name));
 }
 
 void rte_core_write_name_of(pthread_t th, const char *name)
@@ -676,7 +672,7 @@ void rte_core_write_name_of(pthread_t th, const char *name)
 		    !pthread_equal(g_owner[i], th))
 			continue;
 		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
-		rte_core_own_custom(RTE_EV_NAME_OF, buf, (size_t)len);
+		rte_core_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
 		return;
 	}
 }
@@ -760,7 +756,12 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	t->ring = -1;
 	t->gen = 0;
 	g_slots[0] = SLOT_TAKEN;
-	rte_api_write_all_names();
+	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++) {
+		const char *name = rte_registry_name(id);
+
+		if (name)
+			rte_core_write_name(id, name);
+	}
 	if (reserve_ring(0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
 		int busy = t->busy;
@@ -797,12 +798,20 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	                 __ATOMIC_RELEASE);
 }
 
+int rte_core_register_own(const char *name, enum rte_type type)
+{
+	int id = rte_registry_add(name, strlen(name), type, 1,
+	                          rte_core_write_name);
+
+	return id >= 0 ? id : -1;
+}
+
 static void register_own_events(void)
 {
-	for (int i = 0; i < RTE_EV_OWN_COUNT; i++)
+	for (int i = 0; i < RTE_OWN_COUNT; i++)
 		if (rte_g_own[i] < 0)
-			rte_g_own[i] = rte_api_register_own(g_own_events[i].name,
-			                                    g_own_events[i].type);
+			rte_g_own[i] = rte_core_register_own(
+				g_own_events[i].name, g_own_events[i].type);
 }
 
 int rte_core_start_locked(void)
@@ -927,7 +936,7 @@ void rte_core_materialize(void)
 void rte_core_stop(void)
 {
 	struct rte_ring_writer *w;
-	int id = rte_g_own[RTE_EV_DROPPED];
+	int id = rte_g_own[RTE_OWN_DROPPED];
 	uint64_t dropped;
 
 	if (!rte_core_owns_process())
@@ -967,7 +976,7 @@ int rte_core_exec_begin(const char *prog)
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	if (prog)
-		rte_core_own_custom(RTE_EV_EXEC, prog, strlen(prog));
+		rte_core_own_custom(RTE_OWN_EXEC, prog, strlen(prog));
 	/* Acq_rel: stops writers, keeps the value for a failed exec. */
 	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
 	w = enter_any(1);
@@ -1025,7 +1034,7 @@ void rte_core_exec_failed(int err)
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
 	rte_core_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
-	rte_core_own_int(RTE_EV_EXEC_FAIL, err);
+	rte_core_own_int(RTE_OWN_EXEC_FAIL, err);
 }
 
 /* ---- load and unload -------------------------------------------------------- */
@@ -1041,7 +1050,7 @@ __attribute__((constructor)) static void rte_init(void)
 	if ((g_proc = map_wiped(sizeof(*g_proc))))
 		g_proc->pid = getpid();
 	rte_proc_init();
-	if (secure_getenv("OCAML_RUNTIME_EVENTS_START")) {
+	if (rte_config_start_at_load()) {
 		rte_lock(&old);
 		rte_core_start_locked();
 		rte_unlock(&old);

@@ -74,7 +74,6 @@
 #include "shim.h"
 
 /* Implemented in api.c: register an rte.* event (registry lock held). */
-int rte_api_register_own(const char *name, enum rte_type type);
 
 static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
@@ -1188,9 +1187,9 @@ static void start_recorder(unsigned m)
 	long min = sysconf(_SC_MINSIGSTKSZ);
 
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
-	g_id_crash = rte_api_register_own("rte.crash", RTE_TYPE_CUSTOM);
+	g_id_crash = rte_core_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
-		g_id_bt = rte_api_register_own("rte.backtrace",
+		g_id_bt = rte_core_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
 	if (rte_bt_init(1) < 0)
@@ -1212,7 +1211,7 @@ void rte_crash_start(void)
 {
 	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
 
-	g_id_signal = rte_api_register_own("rte.signal", RTE_TYPE_INT);
+	g_id_signal = rte_core_register_own("rte.signal", RTE_TYPE_INT);
 	if (m)
 		start_recorder(m);
 	/* The handlers are installed whatever the mode: a truncated file

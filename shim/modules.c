@@ -49,7 +49,6 @@
 #include "shim.h"
 
 /* Implemented in api.c: register an rte.* event (registry lock held). */
-int rte_api_register_own(const char *name, enum rte_type type);
 
 #define MODS_MAX 1024
 #define BUILD_ID_MAX 64u
@@ -89,7 +88,7 @@ void rte_modules_register(void)
 {
 	ssize_t n;
 
-	g_id_unload = rte_api_register_own("rte.module.unload",
+	g_id_unload = rte_core_register_own("rte.module.unload",
 	                                   RTE_TYPE_CUSTOM);
 	/* Relaxed: read by this process's threads after they see the ids. */
 	__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
@@ -97,7 +96,7 @@ void rte_modules_register(void)
 	g_exe[n > 0 ? n : 0] = '\0';
 	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
 	__atomic_store_n(&g_id_load,
-	                 rte_api_register_own("rte.module", RTE_TYPE_CUSTOM),
+	                 rte_core_register_own("rte.module", RTE_TYPE_CUSTOM),
 	                 __ATOMIC_RELEASE);
 }
 

@@ -27,6 +27,7 @@
 #include "backtrace.h"
 #include "ring.h"
 #include "rte/format.h"
+#include "rte/rte.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -37,7 +38,6 @@
 /* ---- configuration (config.c) ------------------------------------------ */
 
 struct rte_config {
-	int start;           /* OCAML_RUNTIME_EVENTS_START is set */
 	int preserve;        /* OCAML_RUNTIME_EVENTS_PRESERVE is set */
 	int force_monotonic; /* RTE_CLOCK=monotonic */
 	int trace_ocaml;     /* RTE_TRACE_OCAML is set */
@@ -51,6 +51,9 @@ struct rte_config {
 /* Read the environment into *c (defaults for anything unset); a malformed
  * value gets its default and one "rte: " warning line. Not signal-safe. */
 void rte_config_read(struct rte_config *c);
+/* 1 if tracing starts when the library is loaded
+ * (OCAML_RUNTIME_EVENTS_START is set). */
+int rte_config_start_at_load(void);
 
 /* Print "rte: <message>\n" where RTE_LOG says (config.c): stderr (only
  * while fd 2 is still the file it was when the log was first used: device
@@ -153,13 +156,13 @@ enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
 
 /* The ids of rte's own events (-1 if no id was free). */
 enum {
-	RTE_EV_TID,       /* rte.thread.tid, int */
-	RTE_EV_NAME,      /* rte.thread.name, custom */
-	RTE_EV_NAME_OF,   /* rte.thread.name_of, custom "<ring>:<name>" */
-	RTE_EV_DROPPED,   /* rte.dropped, int */
-	RTE_EV_EXEC,      /* rte.exec, custom: the program being executed */
-	RTE_EV_EXEC_FAIL, /* rte.exec_failed, int: errno of the failed exec */
-	RTE_EV_OWN_COUNT
+	RTE_OWN_TID,       /* rte.thread.tid, int */
+	RTE_OWN_NAME,      /* rte.thread.name, custom */
+	RTE_OWN_NAME_OF,   /* rte.thread.name_of, custom "<ring>:<name>" */
+	RTE_OWN_DROPPED,   /* rte.dropped, int */
+	RTE_OWN_EXEC,      /* rte.exec, custom: the program being executed */
+	RTE_OWN_EXEC_FAIL, /* rte.exec_failed, int: errno of the failed exec */
+	RTE_OWN_COUNT
 };
 
 /* Hot: the generation of the current file while tracing runs and is not
@@ -172,8 +175,7 @@ extern pid_t rte_g_pid;         /* process that owns rte_g_file */
 extern struct rte_config rte_g_cfg;
 extern struct rte_file rte_g_file;
 extern pthread_mutex_t rte_g_lock; /* start, register, pause, fork */
-extern uint8_t rte_g_types[RTE_MAX_USER_EVENTS]; /* enum rte_type + 1 */
-extern int rte_g_own[RTE_EV_OWN_COUNT];
+extern int rte_g_own[RTE_OWN_COUNT];
 extern uint64_t rte_g_dropped;
 
 /*
@@ -265,6 +267,9 @@ void rte_core_atfork_child(void);
 void rte_core_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */
 void rte_core_write_name(unsigned id, const char *name);
+/* Register an rte.* event from the top of the id space, its name written
+ * into the file if one is mapped (lock held). Returns the id or -1. */
+int rte_core_register_own(const char *name, enum rte_type type);
 /* Write the calling thread's name as rte.thread.name on its ring. */
 void rte_core_write_thread_name(void);
 /* Write rte.thread.name_of "<ring>:<name>" for thread `t` on our ring. */
