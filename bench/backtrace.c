@@ -17,6 +17,7 @@
  *
  * usage: backtrace [CAPTURES [ROUNDS<=64 [DEPTH]]]
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
 		        argv[0]);
 		return 2;
 	}
-	if (rte_bt_init(1) < 0) {
+	if (rte_bt_init(1, dlopen, dlclose) < 0) {
 		fprintf(stderr, "libunwind.so.8 cannot be loaded\n");
 		return 1;
 	}

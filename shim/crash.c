@@ -105,8 +105,6 @@ static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
 static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
 static int g_fork_threaded;      /* the parent had threads (lock held) */
-static int (*g_real_sigaction)(int, const struct sigaction *,
-                               struct sigaction *);
 static pthread_key_t g_alt_key;
 static int g_alt_key_ok;
 static size_t g_alt_size;
@@ -137,16 +135,12 @@ static int real_sigaction(int sig, const struct sigaction *act,
 {
 	int (*f)(int, const struct sigaction *, struct sigaction *);
 
+	rte_real_resolve();
 	/* Relaxed: the pointer is the same whoever stores it. */
-	f = __atomic_load_n(&g_real_sigaction, __ATOMIC_RELAXED);
+	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
 	if (!f) {
-		*(void **)&f = rte_dlsym(RTLD_NEXT, "sigaction");
-		if (!f) {
-			errno = ENOSYS;
-			return -1;
-		}
-		/* Relaxed: as the load above. */
-		__atomic_store_n(&g_real_sigaction, f, __ATOMIC_RELAXED);
+		errno = ENOSYS;
+		return -1;
 	}
 	return f(sig, act, old);
 }
@@ -957,11 +951,15 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags)
 	return old.sa_handler;
 }
 
-static sighandler_t real_signal(const char *name, int sig, sighandler_t h)
+/* Call the real signal-family function *slot (of struct rte_real). */
+static sighandler_t real_signal(sighandler_t (**slot)(int, sighandler_t),
+                                int sig, sighandler_t h)
 {
 	sighandler_t (*f)(int, sighandler_t);
 
-	*(void **)&f = rte_dlsym(RTLD_NEXT, name);
+	rte_real_resolve();
+	/* Relaxed: the pointer is the same whoever stores it. */
+	f = __atomic_load_n(slot, __ATOMIC_RELAXED);
 	if (!f) {
 		errno = ENOSYS;
 		return SIG_ERR;
@@ -994,7 +992,7 @@ static sighandler_t term_prev(sighandler_t r)
 RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("signal", sig, h));
+		return term_prev(real_signal(&rte_real.signal, sig, h));
 	return set_handler(sig, h, SA_RESTART);
 }
 
@@ -1002,7 +1000,7 @@ sighandler_t bsd_signal(int sig, sighandler_t h);
 RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("bsd_signal", sig, h));
+		return term_prev(real_signal(&rte_real.bsd_signal, sig, h));
 	return set_handler(sig, h, SA_RESTART);
 }
 
@@ -1010,7 +1008,7 @@ RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("sysv_signal", sig, h));
+		return term_prev(real_signal(&rte_real.sysv_signal, sig, h));
 	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
@@ -1192,7 +1190,8 @@ static void start_recorder(unsigned m)
 		g_id_bt = rte_core_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
-	if (rte_bt_init(1) < 0)
+	rte_real_resolve();
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
 		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
 		         "recorded without their stack");
 	/* 64 KiB: libunwind's walk plus a program handler chained from ours

@@ -67,8 +67,6 @@ static int g_id_load = -1, g_id_unload = -1;
 static unsigned long long g_adds, g_subs; /* dl_iterate_phdr's counters */
 static uint32_t g_synced_gen;
 static char g_exe[PATH_MAX];
-static void *(*g_real_dlopen)(const char *, int);
-static int (*g_real_dlclose)(void *);
 static pid_t g_loader_pid; /* atomic: where the loader's lock is sound */
 
 /* Payload being encoded (under g_lock). */
@@ -399,18 +397,6 @@ void rte_modules_resend(void)
 
 /* ---- dlopen / dlclose -------------------------------------------------------- */
 
-static void resolve(void)
-{
-	/* Relaxed: the pointers are the same whoever stores them. */
-	if (!__atomic_load_n(&g_real_dlopen, __ATOMIC_RELAXED)) {
-		void *o = rte_dlsym(RTLD_NEXT, "dlopen");
-		void *c = rte_dlsym(RTLD_NEXT, "dlclose");
-
-		__atomic_store_n((void **)&g_real_dlclose, c, __ATOMIC_RELAXED);
-		__atomic_store_n((void **)&g_real_dlopen, o, __ATOMIC_RELAXED);
-	}
-}
-
 /* 1 if the object containing `addr` has DT_RPATH or DT_RUNPATH. */
 static int caller_has_paths(const void *addr)
 {
@@ -439,14 +425,16 @@ RTE_EXPORT void *dlopen(const char *file, int mode)
 {
 	void *h;
 
-	resolve();
-	if (!g_real_dlopen)
+	void *(*real)(const char *, int);
+
+	rte_real_resolve();
+	if (!(real = rte_real.dlopen))
 		return NULL;
 	/* Relaxed: only decides whether to record. */
 	if (!enabled() || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
 	    caller_matters(file, __builtin_return_address(0)))
-		return g_real_dlopen(file, mode); /* tail call: see above */
-	h = g_real_dlopen(file, mode);
+		return real(file, mode); /* tail call: see above */
+	h = real(file, mode);
 	rte_modules_sync(0);
 	return h;
 }
@@ -455,10 +443,10 @@ RTE_EXPORT int dlclose(void *handle)
 {
 	int r;
 
-	resolve();
-	if (!g_real_dlclose)
+	rte_real_resolve();
+	if (!rte_real.dlclose)
 		return -1;
-	r = g_real_dlclose(handle);
+	r = rte_real.dlclose(handle);
 	/* Relaxed: only decides whether to record. */
 	if (enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
 		rte_modules_sync(0);

@@ -158,28 +158,15 @@ RTE_EXPORT int daemon(int nochdir, int noclose)
 RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
                          const struct winsize *wp)
 {
-	typedef int open_fn(int *, int *, char *, const struct termios *,
-	                    const struct winsize *);
-	typedef int login_fn(int);
-	static void *open_p, *login_p; /* atomic */
 	int master, slave;
 	pid_t pid;
 
-	/* Acquire: pairs with the release below (open_p is stored first);
-	 * any thread stores the same values. */
-	if (!__atomic_load_n(&login_p, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&open_p, rte_dlsym(RTLD_NEXT, "openpty"),
-		                 __ATOMIC_RELAXED);
-		__atomic_store_n(&login_p, rte_dlsym(RTLD_NEXT, "login_tty"),
-		                 __ATOMIC_RELEASE);
-	}
-	if (!__atomic_load_n(&open_p, __ATOMIC_RELAXED) ||
-	    !__atomic_load_n(&login_p, __ATOMIC_RELAXED)) {
+	rte_real_resolve();
+	if (!rte_real.openpty || !rte_real.login_tty) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (((open_fn *)__atomic_load_n(&open_p, __ATOMIC_RELAXED))(
-	            &master, &slave, name, tp, wp) < 0)
+	if (rte_real.openpty(&master, &slave, name, tp, wp) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0) {
@@ -189,8 +176,7 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
 	}
 	if (pid == 0) {
 		close(master);
-		if (((login_fn *)__atomic_load_n(&login_p, __ATOMIC_RELAXED))(
-		            slave) < 0)
+		if (rte_real.login_tty(slave) < 0)
 			_exit(1);
 		return 0;
 	}

@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct termios;
+struct winsize;
+
 #include "backtrace.h"
 #include "ring.h"
 #include "rte/format.h"
@@ -134,6 +137,15 @@ struct rte_real {
 	int (*execveat)(int, const char *, char *const[], char *const[], int);
 	void (*exit_)(int);
 	void (*quick_exit)(int);
+	int (*openpty)(int *, int *, char *, const struct termios *,
+	               const struct winsize *);
+	int (*login_tty)(int);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+	sighandler_t (*bsd_signal)(int, sighandler_t);
+	sighandler_t (*sysv_signal)(int, sighandler_t);
+	void *(*dlopen)(const char *, int);
+	int (*dlclose)(void *);
 };
 
 extern struct rte_real rte_real;
