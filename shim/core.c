@@ -82,29 +82,6 @@ static const struct {
 	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
 };
 
-void rte_warn(int *once, const char *fmt, ...)
-{
-	int saved = errno;
-	char buf[PATH_MAX + 256];
-	va_list ap;
-	int n;
-
-	/* Relaxed: only decides who prints; nothing else is published. */
-	if (once && __atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
-		goto out;
-	memcpy(buf, "rte: ", 5);
-	va_start(ap, fmt);
-	n = vsnprintf(buf + 5, sizeof(buf) - 6, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		goto out;
-	n = 5 + (n < (int)sizeof(buf) - 6 ? n : (int)sizeof(buf) - 7);
-	buf[n++] = '\n';
-	rte_log_line(buf, (size_t)n); /* config.c: RTE_LOG */
-out:
-	errno = saved;
-}
-
 /* ---- per-thread state and the per-process page ------------------------------ */
 
 /*
@@ -1045,6 +1022,7 @@ __attribute__((constructor)) static void rte_init(void)
 
 	sigset_t old;
 
+	rte_log_load(); /* first: the fd 2 of the start */
 	rte_real_resolve();
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
 	if ((g_proc = map_wiped(sizeof(*g_proc))))

@@ -1012,36 +1012,6 @@ RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
-/* ---- RTE_BACKTRACE ----------------------------------------------------------- */
-
-static unsigned parse_mode(const char *s)
-{
-	unsigned m = RTE_BTM_CRASH;
-
-	if (!s || !*s || !strcmp(s, "0") || !strcmp(s, "crash"))
-		return m;
-	if (!strcmp(s, "off") || !strcmp(s, "none"))
-		return 0;
-	while (*s) {
-		size_t n = strcspn(s, ",");
-
-		if (n == 3 && !strncmp(s, "all", 3))
-			m |= RTE_BTM_FORK | RTE_BTM_THREAD;
-		else if (n == 4 && !strncmp(s, "fork", 4))
-			m |= RTE_BTM_FORK;
-		else if (n == 6 && !strncmp(s, "thread", 6))
-			m |= RTE_BTM_THREAD;
-		else if (!(n == 5 && !strncmp(s, "crash", 5)))
-			rte_warn(NULL, "RTE_BACKTRACE: ignoring '%.*s' (crash, "
-			         "fork, thread, all or off)",
-			         (int)(n > 32 ? 32 : n), s);
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	return m;
-}
-
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,
                      const uint64_t *pcs, unsigned n)
 {
@@ -1208,7 +1178,7 @@ static void start_recorder(unsigned m)
 
 void rte_crash_start(void)
 {
-	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
+	unsigned m = rte_config_backtrace();
 
 	g_id_signal = rte_core_register_own("rte.signal", RTE_TYPE_INT);
 	if (m)
@@ -1223,12 +1193,3 @@ void rte_crash_start(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-/* Resolve the real sigaction early: a program may call sigaction from a
- * signal handler before tracing ever starts. */
-__attribute__((constructor)) static void crash_init(void)
-{
-	int saved = errno;
-
-	real_sigaction(SIGSEGV, NULL, NULL);
-	errno = saved;
-}

@@ -11,10 +11,6 @@
 
 #pragma GCC visibility push(hidden)
 
-/* RTE_BACKTRACE bits */
-#define RTE_BTM_CRASH 1u
-#define RTE_BTM_FORK 2u
-#define RTE_BTM_THREAD 4u
 
 /* Tracing has just started (rte_core_start_locked, registry lock held):
  * register rte.signal, read RTE_BACKTRACE, register the rte.* crash

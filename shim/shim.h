@@ -28,6 +28,9 @@ struct termios;
 struct winsize;
 
 #include "backtrace.h"
+#include "config.h"
+#include "fd.h"
+#include "log.h"
 #include "ring.h"
 #include "rte/format.h"
 #include "rte/rte.h"
@@ -36,42 +39,8 @@ struct winsize;
 
 #define RTE_EXPORT __attribute__((visibility("default")))
 #define RTE_TLS __attribute__((tls_model("initial-exec")))
-#define RTE_RINGS_MAX 4096u
-
-/* ---- configuration (config.c) ------------------------------------------ */
-
-struct rte_config {
-	int preserve;        /* OCAML_RUNTIME_EVENTS_PRESERVE is set */
-	int force_monotonic; /* RTE_CLOCK=monotonic */
-	int trace_ocaml;     /* RTE_TRACE_OCAML is set */
-	unsigned log2_words; /* OCAMLRUNPARAM e=N */
-	unsigned rings;      /* RTE_RINGS */
-	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
-	int dir_default;     /* unset or empty: dir is common/rundir.h's */
-	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, or the default */
-};
-
-/* Read the environment into *c (defaults for anything unset); a malformed
- * value gets its default and one "rte: " warning line. Not signal-safe. */
-void rte_config_read(struct rte_config *c);
-/* 1 if tracing starts when the library is loaded
- * (OCAML_RUNTIME_EVENTS_START is set). */
-int rte_config_start_at_load(void);
-
-/* Print "rte: <message>\n" where RTE_LOG says (config.c): stderr (only
- * while fd 2 is still the file it was when the log was first used: device
- * and inode), none, or appended to a file. Async-signal-safe. */
-void rte_log_line(const char *line, size_t n);
 
 /* ---- the ring file (file.c) --------------------------------------------- */
-
-/* Every descriptor the shim keeps is at least this (never 0, 1 or 2). */
-#define RTE_FD_MIN 100
-
-/* Move fd to a descriptor >= RTE_FD_MIN (else >= 3), O_CLOEXEC, closing the
- * original. Returns the new fd, or -1 with errno (fd closed) if no
- * descriptor above 2 is free. fd < 0 is returned as is. Signal-safe. */
-int rte_fd_high(int fd);
 
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
@@ -247,12 +216,6 @@ static inline struct rte_thread *rte_self_get(void)
  * In a fork child that no atfork handler saw, first adopts the child. */
 void rte_lock(sigset_t *old);
 void rte_unlock(const sigset_t *old);
-
-/* Print "rte: <message>" as one line on stderr, at most once per *once
- * flag (NULL: always). Async-signal-safe (vsnprintf on a stack buffer +
- * write). Preserves errno. */
-void rte_warn(int *once, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* Start tracing (lock held by the caller). Returns RTE_OK or RTE_ESTATE. */
 int rte_core_start_locked(void);
