@@ -55,7 +55,8 @@
 
 #include "clock.h"
 #include "rundir.h"
-#include "shim.h"
+#include "file.h"
+#include "log.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
@@ -71,6 +72,7 @@ static struct {
 	ino_t ino;
 	int ok;              /* resolved */
 	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
+	const char *spelled; /* that relative spelling (the config's dir) */
 	char path[PATH_MAX]; /* absolute, for messages and re-opening */
 } g_dir = {.fd = -1};
 
@@ -130,6 +132,7 @@ static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
 	g_dir.ino = st.st_ino;
 	g_dir.fd = fd;
 	g_dir.relative = !c->dir_default && c->dir[0] != '/';
+	g_dir.spelled = c->dir;
 	g_dir.ok = 1;
 	return 0;
 fail:
@@ -179,7 +182,7 @@ const char *rte_file_env_dir(const char *entry)
 	size_t n = sizeof(DIR_VAR) - 1;
 
 	if (!g_dir.ok || !g_dir.relative || strncmp(entry, DIR_VAR, n) ||
-	    strcmp(entry + n, rte_g_cfg.dir))
+	    strcmp(entry + n, g_dir.spelled))
 		return NULL;
 	return g_dir.path;
 }

@@ -21,7 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "ocaml.h"
+#include "real.h"
 
 static const char k_symbol[] = "caml_runtime_events_init";
 

@@ -16,7 +16,7 @@
  */
 #include <dlfcn.h>
 
-#include "shim.h"
+#include "real.h"
 
 struct rte_real rte_real;
 

@@ -24,13 +24,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct termios;
-struct winsize;
-
 #include "backtrace.h"
 #include "config.h"
 #include "fd.h"
+#include "file.h"
 #include "log.h"
+#include "ocaml.h"
+#include "real.h"
 #include "ring.h"
 #include "rte/format.h"
 #include "rte/rte.h"
@@ -39,91 +39,6 @@ struct winsize;
 
 #define RTE_EXPORT __attribute__((visibility("default")))
 #define RTE_TLS __attribute__((tls_model("initial-exec")))
-
-/* ---- the ring file (file.c) --------------------------------------------- */
-
-struct rte_file {
-	char *base;             /* shared mapping of l.total_size bytes */
-	struct rte_layout l;
-	int fd;                 /* O_CLOEXEC, high; may be closed by the program */
-	dev_t dev;              /* identity of the file, to recognise it */
-	ino_t ino;
-	int unlinked;           /* exec without PRESERVE removed the name */
-	char name[32];          /* <pid>.events, in the held directory */
-	char exec_name[48];     /* <pid>.exec<N>.events while exec runs */
-	char path[PATH_MAX];    /* absolute <dir>/<pid>.events, for messages */
-};
-
-/* Create, size, reserve, map and initialise <dir>/<pid>.events, publishing
- * it under its final name only when complete. Returns 0, or -1 with a
- * one-line reason in err. errno is clobbered. */
-int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
-                    char *err, size_t errlen);
-/* Allocate the disk blocks of [off, off + len) so that stores through the
- * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
-int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
-/* madvise the mapping for sparse use (no read-around). */
-void rte_file_advise(const struct rte_file *f);
-/* 1 if <pid>.events in the directory is still our file. Signal-safe. */
-int rte_file_is_ours(const struct rte_file *f);
-/* Unlink the file if its name is still ours. Signal-safe. */
-void rte_file_remove(const struct rte_file *f);
-/* Before exec: move the file out of the way of the next image, to
- * <pid>.exec<N>.events with preserve, else unlink it (kept mapped), so
- * that nothing is left after a successful exec. Returns 0 or an errno. */
-int rte_file_exec_away(struct rte_file *f, int preserve);
-/* After a failed exec: give the file its name back (without PRESERVE, a
- * copy of it replaces the mapping at the same address: the caller must
- * reserve again the blocks it had reserved). Returns 0 or errno. */
-int rte_file_exec_back(struct rte_file *f, pid_t pid);
-/* exec: if the environment entry `entry` is the relative
- * OCAML_RUNTIME_EVENTS_DIR=<dir> that tracing started with, the absolute
- * directory it was resolved to (the new image must use the same directory
- * even if the program changed its working directory since), else NULL.
- * Signal-safe. */
-const char *rte_file_env_dir(const char *entry);
-/* Unmap and close (only where no other thread can write: fork child). */
-void rte_file_drop(struct rte_file *f);
-
-/* ---- OCaml detection (ocaml.c) ------------------------------------------ */
-
-/* 1 if this process contains OCaml 5's runtime events (the symbol
- * caml_runtime_events_init in the main executable's symbol tables or in any
- * loaded object), else 0. Not signal-safe. */
-int rte_ocaml_detect(void);
-
-/* ---- real functions (real.c) -------------------------------------------- */
-
-struct rte_real {
-	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
-	                      void *(*)(void *), void *);
-	int (*pthread_setname_np)(pthread_t, const char *);
-	pid_t (*fork)(void);
-	int (*execve)(const char *, char *const[], char *const[]);
-	int (*execvp)(const char *, char *const[]);
-	int (*execvpe)(const char *, char *const[], char *const[]);
-	int (*fexecve)(int, char *const[], char *const[]);
-	int (*execveat)(int, const char *, char *const[], char *const[], int);
-	void (*exit_)(int);
-	void (*quick_exit)(int);
-	int (*openpty)(int *, int *, char *, const struct termios *,
-	               const struct winsize *);
-	int (*login_tty)(int);
-	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
-	sighandler_t (*signal)(int, sighandler_t);
-	sighandler_t (*bsd_signal)(int, sighandler_t);
-	sighandler_t (*sysv_signal)(int, sighandler_t);
-	void *(*dlopen)(const char *, int);
-	int (*dlclose)(void *);
-};
-
-extern struct rte_real rte_real;
-/* dlsym() that leaves no error state behind when the symbol is missing. */
-void *rte_dlsym(void *handle, const char *name);
-/* Resolve every real function (idempotent, cheap after the first call).
- * Called from the constructor and lazily by each wrapper, in case another
- * library's constructor calls a wrapper before ours ran. */
-void rte_real_resolve(void);
 
 /* ---- global state (core.c) ---------------------------------------------- */
 
