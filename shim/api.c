@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "registry.h"
 #include "rte/rte.h"
-#include "shim.h"
+#include "tracer.h"
 
 RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 {
@@ -20,7 +20,7 @@ RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 	if ((unsigned)type > RTE_TYPE_CUSTOM)
 		return RTE_EINVAL;
 	rte_lock(&old_mask);
-	r = rte_registry_add(name, (size_t)len, type, 0, rte_core_write_name);
+	r = rte_registry_add(name, (size_t)len, type, 0, rte_tracer_write_name);
 	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
@@ -34,7 +34,7 @@ RTE_EXPORT int rte_start(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	r = rte_core_start_locked();
+	r = rte_tracer_start_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
@@ -46,18 +46,7 @@ RTE_EXPORT void rte_pause(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	if (rte_g_state == ST_FORKED && !rte_g_paused) {
-		/* A fork child without its file yet: nothing to write. */
-		rte_g_paused = 1;
-		/* Release: as below. */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && !rte_g_paused) {
-		rte_core_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
-		rte_g_paused = 1;
-		/* Release: pairs with nothing in particular; writers that
-		 * still see the old value finish a valid write. */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-	}
+	rte_tracer_pause_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 }
@@ -68,19 +57,7 @@ RTE_EXPORT void rte_resume(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	if (rte_g_state == ST_FORKED && rte_g_paused) {
-		rte_g_paused = 0;
-		/* Release: the pending value sends the next event to the
-		 * slow path, which makes the file. */
-		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
-		                 __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && rte_g_paused) {
-		rte_g_paused = 0;
-		/* Release: pairs with the acquire in rte_core_attach() (the
-		 * generation is already published; this only re-opens). */
-		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
-		rte_core_lifecycle(RTE_LC_RING_RESUME, 0, 1);
-	}
+	rte_tracer_resume_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 }
@@ -97,7 +74,7 @@ RTE_EXPORT int rte_path(char *buf, size_t len)
 	size_t n;
 	sigset_t old_mask;
 
-	rte_core_materialize(); /* a fork child's file is made on demand */
+	rte_tracer_materialize(); /* a fork child's file is made on demand */
 	rte_lock(&old_mask);
 	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
 		r = RTE_ESTATE;
@@ -180,7 +157,7 @@ RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
 		return;
 	if (!bytes)
 		len = 0;
-	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
 	rte_leave_w(w);
 }
 

@@ -71,7 +71,7 @@
 #include "crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
-#include "shim.h"
+#include "tracer.h"
 
 /* Implemented in api.c: register an rte.* event (registry lock held). */
 
@@ -186,13 +186,13 @@ static struct rte_ring_writer *enter_forced(void)
 
 	/* Acquire: pairs with the release stores of rte_g_state. */
 	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) != ST_RUNNING)
 		return NULL;
 	/* The interrupted write (if any) never resumes: take the ring. */
 	rte_self.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = rte_core_attach(0);
+	w = rte_tracer_attach(0);
 	if (!w)
 		rte_leave();
 	return w;
@@ -208,13 +208,13 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
 	w = force ? enter_forced() : rte_enter();
 	if (!w)
 		return -1;
-	r = rte_core_write_custom(w, custom_hdr(id), bytes, n);
+	r = rte_tracer_write_custom(w, custom_hdr(id), bytes, n);
 	rte_leave();
 	return r;
 }
 
 /* Encoding buffer of stack records (used only inside a write of this
- * thread, like core.c's own). */
+ * thread, like tracer.c's own). */
 #define t_enc (rte_self.crash_enc)
 
 /*
@@ -312,7 +312,30 @@ static void alt_free(void *p)
 		munmap(base, g_alt_size + guard);
 }
 
-void rte_crash_thread_start(void)
+struct bt_start {
+	int ring;
+	int32_t tid;
+	unsigned n;
+	uint64_t pcs[RTE_BT_MAX];
+};
+
+static void alt_start(void);
+static void write_bt(uint32_t kind, int64_t data, int32_t tid,
+                     const uint64_t *pcs, unsigned n);
+static void bt_free(struct bt_start *s);
+
+void rte_crash_thread_start(void *ctx)
+{
+	struct bt_start *bt = ctx;
+
+	alt_start();
+	if (bt) {
+		write_bt(RTE_BT_THREAD, bt->ring, bt->tid, bt->pcs, bt->n);
+		bt_free(bt);
+	}
+}
+
+static void alt_start(void)
 {
 	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
 	stack_t cur, ss;
@@ -673,13 +696,7 @@ static int ring_fault(int sig, const siginfo_t *si)
 		mmap(base, size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
 		     -1, 0);
-		/* Release: pairs with the relaxed load in rte_enter(). */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-		/* Release: pairs with the state loads of core.c: no exit
-		 * path writes or removes anything from now on. */
-		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
-		if (!rte_g_cfg.preserve)
-			rte_file_remove(&rte_g_file);
+		rte_tracer_lost();
 	}
 	return 1;
 }
@@ -796,7 +813,7 @@ static void term_record(void *arg)
 
 	/* A fork child that never wrote has no file, and keeps none without
 	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
-	 * core.c's release stores of the state. */
+	 * tracer.c's release stores of the state. */
 	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED &&
 	    !rte_g_cfg.preserve)
 		return;
@@ -808,7 +825,7 @@ static void term_record(void *arg)
 		                rte_clock_ns(), (uint64_t)sig);
 		rte_leave();
 	}
-	rte_core_stop(); /* ring_stop; the file removed unless PRESERVE */
+	rte_tracer_stop(); /* ring_stop; the file removed unless PRESERVE */
 }
 
 /* Our handler of a g_term signal (its disposition is SIG_DFL for the
@@ -1051,66 +1068,47 @@ void rte_crash_fork_parent(pid_t child)
  * pool (no malloc at thread creation); when all slots are in flight the
  * thread simply starts without it. */
 #define BT_SLOTS 32
-struct bt_start {
-	void *(*fn)(void *);
-	void *arg;
-	int ring;
-	int32_t tid;
-	unsigned n;
-	uint64_t pcs[RTE_BT_MAX];
-};
 static struct bt_start g_bt_pool[BT_SLOTS];
 static uint8_t g_bt_used[BT_SLOTS]; /* atomic */
 
-static void *bt_trampoline(void *p)
+static void bt_free(struct bt_start *s)
 {
-	struct bt_start *s = p;
-	void *(*fn)(void *) = s->fn;
-	void *arg = s->arg;
-
-	write_bt(RTE_BT_THREAD, s->ring, s->tid, s->pcs, s->n);
 	/* Release: we are done reading the slot; pairs with the acquire
-	 * CAS in rte_crash_thread_wrap(). */
+	 * CAS in rte_crash_thread_create(). */
 	__atomic_store_n(&g_bt_used[s - g_bt_pool], 0, __ATOMIC_RELEASE);
-	return fn(arg);
 }
 
-void rte_crash_thread_wrap(void *(**fn)(void *), void **arg)
+void *rte_crash_thread_create(void)
 {
 	int saved = errno;
+	struct bt_start *r = NULL;
 
 	if (!(mode() & RTE_BTM_THREAD))
-		return;
+		return NULL;
 	for (unsigned i = 0; i < BT_SLOTS; i++) {
 		uint8_t free_ = 0;
 		struct bt_start *s = &g_bt_pool[i];
 
-		/* Acquire: pairs with the release in bt_trampoline(). */
+		/* Acquire: pairs with the release in bt_free(). */
 		if (!__atomic_compare_exchange_n(&g_bt_used[i], &free_, 1, 0,
 		                                 __ATOMIC_ACQUIRE,
 		                                 __ATOMIC_RELAXED))
 			continue;
-		s->fn = *fn;
-		s->arg = *arg;
 		s->ring = rte_self.ring;
 		s->tid = (int32_t)gettid();
 		/* Skip this hook and the pthread_create wrapper. */
 		s->n = rte_bt_capture_here(s->pcs, RTE_BT_MAX, 2);
-		*fn = bt_trampoline;
-		*arg = s;
+		r = s;
 		break;
 	}
 	errno = saved;
+	return r;
 }
 
-void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg)
+void rte_crash_thread_create_failed(void *ctx)
 {
-	struct bt_start *s = arg;
-
-	if (fn == bt_trampoline)
-		/* Release: as in bt_trampoline(). */
-		__atomic_store_n(&g_bt_used[s - g_bt_pool], 0,
-		                 __ATOMIC_RELEASE);
+	if (ctx)
+		bt_free(ctx);
 }
 
 /* ---- start ---------------------------------------------------------------- */
@@ -1155,9 +1153,9 @@ static void start_recorder(unsigned m)
 	long min = sysconf(_SC_MINSIGSTKSZ);
 
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
-	g_id_crash = rte_core_register_own("rte.crash", RTE_TYPE_CUSTOM);
+	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
-		g_id_bt = rte_core_register_own("rte.backtrace",
+		g_id_bt = rte_tracer_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
 	rte_real_resolve();
@@ -1173,14 +1171,14 @@ static void start_recorder(unsigned m)
 	/* Release: publishes the ids, g_alt_size and the key to the hooks of
 	 * other threads; pairs with mode(). */
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
-	rte_crash_thread_start();
+	alt_start();
 }
 
 void rte_crash_start(void)
 {
 	unsigned m = rte_config_backtrace();
 
-	g_id_signal = rte_core_register_own("rte.signal", RTE_TYPE_INT);
+	g_id_signal = rte_tracer_register_own("rte.signal", RTE_TYPE_INT);
 	if (m)
 		start_recorder(m);
 	/* The handlers are installed whatever the mode: a truncated file

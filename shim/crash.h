@@ -12,7 +12,7 @@
 #pragma GCC visibility push(hidden)
 
 
-/* Tracing has just started (rte_core_start_locked, registry lock held):
+/* Tracing has just started (rte_tracer_start_locked, registry lock held):
  * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
  * events, load libunwind, give the calling thread an alternate signal
  * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
@@ -24,16 +24,17 @@ void rte_crash_start(void);
  * was recorded, or the exit is made from a program's crash handler that
  * we called. Async-signal-safe. */
 int rte_crash_keep_file(void);
+/* The recorder's hook observers (hooks.h), wired by init.c:
+ * pthread_create, before the real one: with RTE_BACKTRACE=thread, the
+ * creator's stack in a slot of a static pool (the context), else NULL;
+ * _failed gives the slot back. */
+void *rte_crash_thread_create(void);
+void rte_crash_thread_create_failed(void *ctx);
 /* First code of a thread made by pthread_create while tracing runs: give
- * it an alternate signal stack. Not signal-safe (mmap is, but it runs once
+ * it an alternate signal stack, then write the creator's stack (ctx) as
+ * rte.backtrace on its ring. Not signal-safe (mmap is, but it runs once
  * per thread anyway). */
-void rte_crash_thread_start(void);
-/* pthread_create, before the real one: with RTE_BACKTRACE=thread, replace
- * (*fn, *arg) by a start routine that records the creator's stack on the
- * new thread's ring; rte_crash_thread_unwrap undoes it if the creation
- * failed. */
-void rte_crash_thread_wrap(void *(**fn)(void *), void **arg);
-void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg);
+void rte_crash_thread_start(void *ctx);
 /* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
 void rte_crash_fork_parent(pid_t child);
 /* Write an rte.* custom event of id `id` on the calling thread's ring.

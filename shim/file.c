@@ -262,7 +262,7 @@ static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
 	/* The header, the ring headers and ring 0 now, before the file is
 	 * published: a file nobody can write ring_start into must never
 	 * appear. Other rings when they are claimed, each page of names when
-	 * a name is written (core.c). */
+	 * a name is written (tracer.c). */
 	if ((e = rte_file_reserve(f, 0, l->data_offset + l->ring_size_bytes)))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,

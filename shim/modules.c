@@ -46,7 +46,7 @@
 #include "crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
-#include "shim.h"
+#include "tracer.h"
 
 /* Implemented in api.c: register an rte.* event (registry lock held). */
 
@@ -86,7 +86,7 @@ void rte_modules_register(void)
 {
 	ssize_t n;
 
-	g_id_unload = rte_core_register_own("rte.module.unload",
+	g_id_unload = rte_tracer_register_own("rte.module.unload",
 	                                   RTE_TYPE_CUSTOM);
 	/* Relaxed: read by this process's threads after they see the ids. */
 	__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
@@ -94,7 +94,7 @@ void rte_modules_register(void)
 	g_exe[n > 0 ? n : 0] = '\0';
 	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
 	__atomic_store_n(&g_id_load,
-	                 rte_core_register_own("rte.module", RTE_TYPE_CUSTOM),
+	                 rte_tracer_register_own("rte.module", RTE_TYPE_CUSTOM),
 	                 __ATOMIC_RELEASE);
 }
 
@@ -338,7 +338,7 @@ static void sync_recorded(int all)
 
 	if (pthread_mutex_trylock(&g_lock))
 		return;
-	/* Acquire: pairs with the release of rte_g_gen in core.c. */
+	/* Acquire: pairs with the release of rte_g_gen in tracer.c. */
 	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < MODS_MAX; i++) {
 		struct mod *m = &g_mods[i];
@@ -358,10 +358,10 @@ static void sync_modules(int from_signal, int all)
 	if (!enabled())
 		return;
 	/* A fork child makes its file first: its generation is the one
-	 * the events below belong to. Acquire: pairs with core.c's release
+	 * the events below belong to. Acquire: pairs with tracer.c's release
 	 * stores of the state. */
 	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	if (!loader_ok()) {
 		sync_recorded(all);
 		goto out;
@@ -369,7 +369,7 @@ static void sync_modules(int from_signal, int all)
 	if (from_signal ? pthread_mutex_trylock(&g_lock)
 	                : pthread_mutex_lock(&g_lock))
 		goto out;
-	/* Acquire: pairs with the release of rte_g_gen in core.c. */
+	/* Acquire: pairs with the release of rte_g_gen in tracer.c. */
 	w.gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < MODS_MAX; i++)
 		g_mods[i].seen = 0;

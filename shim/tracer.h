@@ -1,21 +1,20 @@
 /*
- * shim.h - internals of librte.so, shared by the files of shim/.
+ * tracer.h - the tracer (tracer.c): the one owner of the tracing state
+ * machine (its diagram is in tracer.c's header), the ring slots, the
+ * per-thread writer state and the writers of rte.* and lifecycle events.
+ * Below it: the leaves (config, log, fd, file, ocaml, real, registry);
+ * above it: hooks/, the crash recorder, api.c and init.c (see init.c for
+ * the picture).
  *
- * Pieces:
- *   core.c    global state, start, ring slots, the per-thread writer, stop
- *   api.c     the public producer API of rte/rte.h
- *   file.c    creating, naming, renaming and removing the ring file
- *   config.c  environment variables
- *   thread.c  pthread_create/pthread_setname_np/prctl interposition
- *   proc.c    fork, exec*, _exit interposition
- *   ocaml.c   detection of a program that runs OCaml 5's own runtime events
- *   real.c    the real libc functions behind our wrappers
+ * The state globals below are written by tracer.c only; other files read
+ * them (with the memory orders their comments give). rte_g_active is the
+ * hot-path word and stays a plain exported global for the inline check.
  *
  * Everything here is hidden: librte.so exports only rte/rte.h, rte_strerror
  * and the libc functions it interposes (shim/librte.map).
  */
-#ifndef RTE_SHIM_H
-#define RTE_SHIM_H
+#ifndef RTE_SHIM_TRACER_H
+#define RTE_SHIM_TRACER_H
 
 #include <limits.h>
 #include <stddef.h>
@@ -40,7 +39,7 @@
 #define RTE_EXPORT __attribute__((visibility("default")))
 #define RTE_TLS __attribute__((tls_model("initial-exec")))
 
-/* ---- global state (core.c) ---------------------------------------------- */
+/* ---- global state (tracer.c) ---------------------------------------------- */
 
 enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
@@ -50,7 +49,8 @@ enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
  * first event takes the slow path, which makes the file. */
 #define RTE_GEN_PENDING 0xffffffffu
 
-/* The ids of rte's own events (-1 if no id was free). */
+/* The ids of rte's own events (-1 if no id was free): RTE_OWN_*, not
+ * RTE_EV_* (the consumer library's event kinds). */
 enum {
 	RTE_OWN_TID,       /* rte.thread.tid, int */
 	RTE_OWN_NAME,      /* rte.thread.name, custom */
@@ -76,7 +76,7 @@ extern uint64_t rte_g_dropped;
 
 /*
  * Per-thread state. It lives in a pool of memory mapped with
- * MADV_WIPEONFORK (core.c), not in TLS: the only initial-exec TLS of ours
+ * MADV_WIPEONFORK (tracer.c), not in TLS: the only initial-exec TLS of ours
  * is the pointer rte_self_p (plus common/clock.h's anchor), so the shim
  * takes a few words of each thread's stack, not kilobytes. The state is
  * allocated on the thread's first use without malloc or locks (mmap and a
@@ -86,7 +86,7 @@ extern uint64_t rte_g_dropped;
  * (fork, _Fork, a raw fork or clone system call), a child's threads never
  * find a writer attached to the parent's file: gen is 0, which never
  * equals rte_g_active, so the first event takes the slow path, which sees
- * the per-process page (also wiped) and adopts the child (core.c).
+ * the per-process page (also wiped) and adopts the child (tracer.c).
  */
 struct __attribute__((aligned(64))) rte_thread {
 	/* The fast path's words first: gen, busy and the writer's pointers
@@ -110,7 +110,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
 };
 extern __thread struct rte_thread *rte_self_p RTE_TLS;
-/* The calling thread's state, allocated on first use (core.c). Never NULL:
+/* The calling thread's state, allocated on first use (tracer.c). Never NULL:
  * if no memory can be had, a shared state that never writes. Signal-safe. */
 struct rte_thread *rte_thread_new(void);
 
@@ -132,57 +132,90 @@ static inline struct rte_thread *rte_self_get(void)
 void rte_lock(sigset_t *old);
 void rte_unlock(const sigset_t *old);
 
+/*
+ * Extension point: what the layers above learn of the tracer's
+ * transitions. The list is defined by init.c (the wiring layer) as a
+ * constant table, so that it is in place even if another library's
+ * constructor starts tracing before ours ran; it ends with a NULL. Any
+ * member may be NULL. A new module (e.g. a CPU profiler arming its
+ * per-thread timers) adds one entry in init.c; nothing here changes.
+ */
+struct rte_tracer_observer {
+	/* Tracing has just started (registry lock held). Not signal-safe. */
+	void (*started)(void);
+	/* At stop: nonzero keeps the file even without PRESERVE (a crash was
+	 * recorded). Async-signal-safe. */
+	int (*keep_file)(void);
+	/* A thread that had a per-thread state is ending (pthread key
+	 * destructor), before its ring is given back. */
+	void (*thread_end)(void);
+};
+extern const struct rte_tracer_observer *const rte_tracer_observers[];
+
+/* Set up the per-thread state's key and the per-process page: called
+ * once by the constructor (init.c), before any start. */
+void rte_tracer_load(void);
+/* rte_pause()/rte_resume() (lock held): RUNNING <-> paused, writing
+ * ring_pause/ring_resume; a fork child without its file only changes the
+ * flag. */
+void rte_tracer_pause_locked(void);
+void rte_tracer_resume_locked(void);
+/* The ring mapping lost its blocks (SIGBUS on it, crash handler):
+ * tracing disabled for good, the file removed unless PRESERVE. The caller
+ * has replaced the mapping. Async-signal-safe. */
+void rte_tracer_lost(void);
+
 /* Start tracing (lock held by the caller). Returns RTE_OK or RTE_ESTATE. */
-int rte_core_start_locked(void);
+int rte_tracer_start_locked(void);
 /* Disable tracing for good after an error, with one line on stderr. */
-void rte_core_disable(const char *why);
-/* Slow path of rte_core_writer(): attach the calling thread to a ring of
+void rte_tracer_disable(const char *why);
+/* Slow path of rte_tracer_writer(): attach the calling thread to a ring of
  * generation `gen`. quiet: no domain_spawn/tid/name events (exit paths).
  * Returns the writer or NULL (events are then dropped and counted). */
-struct rte_ring_writer *rte_core_attach(int quiet);
+struct rte_ring_writer *rte_tracer_attach(int quiet);
 /* Give the calling thread's ring back (thread end). Writes domain_terminate
  * first if tracing is active. */
-void rte_core_release(void);
+void rte_tracer_release(void);
 /* Write ring_stop (and rte.dropped) once and remove the file unless
  * PRESERVE. Safe at exit, in _exit, in a signal handler. */
-void rte_core_stop(void);
+void rte_tracer_stop(void);
 /* Fork child: let go of the parent's file; our own is made lazily. The
  * calling thread keeps ring 0 of the child's file. */
-void rte_core_fork_child(void);
+void rte_tracer_fork_child(void);
 /* The atfork child handler's work (signals blocked, one thread): re-make
  * the lock, keep only our per-thread state, mark the process page ours,
- * rte_core_fork_child(), and with PRESERVE make the file at once. */
-void rte_core_atfork_child(void);
+ * rte_tracer_fork_child(), and with PRESERVE make the file at once. */
+void rte_tracer_atfork_child(void);
 /* Fork child: make the pending file now if we can (see ST_FORKED). */
-void rte_core_materialize(void);
+void rte_tracer_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */
-void rte_core_write_name(unsigned id, const char *name);
+void rte_tracer_write_name(unsigned id, const char *name);
 /* Register an rte.* event from the top of the id space, its name written
  * into the file if one is mapped (lock held). Returns the id or -1. */
-int rte_core_register_own(const char *name, enum rte_type type);
+int rte_tracer_register_own(const char *name, enum rte_type type);
 /* Write the calling thread's name as rte.thread.name on its ring. */
-void rte_core_write_thread_name(void);
+void rte_tracer_write_thread_name(void);
 /* Write rte.thread.name_of "<ring>:<name>" for thread `t` on our ring. */
-void rte_core_write_name_of(pthread_t t, const char *name);
+void rte_tracer_write_name_of(pthread_t t, const char *name);
 /* Lifecycle event on our ring, written whether or not tracing is paused
  * (as long as it runs). */
-void rte_core_lifecycle(unsigned lc, int64_t data, int with_data);
+void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
 /* Write an rte.* event of the calling thread (no-op when not active). */
-void rte_core_own_int(int which, int64_t v);
-void rte_core_own_custom(int which, const void *bytes, size_t n);
+void rte_tracer_own_int(int which, int64_t v);
+void rte_tracer_own_custom(int which, const void *bytes, size_t n);
 /* Write a custom message with a payload of n bytes. Returns 0 or -1. */
-int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
                           const void *bytes, size_t n);
 
 /* exec: write ring_stop and move the file out of the new image's way;
- * returns 1 if it did (then call rte_core_exec_failed if exec returns). */
-int rte_core_exec_begin(const char *prog);
-void rte_core_exec_failed(int err);
+ * returns 1 if it did (then call rte_tracer_exec_failed if exec returns). */
+int rte_tracer_exec_begin(const char *prog);
+void rte_tracer_exec_failed(int err);
 
 /* 1 if the calling process owns the file and tracing runs (false in a
  * vfork child, which shares our memory but has another pid). A fork child
  * with PRESERVE makes its pending file here. */
-int rte_core_owns_process(void);
+int rte_tracer_owns_process(void);
 
 /*
  * The write path. Returns the calling thread's writer, marked busy, or NULL
@@ -192,7 +225,7 @@ int rte_core_owns_process(void);
 static inline struct rte_ring_writer *rte_enter(void)
 {
 	/* Relaxed: only decides whether to write at all. The writer's own
-	 * pointers were published by the acquire in rte_core_attach(). */
+	 * pointers were published by the acquire in rte_tracer_attach(). */
 	uint32_t a = __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED);
 	struct rte_ring_writer *w;
 	struct rte_thread *t;
@@ -212,7 +245,7 @@ static inline struct rte_ring_writer *rte_enter(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(t->gen == a, 1))
 		return &t->w;
-	w = rte_core_attach(0);
+	w = rte_tracer_attach(0);
 	if (!w) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->busy = 0;

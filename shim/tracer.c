@@ -1,5 +1,5 @@
 /*
- * core.c - librte.so's global state: start, ring slots, the per-thread
+ * tracer.c - librte.so's global state: start, ring slots, the per-thread
  * writer, thread end, stop at exit, the fork child's fresh file, exec.
  *
  * Rings are claimed, not assigned: a slot array of max_domains bytes
@@ -39,10 +39,9 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "crash.h"
 #include "registry.h"
 #include "rte/rte.h"
-#include "shim.h"
+#include "tracer.h"
 
 /* Exported: the inline check of rte/rte.h reads it in the caller. */
 RTE_EXPORT uint32_t rte_g_active;
@@ -67,8 +66,6 @@ static pthread_key_t g_key;
 static int g_key_ok;
 static int g_once_full, g_once_reserve;
 
-/* proc.c: pthread_atfork handlers. */
-void rte_proc_init(void);
 
 static const struct {
 	const char *name;
@@ -246,7 +243,7 @@ static int adopt_child(void)
 		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
 		                                                           : -1;
 	pthread_mutex_init(&rte_g_lock, NULL);
-	rte_core_fork_child();
+	rte_tracer_fork_child();
 	/* Release: pairs with the loads above. */
 	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
 	return 0;
@@ -269,7 +266,7 @@ void rte_unlock(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-void rte_core_disable(const char *why)
+void rte_tracer_disable(const char *why)
 {
 	rte_warn(NULL, "%s; tracing disabled", why);
 	/* Release: pairs with the relaxed load in rte_enter() only as far as
@@ -285,7 +282,7 @@ static int state(void)
 	return __atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE);
 }
 
-int rte_core_owns_process(void)
+int rte_tracer_owns_process(void)
 {
 	int st;
 
@@ -300,7 +297,7 @@ int rte_core_owns_process(void)
 		 * nothing to stop or remove; with it, the file must exist. */
 		if (!rte_g_cfg.preserve)
 			return 0;
-		rte_core_materialize();
+		rte_tracer_materialize();
 	}
 	return state() == ST_RUNNING;
 }
@@ -343,7 +340,7 @@ static int claim_ring(void)
 		/* Relaxed peek first: skip taken slots without a locked op. */
 		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
 			continue;
-		/* Acquire: pairs with the release in rte_core_release(), so
+		/* Acquire: pairs with the release in rte_tracer_release(), so
 		 * the previous owner's last tail store is visible before we
 		 * read the ring header. */
 		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
@@ -385,7 +382,7 @@ static void write_labels(struct rte_ring_writer *w)
 	id = rte_g_own[RTE_OWN_NAME];
 	thread_name(name);
 	if (id >= 0)
-		rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
+		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
 		                      strlen(name));
 }
 
@@ -408,7 +405,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t,
 
 /* The slow path makes system calls (fallocate, gettid, prctl): keep the
  * caller's errno, as every write function promises. */
-struct rte_ring_writer *rte_core_attach(int quiet)
+struct rte_ring_writer *rte_tracer_attach(int quiet)
 {
 	int saved = errno;
 	struct rte_ring_writer *w = attach(quiet);
@@ -426,7 +423,7 @@ static struct rte_ring_writer *attach(int quiet)
 	if (foreign_child() && adopt_child() < 0)
 		return NULL;
 	if (state() == ST_FORKED)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	return attach_running(t, quiet);
 }
 
@@ -461,7 +458,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	/* Acquire: pairs with the release store in begin_file(): the file's
 	 * mapping, layout and slots are visible. */
 	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release increment in rte_core_release(). */
+	/* Acquire: pairs with the release increment in rte_tracer_release(). */
 	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
 	if (gen == 0)
 		return NULL;
@@ -503,18 +500,18 @@ static struct rte_ring_writer *enter_any(int quiet)
 	struct rte_ring_writer *w;
 
 	if (state() == ST_FORKED && !rte_self.busy)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	if (state() != ST_RUNNING || rte_self.busy)
 		return NULL;
 	rte_self.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = rte_core_attach(quiet);
+	w = rte_tracer_attach(quiet);
 	if (!w)
 		rte_leave();
 	return w;
 }
 
-void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
+void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data)
 {
 	struct rte_ring_writer *w = enter_any(0);
 
@@ -527,7 +524,7 @@ void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
 	rte_leave();
 }
 
-void rte_core_release(void)
+void rte_tracer_release(void)
 {
 	struct rte_thread *t = &rte_self, *me = t;
 	unsigned r;
@@ -559,7 +556,7 @@ void rte_core_release(void)
 	/* Release: our last ring stores happen before the slot is seen free;
 	 * pairs with the acquire CAS in claim_ring(). */
 	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
-	/* Release: pairs with the acquire load in rte_core_attach(). */
+	/* Release: pairs with the acquire load in rte_tracer_attach(). */
 	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
 }
 
@@ -571,7 +568,11 @@ static void thread_end(void *v)
 	int saved = errno;
 	uintptr_t i = (uintptr_t)v - 1;
 
-	rte_core_release();
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->thread_end)
+			(*o)->thread_end();
+	rte_tracer_release();
 	rte_self_p = NULL;
 	/* Release: our last use of the state happens before its next owner
 	 * takes it (pairs with the CAS in rte_thread_new()). */
@@ -590,7 +591,7 @@ static void thread_end(void *v)
 
 /* ---- custom payloads ----------------------------------------------------- */
 
-int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
                           const void *bytes, size_t n)
 {
 	size_t max = (size_t)(w->mask + 1 - 2) * 8 - 1;
@@ -602,7 +603,7 @@ int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
 	return rte_ring_write_bytes(w, hdr, rte_clock_ns(), n ? bytes : "", n);
 }
 
-void rte_core_own_int(int which, int64_t v)
+void rte_tracer_own_int(int which, int64_t v)
 {
 	int id = rte_g_own[which];
 	struct rte_ring_writer *w;
@@ -614,26 +615,26 @@ void rte_core_own_int(int which, int64_t v)
 	rte_leave();
 }
 
-void rte_core_own_custom(int which, const void *bytes, size_t n)
+void rte_tracer_own_custom(int which, const void *bytes, size_t n)
 {
 	int id = rte_g_own[which];
 	struct rte_ring_writer *w;
 
 	if (id < 0 || !(w = rte_enter()))
 		return;
-	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
 	rte_leave();
 }
 
-void rte_core_write_thread_name(void)
+void rte_tracer_write_thread_name(void)
 {
 	char name[17];
 
 	thread_name(name);
-	rte_core_own_custom(RTE_OWN_NAME, name, strlen(name));
+	rte_tracer_own_custom(RTE_OWN_NAME, name, strlen(name));
 }
 
-void rte_core_write_name_of(pthread_t th, const char *name)
+void rte_tracer_write_name_of(pthread_t th, const char *name)
 {
 	unsigned n = (unsigned)rte_g_file.l.max_domains;
 	char buf[64];
@@ -649,7 +650,7 @@ void rte_core_write_name_of(pthread_t th, const char *name)
 		    !pthread_equal(g_owner[i], th))
 			continue;
 		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
-		rte_core_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
+		rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
 		return;
 	}
 }
@@ -689,7 +690,7 @@ static int reserve_name(uint64_t off)
 	return 0;
 }
 
-void rte_core_write_name(unsigned id, const char *name)
+void rte_tracer_write_name(unsigned id, const char *name)
 {
 	uint64_t off;
 
@@ -737,7 +738,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		const char *name = rte_registry_name(id);
 
 		if (name)
-			rte_core_write_name(id, name);
+			rte_tracer_write_name(id, name);
 	}
 	if (reserve_ring(0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
@@ -775,10 +776,10 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	                 __ATOMIC_RELEASE);
 }
 
-int rte_core_register_own(const char *name, enum rte_type type)
+int rte_tracer_register_own(const char *name, enum rte_type type)
 {
 	int id = rte_registry_add(name, strlen(name), type, 1,
-	                          rte_core_write_name);
+	                          rte_tracer_write_name);
 
 	return id >= 0 ? id : -1;
 }
@@ -787,11 +788,11 @@ static void register_own_events(void)
 {
 	for (int i = 0; i < RTE_OWN_COUNT; i++)
 		if (rte_g_own[i] < 0)
-			rte_g_own[i] = rte_core_register_own(
+			rte_g_own[i] = rte_tracer_register_own(
 				g_own_events[i].name, g_own_events[i].type);
 }
 
-int rte_core_start_locked(void)
+int rte_tracer_start_locked(void)
 {
 	char err[PATH_MAX + 160];
 	pid_t pid = getpid();
@@ -812,20 +813,23 @@ int rte_core_start_locked(void)
 	if (!g_proc || !g_key_ok) {
 		/* Without a page that reads zero in a child, a child made by
 		 * a raw fork could write into our file. */
-		rte_core_disable("cannot map a page with MADV_WIPEONFORK "
+		rte_tracer_disable("cannot map a page with MADV_WIPEONFORK "
 		                 "(Linux 4.14 or later is needed)");
 		return RTE_ESTATE;
 	}
 	rte_clock_init(rte_g_cfg.force_monotonic);
 	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
 	    0) {
-		rte_core_disable(err);
+		rte_tracer_disable(err);
 		return RTE_ESTATE;
 	}
 	rte_g_pid = pid;
 	register_own_events();
 	begin_file(0, rte_clock_ns());
-	rte_crash_start(); /* crash.c: crash handlers, modules, RTE_BACKTRACE */
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->started)
+			(*o)->started();
 	return RTE_OK;
 }
 
@@ -837,11 +841,11 @@ int rte_core_start_locked(void)
  */
 static uint64_t g_fork_ts;
 
-void rte_core_fork_child(void)
+void rte_tracer_fork_child(void)
 {
 	int st = state();
 
-	/* Acquire: pairs with the exchange in rte_core_stop(). */
+	/* Acquire: pairs with the exchange in rte_tracer_stop(). */
 	if ((st != ST_RUNNING && st != ST_FORKED) ||
 	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
 		return;
@@ -865,7 +869,7 @@ void rte_core_fork_child(void)
 	                 __ATOMIC_RELEASE);
 }
 
-void rte_core_atfork_child(void)
+void rte_tracer_atfork_child(void)
 {
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
@@ -873,16 +877,16 @@ void rte_core_atfork_child(void)
 	pool_fork_child();
 	if (g_proc)
 		g_proc->pid = getpid();
-	rte_core_fork_child();
+	rte_tracer_fork_child();
 	/* With PRESERVE the child keeps a file whatever it does: make it
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
 	 * a half-made one, and its exit costs nothing more. */
 	if (rte_g_cfg.preserve)
-		rte_core_materialize();
+		rte_tracer_materialize();
 }
 
-void rte_core_materialize(void)
+void rte_tracer_materialize(void)
 {
 	char err[PATH_MAX + 160];
 	sigset_t all, old;
@@ -901,7 +905,7 @@ void rte_core_materialize(void)
 		if (state() == ST_FORKED) {
 			if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid,
 			                    err, sizeof(err)) < 0)
-				rte_core_disable(err);
+				rte_tracer_disable(err);
 			else
 				begin_file(1, g_fork_ts);
 		}
@@ -910,13 +914,23 @@ void rte_core_materialize(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void rte_core_stop(void)
+/* 1 if an observer wants the file kept (see rte_tracer_observer). */
+static int keep_file(void)
+{
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->keep_file && (*o)->keep_file())
+			return 1;
+	return 0;
+}
+
+void rte_tracer_stop(void)
 {
 	struct rte_ring_writer *w;
 	int id = rte_g_own[RTE_OWN_DROPPED];
 	uint64_t dropped;
 
-	if (!rte_core_owns_process())
+	if (!rte_tracer_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
 	/* Acq_rel: one stopper; pairs with the same exchange in a racing
 	 * exec or exit. */
@@ -936,24 +950,24 @@ void rte_core_stop(void)
 	}
 	/* Release: pairs with state(). */
 	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
-	/* crash.c: a crashed process keeps its file even without PRESERVE. */
-	if (!rte_g_cfg.preserve && !rte_crash_keep_file())
+	/* A crashed process keeps its file even without PRESERVE. */
+	if (!rte_g_cfg.preserve && !keep_file())
 		rte_file_remove(&rte_g_file);
 }
 
 /* ---- exec ------------------------------------------------------------------ */
 
-int rte_core_exec_begin(const char *prog)
+int rte_tracer_exec_begin(const char *prog)
 {
 	struct rte_ring_writer *w;
 	int e;
 
-	if (!rte_core_owns_process())
+	if (!rte_tracer_owns_process())
 		return 0;
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	if (prog)
-		rte_core_own_custom(RTE_OWN_EXEC, prog, strlen(prog));
+		rte_tracer_own_custom(RTE_OWN_EXEC, prog, strlen(prog));
 	/* Acq_rel: stops writers, keeps the value for a failed exec. */
 	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
 	w = enter_any(1);
@@ -994,7 +1008,7 @@ static int exec_rereserve(void)
 	return 0;
 }
 
-void rte_core_exec_failed(int err)
+void rte_tracer_exec_failed(int err)
 {
 	int e = rte_file_exec_back(&rte_g_file, rte_g_pid);
 
@@ -1009,40 +1023,62 @@ void rte_core_exec_failed(int err)
 	 * g_stopping and rte_enter(); the file is the same as before. */
 	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
-	rte_core_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
+	rte_tracer_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
-	rte_core_own_int(RTE_OWN_EXEC_FAIL, err);
+	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
 }
 
-/* ---- load and unload -------------------------------------------------------- */
+/* ---- pause and resume ---------------------------------------------------- */
 
-__attribute__((constructor)) static void rte_init(void)
+void rte_tracer_pause_locked(void)
 {
-	int saved = errno;
+	if (rte_g_state == ST_FORKED && !rte_g_paused) {
+		/* A fork child without its file yet: nothing to write. */
+		rte_g_paused = 1;
+		/* Release: as below. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	} else if (rte_g_state == ST_RUNNING && !rte_g_paused) {
+		rte_tracer_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
+		rte_g_paused = 1;
+		/* Release: pairs with nothing in particular; writers that
+		 * still see the old value finish a valid write. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	}
+}
 
-	sigset_t old;
+void rte_tracer_resume_locked(void)
+{
+	if (rte_g_state == ST_FORKED && rte_g_paused) {
+		rte_g_paused = 0;
+		/* Release: the pending value sends the next event to the
+		 * slow path, which makes the file. */
+		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
+		                 __ATOMIC_RELEASE);
+	} else if (rte_g_state == ST_RUNNING && rte_g_paused) {
+		rte_g_paused = 0;
+		/* Release: pairs with the acquire in rte_tracer_attach() (the
+		 * generation is already published; this only re-opens). */
+		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
+		rte_tracer_lifecycle(RTE_LC_RING_RESUME, 0, 1);
+	}
+}
 
-	rte_log_load(); /* first: the fd 2 of the start */
-	rte_real_resolve();
+void rte_tracer_lost(void)
+{
+	/* Release: pairs with the relaxed load in rte_enter(). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	/* Release: pairs with the state loads: no exit path writes or
+	 * removes anything from now on. */
+	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	if (!rte_g_cfg.preserve)
+		rte_file_remove(&rte_g_file);
+}
+
+/* ---- load --------------------------------------------------------------- */
+
+void rte_tracer_load(void)
+{
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
 	if ((g_proc = map_wiped(sizeof(*g_proc))))
 		g_proc->pid = getpid();
-	rte_proc_init();
-	if (rte_config_start_at_load()) {
-		rte_lock(&old);
-		rte_core_start_locked();
-		rte_unlock(&old);
-	}
-	errno = saved;
-}
-
-/* Runs from exit() after the program's atexit handlers (ld.so finalises a
- * preloaded library last), including the exit(0) glibc makes when the last
- * thread calls pthread_exit. */
-__attribute__((destructor)) static void rte_fini(void)
-{
-	int saved = errno;
-
-	rte_core_stop();
-	errno = saved;
 }
