@@ -929,10 +929,10 @@ static int term_sigaction(int sig, const struct sigaction *act,
 	return r;
 }
 
-/* ---- the program's sigaction/signal ---------------------------------------- */
+/* ---- the program's sigaction/signal (hooks/signals.c) ------------------------- */
 
-RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
-                         struct sigaction *old)
+int rte_crash_sigaction(int sig, const struct sigaction *act,
+                        struct sigaction *old)
 {
 	struct sigaction a, prev;
 	sigset_t o;
@@ -953,80 +953,18 @@ RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
 	return 0;
 }
 
-static sighandler_t set_handler(int sig, sighandler_t h, int flags)
-{
-	struct sigaction sa, old;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = h;
-	sa.sa_flags = flags;
-	sigemptyset(&sa.sa_mask);
-	if (!(flags & SA_NODEFER))
-		sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old) < 0)
-		return SIG_ERR;
-	return old.sa_handler;
-}
-
-/* Call the real signal-family function *slot (of struct rte_real). */
-static sighandler_t real_signal(sighandler_t (**slot)(int, sighandler_t),
-                                int sig, sighandler_t h)
-{
-	sighandler_t (*f)(int, sighandler_t);
-
-	rte_real_resolve();
-	/* Relaxed: the pointer is the same whoever stores it. */
-	f = __atomic_load_n(slot, __ATOMIC_RELAXED);
-	if (!f) {
-		errno = ENOSYS;
-		return SIG_ERR;
-	}
-	return f(sig, h);
-}
-
-/* 1 if signal(sig, h) must go through our sigaction: one of the crash
- * signals, or SIG_DFL for a terminating one (which brings our handler
- * back). A terminating signal's handler or SIG_IGN goes to libc's, which
- * also honours siginterrupt(), straight to the kernel. */
-static int ours_to_set(int sig, sighandler_t h)
+int rte_crash_signal_ours(int sig, sighandler_t h)
 {
 	return h != SIG_ERR &&
 	       (installed(sig) || (h == SIG_DFL && term_managed(sig)));
 }
 
-/* The program's previous handler of a terminating signal, for signal()
- * of one that goes to libc: what sigaction() would report. */
-static sighandler_t term_prev(sighandler_t r)
+sighandler_t rte_crash_signal_prev(sighandler_t r)
 {
 	struct sigaction ours;
 
 	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
 	return r == ours.sa_handler ? SIG_DFL : r;
-}
-
-/* signal() and bsd_signal(): BSD semantics, as glibc's. Other signals
- * than ours go to libc's (which also honours siginterrupt()). */
-RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal(&rte_real.signal, sig, h));
-	return set_handler(sig, h, SA_RESTART);
-}
-
-sighandler_t bsd_signal(int sig, sighandler_t h);
-RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal(&rte_real.bsd_signal, sig, h));
-	return set_handler(sig, h, SA_RESTART);
-}
-
-/* sysv_signal(): one-shot, not blocked in its handler, as glibc's. */
-RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal(&rte_real.sysv_signal, sig, h));
-	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,

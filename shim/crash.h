@@ -6,6 +6,7 @@
 #ifndef RTE_SHIM_CRASH_H
 #define RTE_SHIM_CRASH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -35,6 +36,16 @@ void rte_crash_thread_create_failed(void *ctx);
  * rte.backtrace on its ring. Not signal-safe (mmap is, but it runs once
  * per thread anyway). */
 void rte_crash_thread_start(void *ctx);
+/* hooks/signals.c: the program's sigaction() (the recorder keeps the
+ * actions of the signals it handles, libc gets the others); 1 if
+ * signal(sig, h) must go through that sigaction (a crash signal, or
+ * SIG_DFL for a terminating one, which brings our handler back); and the
+ * previous handler libc's signal() returned, as sigaction() would report
+ * it (SIG_DFL for ours). Async-signal-safe. */
+int rte_crash_sigaction(int sig, const struct sigaction *act,
+                        struct sigaction *old);
+int rte_crash_signal_ours(int sig, sighandler_t h);
+sighandler_t rte_crash_signal_prev(sighandler_t r);
 /* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
 void rte_crash_fork_parent(pid_t child);
 /* Write an rte.* custom event of id `id` on the calling thread's ring.
