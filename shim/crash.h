@@ -56,6 +56,9 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force);
 
 /* ---- modules.c ---- */
 
+/* 1 once rte_modules_register() ran (and the events have ids).
+ * Async-signal-safe. */
+int rte_modules_enabled(void);
 /* Register rte.module / rte.module.unload (registry lock held). */
 void rte_modules_register(void);
 /* Bring the file's module events up to date: rte.module for each object

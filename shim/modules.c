@@ -25,14 +25,8 @@
  * (which cannot fault, even if the parent was unloading it at the fork).
  * Objects loaded by such a child are not recorded.
  *
- * dlopen: glibc resolves a bare name with the RUNPATH of the object that
- * called dlopen (found from the return address) and expands $ORIGIN
- * relative to it, so a wrapper that calls the real dlopen would change
- * what gets loaded. The wrapper therefore calls it normally only when the
- * caller cannot matter (NULL, a path without '$', or a caller without
- * RPATH/RUNPATH), and otherwise jumps to it as a tail call, leaving the
- * caller's return address in place; the module is then recorded at the
- * next sync.
+ * The dlopen and dlclose wrappers that call rte_modules_sync() are
+ * hooks/dl.c's.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -47,8 +41,6 @@
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
-
-/* Implemented in api.c: register an rte.* event (registry lock held). */
 
 #define MODS_MAX 1024
 #define BUILD_ID_MAX 64u
@@ -75,8 +67,7 @@ static union {
 	char bytes[sizeof(struct rte_module_rec) + BUILD_ID_MAX + PATH_MAX];
 } g_buf;
 
-/* 1 once rte_modules_register() ran (and the events have ids). */
-static int enabled(void)
+int rte_modules_enabled(void)
 {
 	/* Acquire: pairs with the release store in rte_modules_register(). */
 	return __atomic_load_n(&g_id_load, __ATOMIC_ACQUIRE) >= 0;
@@ -92,7 +83,7 @@ void rte_modules_register(void)
 	__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
 	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
 	g_exe[n > 0 ? n : 0] = '\0';
-	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
+	/* Release: g_id_unload and g_exe are set; pairs with rte_modules_enabled(). */
 	__atomic_store_n(&g_id_load,
 	                 rte_tracer_register_own("rte.module", RTE_TYPE_CUSTOM),
 	                 __ATOMIC_RELEASE);
@@ -355,7 +346,7 @@ static void sync_modules(int from_signal, int all)
 	struct walk w = {.changed = -1, .all = all};
 	int saved = errno;
 
-	if (!enabled())
+	if (!rte_modules_enabled())
 		return;
 	/* A fork child makes its file first: its generation is the one
 	 * the events below belong to. Acquire: pairs with tracer.c's release
@@ -393,62 +384,4 @@ void rte_modules_sync(int from_signal)
 void rte_modules_resend(void)
 {
 	sync_modules(1, 1);
-}
-
-/* ---- dlopen / dlclose -------------------------------------------------------- */
-
-/* 1 if the object containing `addr` has DT_RPATH or DT_RUNPATH. */
-static int caller_has_paths(const void *addr)
-{
-	struct link_map *lm = NULL;
-	Dl_info info;
-
-	if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
-	    !lm->l_ld)
-		return 1; /* unknown: assume it matters */
-	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
-		if (d->d_tag == DT_RPATH || d->d_tag == DT_RUNPATH)
-			return 1;
-	return 0;
-}
-
-static int caller_matters(const char *file, const void *ret)
-{
-	if (!file)
-		return 0;
-	if (strchr(file, '$'))
-		return 1;
-	return !strchr(file, '/') && caller_has_paths(ret);
-}
-
-RTE_EXPORT void *dlopen(const char *file, int mode)
-{
-	void *h;
-
-	void *(*real)(const char *, int);
-
-	rte_real_resolve();
-	if (!(real = rte_real.dlopen))
-		return NULL;
-	/* Relaxed: only decides whether to record. */
-	if (!enabled() || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
-	    caller_matters(file, __builtin_return_address(0)))
-		return real(file, mode); /* tail call: see above */
-	h = real(file, mode);
-	rte_modules_sync(0);
-	return h;
-}
-
-RTE_EXPORT int dlclose(void *handle)
-{
-	int r;
-
-	rte_real_resolve();
-	if (!rte_real.dlclose)
-		return -1;
-	r = rte_real.dlclose(handle);
-	/* Relaxed: only decides whether to record. */
-	if (enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
-		rte_modules_sync(0);
-	return r;
 }
