@@ -107,7 +107,7 @@ out:
 	return r;
 }
 
-int rte_ocaml_detect(void)
+int rte_ocaml_in_process(void)
 {
 	return rte_dlsym(RTLD_DEFAULT, k_symbol) != NULL || exe_has_symbol();
 }

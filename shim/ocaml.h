@@ -10,7 +10,7 @@
 /* 1 if this process contains OCaml 5's runtime events (the symbol
  * caml_runtime_events_init in the main executable's symbol tables or in any
  * loaded object), else 0. Not signal-safe. */
-int rte_ocaml_detect(void);
+int rte_ocaml_in_process(void);
 
 #pragma GCC visibility pop
 

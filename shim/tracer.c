@@ -802,7 +802,7 @@ int rte_tracer_start_locked(void)
 	if (rte_g_state != ST_OFF)
 		return RTE_ESTATE;
 	rte_config_read(&rte_g_cfg);
-	if (!rte_g_cfg.trace_ocaml && rte_ocaml_detect()) {
+	if (!rte_g_cfg.trace_ocaml && rte_ocaml_in_process()) {
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
 		         "overrides)");
