@@ -1,6 +1,48 @@
 /*
- * tracer.c - librte.so's global state: start, ring slots, the per-thread
- * writer, thread end, stop at exit, the fork child's fresh file, exec.
+ * tracer.c - the tracer: the one owner of the tracing state machine, the
+ * ring slots, the per-thread writer state, thread end, the rte.* and
+ * lifecycle event writers. No other file writes rte_g_state, rte_g_active,
+ * rte_g_paused or rte_g_gen (they read them, with the orders noted there).
+ *
+ * The state machine (rte_g_state; "paused" is a flag beside RUNNING and
+ * FORKED, rte_g_active is the generation while RUNNING and not paused,
+ * RTE_GEN_PENDING while FORKED and not paused, else 0):
+ *
+ *               start (rte_start, or the constructor with
+ *               OCAML_RUNTIME_EVENTS_START): file made, ring_start
+ *      +-----+ ----------------------------------------> +---------+
+ *      | OFF |                                           | RUNNING |<-+
+ *      +-----+ ---+  start: OCaml 5 runs its own events, +---------+  |
+ *                 |  no MADV_WIPEONFORK, or no file         | |  ^    |
+ *                 v                                         | |  |    | pause/resume
+ *           +----------+ <--- disable: an error (any state) | |  |    | (rte_pause,
+ *           | DISABLED | <--- lost: SIGBUS on the ring      | |  |    | rte_resume):
+ *           +----------+      (crash handler)               | |  |    | paused flag,
+ *                                                           | |  |    | ring_pause /
+ *                 stop (destructor at exit, _exit wrappers, | |  |    | ring_resume
+ *                 a terminating signal): ring_stop, file    | |  |    |
+ *                 removed unless PRESERVE or an observer    | |  |  --+
+ *                 keeps it                                  | |  |
+ *           +---------+ <-----------------------------------+ |  | exec failed
+ *           | STOPPED | <-------------------------------------+  | (exec wrappers):
+ *           +---------+    exec begin (exec wrappers): ring_stop,|  file back,
+ *                |         file moved away (<pid>.execN.events   |  ring_start,
+ *                +-------- or unlinked)  ------------------------+  rte.exec_failed
+ *
+ *   RUNNING or FORKED --fork child (atfork child handler, or adopt_child
+ *       for a child made without one)--> FORKED: the parent's mapping is
+ *       dropped; generation pending
+ *   FORKED --materialize (first event, exec, rte_path, or at once with
+ *       PRESERVE)--> RUNNING: <childpid>.events made, ring_start +
+ *       fork_child, a new generation
+ *   FORKED --stop--> STOPPED (nothing to write: no file was made)
+ *   fork parent: no transition (fork_parent lifecycle event, hooks)
+ *
+ * Illegal requests change nothing: start in STOPPED or DISABLED returns
+ * RTE_ESTATE, start in RUNNING or FORKED returns RTE_OK; pause/resume
+ * outside RUNNING/FORKED, or twice, are no-ops; stop and exec begin run
+ * once per file (g_stopping). tests/unit/test_shim_tracer.c makes each of
+ * these transitions.
  *
  * Rings are claimed, not assigned: a slot array of max_domains bytes
  * (FREE/TAKEN/BROKEN) where a thread takes the first FREE slot with a CAS
