@@ -35,7 +35,8 @@
  *   FORKED --materialize (first event, exec, rte_path, or at once with
  *       PRESERVE)--> RUNNING: <childpid>.events made, ring_start +
  *       fork_child, a new generation
- *   FORKED --stop--> STOPPED (nothing to write: no file was made)
+ *   FORKED --stop, exec--> no transition without PRESERVE (no file was
+ *       made: nothing to stop or remove); with it, materialize first
  *   fork parent: no transition (fork_parent lifecycle event, hooks)
  *
  * Illegal requests change nothing: start in STOPPED or DISABLED returns
