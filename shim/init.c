@@ -9,15 +9,15 @@
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
  *   hooks/  threads.c  process.c  signals.c  dl.c      (hooks/hooks.h)
- *   crash.c  modules.c                   crash recorder (crash.h)
- *   backtrace.c                          stack capture (backtrace.h)
+ *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
  *   ------------------------------------------------------------------------
  *   tracer.c   the state machine, ring slots, per-thread state, rte.* and
  *              lifecycle event writers                  (tracer.h)
  *   ------------------------------------------------------------------------
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
- *   warnings)  fd.c (high descriptors)      leaves: file.h ... fd.h
+ *   warnings)  fd.c (high descriptors)  crash/backtrace.c (stack capture
+ *   with libunwind: a leaf kept beside its user)   leaves: file.h ... fd.h
  *
  * Lower layers learn of upper ones only through the observer lists defined
  * here (struct rte_tracer_observer, struct rte_hook_observer): to add a
@@ -27,7 +27,7 @@
  */
 #include <errno.h>
 
-#include "crash.h"
+#include "crash/crash.h"
 #include "hooks/hooks.h"
 #include "tracer.h"
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "backtrace.h"
+#include "crash/backtrace.h"
 #include "config.h"
 #include "fd.h"
 #include "file.h"
@@ -99,7 +99,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	uint32_t fail_gen;   /* claiming failed in this generation ... */
 	uint32_t fail_epoch; /* ... and no ring was released since */
 	int guard;           /* inside a wrapper: do not trace recursively */
-	/* crash.c's per-thread state. */
+	/* crash/handler.c's per-thread state. */
 	int crash_recording;  /* inside our own work */
 	int crash_first_sig;  /* signal being recorded */
 	int crash_chained;    /* inside the program's handler */

@@ -1,6 +1,6 @@
 /*
  * hooks/dl.c - dlopen and dlclose: the loaded objects change, so the
- * crash recorder's module events are brought up to date (modules.c).
+ * crash recorder's module events are brought up to date (crash/modules.c).
  *
  * glibc resolves a bare name with the RUNPATH of the object that called
  * dlopen (found from the return address) and expands $ORIGIN relative to
@@ -11,7 +11,7 @@
  * caller's return address in place; the module is then recorded at the
  * next sync.
  *
- * librte.so's own dlopen (libunwind, backtrace.c) calls the real one from
+ * librte.so's own dlopen (libunwind, crash/backtrace.c) calls the real one from
  * real.h, never this wrapper.
  */
 #include <dlfcn.h>
@@ -19,7 +19,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "crash.h"
+#include "crash/crash.h"
 #include "tracer.h"
 
 /* 1 if the object containing `addr` has DT_RPATH or DT_RUNPATH. */

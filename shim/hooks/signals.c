@@ -1,6 +1,6 @@
 /*
  * hooks/signals.c - the program's sigaction(), signal(), bsd_signal() and
- * sysv_signal(). The crash recorder (crash.c) keeps the handler table: for
+ * sysv_signal(). The crash recorder (crash/handler.c) keeps the handler table: for
  * the signals it has installed handlers for (the crash signals, and the
  * terminating signals left at SIG_DFL) the program's actions are kept
  * there and chained from ours; every other call goes to libc's through
@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "crash.h"
+#include "crash/crash.h"
 #include "tracer.h"
 
 RTE_EXPORT int sigaction(int sig, const struct sigaction *act,

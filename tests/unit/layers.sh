@@ -28,7 +28,8 @@ rank() { # module name -> rank, empty if unknown
 module() { # path relative to shim/ -> module name
 	case $1 in
 	hooks/*) echo hooks ;;
-	modules.c) echo crash ;;
+	crash/backtrace.*) echo backtrace ;;
+	crash/*) echo crash ;;
 	*) b=${1##*/}; echo "${b%.*}" ;;
 	esac
 }

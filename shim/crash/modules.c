@@ -36,8 +36,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backtrace.h"
-#include "crash.h"
+#include "crash/backtrace.h"
+#include "crash/crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"

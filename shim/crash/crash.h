@@ -1,5 +1,5 @@
 /*
- * crash.h - the crash flight recorder inside librte.so (crash.c,
+ * crash/crash.h - the crash flight recorder inside librte.so (handler.c,
  * modules.c, backtrace.c): hook calls made by the rest of the shim.
  * Hidden; see README.md "Crash flight recorder".
  */
@@ -75,7 +75,7 @@ void rte_modules_resend(void);
  * child of a single-threaded parent. Elsewhere the syncs above use the
  * table the parent recorded, never the loader. Async-signal-safe. */
 int rte_modules_loader_ok(void);
-/* atfork child handler (crash.c): re-make the table's lock; trust the
+/* atfork child handler (handler.c): re-make the table's lock; trust the
  * loader's lock if the parent had a single thread when it forked. */
 void rte_modules_fork_child(int parent_threaded);
 

@@ -1,5 +1,5 @@
 /*
- * crash.c - the crash flight recorder: when a traced program receives
+ * crash/handler.c - the crash flight recorder: when a traced program receives
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, write rte.crash (signal,
  * si_code, fault address, the stack) on the crashing thread's ring, keep
  * the file, then let the signal do exactly what it would without us.
@@ -66,9 +66,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "backtrace.h"
+#include "crash/backtrace.h"
 #include "clock.h"
-#include "crash.h"
+#include "crash/crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -111,11 +111,11 @@ static size_t g_alt_size;
 static size_t g_page = 4096;     /* set at start */
 static int g_once_alt;
 
-/* Per-thread state, kept in struct rte_thread (shim.h), not in TLS. */
+/* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
 #define t_recording (rte_self.crash_recording) /* inside our own work */
 #define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
 #define t_chained (rte_self.crash_chained) /* inside the program's handler */
-#define t_chain_sp (rte_self.crash_chain_sp) /* see shim.h */
+#define t_chain_sp (rte_self.crash_chain_sp) /* see tracer.h */
 #define t_bt (rte_self.crash_bt)               /* record buffer */
 _Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
