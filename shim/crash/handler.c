@@ -68,12 +68,11 @@
 
 #include "crash/backtrace.h"
 #include "clock.h"
+#include "crash/altstack.h"
 #include "crash/crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
-
-/* Implemented in api.c: register an rte.* event (registry lock held). */
 
 static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
@@ -91,7 +90,6 @@ static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
 /* The functions that run on the stack the program's handler gets (a small
  * alternate stack of the program's, maybe): no sanitizer instrumentation,
  * whose redzones would double their frames. */
-#define LEAN __attribute__((no_sanitize_address, no_sanitize_undefined))
 
 static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
@@ -105,11 +103,7 @@ static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
 static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
 static int g_fork_threaded;      /* the parent had threads (lock held) */
-static pthread_key_t g_alt_key;
-static int g_alt_key_ok;
-static size_t g_alt_size;
 static size_t g_page = 4096;     /* set at start */
-static int g_once_alt;
 
 /* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
 #define t_recording (rte_self.crash_recording) /* inside our own work */
@@ -256,62 +250,6 @@ static int emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
 	return r;
 }
 
-/* ---- alternate signal stacks ---------------------------------------------- */
-
-/*
- * Alternate stacks of ended threads, kept for the next threads to start: a
- * thread start then costs no mmap and mprotect, a thread end no munmap
- * (the pool measured a third of the shim's cost of pthread_create+join).
- * A slot holds a stack's base or NULL.
- */
-#define ALT_POOL 64
-static void *g_alt_pool[ALT_POOL];
-
-static void *alt_get(void)
-{
-	for (unsigned i = 0; i < ALT_POOL; i++)
-		/* Relaxed: skips empty slots cheaply. The acquire exchange
-		 * pairs with the release CAS in alt_put(). */
-		if (__atomic_load_n(&g_alt_pool[i], __ATOMIC_RELAXED)) {
-			void *p = __atomic_exchange_n(&g_alt_pool[i], NULL,
-			                              __ATOMIC_ACQUIRE);
-			if (p)
-				return p;
-		}
-	return NULL;
-}
-
-static int alt_put(void *p)
-{
-	for (unsigned i = 0; i < ALT_POOL; i++) {
-		void *empty = NULL;
-
-		/* Release: the stack is no longer ours once another thread
-		 * can take it; pairs with the acquire in alt_get(). */
-		if (__atomic_compare_exchange_n(&g_alt_pool[i], &empty, p, 0,
-		                                __ATOMIC_RELEASE,
-		                                __ATOMIC_RELAXED))
-			return 1;
-	}
-	return 0;
-}
-
-static void alt_free(void *p)
-{
-	stack_t cur, off = {.ss_flags = SS_DISABLE};
-	char *base = p;
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
-
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == base + guard) {
-		if (cur.ss_flags & SS_ONSTACK)
-			return; /* ending inside a handler: leave it be */
-		sigaltstack(&off, NULL);
-	}
-	/* Disabled above: no signal of this thread can run on it now. */
-	if (!alt_put(base))
-		munmap(base, g_alt_size + guard);
-}
-
 struct bt_start {
 	int ring;
 	int32_t tid;
@@ -319,10 +257,16 @@ struct bt_start {
 	uint64_t pcs[RTE_BT_MAX];
 };
 
-static void alt_start(void);
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,
                      const uint64_t *pcs, unsigned n);
 static void bt_free(struct bt_start *s);
+
+/* Give the calling thread an alternate stack if crashes are recorded. */
+static void alt_start(void)
+{
+	if (mode() & RTE_BTM_CRASH)
+		rte_alt_thread_start();
+}
 
 void rte_crash_thread_start(void *ctx)
 {
@@ -333,47 +277,6 @@ void rte_crash_thread_start(void *ctx)
 		write_bt(RTE_BT_THREAD, bt->ring, bt->tid, bt->pcs, bt->n);
 		bt_free(bt);
 	}
-}
-
-static void alt_start(void)
-{
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
-	stack_t cur, ss;
-	char *base;
-	int saved = errno;
-
-	if (!(mode() & RTE_BTM_CRASH))
-		return;
-	/* A thread that has one already (the program's) keeps it. */
-	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
-		goto out;
-	base = alt_get();
-	if (!base) {
-		base = mmap(NULL, g_alt_size + guard, PROT_READ | PROT_WRITE,
-		            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (base == MAP_FAILED) {
-			rte_warn(&g_once_alt, "cannot map an alternate signal "
-			         "stack (%s); a stack overflow in such threads "
-			         "is not recorded", strerrordesc_np(errno));
-			goto out;
-		}
-		/* The lowest page stays inaccessible: an overflow of the
-		 * handler's own stack faults rather than writing into other
-		 * memory. */
-		mprotect(base, guard, PROT_NONE);
-	}
-	ss.ss_sp = base + guard;
-	ss.ss_size = g_alt_size;
-	ss.ss_flags = 0;
-	if (sigaltstack(&ss, NULL) < 0) {
-		if (!alt_put(base))
-			munmap(base, g_alt_size + guard);
-		goto out;
-	}
-	if (g_alt_key_ok)
-		pthread_setspecific(g_alt_key, base);
-out:
-	errno = saved;
 }
 
 /* ---- running on another stack -------------------------------------------- */
@@ -408,13 +311,6 @@ __asm__(".text\n"
 #else
 #define HAVE_STACK_SWITCH 0
 #endif
-
-/* This thread's alternate stack of ours (its base, below the guard page),
- * or NULL. pthread_getspecific only reads the thread's own table. */
-static LEAN char *own_alt(void)
-{
-	return g_alt_key_ok ? pthread_getspecific(g_alt_key) : NULL;
-}
 
 /* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
 static LEAN void kmask(int how, const unsigned long *set, unsigned long *old)
@@ -451,7 +347,7 @@ static LEAN int cur_altstack(stack_t *cur)
 static LEAN int run_with_room(void (*fn)(void *), void *arg)
 {
 	stack_t cur;
-	char *mine = own_alt();
+	char *mine = rte_alt_own();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
 	if (cur_altstack(&cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
@@ -467,7 +363,7 @@ static LEAN int run_with_room(void (*fn)(void *), void *arg)
 		for (unsigned i = 0; i < NSIGS; i++)
 			block &= ~kbit(g_sigs[i]);
 		kmask(SIG_SETMASK, &block, &old);
-		rte_call_on_stack(mine + g_page + g_alt_size, fn, arg);
+		rte_call_on_stack(mine + g_page + rte_alt_size(), fn, arg);
 		kmask(SIG_SETMASK, &old, NULL);
 		return 0;
 	}
@@ -604,7 +500,7 @@ call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 	const ucontext_t *u = uc;
 	size_t guard = g_page;
 	uintptr_t sp, low = (uintptr_t)__builtin_frame_address(0) - 1024;
-	char *mine = own_alt();
+	char *mine = rte_alt_own();
 
 	if (!u || sigaltstack(NULL, &c.alt) < 0 ||
 	    !(c.alt.ss_flags & SS_ONSTACK))
@@ -613,7 +509,7 @@ call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 	/* A program handler that left ours with siglongjmp left it short:
 	 * ours is known whole. */
 	if (mine && (char *)c.alt.ss_sp == mine + guard)
-		c.alt.ss_size = g_alt_size;
+		c.alt.ss_size = rte_alt_size();
 	c.shortened = c.alt;
 	if (low > (uintptr_t)c.alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
 		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
@@ -1088,7 +984,6 @@ static void fork_child(void)
  * the stack size and the key, then the calling thread's stack. */
 static void start_recorder(unsigned m)
 {
-	long min = sysconf(_SC_MINSIGSTKSZ);
 
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
 	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
@@ -1100,14 +995,9 @@ static void start_recorder(unsigned m)
 	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
 		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
 		         "recorded without their stack");
-	/* 64 KiB: libunwind's walk plus a program handler chained from ours
-	 * (mapped lazily: untouched pages cost nothing). */
-	g_alt_size = 64u << 10;
-	if (min > 0 && (size_t)min * 4 > g_alt_size)
-		g_alt_size = (size_t)min * 4;
-	g_alt_key_ok = pthread_key_create(&g_alt_key, alt_free) == 0;
-	/* Release: publishes the ids, g_alt_size and the key to the hooks of
-	 * other threads; pairs with mode(). */
+	rte_alt_init();
+	/* Release: publishes the ids and the alternate stacks' size and key
+	 * to the hooks of other threads; pairs with mode(). */
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
 	alt_start();
 }
