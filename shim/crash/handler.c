@@ -984,7 +984,6 @@ static void fork_child(void)
  * the stack size and the key, then the calling thread's stack. */
 static void start_recorder(unsigned m)
 {
-
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
 	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
