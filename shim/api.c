@@ -70,18 +70,19 @@ RTE_EXPORT int rte_is_active(void)
 
 RTE_EXPORT int rte_path(char *buf, size_t len)
 {
-	int r;
+	int r, st;
 	size_t n;
 	sigset_t old_mask;
 
 	rte_tracer_materialize(); /* a fork child's file is made on demand */
 	rte_lock(&old_mask);
-	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
+	st = rte_tracer_state();
+	if (st != ST_RUNNING && st != ST_STOPPED) {
 		r = RTE_ESTATE;
-	} else if (!buf || (n = strlen(rte_g_file.path)) + 1 > len) {
+	} else if (!buf || (n = strlen(rte_tracer_file()->path)) + 1 > len) {
 		r = RTE_EINVAL;
 	} else {
-		memcpy(buf, rte_g_file.path, n + 1);
+		memcpy(buf, rte_tracer_file()->path, n + 1);
 		r = (int)n;
 	}
 	rte_unlock(&old_mask);

@@ -1,10 +1,10 @@
 /*
  * tracer.c - the tracer: the one owner of the tracing state machine, the
  * ring slots, the per-thread writer state, thread end, the rte.* and
- * lifecycle event writers. No other file writes rte_g_state, rte_g_active,
- * rte_g_paused or rte_g_gen (they read them, with the orders noted there).
+ * lifecycle event writers. No other file writes g_state, rte_g_active,
+ * g_paused or g_gen (they read them, with the orders noted there).
  *
- * The state machine (rte_g_state; "paused" is a flag beside RUNNING and
+ * The state machine (g_state; "paused" is a flag beside RUNNING and
  * FORKED, rte_g_active is the generation while RUNNING and not paused,
  * RTE_GEN_PENDING while FORKED and not paused, else 0):
  *
@@ -88,14 +88,14 @@
 
 /* Exported: the inline check of rte/rte.h reads it in the caller. */
 RTE_EXPORT uint32_t rte_g_active;
-uint32_t rte_g_gen;
-int rte_g_state;
-int rte_g_paused;
-pid_t rte_g_pid;
-struct rte_config rte_g_cfg;
-struct rte_file rte_g_file = {.fd = -1};
-pthread_mutex_t rte_g_lock = PTHREAD_MUTEX_INITIALIZER;
-int rte_g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+static uint32_t g_gen;
+static int g_state;
+static int g_paused;
+static pid_t g_pid;
+static struct rte_config g_cfg;
+static struct rte_file g_file = {.fd = -1};
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
 __thread struct rte_thread *rte_self_p RTE_TLS;
 
@@ -285,7 +285,7 @@ static int adopt_child(void)
 	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
 		                                                           : -1;
-	pthread_mutex_init(&rte_g_lock, NULL);
+	pthread_mutex_init(&g_lock, NULL);
 	rte_tracer_fork_child();
 	/* Release: pairs with the loads above. */
 	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
@@ -300,12 +300,12 @@ void rte_lock(sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, &all, old);
 	if (foreign_child())
 		adopt_child();
-	pthread_mutex_lock(&rte_g_lock);
+	pthread_mutex_lock(&g_lock);
 }
 
 void rte_unlock(const sigset_t *old)
 {
-	pthread_mutex_unlock(&rte_g_lock);
+	pthread_mutex_unlock(&g_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -316,13 +316,13 @@ void rte_tracer_disable(const char *why)
 	 * stopping goes; writers already inside finish into a valid map. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	/* Release: pairs with state(); nothing is attached any more. */
-	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
 static int state(void)
 {
-	/* Acquire: pairs with the release stores of rte_g_state. */
-	return __atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release stores of g_state. */
+	return __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
 }
 
 int rte_tracer_owns_process(void)
@@ -333,12 +333,12 @@ int rte_tracer_owns_process(void)
 		return 0;
 	st = state();
 
-	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != rte_g_pid)
+	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != g_pid)
 		return 0;
 	if (st == ST_FORKED) {
 		/* A fork child that never wrote: without PRESERVE there is
 		 * nothing to stop or remove; with it, the file must exist. */
-		if (!rte_g_cfg.preserve)
+		if (!g_cfg.preserve)
 			return 0;
 		rte_tracer_materialize();
 	}
@@ -349,13 +349,13 @@ int rte_tracer_owns_process(void)
 
 static int reserve_ring(unsigned i)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	int e;
 
 	/* Acquire: pairs with the release below (another thread reserved). */
 	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
 		return 0;
-	e = rte_file_reserve(&rte_g_file,
+	e = rte_file_reserve(&g_file,
 	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
 	                     l->ring_size_bytes);
 	if (e) {
@@ -363,7 +363,7 @@ static int reserve_ring(unsigned i)
 		         "cannot reserve space for ring %u of %s: %s; events of "
 		         "threads without a ring are dropped and counted in "
 		         "rte.dropped",
-		         i, rte_g_file.path, strerrordesc_np(e));
+		         i, g_file.path, strerrordesc_np(e));
 		return -1;
 	}
 	/* Release: pairs with the acquire above, in the next owner. */
@@ -375,7 +375,7 @@ static int reserve_ring(unsigned i)
  * be reserved, -2 if every ring is taken. */
 static int claim_ring(void)
 {
-	unsigned n = (unsigned)rte_g_file.l.max_domains;
+	unsigned n = (unsigned)g_file.l.max_domains;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t free_ = SLOT_FREE;
@@ -417,12 +417,12 @@ static uint64_t user_hdr(unsigned type, int id)
 static void write_labels(struct rte_ring_writer *w)
 {
 	char name[17];
-	int id = rte_g_own[RTE_OWN_TID];
+	int id = g_own[RTE_OWN_TID];
 
 	if (id >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
 		                (uint64_t)gettid());
-	id = rte_g_own[RTE_OWN_NAME];
+	id = g_own[RTE_OWN_NAME];
 	thread_name(name);
 	if (id >= 0)
 		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
@@ -436,7 +436,7 @@ static uint64_t lc_hdr(unsigned lc)
 
 static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 {
-	rte_ring_writer_attach(&t->w, rte_g_file.base, &rte_g_file.l, r);
+	rte_ring_writer_attach(&t->w, g_file.base, &g_file.l, r);
 	t->ring = (int)r;
 	t->gen = gen;
 	g_owner[r] = pthread_self();
@@ -500,7 +500,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 		return NULL;
 	/* Acquire: pairs with the release store in begin_file(): the file's
 	 * mapping, layout and slots are visible. */
-	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	gen = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
 	/* Acquire: pairs with the release increment in rte_tracer_release(). */
 	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
 	if (gen == 0)
@@ -520,15 +520,15 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 			         "all %u rings of %s are in use; events of "
 			         "further threads are dropped and counted in "
 			         "rte.dropped (RTE_RINGS sets the number)",
-			         (unsigned)rte_g_file.l.max_domains,
-			         rte_g_file.path);
+			         (unsigned)g_file.l.max_domains,
+			         g_file.path);
 		goto drop;
 	}
 	bind_ring(t, (unsigned)r, gen);
 	if (quiet)
 		return &t->w;
 	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
-	                (uint64_t)(int64_t)rte_g_pid);
+	                (uint64_t)(int64_t)g_pid);
 	write_labels(&t->w);
 	return &t->w;
 drop:
@@ -580,7 +580,7 @@ void rte_tracer_release(void)
 	/* Acquire: pairs with begin_file(); a ring of an older file (fork
 	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
-	    t->gen != __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE)) {
+	    t->gen != __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) {
 		t->ring = -1;
 		t->gen = 0;
 		return;
@@ -590,7 +590,7 @@ void rte_tracer_release(void)
 		t->busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_TERMINATE),
-		                rte_clock_ns(), (uint64_t)(int64_t)rte_g_pid);
+		                rte_clock_ns(), (uint64_t)(int64_t)g_pid);
 		rte_leave();
 	}
 	r = (unsigned)t->ring;
@@ -648,7 +648,7 @@ int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
 
 void rte_tracer_own_int(int which, int64_t v)
 {
-	int id = rte_g_own[which];
+	int id = g_own[which];
 	struct rte_ring_writer *w;
 
 	if (id < 0 || !(w = rte_enter()))
@@ -660,7 +660,7 @@ void rte_tracer_own_int(int which, int64_t v)
 
 void rte_tracer_own_custom(int which, const void *bytes, size_t n)
 {
-	int id = rte_g_own[which];
+	int id = g_own[which];
 	struct rte_ring_writer *w;
 
 	if (id < 0 || !(w = rte_enter()))
@@ -679,7 +679,7 @@ void rte_tracer_write_thread_name(void)
 
 void rte_tracer_write_name_of(pthread_t th, const char *name)
 {
-	unsigned n = (unsigned)rte_g_file.l.max_domains;
+	unsigned n = (unsigned)g_file.l.max_domains;
 	char buf[64];
 	int len;
 
@@ -709,7 +709,7 @@ static int g_once_names;
  * child's new file costs a few pages, not a megabyte. */
 static int reserve_name(uint64_t off)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	uint64_t first = l->custom_events_offset / NAME_PAGE;
 
 	for (uint64_t pg = off / NAME_PAGE;
@@ -721,11 +721,11 @@ static int reserve_name(uint64_t off)
 			continue;
 		if (end > l->total_size) /* never grow the file */
 			end = l->total_size;
-		if ((e = rte_file_reserve(&rte_g_file, start, end - start))) {
+		if ((e = rte_file_reserve(&g_file, start, end - start))) {
 			rte_warn(&g_once_names,
 			         "cannot reserve space for event names in %s: "
 			         "%s; names are missing from the file",
-			         rte_g_file.path, strerrordesc_np(e));
+			         g_file.path, strerrordesc_np(e));
 			return -1;
 		}
 		g_name_pages[pg - first] = 1;
@@ -740,23 +740,23 @@ void rte_tracer_write_name(unsigned id, const char *name)
 	/* The file exists (running, or stopped but still mapped), and it
 	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
 	 * which its caller holds). */
-	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
+	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
 		return;
-	off = rte_g_file.l.custom_events_offset +
+	off = g_file.l.custom_events_offset +
 	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
 	if (reserve_name(off) == 0)
-		strncpy(rte_g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
+		strncpy(g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
 }
 
 /* ---- start, fork child, stop ---------------------------------------------- */
 
-/* Fresh file mapped in rte_g_file: reset the slots, give ring 0 to the
+/* Fresh file mapped in g_file: reset the slots, give ring 0 to the
  * calling thread, publish the generation, write ring_start (and
  * fork_child). */
 static void begin_file(int fork_child, uint64_t start_ts)
 {
 	struct rte_thread *t = &rte_self;
-	uint32_t gen = rte_g_gen + 1;
+	uint32_t gen = g_gen + 1;
 	/* In a fork child, ring 0 is the forking thread's even if another
 	 * thread of the child makes the file (it then writes ring 0's first
 	 * events, and the forking thread attaches to it later). */
@@ -791,7 +791,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		rte_ring_writer_reset(&t->w);
 		t->busy = 1;
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
-		                (uint64_t)(int64_t)rte_g_pid);
+		                (uint64_t)(int64_t)g_pid);
 		if (fork_child)
 			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
 			                start_ts, 0);
@@ -801,7 +801,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 			t->ring = -1;
 			t->gen = 0;
 			g_owner[0] = g_heir_th;
-			/* Relaxed: published by the release of rte_g_gen. */
+			/* Relaxed: published by the release of g_gen. */
 			__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
 		}
 		t->busy = busy;
@@ -810,12 +810,12 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	}
 	/* Release: publishes the file, layout, slots and ring 0's first
 	 * events; pairs with the acquire load in attach_running(). */
-	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_gen, gen, __ATOMIC_RELEASE);
 	/* Release, after the generation: pairs with state() in
 	 * attach_running(). */
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
-	/* Release: as for rte_g_gen; the fast path only needs the value. */
-	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : gen,
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	/* Release: as for g_gen; the fast path only needs the value. */
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : gen,
 	                 __ATOMIC_RELEASE);
 }
 
@@ -830,8 +830,8 @@ int rte_tracer_register_own(const char *name, enum rte_type type)
 static void register_own_events(void)
 {
 	for (int i = 0; i < RTE_OWN_COUNT; i++)
-		if (rte_g_own[i] < 0)
-			rte_g_own[i] = rte_tracer_register_own(
+		if (g_own[i] < 0)
+			g_own[i] = rte_tracer_register_own(
 				g_own_events[i].name, g_own_events[i].type);
 }
 
@@ -840,17 +840,17 @@ int rte_tracer_start_locked(void)
 	char err[PATH_MAX + 160];
 	pid_t pid = getpid();
 
-	if (rte_g_state == ST_RUNNING || rte_g_state == ST_FORKED)
+	if (g_state == ST_RUNNING || g_state == ST_FORKED)
 		return RTE_OK;
-	if (rte_g_state != ST_OFF)
+	if (g_state != ST_OFF)
 		return RTE_ESTATE;
-	rte_config_read(&rte_g_cfg);
-	if (!rte_g_cfg.trace_ocaml && rte_ocaml_in_process()) {
+	rte_config_read(&g_cfg);
+	if (!g_cfg.trace_ocaml && rte_ocaml_in_process()) {
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
 		         "overrides)");
 		/* Release: pairs with state(). */
-		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 		return RTE_ESTATE;
 	}
 	if (!g_proc || !g_key_ok) {
@@ -860,13 +860,13 @@ int rte_tracer_start_locked(void)
 		                 "(Linux 4.14 or later is needed)");
 		return RTE_ESTATE;
 	}
-	rte_clock_init(rte_g_cfg.force_monotonic);
-	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
+	rte_clock_init(g_cfg.force_monotonic);
+	if (rte_file_create(&g_file, &g_cfg, pid, err, sizeof(err)) <
 	    0) {
 		rte_tracer_disable(err);
 		return RTE_ESTATE;
 	}
-	rte_g_pid = pid;
+	g_pid = pid;
 	register_own_events();
 	begin_file(0, rte_clock_ns());
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
@@ -895,8 +895,8 @@ void rte_tracer_fork_child(void)
 	/* Only this thread exists now: nothing writes while we switch. The
 	 * parent's mapping goes at once, so nothing can ever write to it. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
-	rte_file_drop(&rte_g_file);
-	rte_g_pid = getpid();
+	rte_file_drop(&g_file);
+	g_pid = getpid();
 	g_fork_ts = rte_clock_ns();
 	rte_self.ring = -1;
 	rte_self.gen = 0;
@@ -905,10 +905,10 @@ void rte_tracer_fork_child(void)
 	g_heir_th = pthread_self();
 	/* Relaxed: read by this thread or by threads it creates. */
 	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
-	/* Release (both): pair with state() and the acquire of rte_g_gen in
+	/* Release (both): pair with state() and the acquire of g_gen in
 	 * attach_running(); the pending value sends writers there. */
-	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
-	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : RTE_GEN_PENDING,
+	__atomic_store_n(&g_state, ST_FORKED, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : RTE_GEN_PENDING,
 	                 __ATOMIC_RELEASE);
 }
 
@@ -916,7 +916,7 @@ void rte_tracer_atfork_child(void)
 {
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
-	pthread_mutex_init(&rte_g_lock, NULL);
+	pthread_mutex_init(&g_lock, NULL);
 	pool_fork_child();
 	if (g_proc)
 		g_proc->pid = getpid();
@@ -925,7 +925,7 @@ void rte_tracer_atfork_child(void)
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
 	 * a half-made one, and its exit costs nothing more. */
-	if (rte_g_cfg.preserve)
+	if (g_cfg.preserve)
 		rte_tracer_materialize();
 }
 
@@ -944,15 +944,15 @@ void rte_tracer_materialize(void)
 	/* trylock: another thread may be making the file (or registering);
 	 * the event that asked is then dropped, and the next one tries
 	 * again. The lock orders us against rte_register(). */
-	if (pthread_mutex_trylock(&rte_g_lock) == 0) {
+	if (pthread_mutex_trylock(&g_lock) == 0) {
 		if (state() == ST_FORKED) {
-			if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid,
+			if (rte_file_create(&g_file, &g_cfg, g_pid,
 			                    err, sizeof(err)) < 0)
 				rte_tracer_disable(err);
 			else
 				begin_file(1, g_fork_ts);
 		}
-		pthread_mutex_unlock(&rte_g_lock);
+		pthread_mutex_unlock(&g_lock);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -970,7 +970,7 @@ static int keep_file(void)
 void rte_tracer_stop(void)
 {
 	struct rte_ring_writer *w;
-	int id = rte_g_own[RTE_OWN_DROPPED];
+	int id = g_own[RTE_OWN_DROPPED];
 	uint64_t dropped;
 
 	if (!rte_tracer_owns_process())
@@ -992,10 +992,10 @@ void rte_tracer_stop(void)
 		rte_leave();
 	}
 	/* Release: pairs with state(). */
-	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
 	/* A crashed process keeps its file even without PRESERVE. */
-	if (!rte_g_cfg.preserve && !keep_file())
-		rte_file_remove(&rte_g_file);
+	if (!g_cfg.preserve && !keep_file())
+		rte_file_remove(&g_file);
 }
 
 /* ---- exec ------------------------------------------------------------------ */
@@ -1019,11 +1019,11 @@ int rte_tracer_exec_begin(const char *prog)
 		rte_leave();
 	}
 	/* Release: pairs with state(). */
-	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
-	e = rte_file_exec_away(&rte_g_file, rte_g_cfg.preserve);
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	e = rte_file_exec_away(&g_file, g_cfg.preserve);
 	if (e)
 		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
-		         rte_g_file.path, strerrordesc_np(e));
+		         g_file.path, strerrordesc_np(e));
 	return 1;
 }
 
@@ -1032,20 +1032,20 @@ int rte_tracer_exec_begin(const char *prog)
  * are reserved again in the copy (a full disk must never mean SIGBUS). */
 static int exec_rereserve(void)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	uint64_t first = l->custom_events_offset / NAME_PAGE;
 
 	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
 		/* Acquire: pairs with the release in reserve_ring(). */
 		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
-		    rte_file_reserve(&rte_g_file,
+		    rte_file_reserve(&g_file,
 		                     l->data_offset +
 		                             (uint64_t)i * l->ring_size_bytes,
 		                     l->ring_size_bytes))
 			return -1;
 	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
 		if (g_name_pages[pg] &&
-		    rte_file_reserve(&rte_g_file, (first + pg) * NAME_PAGE,
+		    rte_file_reserve(&g_file, (first + pg) * NAME_PAGE,
 		                     NAME_PAGE))
 			return -1;
 	return 0;
@@ -1053,36 +1053,69 @@ static int exec_rereserve(void)
 
 void rte_tracer_exec_failed(int err)
 {
-	int e = rte_file_exec_back(&rte_g_file, rte_g_pid);
+	int e = rte_file_exec_back(&g_file, g_pid);
 
 	if (!e && exec_rereserve() < 0)
 		e = ENOSPC;
 	if (e) {
 		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
-		         "tracing stopped", rte_g_file.path, strerrordesc_np(e));
+		         "tracing stopped", g_file.path, strerrordesc_np(e));
 		return;
 	}
 	/* Release (all three): pair with state(), the exchanges on
 	 * g_stopping and rte_enter(); the file is the same as before. */
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
-	rte_tracer_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
+	rte_tracer_lifecycle(RTE_LC_RING_START, g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
 	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+}
+
+/* ---- read accessors ------------------------------------------------------ */
+
+int rte_tracer_state(void)
+{
+	return state();
+}
+
+int rte_tracer_paused(void)
+{
+	return g_paused;
+}
+
+uint32_t rte_tracer_gen(void)
+{
+	/* Acquire: pairs with the release of g_gen in begin_file(). */
+	return __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+}
+
+pid_t rte_tracer_pid(void)
+{
+	return g_pid;
+}
+
+const struct rte_config *rte_tracer_config(void)
+{
+	return &g_cfg;
+}
+
+const struct rte_file *rte_tracer_file(void)
+{
+	return &g_file;
 }
 
 /* ---- pause and resume ---------------------------------------------------- */
 
 void rte_tracer_pause_locked(void)
 {
-	if (rte_g_state == ST_FORKED && !rte_g_paused) {
+	if (g_state == ST_FORKED && !g_paused) {
 		/* A fork child without its file yet: nothing to write. */
-		rte_g_paused = 1;
+		g_paused = 1;
 		/* Release: as below. */
 		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && !rte_g_paused) {
+	} else if (g_state == ST_RUNNING && !g_paused) {
 		rte_tracer_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
-		rte_g_paused = 1;
+		g_paused = 1;
 		/* Release: pairs with nothing in particular; writers that
 		 * still see the old value finish a valid write. */
 		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
@@ -1091,17 +1124,17 @@ void rte_tracer_pause_locked(void)
 
 void rte_tracer_resume_locked(void)
 {
-	if (rte_g_state == ST_FORKED && rte_g_paused) {
-		rte_g_paused = 0;
+	if (g_state == ST_FORKED && g_paused) {
+		g_paused = 0;
 		/* Release: the pending value sends the next event to the
 		 * slow path, which makes the file. */
 		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
 		                 __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && rte_g_paused) {
-		rte_g_paused = 0;
+	} else if (g_state == ST_RUNNING && g_paused) {
+		g_paused = 0;
 		/* Release: pairs with the acquire in rte_tracer_attach() (the
 		 * generation is already published; this only re-opens). */
-		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
+		__atomic_store_n(&rte_g_active, g_gen, __ATOMIC_RELEASE);
 		rte_tracer_lifecycle(RTE_LC_RING_RESUME, 0, 1);
 	}
 }
@@ -1112,9 +1145,9 @@ void rte_tracer_lost(void)
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	/* Release: pairs with the state loads: no exit path writes or
 	 * removes anything from now on. */
-	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
-	if (!rte_g_cfg.preserve)
-		rte_file_remove(&rte_g_file);
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	if (!g_cfg.preserve)
+		rte_file_remove(&g_file);
 }
 
 /* ---- load --------------------------------------------------------------- */

@@ -64,15 +64,18 @@ enum {
 /* Hot: the generation of the current file while tracing runs and is not
  * paused, else 0. The only word the write path reads when tracing is off. */
 extern uint32_t rte_g_active RTE_EXPORT; /* also declared in rte/rte.h */
-extern uint32_t rte_g_gen;      /* generation of the current file */
-extern int rte_g_state;         /* ST_* */
-extern int rte_g_paused;
-extern pid_t rte_g_pid;         /* process that owns rte_g_file */
-extern struct rte_config rte_g_cfg;
-extern struct rte_file rte_g_file;
-extern pthread_mutex_t rte_g_lock; /* start, register, pause, fork */
-extern int rte_g_own[RTE_OWN_COUNT];
+/* Hot: events dropped (a nested signal handler, no ring). */
 extern uint64_t rte_g_dropped;
+
+/* Read accessors of the tracer's state (written by tracer.c only). All
+ * async-signal-safe. */
+int rte_tracer_state(void);      /* ST_*, acquire */
+int rte_tracer_paused(void);     /* rte_pause()d (lock held for a stable
+                                    answer) */
+uint32_t rte_tracer_gen(void);   /* generation of the current file, acquire */
+pid_t rte_tracer_pid(void);      /* process that owns the file */
+const struct rte_config *rte_tracer_config(void); /* read at start */
+const struct rte_file *rte_tracer_file(void);     /* the current file */
 
 /*
  * Per-thread state. It lives in a pool of memory mapped with
@@ -91,7 +94,7 @@ extern uint64_t rte_g_dropped;
 struct __attribute__((aligned(64))) rte_thread {
 	/* The fast path's words first: gen, busy and the writer's pointers
 	 * share one cache line. */
-	uint32_t gen;        /* == rte_g_gen while w is attached to a ring */
+	uint32_t gen;        /* == the file's generation while w is attached */
 	int busy;            /* inside a write: a nested signal handler drops */
 	struct rte_ring_writer w;
 	int ring;            /* index of our ring, or -1 (0 after a wipe:

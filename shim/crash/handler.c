@@ -178,10 +178,9 @@ static struct rte_ring_writer *enter_forced(void)
 {
 	struct rte_ring_writer *w;
 
-	/* Acquire: pairs with the release stores of rte_g_state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
+	if (rte_tracer_state() == ST_FORKED)
 		rte_tracer_materialize();
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) != ST_RUNNING)
+	if (rte_tracer_state() != ST_RUNNING)
 		return NULL;
 	/* The interrupted write (if any) never resumes: take the ring. */
 	rte_self.busy = 1;
@@ -580,9 +579,10 @@ static int ring_fault(int sig, const siginfo_t *si)
 {
 	/* Relaxed: the mapping is published before any thread can write
 	 * to it; a fault on it implies we see it. */
-	char *base = __atomic_load_n(&rte_g_file.base, __ATOMIC_RELAXED);
+	char *base = __atomic_load_n(&rte_tracer_file()->base,
+	                             __ATOMIC_RELAXED);
 	char *a = si->si_addr;
-	size_t size = (size_t)rte_g_file.l.total_size;
+	size_t size = (size_t)rte_tracer_file()->l.total_size;
 
 	if (sig != SIGBUS || si->si_code <= 0 || !base || a < base ||
 	    a >= base + size)
@@ -601,7 +601,7 @@ static void warn_lost(void *unused)
 {
 	(void)unused;
 	rte_warn(&g_once_lost, "%s lost its disk blocks under the program "
-	         "(truncated?); tracing disabled", rte_g_file.path);
+	         "(truncated?); tracing disabled", rte_tracer_file()->path);
 }
 
 struct work {
@@ -644,7 +644,7 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 		return 0; /* sent by someone and ignored: nothing happens */
 	/* A vfork child shares our memory (and this thread's ring) but not
 	 * our pid: it must neither write nor mark the parent's file. */
-	if (room && getpid() == rte_g_pid && (mode() & RTE_BTM_CRASH)) {
+	if (room && getpid() == rte_tracer_pid() && (mode() & RTE_BTM_CRASH)) {
 		t_recording = 1;
 		t_first_sig = sig;
 		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
@@ -710,8 +710,8 @@ static void term_record(void *arg)
 	/* A fork child that never wrote has no file, and keeps none without
 	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
 	 * tracer.c's release stores of the state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED &&
-	    !rte_g_cfg.preserve)
+	if (rte_tracer_state() == ST_FORKED &&
+	    !rte_tracer_config()->preserve)
 		return;
 	/* Forced as a fatal crash: also while paused, and over a write of
 	 * this thread that the signal interrupted (it never resumes). */
@@ -733,7 +733,7 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* Not in a vfork child (it shares our memory, not our pid), nor
 	 * inside our own recording (then: just die). */
-	if (getpid() == rte_g_pid && !t_recording) {
+	if (getpid() == rte_tracer_pid() && !t_recording) {
 		t_recording = 1;
 		t_first_sig = sig;
 		run_with_room(term_record, &sig);

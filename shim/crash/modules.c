@@ -329,8 +329,7 @@ static void sync_recorded(int all)
 
 	if (pthread_mutex_trylock(&g_lock))
 		return;
-	/* Acquire: pairs with the release of rte_g_gen in tracer.c. */
-	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	gen = rte_tracer_gen();
 	for (unsigned i = 0; i < MODS_MAX; i++) {
 		struct mod *m = &g_mods[i];
 
@@ -351,7 +350,7 @@ static void sync_modules(int from_signal, int all)
 	/* A fork child makes its file first: its generation is the one
 	 * the events below belong to. Acquire: pairs with tracer.c's release
 	 * stores of the state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
+	if (rte_tracer_state() == ST_FORKED)
 		rte_tracer_materialize();
 	if (!loader_ok()) {
 		sync_recorded(all);
@@ -360,8 +359,7 @@ static void sync_modules(int from_signal, int all)
 	if (from_signal ? pthread_mutex_trylock(&g_lock)
 	                : pthread_mutex_lock(&g_lock))
 		goto out;
-	/* Acquire: pairs with the release of rte_g_gen in tracer.c. */
-	w.gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	w.gen = rte_tracer_gen();
 	for (unsigned i = 0; i < MODS_MAX; i++)
 		g_mods[i].seen = 0;
 	dl_iterate_phdr(visit, &w);

@@ -83,11 +83,11 @@ static int file_of(pid_t pid)
 static void test_off(void **state)
 {
 	(void)state;
-	assert_int_equal(rte_g_state, ST_OFF);
+	assert_int_equal(rte_tracer_state(), ST_OFF);
 	/* Illegal while off: nothing changes. */
 	pause_();
-	assert_int_equal(rte_g_state, ST_OFF);
-	assert_int_equal(rte_g_paused, 0);
+	assert_int_equal(rte_tracer_state(), ST_OFF);
+	assert_int_equal(rte_tracer_paused(), 0);
 	resume();
 	assert_int_equal(active(), 0);
 	assert_int_equal(g_started, 0);
@@ -99,34 +99,34 @@ static void test_running(void **state)
 
 	(void)state;
 	assert_int_equal(start(), RTE_OK);
-	assert_int_equal(rte_g_state, ST_RUNNING);
+	assert_int_equal(rte_tracer_state(), ST_RUNNING);
 	assert_int_equal(g_started, 1);
-	gen = rte_g_gen;
+	gen = rte_tracer_gen();
 	assert_int_not_equal(gen, 0);
 	assert_int_equal(active(), gen);
 	assert_true(file_of(getpid()));
 	/* start while running: RTE_OK, no second file, no second start. */
 	assert_int_equal(start(), RTE_OK);
-	assert_int_equal(rte_g_gen, gen);
+	assert_int_equal(rte_tracer_gen(), gen);
 	assert_int_equal(g_started, 1);
 	/* pause, twice; resume, twice. */
 	pause_();
 	assert_int_equal(active(), 0);
-	assert_int_equal(rte_g_paused, 1);
+	assert_int_equal(rte_tracer_paused(), 1);
 	pause_();
 	assert_int_equal(active(), 0);
 	resume();
 	assert_int_equal(active(), gen);
-	assert_int_equal(rte_g_paused, 0);
+	assert_int_equal(rte_tracer_paused(), 0);
 	resume();
 	assert_int_equal(active(), gen);
-	assert_int_equal(rte_g_state, ST_RUNNING);
+	assert_int_equal(rte_tracer_state(), ST_RUNNING);
 }
 
 /* fork child: FORKED with the pending generation, then its own file. */
 static void test_fork_child(void **state)
 {
-	uint32_t gen = rte_g_gen;
+	uint32_t gen = rte_tracer_gen();
 	int status;
 	pid_t pid;
 
@@ -136,21 +136,21 @@ static void test_fork_child(void **state)
 	if (pid == 0) {
 		/* No cmocka here: the exit status is the first failed step. */
 		rte_tracer_atfork_child();
-		if (rte_g_state != ST_FORKED)
+		if (rte_tracer_state() != ST_FORKED)
 			_exit(1);
 		if (active() != RTE_GEN_PENDING)
 			_exit(2);
 		if (file_of(getpid())) /* made lazily: not yet */
 			_exit(3);
 		rte_tracer_materialize();
-		if (rte_g_state != ST_RUNNING || rte_g_pid != getpid())
+		if (rte_tracer_state() != ST_RUNNING || rte_tracer_pid() != getpid())
 			_exit(4);
-		if (rte_g_gen == gen || active() != rte_g_gen)
+		if (rte_tracer_gen() == gen || active() != rte_tracer_gen())
 			_exit(5);
 		if (!file_of(getpid()))
 			_exit(6);
 		rte_tracer_stop();
-		if (rte_g_state != ST_STOPPED)
+		if (rte_tracer_state() != ST_STOPPED)
 			_exit(7);
 		if (file_of(getpid()) && !g_keep) /* removed: no PRESERVE */
 			_exit(8);
@@ -160,7 +160,7 @@ static void test_fork_child(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* The parent's tracing is untouched. */
-	assert_int_equal(rte_g_state, ST_RUNNING);
+	assert_int_equal(rte_tracer_state(), ST_RUNNING);
 	assert_int_equal(active(), gen);
 	assert_true(file_of(getpid()));
 }
@@ -170,7 +170,7 @@ static void test_stop(void **state)
 	(void)state;
 	g_keep = 1; /* an observer keeps the file (a recorded crash) */
 	rte_tracer_stop();
-	assert_int_equal(rte_g_state, ST_STOPPED);
+	assert_int_equal(rte_tracer_state(), ST_STOPPED);
 	assert_int_equal(active(), 0);
 	assert_true(file_of(getpid()));
 	/* Illegal after stop: no restart, no resume; a second stop is a
@@ -179,7 +179,7 @@ static void test_stop(void **state)
 	resume();
 	assert_int_equal(active(), 0);
 	rte_tracer_stop();
-	assert_int_equal(rte_g_state, ST_STOPPED);
+	assert_int_equal(rte_tracer_state(), ST_STOPPED);
 	assert_int_equal(g_started, 1);
 }
 
@@ -187,7 +187,7 @@ static void test_disable(void **state)
 {
 	(void)state;
 	rte_tracer_disable("unit test");
-	assert_int_equal(rte_g_state, ST_DISABLED);
+	assert_int_equal(rte_tracer_state(), ST_DISABLED);
 	assert_int_equal(active(), 0);
 	assert_int_equal(start(), RTE_ESTATE);
 }
