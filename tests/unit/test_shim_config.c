@@ -54,6 +54,45 @@ static void read_cfg(struct rte_config *c)
 	rte_config_read(c);
 }
 
+static unsigned get_log2(const struct rte_config *c)
+{
+	return c->log2_words;
+}
+
+static unsigned get_rings(const struct rte_config *c)
+{
+	return c->rings;
+}
+
+/* var=val gives want (as get reads it), with no warning. */
+static void expect(const char *var, const char *val,
+                   unsigned (*get)(const struct rte_config *), unsigned want)
+{
+	struct rte_config c;
+
+	setenv(var, val, 1);
+	read_cfg(&c);
+	assert_int_equal(get(&c), want);
+	assert_int_equal(warnings(), 0);
+}
+
+/* Every value of bad[] in var gives def (as get reads it) and exactly one
+ * warning line. */
+static void expect_bad(const char *var, const char *const *bad, size_t n,
+                       unsigned (*get)(const struct rte_config *),
+                       unsigned def)
+{
+	struct rte_config c;
+
+	for (size_t i = 0; i < n; i++) {
+		setenv(var, bad[i], 1);
+		read_cfg(&c);
+		assert_int_equal(get(&c), def);
+		assert_int_equal(warnings(), 1);
+	}
+	unsetenv(var);
+}
+
 static void test_defaults(void **state)
 {
 	struct rte_config c;
@@ -88,57 +127,30 @@ static void test_flags(void **state)
 
 static void test_runparam(void **state)
 {
-	struct rte_config c;
-
 	(void)state;
-	setenv("OCAMLRUNPARAM", "s=4M,e=20,v=0x400", 1);
-	read_cfg(&c);
-	assert_int_equal(c.log2_words, 20);
-	assert_int_equal(warnings(), 0);
+	expect("OCAMLRUNPARAM", "s=4M,e=20,v=0x400", get_log2, 20);
 	/* CAMLRUNPARAM only when OCAMLRUNPARAM is unset, as OCaml. */
-	setenv("CAMLRUNPARAM", "e=5", 1);
-	read_cfg(&c);
-	assert_int_equal(c.log2_words, 20);
+	expect("CAMLRUNPARAM", "e=5", get_log2, 20);
 	unsetenv("OCAMLRUNPARAM");
-	read_cfg(&c);
-	assert_int_equal(c.log2_words, 5);
+	expect("CAMLRUNPARAM", "e=5", get_log2, 5);
 	unsetenv("CAMLRUNPARAM");
 	static const char *const bad[] = {"e=", "e=3", "e=25", "e=1k", "e=-4",
 	                                  "e=16x", "e=99999999999"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		setenv("OCAMLRUNPARAM", bad[i], 1);
-		read_cfg(&c);
-		assert_int_equal(c.log2_words, RTE_RING_LOG2_DEFAULT);
-		assert_int_equal(warnings(), 1);
-	}
-	setenv("OCAMLRUNPARAM", "e=4", 1); /* the bounds are valid */
-	read_cfg(&c);
-	assert_int_equal(c.log2_words, RTE_RING_LOG2_MIN);
-	setenv("OCAMLRUNPARAM", "e=24", 1);
-	read_cfg(&c);
-	assert_int_equal(c.log2_words, RTE_RING_LOG2_MAX);
-	assert_int_equal(warnings(), 0);
+	expect_bad("OCAMLRUNPARAM", bad, sizeof(bad) / sizeof(bad[0]),
+	           get_log2, RTE_RING_LOG2_DEFAULT);
+	/* The bounds are valid. */
+	expect("OCAMLRUNPARAM", "e=4", get_log2, RTE_RING_LOG2_MIN);
+	expect("OCAMLRUNPARAM", "e=24", get_log2, RTE_RING_LOG2_MAX);
 }
 
 static void test_rings(void **state)
 {
-	struct rte_config c;
-
 	(void)state;
-	setenv("RTE_RINGS", "1", 1);
-	read_cfg(&c);
-	assert_int_equal(c.rings, 1);
-	setenv("RTE_RINGS", "4096", 1);
-	read_cfg(&c);
-	assert_int_equal(c.rings, RTE_RINGS_MAX);
-	assert_int_equal(warnings(), 0);
+	expect("RTE_RINGS", "1", get_rings, 1);
+	expect("RTE_RINGS", "4096", get_rings, RTE_RINGS_MAX);
 	static const char *const bad[] = {"", "0", "4097", "+3", "8 ", "x"};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		setenv("RTE_RINGS", bad[i], 1);
-		read_cfg(&c);
-		assert_int_equal(c.rings, RTE_MAX_DOMAINS_DEFAULT);
-		assert_int_equal(warnings(), 1);
-	}
+	expect_bad("RTE_RINGS", bad, sizeof(bad) / sizeof(bad[0]), get_rings,
+	           RTE_MAX_DOMAINS_DEFAULT);
 }
 
 static void test_clock(void **state)
