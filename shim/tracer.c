@@ -777,12 +777,9 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	t->ring = -1;
 	t->gen = 0;
 	g_slots[0] = SLOT_TAKEN;
-	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++) {
-		const char *name = rte_registry_name(id);
-
-		if (name)
-			rte_tracer_write_name(id, name);
-	}
+	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
+		if (rte_registry_type((int)id)) /* inline: most ids are free */
+			rte_tracer_write_name(id, rte_registry_name(id));
 	if (reserve_ring(0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
 		int busy = t->busy;
