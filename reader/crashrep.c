@@ -1,0 +1,938 @@
+/*
+ * crashrep.c - rte.crash, rte.backtrace and rte.module* in rte-read (crashrep.h).
+ *
+ * Per file (one process image): a symboliser fed by its module events, and
+ * per ring the last RD_CRASH_LAST events (a small copy each: kind, time,
+ * name, value) and the stack that made the ring's thread (RTE_BACKTRACE=
+ * thread). When an rte.crash arrives, its stack is symbolised at once
+ * (the modules of that moment) and the last events of every ring of the
+ * process are written into the crash's report.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashrep.h"
+#include "rte/crash.h"
+#include "symbolize.h"
+
+#define NAME_KEEP 40
+#define CUSTOM_KEEP 40
+#define FRAMES_MAX 1024u
+
+struct last {
+	uint64_t ts;
+	int kind;
+	unsigned id;
+	int64_t v;
+	char name[NAME_KEEP];
+	uint8_t custom[CUSTOM_KEEP];
+	uint8_t clen;
+};
+
+struct rring {
+	struct last ev[RD_CRASH_LAST];
+	unsigned n, pos;
+	char thread[RD_THREAD_NAME_MAX];
+	long tid;
+	/* RTE_BACKTRACE=thread: who made this ring's thread */
+	char **made_by;
+	unsigned nmade;
+	int made_ring;
+	long made_tid;
+};
+
+struct pfile {
+	const char *path;
+	long pid;
+	struct rd_sym *sym;
+	struct rring *rings;
+	unsigned nrings;
+};
+
+struct crash {
+	long pid;
+	const char *path;
+	unsigned ring;
+	char thread[RD_THREAD_NAME_MAX];
+	long tid;
+	uint64_t ts;
+	struct rte_crash_rec r;
+	char **frames;
+	unsigned nframes;
+	char **made_by;
+	unsigned nmade;
+	int made_ring;
+	long made_tid;
+	unsigned file;        /* index in rd_crash.files */
+	struct rring *snap;   /* every ring's history when the crash came */
+	unsigned nsnap;
+};
+
+struct rd_crash {
+	struct pfile *files;
+	unsigned nfiles;
+	struct crash *crashes;
+	unsigned ncrashes;
+	unsigned last; /* index of the file of the previous event */
+	int oom;
+};
+
+enum own { OWN_NONE, OWN_CRASH, OWN_BT, OWN_MOD, OWN_UNMOD };
+
+static enum own own_kind(const struct rte_event *ev)
+{
+	const char *n = ev->name;
+
+	if (ev->kind != RTE_EV_USER_CUSTOM || !n || strncmp(n, "rte.", 4))
+		return OWN_NONE;
+	if (!strcmp(n + 4, "crash"))
+		return OWN_CRASH;
+	if (!strcmp(n + 4, "backtrace"))
+		return OWN_BT;
+	if (!strcmp(n + 4, "module"))
+		return OWN_MOD;
+	if (!strcmp(n + 4, "module.unload"))
+		return OWN_UNMOD;
+	return OWN_NONE;
+}
+
+int rd_crash_is_own(const struct rte_event *ev)
+{
+	return own_kind(ev) != OWN_NONE;
+}
+
+struct rd_crash *rd_crash_new(void)
+{
+	return calloc(1, sizeof(struct rd_crash));
+}
+
+static void free_strs(char **v, unsigned n)
+{
+	for (unsigned i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void rd_crash_free(struct rd_crash *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->nfiles; i++) {
+		struct pfile *f = &c->files[i];
+
+		rd_sym_free(f->sym);
+		for (unsigned r = 0; r < f->nrings; r++)
+			free_strs(f->rings[r].made_by, f->rings[r].nmade);
+		free(f->rings);
+	}
+	for (unsigned i = 0; i < c->ncrashes; i++) {
+		free_strs(c->crashes[i].frames, c->crashes[i].nframes);
+		free_strs(c->crashes[i].made_by, c->crashes[i].nmade);
+		free(c->crashes[i].snap);
+	}
+	free(c->files);
+	free(c->crashes);
+	free(c);
+}
+
+static struct pfile *file_of(struct rd_crash *c, const struct rd_item *it)
+{
+	struct pfile *f;
+
+	if (c->last < c->nfiles && c->files[c->last].path == it->src->path)
+		return &c->files[c->last];
+	for (unsigned i = 0; i < c->nfiles; i++)
+		if (c->files[i].path == it->src->path) {
+			c->last = i;
+			return &c->files[i];
+		}
+	f = realloc(c->files, (c->nfiles + 1) * sizeof(*f));
+	if (!f)
+		return NULL;
+	c->files = f;
+	f = &c->files[c->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = it->src->path;
+	f->pid = it->src->pid;
+	f->nrings = it->src->rings;
+	f->sym = rd_sym_new();
+	f->rings = calloc(f->nrings ? f->nrings : 1, sizeof(*f->rings));
+	if (!f->sym || !f->rings) {
+		rd_sym_free(f->sym);
+		free(f->rings);
+		return NULL;
+	}
+	c->nfiles++;
+	return f;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+struct stack {
+	const uint64_t *pcs; /* unaligned in the payload: read with memcpy */
+	unsigned n;
+};
+
+static uint64_t pc_at(const struct stack *s, unsigned i)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)s->pcs + (size_t)i * 8, 8);
+	return v;
+}
+
+static int decode_crash(const struct rte_event *ev, struct rte_crash_rec *r,
+                        struct stack *s)
+{
+	size_t n = ev->u.custom.len;
+
+	if (n < sizeof(*r))
+		return -1;
+	memcpy(r, ev->u.custom.bytes, sizeof(*r));
+	if (r->version != RTE_CRASH_VERSION ||
+	    (size_t)r->nframes * 8 > n - sizeof(*r))
+		return -1;
+	s->pcs = (const uint64_t *)(ev->u.custom.bytes + sizeof(*r));
+	s->n = r->nframes;
+	return 0;
+}
+
+static int decode_bt(const struct rte_event *ev, struct rte_backtrace_rec *r,
+                     struct stack *s)
+{
+	size_t n = ev->u.custom.len;
+
+	if (n < sizeof(*r))
+		return -1;
+	memcpy(r, ev->u.custom.bytes, sizeof(*r));
+	if (r->version != RTE_BACKTRACE_VERSION ||
+	    (size_t)r->nframes * 8 > n - sizeof(*r))
+		return -1;
+	s->pcs = (const uint64_t *)(ev->u.custom.bytes + sizeof(*r));
+	s->n = r->nframes;
+	return 0;
+}
+
+/* Returns 0 and fills m (path malloc'd, or NULL for an unload), or -1. */
+static int decode_mod(const struct rte_event *ev, struct rd_module *m,
+                      int with_path)
+{
+	struct rte_module_rec r;
+	size_t n = ev->u.custom.len, plen;
+
+	if (n < sizeof(r))
+		return -1;
+	memcpy(&r, ev->u.custom.bytes, sizeof(r));
+	if (r.version != RTE_MODULE_VERSION ||
+	    r.build_id_len > sizeof(m->build_id) ||
+	    r.build_id_len > n - sizeof(r) || r.end < r.start)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->bias = r.bias;
+	m->start = r.start;
+	m->end = r.end;
+	m->build_id_len = r.build_id_len;
+	memcpy(m->build_id, ev->u.custom.bytes + sizeof(r), r.build_id_len);
+	if (!with_path)
+		return 0;
+	plen = n - sizeof(r) - r.build_id_len;
+	m->path = malloc(plen + 1);
+	if (!m->path)
+		return -1;
+	memcpy(m->path, ev->u.custom.bytes + sizeof(r) + r.build_id_len, plen);
+	m->path[plen] = '\0';
+	if (strlen(m->path) != plen) { /* an embedded NUL: not a path */
+		free(m->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- names ----------------------------------------------------------------- */
+
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	const char *a = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : NULL;
+
+	if (a)
+		snprintf(buf, len, "SIG%s", a);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+static const char *code_name(int sig, int code)
+{
+	static const struct {
+		int sig, code;
+		const char *name;
+	} k[] = {
+		{SIGSEGV, SEGV_MAPERR, "SEGV_MAPERR: address not mapped"},
+		{SIGSEGV, SEGV_ACCERR, "SEGV_ACCERR: access not permitted"},
+		{SIGBUS, BUS_ADRALN, "BUS_ADRALN: misaligned address"},
+		{SIGBUS, BUS_ADRERR, "BUS_ADRERR: no such physical address"},
+		{SIGBUS, BUS_OBJERR, "BUS_OBJERR: object error"},
+		{SIGILL, ILL_ILLOPC, "ILL_ILLOPC: illegal opcode"},
+		{SIGILL, ILL_ILLOPN, "ILL_ILLOPN: illegal operand"},
+		{SIGILL, ILL_PRVOPC, "ILL_PRVOPC: privileged opcode"},
+		{SIGFPE, FPE_INTDIV, "FPE_INTDIV: integer divide by zero"},
+		{SIGFPE, FPE_INTOVF, "FPE_INTOVF: integer overflow"},
+		{SIGFPE, FPE_FLTDIV, "FPE_FLTDIV: floating-point divide by zero"},
+		{SIGFPE, FPE_FLTINV, "FPE_FLTINV: invalid floating-point operation"},
+		{0, SI_USER, "SI_USER: sent by kill"},
+		{0, SI_TKILL, "SI_TKILL: sent by tkill/raise/abort"},
+		{0, SI_QUEUE, "SI_QUEUE: sent by sigqueue"},
+		{0, SI_KERNEL, "SI_KERNEL: sent by the kernel"},
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if ((k[i].sig == sig || (k[i].sig == 0 && (code <= 0 ||
+		                                           code == SI_KERNEL))) &&
+		    k[i].code == code)
+			return k[i].name;
+	return NULL;
+}
+
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Symbolised frames, one malloc'd string each. */
+static char **symbolise(struct rd_sym *sym, const struct stack *s,
+                        int first_is_pc, unsigned *n)
+{
+	char **v = calloc(s->n ? s->n : 1, sizeof(*v)), buf[1024];
+	struct rd_frame f;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (unsigned i = 0; i < s->n && i < FRAMES_MAX; i++) {
+		uint64_t pc = pc_at(s, i);
+
+		rd_sym_lookup(sym, pc, !(first_is_pc && i == 0), &f);
+		rd_frame_format(&f, pc, buf, sizeof(buf));
+		v[i] = xasprintf("#%-2u 0x%016" PRIx64 " %s", i, pc, buf);
+		if (!v[i])
+			break;
+		*n = i + 1;
+	}
+	return v;
+}
+
+/* ---- the last events of each ring ------------------------------------------ */
+
+/* Per event: a few stores and a short bounded copy, no formatting. */
+static void remember(struct rring *rr, const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct last *l = &rr->ev[rr->pos];
+	const char *name = ev->name;
+	char nbuf[48];
+	unsigned i;
+
+	l->ts = it->ts;
+	l->kind = ev->kind;
+	l->id = ev->id;
+	l->v = 0;
+	if (ev->kind == RTE_EV_COUNTER || ev->kind == RTE_EV_LIFECYCLE ||
+	    ev->kind == RTE_EV_USER_INT || ev->kind == RTE_EV_LOST)
+		l->v = ev->u.value; /* the same 64 bits in each of them */
+	l->clen = 0;
+	if (ev->kind == RTE_EV_USER_CUSTOM) {
+		l->clen = (uint8_t)(ev->u.custom.len < CUSTOM_KEEP
+		                            ? ev->u.custom.len
+		                            : CUSTOM_KEEP);
+		memcpy(l->custom, ev->u.custom.bytes, l->clen);
+		l->v = (int64_t)ev->u.custom.len;
+	} else if (ev->kind == RTE_EV_LOST) {
+		name = "-";
+	} else if (ev->kind == RTE_EV_ALLOC) {
+		name = "alloc";
+	}
+	if (!name) /* an id this version has no name for */
+		name = rte_event_name(ev, nbuf, sizeof(nbuf));
+	for (i = 0; i < NAME_KEEP - 1 && name && name[i]; i++)
+		l->name[i] = name[i];
+	l->name[i] = '\0';
+	rr->pos = (rr->pos + 1) % RD_CRASH_LAST;
+	if (rr->n < RD_CRASH_LAST)
+		rr->n++;
+}
+
+static void value_of(const struct last *l, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	switch (l->kind) {
+	case RTE_EV_COUNTER:
+	case RTE_EV_LIFECYCLE:
+	case RTE_EV_USER_INT:
+		snprintf(buf, len, "%" PRId64, l->v);
+		return;
+	case RTE_EV_LOST:
+		snprintf(buf, len, "%" PRId64 " words lost", l->v);
+		return;
+	case RTE_EV_USER_CUSTOM:
+		if (!strncmp(l->name, "rte.", 4) && strcmp(l->name, "rte.thread.name")) {
+			snprintf(buf, len, "(%" PRId64 " bytes)", l->v);
+			return;
+		}
+		buf[k++] = '"';
+		for (unsigned i = 0; i < l->clen && k + 3 < len; i++)
+			buf[k++] = l->custom[i] < 0x20 || l->custom[i] >= 0x7f
+			                   ? '?' : (char)l->custom[i];
+		if ((uint64_t)l->v > l->clen && k + 6 < len)
+			memcpy(buf + k, "...", 3), k += 3;
+		buf[k++] = '"';
+		buf[k] = '\0';
+		return;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+/* Keep every ring's history as it is when the crash arrives. */
+static void snapshot(struct crash *cr, const struct pfile *f,
+                     const struct rd_src *src)
+{
+	cr->snap = malloc((f->nrings ? f->nrings : 1) * sizeof(*cr->snap));
+	if (!cr->snap)
+		return;
+	memcpy(cr->snap, f->rings, f->nrings * sizeof(*cr->snap));
+	for (unsigned r = 0; r < f->nrings; r++) {
+		struct rring *rr = &cr->snap[r];
+
+		rr->made_by = NULL; /* not ours to free */
+		rr->nmade = 0;
+		rr->thread[0] = '\0';
+		rr->tid = -1;
+		if (r < src->rings) {
+			snprintf(rr->thread, sizeof(rr->thread), "%s",
+			         src->threads[r].name);
+			rr->tid = src->threads[r].tid;
+		}
+	}
+	cr->nsnap = f->nrings;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct last *x = *(const struct last *const *)a;
+	const struct last *y = *(const struct last *const *)b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int same_event(const struct last *a, const struct last *b)
+{
+	return a->ts == b->ts && a->kind == b->kind && a->id == b->id &&
+	       a->v == b->v && !strcmp(a->name, b->name);
+}
+
+/*
+ * The last events of ring r up to the crash: from the history kept when
+ * the crash arrived and the one at the end (rte-read's summary reads ring
+ * after ring, so another ring's events before the crash may come after it
+ * in reading order), without the crash event itself, the newest
+ * RD_CRASH_LAST. Returns how many were stored in out.
+ */
+static unsigned ring_before(const struct crash *cr, const struct rring *now,
+                            unsigned r, const struct last **out)
+{
+	const struct rring *src[2] = {&cr->snap[r], now};
+	const struct last *all[2 * RD_CRASH_LAST];
+	unsigned n = 0, k = 0;
+
+	for (int s = 0; s < 2; s++) {
+		if (!src[s])
+			continue;
+		for (unsigned i = 0; i < src[s]->n; i++) {
+			const struct last *l = &src[s]->ev[i];
+			int dup = 0;
+
+			if (l->ts > cr->ts || (r == cr->ring && l->ts == cr->ts &&
+			                       !strcmp(l->name, "rte.crash")))
+				continue;
+			for (unsigned j = 0; j < n && !dup; j++)
+				dup = same_event(all[j], l);
+			if (!dup)
+				all[n++] = l;
+		}
+	}
+	qsort(all, n, sizeof(all[0]), by_ts);
+	if (n > RD_CRASH_LAST)
+		k = n - RD_CRASH_LAST;
+	for (unsigned i = k; i < n; i++)
+		out[i - k] = all[i];
+	return n - k;
+}
+
+static char *last_line(const struct crash *cr, const struct last *l)
+{
+	char val[64];
+	uint64_t d = l->ts <= cr->ts ? cr->ts - l->ts : l->ts - cr->ts;
+
+	value_of(l, val, sizeof(val));
+	return xasprintf("%c%" PRIu64 ".%09" PRIu64 "s %-12s %-28s %s",
+	                 l->ts <= cr->ts ? '-' : '+', d / 1000000000u,
+	                 d % 1000000000u,
+	                 l->kind == RTE_EV_LOST ? "LOST"
+	                                        : rte_event_kind_name(l->kind),
+	                 l->name, val);
+}
+
+/* Calls fn(ud, header, NULL) for each ring with events before the crash,
+ * then fn(ud, NULL, line) for each of its events. */
+static void each_last(const struct rd_crash *c, const struct crash *cr,
+                      void (*fn)(void *, const char *, const char *),
+                      void *ud)
+{
+	const struct pfile *f = &c->files[cr->file];
+
+	for (unsigned r = 0; cr->snap && r < cr->nsnap; r++) {
+		const struct last *ev[RD_CRASH_LAST];
+		const struct rring *rr = r < f->nrings ? &f->rings[r] : NULL;
+		const struct rring *named = &cr->snap[r];
+		unsigned n = ring_before(cr, rr, r, ev);
+		char *h;
+
+		if (!n)
+			continue;
+		h = xasprintf("ring %u (%s%s, tid %ld)%s", r,
+		              named->thread[0] ? "thread " : "no name",
+		              named->thread, named->tid,
+		              r == cr->ring ? ", the crashing thread" : "");
+		if (h)
+			fn(ud, h, NULL);
+		free(h);
+		for (unsigned i = 0; i < n; i++) {
+			char *line = last_line(cr, ev[i]);
+
+			if (line)
+				fn(ud, NULL, line);
+			free(line);
+		}
+	}
+}
+
+/* ---- update ---------------------------------------------------------------- */
+
+static void on_crash(struct rd_crash *c, struct pfile *f,
+                     const struct rd_item *it)
+{
+	struct rte_crash_rec r;
+	struct stack s;
+	struct crash *cr;
+	struct rring *rr = &f->rings[it->ev->ring];
+
+	if (decode_crash(it->ev, &r, &s) < 0)
+		return;
+	cr = realloc(c->crashes, (c->ncrashes + 1) * sizeof(*cr));
+	if (!cr) {
+		c->oom = 1;
+		return;
+	}
+	c->crashes = cr;
+	cr = &c->crashes[c->ncrashes++];
+	memset(cr, 0, sizeof(*cr));
+	cr->file = (unsigned)(f - c->files);
+	cr->pid = f->pid;
+	cr->path = f->path;
+	cr->ring = it->ev->ring;
+	snprintf(cr->thread, sizeof(cr->thread), "%s", it->th->name);
+	cr->tid = r.tid;
+	cr->ts = it->ts;
+	cr->r = r;
+	cr->frames = symbolise(f->sym, &s, 1, &cr->nframes);
+	if (rr->nmade) {
+		cr->made_by = calloc(rr->nmade, sizeof(char *));
+		for (unsigned i = 0; cr->made_by && i < rr->nmade; i++)
+			cr->made_by[cr->nmade++] = strdup(rr->made_by[i]);
+		cr->made_ring = rr->made_ring;
+		cr->made_tid = rr->made_tid;
+	}
+	snapshot(cr, f, it->src);
+}
+
+static void on_bt(struct pfile *f, const struct rd_item *it)
+{
+	struct rte_backtrace_rec r;
+	struct stack s;
+	struct rring *rr = &f->rings[it->ev->ring];
+
+	if (decode_bt(it->ev, &r, &s) < 0 || r.kind != RTE_BT_THREAD)
+		return;
+	free_strs(rr->made_by, rr->nmade);
+	rr->made_by = symbolise(f->sym, &s, 0, &rr->nmade);
+	rr->made_ring = (int)r.data;
+	rr->made_tid = r.tid;
+}
+
+void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct pfile *f;
+	struct rring *rr;
+	struct rd_module m;
+
+	if (!c || !(f = file_of(c, it))) {
+		if (c)
+			c->oom = 1;
+		return;
+	}
+	if (ev->ring >= f->nrings)
+		return;
+	rr = &f->rings[ev->ring];
+	if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_DOMAIN_SPAWN) {
+		/* a new thread on this ring */
+		free_strs(rr->made_by, rr->nmade);
+		rr->made_by = NULL;
+		rr->nmade = 0;
+	}
+	switch (ev->kind == RTE_EV_USER_CUSTOM ? own_kind(ev) : OWN_NONE) {
+	case OWN_MOD:
+		if (decode_mod(ev, &m, 1) == 0) {
+			if (rd_sym_add(f->sym, &m) < 0)
+				c->oom = 1;
+			free(m.path);
+		}
+		break;
+	case OWN_UNMOD:
+		if (decode_mod(ev, &m, 0) == 0)
+			rd_sym_remove(f->sym, m.bias, m.start);
+		break;
+	case OWN_CRASH:
+		on_crash(c, f, it);
+		break;
+	case OWN_BT:
+		on_bt(f, it);
+		break;
+	default:
+		break;
+	}
+	if (ev->kind == RTE_EV_USER_CUSTOM &&
+	    (own_kind(ev) == OWN_MOD || own_kind(ev) == OWN_UNMOD))
+		return; /* modules are not what the program did */
+	remember(rr, it);
+}
+
+unsigned rd_crash_count(const struct rd_crash *c, int fatal_only)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; c && i < c->ncrashes; i++)
+		if (!fatal_only || (c->crashes[i].r.flags & RTE_CRASH_FATAL))
+			n++;
+	return n;
+}
+
+/* ---- text -------------------------------------------------------------------- */
+
+static void crash_headline(struct rd_out *o, const struct rte_crash_rec *r)
+{
+	char sb[32];
+	const char *code = code_name(r->signo, r->code);
+
+	rd_outf(o, "%s", sig_name(r->signo, sb, sizeof(sb)));
+	if (code)
+		rd_outf(o, " (%s)", code);
+	else
+		rd_outf(o, " (si_code %d)", r->code);
+	if (r->signo != SIGABRT && r->code > 0)
+		rd_outf(o, " at address 0x%" PRIx64, r->addr);
+	if (r->code <= 0 && r->sender)
+		rd_outf(o, " from pid %d", r->sender);
+	rd_outf(o, "%s%s", r->flags & RTE_CRASH_FATAL ? ", fatal" : "",
+	     r->flags & RTE_CRASH_HANDLED ? ", passed to the program's handler"
+	                                  : "");
+}
+
+void rd_crash_text_value(struct rd_crash *c, const struct rd_item *it,
+                         struct rd_out *o)
+{
+	const struct rte_event *ev = it->ev;
+	struct pfile *f = c ? file_of(c, it) : NULL;
+	struct rte_crash_rec cr;
+	struct rte_backtrace_rec br;
+	struct rd_module m;
+	struct stack s;
+	char **fr = NULL;
+	unsigned nf = 0;
+
+	switch (own_kind(ev)) {
+	case OWN_CRASH:
+		if (decode_crash(ev, &cr, &s) < 0)
+			goto bad;
+		crash_headline(o, &cr);
+		rd_outf(o, ", tid %d", cr.tid);
+		if (f)
+			fr = symbolise(f->sym, &s, 1, &nf);
+		break;
+	case OWN_BT:
+		if (decode_bt(ev, &br, &s) < 0)
+			goto bad;
+		if (br.kind == RTE_BT_FORK)
+			rd_outf(o, "fork of pid %" PRId64 " by tid %d", br.data, br.tid);
+		else if (br.kind == RTE_BT_THREAD)
+			rd_outf(o, "thread made by ring %" PRId64 " (tid %d)", br.data,
+			     br.tid);
+		else
+			rd_outf(o, "kind %u", br.kind);
+		if (f)
+			fr = symbolise(f->sym, &s, 0, &nf);
+		break;
+	case OWN_MOD:
+		if (decode_mod(ev, &m, 1) < 0)
+			goto bad;
+		rd_outf(o, "%s at 0x%" PRIx64 "-0x%" PRIx64 " bias 0x%" PRIx64
+		     " build id ", m.path, m.start, m.end, m.bias);
+		if (m.build_id_len)
+			rd_out_hex(o, m.build_id, m.build_id_len);
+		else
+			rd_out_str(o, "none");
+		free(m.path);
+		return;
+	case OWN_UNMOD:
+		if (decode_mod(ev, &m, 0) < 0)
+			goto bad;
+		rd_outf(o, "at 0x%" PRIx64 " bias 0x%" PRIx64, m.start, m.bias);
+		return;
+	default:
+		return;
+	}
+	for (unsigned i = 0; i < nf; i++)
+		rd_outf(o, "\n    %s", fr[i]);
+	free_strs(fr, nf);
+	return;
+bad:
+	rd_outf(o, "(malformed %s payload, %zu bytes)", ev->name,
+	     ev->u.custom.len);
+}
+
+/* The frames, a run of identical ones (deep recursion) as one line. */
+static void text_frames(struct rd_out *o, char **v, unsigned n)
+{
+	for (unsigned k = 0; k < n;) {
+		const char *a = strstr(v[k], "0x");
+		unsigned run = 1;
+
+		while (a && k + run < n) {
+			const char *b = strstr(v[k + run], "0x");
+
+			if (!b || strcmp(a, b))
+				break;
+			run++;
+		}
+		rd_outf(o, "    %s\n", v[k]);
+		if (run > 2) {
+			rd_outf(o, "    ... the same frame %u more times\n", run - 1);
+			k += run;
+		} else {
+			k++;
+		}
+	}
+}
+
+static void text_last(void *ud, const char *head, const char *line)
+{
+	if (head)
+		rd_outf(ud, "    %s\n", head);
+	else
+		rd_outf(ud, "      %s\n", line);
+}
+
+void rd_crash_report_text(const struct rd_crash *c, struct rd_out *o)
+{
+	for (unsigned i = 0; c && i < c->ncrashes; i++) {
+		const struct crash *cr = &c->crashes[i];
+
+		rd_outf(o, "\n%s in process %ld: ",
+		     cr->r.flags & RTE_CRASH_FATAL ? "CRASH" : "SIGNAL", cr->pid);
+		crash_headline(o, &cr->r);
+		rd_outf(o, "\n  thread %s (tid %d), ring %u of %s\n",
+		     cr->thread[0] ? cr->thread : "(no name)", cr->r.tid,
+		     cr->ring, cr->path);
+		rd_outf(o, "  stack:\n");
+		if (!cr->nframes)
+			rd_outf(o, "    (no frames recorded)\n");
+		text_frames(o, cr->frames, cr->nframes);
+		if (cr->nmade) {
+			rd_outf(o, "  thread made by ring %d (tid %ld) at:\n",
+			     cr->made_ring, cr->made_tid);
+			text_frames(o, cr->made_by, cr->nmade);
+		}
+		rd_outf(o, "  last events before it, by ring (time relative to "
+		     "the crash):\n");
+		each_last(c, cr, text_last, o);
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void json_strs(struct rd_out *o, char **v, unsigned n)
+{
+	rd_out_ch(o, '[');
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			rd_out_ch(o, ',');
+		rd_out_json_str(o, v[i]);
+	}
+	rd_out_ch(o, ']');
+}
+
+static void json_crash_fields(struct rd_out *o, const struct rte_crash_rec *r)
+{
+	char sb[32];
+	const char *code = code_name(r->signo, r->code);
+
+	rd_out_str(o, "\"signal\":");
+	rd_out_json_str(o, sig_name(r->signo, sb, sizeof(sb)));
+	rd_outf(o, ",\"signo\":%d,\"si_code\":%d", r->signo, r->code);
+	if (code) {
+		rd_out_str(o, ",\"si_code_name\":");
+		rd_out_json_str(o, code);
+	}
+	rd_outf(o, ",\"addr\":\"0x%" PRIx64 "\",\"tid\":%d,\"fatal\":%s,"
+	     "\"handled\":%s", r->addr, r->tid,
+	     r->flags & RTE_CRASH_FATAL ? "true" : "false",
+	     r->flags & RTE_CRASH_HANDLED ? "true" : "false");
+}
+
+struct jlast {
+	struct rd_out *o;
+	int open;  /* a ring's object is open */
+	int first; /* no event written in it yet */
+};
+
+/* [{"ring":"ring 0 (...)","events":["...",...]},...] */
+static void json_last(void *ud, const char *head, const char *line)
+{
+	struct jlast *j = ud;
+
+	if (head) {
+		if (j->open)
+			rd_out_str(j->o, "]},");
+		rd_out_str(j->o, "{\"ring\":");
+		rd_out_json_str(j->o, head);
+		rd_out_str(j->o, ",\"events\":[");
+		j->open = 1;
+		j->first = 1;
+		return;
+	}
+	if (!j->first)
+		rd_out_ch(j->o, ',');
+	j->first = 0;
+	rd_out_json_str(j->o, line);
+}
+
+void rd_crash_report_json(const struct rd_crash *c, struct rd_out *o)
+{
+	struct jlast jl;
+
+	rd_out_str(o, ",\"crashes\":[");
+	for (unsigned i = 0; c && i < c->ncrashes; i++) {
+		const struct crash *cr = &c->crashes[i];
+
+		if (i)
+			rd_out_ch(o, ',');
+		rd_outf(o, "{\"pid\":%ld,\"file\":", cr->pid);
+		rd_out_json_str(o, cr->path);
+		rd_outf(o, ",\"ring\":%u,\"thread\":", cr->ring);
+		rd_out_json_str(o, cr->thread);
+		rd_outf(o, ",\"ts\":%" PRIu64 ",", cr->ts);
+		json_crash_fields(o, &cr->r);
+		rd_out_str(o, ",\"stack\":");
+		json_strs(o, cr->frames, cr->nframes);
+		if (cr->nmade) {
+			rd_outf(o, ",\"made_by_ring\":%d,\"made_by_stack\":",
+			     cr->made_ring);
+			json_strs(o, cr->made_by, cr->nmade);
+		}
+		rd_out_str(o, ",\"last_events\":[");
+		jl.o = o;
+		jl.open = 0;
+		each_last(c, cr, json_last, &jl);
+		rd_out_str(o, jl.open ? "]}]}" : "]}");
+	}
+	rd_out_ch(o, ']');
+}
+
+const char *rd_crash_chrome_name(const struct rd_item *it, char *buf,
+                                 size_t len)
+{
+	struct rte_crash_rec cr;
+	struct rte_backtrace_rec br;
+	struct stack s;
+	char sb[32];
+
+	switch (own_kind(it->ev)) {
+	case OWN_CRASH:
+		if (decode_crash(it->ev, &cr, &s) < 0)
+			snprintf(buf, len, "crash (malformed)");
+		else
+			snprintf(buf, len, "%s %s",
+			         cr.flags & RTE_CRASH_FATAL ? "crash" : "signal",
+			         sig_name(cr.signo, sb, sizeof(sb)));
+		return buf;
+	case OWN_BT:
+		snprintf(buf, len, "backtrace %s",
+		         decode_bt(it->ev, &br, &s) < 0 ? "(malformed)"
+		         : br.kind == RTE_BT_FORK       ? "fork"
+		                                        : "thread");
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+void rd_crash_chrome_args(struct rd_crash *c, const struct rd_item *it,
+                          struct rd_out *o)
+{
+	struct pfile *f = c ? file_of(c, it) : NULL;
+	struct rte_crash_rec cr;
+	struct rte_backtrace_rec br;
+	struct stack s;
+	char **fr = NULL;
+	unsigned nf = 0;
+
+	rd_out_ch(o, '{');
+	switch (own_kind(it->ev)) {
+	case OWN_CRASH:
+		if (decode_crash(it->ev, &cr, &s) < 0)
+			goto bad;
+		json_crash_fields(o, &cr);
+		break;
+	case OWN_BT:
+		if (decode_bt(it->ev, &br, &s) < 0)
+			goto bad;
+		rd_outf(o, "\"kind\":\"%s\",\"data\":%" PRId64 ",\"tid\":%d",
+		     br.kind == RTE_BT_FORK ? "fork" : "thread", br.data, br.tid);
+		break;
+	default:
+		goto bad;
+	}
+	if (f)
+		fr = symbolise(f->sym, &s, own_kind(it->ev) == OWN_CRASH, &nf);
+	rd_out_str(o, ",\"stack\":");
+	json_strs(o, fr, nf);
+	free_strs(fr, nf);
+	rd_out_ch(o, '}');
+	return;
+bad:
+	rd_out_str(o, "\"malformed\":true}");
+}

@@ -1,0 +1,160 @@
+/*
+ * fmt/gcstats.c - the gc-stats and gc-stats-json formats: per process,
+ * the GC statistics of gcstats.h, named as olly gc-stats names them.
+ * Memory grows with the number of files and rings, never with the number
+ * of events; the run() fast path handles every event but lifecycle and
+ * losses, which go through procs.c (pids, ring_start, thread names).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gcstats.h"
+#include "sinks.h"
+
+struct gcsink {
+	struct rd_sink sink;
+	struct rd_gc *gc;
+	int json;
+};
+
+static void gcs_event(struct rd_sink *s, struct rd_ctx *c, const struct rd_item *it)
+{
+	struct gcsink *G = (struct gcsink *)s;
+
+	if (it->pass)
+		rd_gc_event(G->gc, c->procs, it);
+}
+
+/* Every event up to the first lifecycle or loss, with the bookkeeping of
+ * rd_procs_update() that the formats read (first and last times, counts). */
+static size_t gcs_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
+                      const struct rte_event *ev, size_t n)
+{
+	struct gcsink *G = (struct gcsink *)s;
+	struct rd_src *rs = &c->procs->src[src];
+	struct rd_proc *pr = rs->proc;
+	struct rd_thread *th;
+	uint64_t lo, hi;
+	size_t i;
+
+	if (!pr->has_ts || n == 0 || ev[0].ring >= rs->rings)
+		return 0;
+	lo = pr->first_ts;
+	hi = pr->last_ts;
+	for (i = 0; i < n; i++) {
+		const struct rte_event *x = &ev[i];
+
+		if (x->kind == RTE_EV_LIFECYCLE || x->kind == RTE_EV_LOST ||
+		    ((x->kind == RTE_EV_USER_CUSTOM || x->kind == RTE_EV_USER_INT) &&
+		     x->name && !strncmp(x->name, "rte.", 4)))
+			break; /* procs.c reads these */
+		if (x->ts > hi)
+			hi = x->ts;
+		else if (x->ts < lo)
+			lo = x->ts;
+	}
+	rd_gc_run(G->gc, c->procs, src, ev, i);
+	pr->first_ts = lo;
+	pr->last_ts = hi;
+	if (i) {
+		th = &rs->threads[ev[0].ring];
+		th->seen = 1;
+		th->events += i;
+		pr->events += i;
+	}
+	return i;
+}
+
+static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	struct rd_out *o = c->out;
+	char line[64];
+
+	if (pr->pid >= 0)
+		snprintf(line, sizeof line, "process %ld\n", pr->pid);
+	else
+		snprintf(line, sizeof line, "process (pid unknown)\n");
+	rd_out_str(o, line);
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr) {
+			snprintf(line, sizeof line, "  file %u: ", i);
+			rd_out_str(o, line);
+			rd_out_str(o, P->src[i].path);
+			rd_out_ch(o, '\n');
+		}
+	if (!rd_gc_has_runtime(G->gc, P, pr)) {
+		rd_out_str(o, "  no OCaml runtime events (phases or GC counters)\n");
+		return;
+	}
+	rd_gc_text(G->gc, o, P, pr, "  ");
+}
+
+static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	struct rd_out *o = c->out;
+	int first = 1;
+
+	rd_out_str(o, "{\"pid\":");
+	rd_out_i64(o, pr->pid);
+	rd_out_str(o, ",\"files\":[");
+	for (unsigned i = 0; i < P->nsrc; i++)
+		if (P->src[i].proc == pr) {
+			if (!first)
+				rd_out_ch(o, ',');
+			first = 0;
+			rd_out_json_str(o, P->src[i].path);
+		}
+	rd_out_str(o, "],\"runtime_events\":");
+	rd_out_str(o, rd_gc_has_runtime(G->gc, P, pr) ? "true" : "false");
+	rd_out_str(o, ",\"gc\":");
+	rd_gc_json(G->gc, o, P, pr);
+	rd_out_ch(o, '}');
+}
+
+static void gcs_finish(struct rd_sink *s, struct rd_ctx *c)
+{
+	struct gcsink *G = (struct gcsink *)s;
+	struct rd_procs *P = c->procs;
+	struct rd_out *o = c->out;
+
+	if (G->json)
+		rd_out_str(o, "{\"version\":1,\"processes\":[");
+	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
+		if (!rd_filter_pid_pass(c->filter, P->proc[i]->pid)) /* --pid */
+			continue;
+		if (shown++)
+			rd_out_ch(o, G->json ? ',' : '\n');
+		if (G->json)
+			json_proc(G, c, P->proc[i]);
+		else
+			text_proc(G, c, P->proc[i]);
+	}
+	if (G->json) {
+		rd_out_str(o, "],\"lost_words\":");
+		rd_out_u64(o, c->lost_total);
+		rd_out_str(o, "}\n");
+	}
+}
+
+static void gcs_destroy(struct rd_sink *s)
+{
+	struct gcsink *G = (struct gcsink *)s;
+
+	rd_gc_free(G->gc);
+	free(G);
+}
+
+struct rd_sink *rd_sink_gcstats(int json)
+{
+	struct gcsink *G = calloc(1, sizeof *G);
+
+	if (!G || !(G->gc = rd_gc_new())) {
+		free(G);
+		return NULL;
+	}
+	G->sink = (struct rd_sink){ NULL, gcs_event, gcs_finish, gcs_destroy, gcs_run };
+	G->json = json;
+	return &G->sink;
+}

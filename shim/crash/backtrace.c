@@ -1,0 +1,303 @@
+/*
+ * backtrace.c - stack capture with libunwind (local unwinding), for the
+ * crash recorder and RTE_BACKTRACE (handler.c).
+ *
+ * libunwind is loaded privately with dlopen(RTLD_LOCAL) rather than linked:
+ * libunwind.so.8 also defines the _Unwind_* functions of the C++ exception
+ * ABI, and as a dependency of a preloaded library it would take them over
+ * from libgcc_s in every traced program that loads C++ code later. Kept
+ * local, its symbols are seen by nobody but us. If it cannot be loaded,
+ * captures return no frames and everything else works.
+ *
+ * libunwind's per-thread cache (UNW_CACHE_PER_THREAD) keeps the unwind
+ * information it parsed, so a second capture through the same code costs a
+ * fraction of the first (bench/backtrace.c measures both). The cache is
+ * flushed when a module is unloaded (modules.c).
+ *
+ * This file uses nothing else of the shim, so the benchmark links it alone.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "backtrace.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x) /* the real symbol name behind a libunwind macro */
+
+static struct {
+	int (*getcontext)(unw_context_t *);
+	__typeof__(unw_init_local2) *init_local2;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_flush_cache) *flush_cache;
+	unw_addr_space_t *local_as;
+	int (*backtrace)(void **, int); /* fast path, may be NULL */
+} g_uw;
+static int g_ready; /* atomic: 1 once g_uw is complete */
+static int g_no_fast; /* benchmark: always walk with unw_step */
+
+/* dlsym, leaving no dlerror state behind on failure. */
+static void *sym(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+
+	if (!p)
+		dlerror();
+	return p;
+}
+
+/*
+ * libunwind opens a pipe of its own (to validate addresses) when it is
+ * initialised. In a program started with fd 0, 1 or 2 closed, that pipe
+ * would take the free standard descriptor (cat <&- would read it): while
+ * we initialise it, every closed standard descriptor is held by /dev/null,
+ * and released after.
+ */
+static void plug_std(int plugged[3])
+{
+	for (int fd = 0; fd < 3; fd++) {
+		plugged[fd] = 0;
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int p = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+			if (p == fd)
+				plugged[fd] = 1;
+			else if (p >= 0)
+				close(p);
+		}
+	}
+}
+
+static void unplug_std(const int plugged[3])
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (plugged[fd])
+			close(fd);
+}
+
+static int init_plugged(int cached, void *(*open)(const char *, int),
+                        int (*close)(void *));
+
+int rte_bt_init(int cached, void *(*open)(const char *, int),
+                int (*close)(void *))
+{
+	int plugged[3], saved = errno, r;
+
+	/* Acquire: pairs with the release below. */
+	if (__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE))
+		return 0;
+	plug_std(plugged);
+	r = open && close ? init_plugged(cached, open, close) : -1;
+	unplug_std(plugged);
+	errno = saved;
+	return r;
+}
+
+static int init_plugged(int cached, void *(*open)(const char *, int),
+                        int (*close)(void *))
+{
+	void *h = open("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		dlerror();
+		return -1;
+	}
+	*(void **)&g_uw.getcontext = sym(h, STR(unw_tdep_getcontext));
+	*(void **)&g_uw.init_local2 = sym(h, STR(unw_init_local2));
+	*(void **)&g_uw.step = sym(h, STR(unw_step));
+	*(void **)&g_uw.get_reg = sym(h, STR(unw_get_reg));
+	*(void **)&g_uw.set_caching_policy = sym(h, STR(unw_set_caching_policy));
+	*(void **)&g_uw.flush_cache = sym(h, STR(unw_flush_cache));
+	g_uw.local_as = sym(h, STR(unw_local_addr_space));
+	*(void **)&g_uw.backtrace = sym(h, "unw_backtrace");
+	if (!g_uw.getcontext || !g_uw.init_local2 || !g_uw.step ||
+	    !g_uw.get_reg || !g_uw.set_caching_policy || !g_uw.flush_cache ||
+	    !g_uw.local_as) {
+		memset(&g_uw, 0, sizeof(g_uw));
+		close(h);
+		return -1;
+	}
+	rte_bt_set_cached(cached);
+	/* Release: publishes g_uw; pairs with the acquire loads. */
+	__atomic_store_n(&g_ready, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int ready(void)
+{
+	/* Acquire: pairs with the release in rte_bt_init(). */
+	return __atomic_load_n(&g_ready, __ATOMIC_ACQUIRE);
+}
+
+void rte_bt_set_cached(int cached)
+{
+	if (g_uw.set_caching_policy)
+		g_uw.set_caching_policy(*g_uw.local_as,
+		                        cached ? UNW_CACHE_PER_THREAD
+		                               : UNW_CACHE_NONE);
+}
+
+void rte_bt_set_fast(int fast)
+{
+	g_no_fast = !fast;
+}
+
+void rte_bt_flush(void)
+{
+	if (ready())
+		g_uw.flush_cache(*g_uw.local_as, 0, 0);
+}
+
+/* Walk from an initialised cursor: the IP of each frame, at most max. */
+static unsigned walk(unw_cursor_t *c, uint64_t *pcs, unsigned max,
+                     unsigned skip)
+{
+	unsigned n = 0;
+	unw_word_t ip;
+
+	do {
+		if (g_uw.get_reg(c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		pcs[n++] = (uint64_t)ip;
+	} while (n < max && g_uw.step(c) > 0);
+	return n;
+}
+
+/*
+ * unw_backtrace() walks with libunwind's per-thread trace cache (frame
+ * shapes keyed by address): after the first walk through some code, a
+ * frame costs a hash lookup instead of a DWARF parse and the signal-mask
+ * system calls libunwind makes around each parse. It starts from its
+ * caller, so the frames before `from` (ours, and in a signal handler those
+ * up to the signal frame) are dropped. Returns the number kept, or -1 if
+ * `from` is not on the trace (the caller then walks the slow way).
+ */
+static __attribute__((noinline)) int fast(uint64_t from, unsigned skip,
+                                          uint64_t *pcs, unsigned max)
+{
+	void *buf[RTE_BT_MAX + 32];
+	int n, i = 0;
+	unsigned k = 0;
+
+	if (!g_uw.backtrace || g_no_fast)
+		return -1;
+	n = g_uw.backtrace(buf, (int)(sizeof(buf) / sizeof(buf[0])));
+	if (from) {
+		while (i < n && (uint64_t)(uintptr_t)buf[i] != from)
+			i++;
+		if (i == n)
+			return -1;
+	} else {
+		/* buf[0] is in fast(), buf[1] in rte_bt_capture_here() */
+		i = (int)skip + 2;
+	}
+	for (; i < n && k < max; i++)
+		pcs[k++] = (uint64_t)(uintptr_t)buf[i];
+	return (int)k;
+}
+
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max)
+{
+	unw_cursor_t c;
+
+	if (!ready() || !uc || max == 0)
+		return 0;
+#if defined(__x86_64__)
+	{
+		const ucontext_t *u = uc;
+		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+		int n = ip && max + 32 <= RTE_BT_MAX + 32 ? fast(ip, 0, pcs, max)
+		                                          : -1;
+
+		/* A trace that stops right at the interrupted code tells
+		 * nothing: walk the slow way from the signal frame. */
+		if (n > 1)
+			return (unsigned)n;
+	}
+#endif
+	/* On x86-64 (and most Linux targets) unw_context_t is the kernel's
+	 * ucontext_t: the signal frame's context starts the walk at the
+	 * interrupted instruction, not in this handler. */
+	if (g_uw.init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	return walk(&c, pcs, max, 0);
+}
+
+__attribute__((noinline)) unsigned rte_bt_capture_here(uint64_t *pcs,
+                                                      unsigned max,
+                                                      unsigned skip)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	int n;
+
+	if (!ready() || max == 0)
+		return 0;
+	if (max <= RTE_BT_MAX && skip < 16 && (n = fast(0, skip, pcs, max)) >= 0)
+		return (unsigned)n;
+	if (g_uw.getcontext(&uc) < 0 || g_uw.init_local2(&c, &uc, 0) < 0)
+		return 0;
+	/* Frame 0 is this function. */
+	return walk(&c, pcs, max, skip + 1);
+}
+
+size_t rte_bt_peek(void *dst, const void *src, size_t n)
+{
+	struct iovec l = {.iov_base = dst, .iov_len = n};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)src, .iov_len = n};
+	long got;
+
+	if (n == 0)
+		return 0;
+	/* A partial read stops at the first page that cannot be read. */
+	got = syscall(SYS_process_vm_readv, getpid(), &l, 1UL, &r, 1UL, 0UL);
+	return got > 0 ? (size_t)got : 0;
+}
+
+unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max)
+{
+	unsigned n = 0;
+
+	if (!uc || max == 0)
+		return 0;
+#if defined(__x86_64__)
+	{
+		const ucontext_t *u = uc;
+		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+		uint64_t fp = (uint64_t)u->uc_mcontext.gregs[REG_RBP];
+		uint64_t sp = (uint64_t)u->uc_mcontext.gregs[REG_RSP];
+
+		pcs[n++] = ip;
+		/* A frame is {saved rbp, return address}, above the stack
+		 * pointer, 8-aligned, and each one above the last. */
+		while (n < max && fp >= sp && !(fp & 7) &&
+		       fp - sp < (64u << 20)) {
+			uint64_t fr[2];
+
+			if (rte_bt_peek(fr, (const void *)(uintptr_t)fp,
+			                sizeof(fr)) != sizeof(fr) ||
+			    fr[1] == 0)
+				break;
+			pcs[n++] = fr[1];
+			if (fr[0] <= fp)
+				break;
+			sp = fp + 16;
+			fp = fr[0];
+		}
+	}
+#endif
+	return n;
+}

@@ -1,0 +1,57 @@
+/*
+ * backtrace.h - stack capture for librte.so (backtrace.c), with libunwind
+ * loaded privately. Hidden inside the shim; the benchmark links it alone.
+ */
+#ifndef RTE_BACKTRACE_H
+#define RTE_BACKTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Most frames a captured stack holds. */
+#define RTE_BT_MAX 64u
+
+/* Load libunwind (once) with `open` (and `close` it again if incomplete)
+ * and set its caching policy: cached != 0 is UNW_CACHE_PER_THREAD, 0 is
+ * UNW_CACHE_NONE. librte.so passes the real dlopen/dlclose of real.h, so
+ * that loading libunwind never goes through its own dlopen wrapper; the
+ * benchmark passes libc's. Returns 0, or -1 if libunwind is not available
+ * (captures then return 0 frames). Not signal-safe (dlopen). */
+int rte_bt_init(int cached, void *(*open)(const char *, int),
+                int (*close)(void *));
+/* Change the caching policy (benchmark). Not signal-safe. */
+void rte_bt_set_cached(int cached);
+/* fast = 0: never use unw_backtrace's trace cache, always walk frame by
+ * frame with unw_step (benchmark). Not signal-safe. */
+void rte_bt_set_fast(int fast);
+/* Forget cached unwind information (after a module is unloaded). */
+void rte_bt_flush(void);
+/* The stack of the interrupted code of a signal handler: uc is the
+ * handler's third argument. Fills up to max PCs, the interrupted PC first;
+ * returns how many. Async-signal-safe as far as libunwind's local
+ * unwinding is (it reads the loaded objects' unwind tables through
+ * dl_iterate_phdr; it does not allocate with malloc). */
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max);
+/* The caller's stack, without this function and `skip` more frames.
+ * Same safety as rte_bt_capture_signal. */
+unsigned rte_bt_capture_here(uint64_t *pcs, unsigned max, unsigned skip);
+/* The stack of the interrupted code of a signal handler, without
+ * libunwind and without any lock: the interrupted PC, then the return
+ * addresses found by following the frame-pointer chain (code built
+ * without frame pointers ends the walk early). Every word is read with
+ * rte_bt_peek, so a broken chain ends the walk instead of faulting. For a
+ * crash where the loader's lock may be held by a thread that no longer
+ * exists (a fork child). x86-64 only (elsewhere: 0 frames).
+ * Async-signal-safe. */
+unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max);
+/* Copy up to n bytes at src into dst without ever faulting: a read of our
+ * own memory through process_vm_readv. Returns the number of bytes copied
+ * (fewer at the first unreadable page; 0 if the call is refused).
+ * Async-signal-safe. */
+size_t rte_bt_peek(void *dst, const void *src, size_t n);
+
+#pragma GCC visibility pop
+
+#endif

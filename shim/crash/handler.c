@@ -1,0 +1,1020 @@
+/*
+ * crash/handler.c - the crash flight recorder: when a traced program receives
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, write rte.crash (signal,
+ * si_code, fault address, the stack) on the crashing thread's ring, keep
+ * the file, then let the signal do exactly what it would without us.
+ *
+ * The handler runs on an alternate signal stack (one per thread: the
+ * thread that starts tracing, and every thread made by pthread_create
+ * while tracing runs), so a stack overflow is caught too. The stacks are
+ * mmap'd at thread start, never in the handler, and unmapped by a pthread
+ * key destructor when the thread ends.
+ *
+ * Chaining: the program's own sigaction()/signal() calls for these five
+ * signals are interposed once our handler is installed. Its handler is
+ * kept here and called by ours after the event is written, with its own
+ * flags (SA_SIGINFO, SA_RESETHAND) and mask; the kernel never sees it, so
+ * it keeps working unchanged (even one that leaves with siglongjmp). When
+ * the disposition is the default, the handler sets SIG_DFL and sends the
+ * signal again to the thread; it stays pending until the handler returns,
+ * and the kernel then ends the process with the original registers: the
+ * same exit status and the same core dump as without the shim.
+ *
+ * Stacks: the handler records on a stack with room. When it runs on a
+ * small alternate stack of the program's own, it moves to this thread's
+ * stack of ours for the recording (every signal but the crash ones
+ * blocked meanwhile). A program handler installed without SA_ONSTACK is
+ * called on the interrupted stack, as the kernel would have called it
+ * (rte_call_on_stack moves the stack pointer there); while it runs, the
+ * alternate stack is registered shortened below our own frames, so that
+ * a signal delivered to it meanwhile cannot overwrite them.
+ *
+ * The loader's lock: in a fork child that may have inherited it held
+ * (modules.c), the stack is walked by frame pointers and the modules come
+ * from the table the parent recorded; the handler never waits on a lock.
+ *
+ * Our own mapping: a SIGBUS whose address is in the ring file's mapping
+ * (the file was truncated under us) maps anonymous memory over the
+ * mapping, disables tracing with one warning, and returns: the faulting
+ * store is made again, into that memory, and the program goes on.
+ *
+ * Death by another signal (README.md "Never hurting the host"): for
+ * the signals whose default action ends the process (g_term), while their
+ * disposition is SIG_DFL, our handler is in the kernel instead: it writes
+ * rte.signal, stops as exit does (ring_stop, the file removed unless
+ * PRESERVE), sets SIG_DFL and sends the signal again, which ends the
+ * process with the same status. The program never sees it: sigaction()
+ * reads SIG_DFL, a handler or SIG_IGN it sets goes to the kernel at once
+ * (replacing ours), SIG_DFL brings ours back. A signal ignored when
+ * tracing starts stays ignored in the kernel (and across exec); a handler
+ * of ours is reset to SIG_DFL by exec, as SIG_DFL itself would be.
+ *
+ * Locks: g_prog_lock is taken with every signal blocked (no handler of
+ * this thread can need it meanwhile) and around fork (atfork handlers),
+ * so that no child inherits it held or g_prog half-written.
+ *
+ * RTE_BACKTRACE adds rte.backtrace events at fork and thread creation.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/single_threaded.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "crash/backtrace.h"
+#include "clock.h"
+#include "crash/altstack.h"
+#include "crash/crash.h"
+#include "rte/crash.h"
+#include "rte/rte.h"
+#include "tracer.h"
+
+static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
+/* Signals whose default action ends the process (some with a core dump)
+ * without being a crash of the code. SIGTRAP and SIGSYS are left to
+ * debuggers and seccomp; real-time signals are not handled. */
+static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
+                             SIGALRM, SIGTERM,   SIGUSR1,   SIGUSR2,
+                             SIGXCPU, SIGXFSZ,   SIGVTALRM, SIGPROF,
+                             SIGIO,   SIGPWR,    SIGSTKFLT};
+#define NTERM (sizeof(g_term) / sizeof(g_term[0]))
+#define SIGMAX 65
+/* Least stack the recording needs (libunwind's walk, the encoding). */
+#define ROOM (32u << 10)
+/* The functions that run on the stack the program's handler gets (a small
+ * alternate stack of the program's, maybe): no sanitizer instrumentation,
+ * whose redzones would double their frames. */
+
+static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
+static int g_id_crash = -1, g_id_bt = -1;
+static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
+static struct sigaction g_prog[SIGMAX]; /* the program's action */
+static int g_prog_lock;          /* spin lock of g_prog, signals blocked */
+static int g_fatal;              /* atomic: a fatal crash was recorded */
+static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
+static int g_id_signal = -1;     /* rte.signal */
+static int g_ring_lost;          /* atomic: our mapping faulted */
+static int g_once_lost;
+static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
+static int g_fork_threaded;      /* the parent had threads (lock held) */
+static size_t g_page = 4096;     /* set at start */
+
+/* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
+#define t_recording (rte_self.crash_recording) /* inside our own work */
+#define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
+#define t_chained (rte_self.crash_chained) /* inside the program's handler */
+#define t_chain_sp (rte_self.crash_chain_sp) /* see tracer.h */
+#define t_bt (rte_self.crash_bt)               /* record buffer */
+_Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
+_Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
+_Static_assert(sizeof(struct rte_module_rec) == 32, "rte/crash.h layout");
+
+/* RTE_BACKTRACE's bits, 0 until rte_crash_start() is done with the ids,
+ * the stack size and the key. Acquire: pairs with its release store. */
+static unsigned mode(void)
+{
+	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the real sigaction --------------------------------------------------- */
+
+static int real_sigaction(int sig, const struct sigaction *act,
+                          struct sigaction *old)
+{
+	int (*f)(int, const struct sigaction *, struct sigaction *);
+
+	rte_real_resolve();
+	/* Relaxed: the pointer is the same whoever stores it. */
+	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return f(sig, act, old);
+}
+
+static int installed(int sig)
+{
+	/* Acquire: pairs with the release in install(): g_prog[sig] holds
+	 * the program's action from then on. */
+	return sig > 0 && sig < SIGMAX &&
+	       __atomic_load_n(&g_installed[sig], __ATOMIC_ACQUIRE);
+}
+
+/* g_prog is changed by sigaction() calls of any thread, or of a signal
+ * handler: a spin lock taken with every signal blocked. */
+static void prog_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	/* Acquire: pairs with the release in prog_unlock(). */
+	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void prog_unlock(const sigset_t *old)
+{
+	/* Release: our g_prog stores happen before the next holder's. */
+	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* ---- events ----------------------------------------------------------------- */
+
+static uint64_t custom_hdr(int id)
+{
+	return rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, (unsigned)id);
+}
+
+static struct rte_ring_writer *enter_forced(void)
+{
+	struct rte_ring_writer *w;
+
+	if (rte_tracer_state() == ST_FORKED)
+		rte_tracer_materialize();
+	if (rte_tracer_state() != ST_RUNNING)
+		return NULL;
+	/* The interrupted write (if any) never resumes: take the ring. */
+	rte_self.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = rte_tracer_attach(0);
+	if (!w)
+		rte_leave();
+	return w;
+}
+
+int rte_crash_emit(int id, const void *bytes, size_t n, int force)
+{
+	struct rte_ring_writer *w;
+	int r;
+
+	if (id < 0)
+		return -1;
+	w = force ? enter_forced() : rte_enter();
+	if (!w)
+		return -1;
+	r = rte_tracer_write_custom(w, custom_hdr(id), bytes, n);
+	rte_leave();
+	return r;
+}
+
+/* Encoding buffer of stack records (used only inside a write of this
+ * thread, like tracer.c's own). */
+#define t_enc (rte_self.crash_enc)
+
+/*
+ * Write a stack record (rte.crash or rte.backtrace: `head` bytes of fixed
+ * part whose bytes 2-3 are the frame count, then 8 bytes a frame). In a
+ * ring too small for all of it, frames are dropped from the end and the
+ * count fixed, so the record stays well-formed. Stamped when written,
+ * like every event (a ring's timestamps never go back): after the module
+ * events a crash writes first.
+ */
+static int emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
+                      int force)
+{
+	struct rte_ring_writer *w;
+	size_t max, n, words;
+	uint16_t nf;
+	int r;
+
+	if (id < 0)
+		return -1;
+	w = force ? enter_forced() : rte_enter();
+	if (!w)
+		return -1;
+	max = (size_t)(w->mask + 1 - 2) * 8 - 1;
+	if (max > RTE_CUSTOM_MAX_BYTES)
+		max = RTE_CUSTOM_MAX_BYTES;
+	r = -1;
+	if (max >= head) {
+		if (head + (size_t)frames * 8 > max)
+			frames = (unsigned)((max - head) / 8);
+		nf = (uint16_t)frames;
+		memcpy((char *)rec + 2, &nf, 2);
+		n = head + (size_t)frames * 8;
+		words = rte_custom_encode(rec, n, t_enc);
+		r = rte_ring_write(w, custom_hdr(id), rte_clock_ns(), t_enc,
+		                   (unsigned)words);
+	}
+	rte_leave();
+	return r;
+}
+
+struct bt_start {
+	int ring;
+	int32_t tid;
+	unsigned n;
+	uint64_t pcs[RTE_BT_MAX];
+};
+
+static void write_bt(uint32_t kind, int64_t data, int32_t tid,
+                     const uint64_t *pcs, unsigned n);
+static void bt_free(struct bt_start *s);
+
+/* Give the calling thread an alternate stack if crashes are recorded. */
+static void alt_start(void)
+{
+	if (mode() & RTE_BTM_CRASH)
+		rte_alt_thread_start();
+}
+
+void rte_crash_thread_start(void *ctx)
+{
+	struct bt_start *bt = ctx;
+
+	alt_start();
+	if (bt) {
+		write_bt(RTE_BT_THREAD, bt->ring, bt->tid, bt->pcs, bt->n);
+		bt_free(bt);
+	}
+}
+
+/* ---- running on another stack -------------------------------------------- */
+
+#if defined(__x86_64__)
+/* rte_call_on_stack(sp, fn, arg): fn(arg) with the stack pointer at sp
+ * (16-aligned), then back. The frame keeps %rbp as the CFA, so unwinders
+ * (and frame-pointer walks) go through it to the caller. */
+void rte_call_on_stack(void *sp, void (*fn)(void *), void *arg);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl rte_call_on_stack\n"
+        ".hidden rte_call_on_stack\n"
+        ".type rte_call_on_stack, @function\n"
+        "rte_call_on_stack:\n"
+        ".cfi_startproc\n"
+        "\tpushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "\tmovq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "\tmovq %rdi, %rsp\n"
+        "\tmovq %rdx, %rdi\n"
+        "\tcallq *%rsi\n"
+        "\tmovq %rbp, %rsp\n"
+        "\tpopq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "\tret\n"
+        ".cfi_endproc\n"
+        ".size rte_call_on_stack, .-rte_call_on_stack\n");
+#define HAVE_STACK_SWITCH 1
+#else
+#define HAVE_STACK_SWITCH 0
+#endif
+
+/* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
+static LEAN void kmask(int how, const unsigned long *set, unsigned long *old)
+{
+	syscall(SYS_rt_sigprocmask, how, set, old, sizeof(unsigned long));
+}
+
+static LEAN unsigned long kbit(int sig)
+{
+	return 1UL << (sig - 1);
+}
+
+/* glibc's internal signals (cancellation, setxid) are never blocked. */
+#define KMASK_INTERNAL ((1UL << 31) | (1UL << 32))
+
+/* The current alternate stack, by the system call itself (no sanitizer
+ * interceptor in between, whose frame would need room too). */
+static LEAN int cur_altstack(stack_t *cur)
+{
+	return (int)syscall(SYS_sigaltstack, NULL, cur);
+}
+
+/*
+ * Run fn(arg) from a signal handler on a stack with at least ROOM bytes
+ * free: in place when the handler runs on the thread's own stack (its
+ * room cannot be known, and it was enough before), on our alternate
+ * stack, or on an alternate stack of the program's that is big enough;
+ * otherwise on our alternate stack of this thread, with every signal but
+ * the crash ones blocked (a signal delivered to the registered alternate
+ * stack meanwhile would land on the handler's frames). Returns 0 if fn
+ * ran, -1 if there was no room for it. Lean: on a small stack of the
+ * program's, its own frame is all it uses there.
+ */
+static LEAN int run_with_room(void (*fn)(void *), void *arg)
+{
+	stack_t cur;
+	char *mine = rte_alt_own();
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	if (cur_altstack(&cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
+	    (mine && (char *)cur.ss_sp == mine + g_page) ||
+	    here - (uintptr_t)cur.ss_sp >= ROOM) {
+		fn(arg);
+		return 0;
+	}
+#if HAVE_STACK_SWITCH
+	if (mine) {
+		unsigned long block = ~KMASK_INTERNAL, old;
+
+		for (unsigned i = 0; i < NSIGS; i++)
+			block &= ~kbit(g_sigs[i]);
+		kmask(SIG_SETMASK, &block, &old);
+		rte_call_on_stack(mine + g_page + rte_alt_size(), fn, arg);
+		kmask(SIG_SETMASK, &old, NULL);
+		return 0;
+	}
+#endif
+	return -1;
+}
+
+/* ---- the handler ------------------------------------------------------------ */
+
+/* The signal again, with its default action: pending while we run (it is
+ * blocked in its own handler), delivered by the kernel once the handler
+ * returns, with the registers of the interrupted code. With its original
+ * siginfo (si_code, si_addr; a process may queue any to itself), so that
+ * even the core dump's signal information is the one the fault made. */
+static void resend_default(int sig, siginfo_t *si)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	real_sigaction(sig, &dfl, NULL);
+	if (!si || syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sig,
+	                   si) < 0)
+		syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+/* A fault inside our own recording of signal `first`: the process ends
+ * by `first` at once, as it would have without us. */
+static void die_by(int first)
+{
+	sigset_t one;
+
+	resend_default(first, NULL);
+	sigemptyset(&one);
+	sigaddset(&one, first);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+}
+
+/* 1 if running on the alternate signal stack, or if the thread has none
+ * (then a handler runs on the thread's stack and cannot be told apart). */
+static int on_altstack_or_none(void)
+{
+	stack_t cur;
+
+	return sigaltstack(NULL, &cur) == 0 &&
+	       (cur.ss_flags & (SS_ONSTACK | SS_DISABLE));
+}
+
+struct rec {
+	int sig;
+	const siginfo_t *si;
+	void *uc;
+	uint32_t flags;
+};
+
+static void record(void *arg)
+{
+	const struct rec *a = arg;
+	struct rte_crash_rec *r = (struct rte_crash_rec *)t_bt;
+	int loader = rte_modules_loader_ok();
+	unsigned n;
+
+	if (a->flags & RTE_CRASH_FATAL)
+		rte_modules_resend(); /* the first ones may be overwritten */
+	else
+		rte_modules_sync(1);
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_CRASH_VERSION;
+	r->signo = a->sig;
+	r->code = a->si->si_code;
+	r->tid = (int32_t)gettid();
+	r->flags = a->flags;
+	if (a->si->si_code <= 0)
+		r->sender = (int32_t)a->si->si_pid;
+	if (a->sig != SIGABRT)
+		r->addr = (uint64_t)(uintptr_t)a->si->si_addr;
+	/* libunwind reads unwind tables through dl_iterate_phdr: not where
+	 * the loader's lock may be held by a thread that is gone. */
+	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX)
+	           : rte_bt_capture_signal_fp(a->uc, t_bt + 4, RTE_BT_MAX);
+	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
+	           (a->flags & RTE_CRASH_FATAL) != 0);
+}
+
+/* The program's action, as much of it as calling its handler needs: kept
+ * small, because these frames stay on the stack while it runs (on a small
+ * alternate stack of the program's, every byte of ours is one it lacks). */
+struct pact {
+	union {
+		void (*h)(int);
+		void (*a)(int, siginfo_t *, void *);
+	} fn;
+	int flags;
+	unsigned long mask; /* the kernel's signal set: bit sig - 1 */
+};
+
+static LEAN void call_program(int sig, siginfo_t *si, void *uc,
+                         const struct pact *p)
+{
+	if (p->flags & SA_SIGINFO)
+		p->fn.a(sig, si, uc);
+	else
+		p->fn.h(sig);
+}
+
+struct call {
+	int sig;
+	siginfo_t *si;
+	void *uc;
+	const struct pact *p;
+	stack_t alt, shortened; /* the alternate stack, and while it runs */
+};
+
+/* On the program's stack: the alternate stack shortened below our
+ * frames while the program's handler runs, then given back whole. */
+static void call_shortened(void *arg)
+{
+	const struct call *c = arg;
+
+	sigaltstack(&c->shortened, NULL);
+	call_program(c->sig, c->si, c->uc, c->p);
+	sigaltstack(&c->alt, NULL);
+}
+
+/* A handler without SA_ONSTACK, while we run on an alternate stack: the
+ * kernel would have run it on the interrupted stack, below its red zone.
+ * Returns 0 if it was called there. */
+static __attribute__((noinline)) int
+call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
+{
+#if HAVE_STACK_SWITCH
+	struct call c = {.sig = sig, .si = si, .uc = uc, .p = p};
+	const ucontext_t *u = uc;
+	size_t guard = g_page;
+	uintptr_t sp, low = (uintptr_t)__builtin_frame_address(0) - 1024;
+	char *mine = rte_alt_own();
+
+	if (!u || sigaltstack(NULL, &c.alt) < 0 ||
+	    !(c.alt.ss_flags & SS_ONSTACK))
+		return -1;
+	c.alt.ss_flags = 0;
+	/* A program handler that left ours with siglongjmp left it short:
+	 * ours is known whole. */
+	if (mine && (char *)c.alt.ss_sp == mine + guard)
+		c.alt.ss_size = rte_alt_size();
+	c.shortened = c.alt;
+	if (low > (uintptr_t)c.alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
+		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
+	else
+		c.shortened.ss_flags = SS_DISABLE;
+	sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	/* Interrupted on the alternate stack itself (a handler of the
+	 * program's running there): the kernel would have stayed on it,
+	 * below our frames, which is where we are. */
+	if (sp >= (uintptr_t)c.alt.ss_sp &&
+	    sp <= (uintptr_t)c.alt.ss_sp + c.alt.ss_size)
+		return -1;
+	sp = (sp - 128 - 64) & ~(uintptr_t)15;
+	t_chain_sp = sp;
+	rte_call_on_stack((void *)sp, call_shortened, &c);
+	t_chain_sp = 0;
+	return 0;
+#else
+	(void)sig;
+	(void)si;
+	(void)uc;
+	(void)p;
+	return -1;
+#endif
+}
+
+/* SA_RESETHAND: the program's action is SIG_DFL from now on. */
+static __attribute__((noinline)) void reset_hand(int sig)
+{
+	sigset_t o;
+
+	prog_lock(&o);
+	g_prog[sig].sa_handler = SIG_DFL;
+	g_prog[sig].sa_flags &= ~SA_SIGINFO;
+	prog_unlock(&o);
+}
+
+/* Call the program's handler as the kernel would have: its mask, its
+ * flags, its stack. */
+static LEAN void chain(int sig, siginfo_t *si, void *uc, const struct pact *p)
+{
+	unsigned long mask, old;
+
+	if (p->flags & SA_RESETHAND)
+		reset_hand(sig);
+	mask = p->mask & ~KMASK_INTERNAL;
+	if (!(p->flags & SA_NODEFER))
+		mask |= kbit(sig);
+	kmask(SIG_BLOCK, &mask, &old);
+	if (p->flags & SA_NODEFER) {
+		/* Our own delivery blocked it; theirs would not have. */
+		mask = kbit(sig);
+		kmask(SIG_UNBLOCK, &mask, NULL);
+	}
+	t_chained++;
+	if ((p->flags & SA_ONSTACK) || call_on_interrupted(sig, si, uc, p) < 0)
+		call_program(sig, si, uc, p);
+	t_chained--;
+	kmask(SIG_SETMASK, &old, NULL);
+}
+
+/* 1 if the fault is a SIGBUS on our own ring mapping (the file was
+ * truncated, or its disk space lost): the mapping is replaced by
+ * anonymous memory of the same size (once; a thread that faults while
+ * another is replacing it faults again until it is done), tracing is
+ * disabled, and the caller returns so that the store is made again. */
+static int ring_fault(int sig, const siginfo_t *si)
+{
+	/* Relaxed: the mapping is published before any thread can write
+	 * to it; a fault on it implies we see it. */
+	char *base = __atomic_load_n(&rte_tracer_file()->base,
+	                             __ATOMIC_RELAXED);
+	char *a = si->si_addr;
+	size_t size = (size_t)rte_tracer_file()->l.total_size;
+
+	if (sig != SIGBUS || si->si_code <= 0 || !base || a < base ||
+	    a >= base + size)
+		return 0;
+	/* Acq_rel: one replacer. */
+	if (!__atomic_exchange_n(&g_ring_lost, 1, __ATOMIC_ACQ_REL)) {
+		mmap(base, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+		     -1, 0);
+		rte_tracer_lost();
+	}
+	return 1;
+}
+
+static void warn_lost(void *unused)
+{
+	(void)unused;
+	rte_warn(&g_once_lost, "%s lost its disk blocks under the program "
+	         "(truncated?); tracing disabled", rte_tracer_file()->path);
+}
+
+struct work {
+	int sig;
+	siginfo_t *si;
+	void *uc;
+	int room;     /* on a stack with room to record */
+	int call;     /* out: 1 if the program's handler is to be called */
+	struct pact pa;
+};
+
+/* All of the handler but the call of the program's: returns 1 if that is
+ * to be made (*pa filled). Runs on a stack with room when there is one
+ * (run_with_room): its frames are gone before the program's handler is
+ * called. */
+static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
+                      int room)
+{
+	struct sigaction p;
+	sigset_t o;
+	int program, async = si->si_code <= 0;
+	struct rec r = {.sig = sig, .si = si, .uc = uc};
+
+	if (ring_fault(sig, si)) {
+		if (room)
+			warn_lost(NULL);
+		return 0;
+	}
+	if (t_recording) {
+		die_by(t_first_sig);
+		resend_default(sig, si); /* if `first` could not kill us */
+		return 0;
+	}
+	prog_lock(&o);
+	p = g_prog[sig];
+	prog_unlock(&o);
+	/* sa_handler and sa_sigaction share their storage. */
+	program = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
+	if (!program && p.sa_handler == SIG_IGN && async)
+		return 0; /* sent by someone and ignored: nothing happens */
+	/* A vfork child shares our memory (and this thread's ring) but not
+	 * our pid: it must neither write nor mark the parent's file. */
+	if (room && getpid() == rte_tracer_pid() && (mode() & RTE_BTM_CRASH)) {
+		t_recording = 1;
+		t_first_sig = sig;
+		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
+		record(&r);
+		t_recording = 0;
+		if (!program)
+			/* Release: pairs with the acquire in
+			 * rte_crash_keep_file(). */
+			__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
+	}
+	if (!program) {
+		resend_default(sig, si);
+		return 0;
+	}
+	if (p.sa_flags & SA_SIGINFO)
+		pa->fn.a = p.sa_sigaction;
+	else
+		pa->fn.h = p.sa_handler;
+	pa->flags = p.sa_flags;
+	memcpy(&pa->mask, &p.sa_mask, sizeof(pa->mask));
+	return 1;
+}
+
+static void crash_cb(void *arg)
+{
+	struct work *w = arg;
+
+	w->call = crash_work(w->sig, w->si, w->uc, &w->pa, w->room);
+}
+
+static LEAN void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct work w = {.sig = sig, .si = si, .uc = uc, .room = 1};
+
+	if (run_with_room(crash_cb, &w) < 0) {
+		/* No room to record: only pass the signal on. */
+		w.room = 0;
+		crash_cb(&w);
+	}
+	if (w.call)
+		chain(sig, si, uc, &w.pa);
+	errno = saved;
+}
+
+int rte_crash_keep_file(void)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	/* Acquire: pairs with the release in on_crash(). */
+	return __atomic_load_n(&g_fatal, __ATOMIC_ACQUIRE) ||
+	       (t_chained > 0 &&
+	        (on_altstack_or_none() || (t_chain_sp && here < t_chain_sp)));
+}
+
+/* ---- death by a terminating signal ------------------------------------------- */
+
+static void term_record(void *arg)
+{
+	int sig = *(const int *)arg;
+	struct rte_ring_writer *w;
+
+	/* A fork child that never wrote has no file, and keeps none without
+	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
+	 * tracer.c's release stores of the state. */
+	if (rte_tracer_state() == ST_FORKED &&
+	    !rte_tracer_config()->preserve)
+		return;
+	/* Forced as a fatal crash: also while paused, and over a write of
+	 * this thread that the signal interrupted (it never resumes). */
+	if (g_id_signal >= 0 && (w = enter_forced())) {
+		rte_ring_write1(w, rte_hdr_make(0, 1, RTE_UMSG_INT,
+		                                (unsigned)g_id_signal),
+		                rte_clock_ns(), (uint64_t)sig);
+		rte_leave();
+	}
+	rte_tracer_stop(); /* ring_stop; the file removed unless PRESERVE */
+}
+
+/* Our handler of a g_term signal (its disposition is SIG_DFL for the
+ * program): record, stop, and die by the same signal. */
+static void on_term(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	/* Not in a vfork child (it shares our memory, not our pid), nor
+	 * inside our own recording (then: just die). */
+	if (getpid() == rte_tracer_pid() && !t_recording) {
+		t_recording = 1;
+		t_first_sig = sig;
+		run_with_room(term_record, &sig);
+		t_recording = 0;
+	}
+	resend_default(sig, si);
+	errno = saved;
+}
+
+static void our_action(struct sigaction *sa, int term)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = term ? on_term : on_crash;
+	sa->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa->sa_mask);
+}
+
+static void install(void)
+{
+	struct sigaction sa, cur;
+
+	our_action(&sa, 0);
+	for (unsigned i = 0; i < NSIGS; i++) {
+		int sig = g_sigs[i];
+		sigset_t o;
+
+		prog_lock(&o);
+		if (real_sigaction(sig, &sa, &g_prog[sig]) == 0)
+			/* Release: pairs with installed(). */
+			__atomic_store_n(&g_installed[sig], 1,
+			                 __ATOMIC_RELEASE);
+		prog_unlock(&o);
+	}
+	/* A terminating signal gets ours only while its disposition is the
+	 * default; one the program ignores or handles stays as it is. */
+	our_action(&sa, 1);
+	for (unsigned i = 0; i < NTERM; i++) {
+		int sig = g_term[i];
+		sigset_t o;
+
+		prog_lock(&o);
+		if (real_sigaction(sig, NULL, &cur) == 0 &&
+		    cur.sa_handler == SIG_DFL &&
+		    real_sigaction(sig, &sa, NULL) == 0)
+			g_prog[sig] = cur;
+		/* Release: pairs with term_managed(); g_prog is set. */
+		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
+		prog_unlock(&o);
+	}
+}
+
+static int term_managed(int sig)
+{
+	/* Acquire: pairs with the release in install(). */
+	return sig > 0 && sig < SIGMAX &&
+	       __atomic_load_n(&g_is_term[sig], __ATOMIC_ACQUIRE);
+}
+
+/* sigaction() of a g_term signal: the kernel holds either ours (the
+ * program's action is then SIG_DFL, kept in g_prog) or the program's. */
+static int term_sigaction(int sig, const struct sigaction *act,
+                          struct sigaction *old)
+{
+	struct sigaction a, cur, prev, ours;
+	sigset_t o;
+	int r = 0;
+
+	if (act)
+		a = *act; /* a bad pointer faults here, not under the lock */
+	our_action(&ours, 1);
+	prog_lock(&o);
+	r = real_sigaction(sig, NULL, &cur);
+	if (r == 0) {
+		int mine = (cur.sa_flags & SA_SIGINFO) &&
+		           cur.sa_sigaction == on_term;
+
+		prev = mine ? g_prog[sig] : cur;
+		if (act && a.sa_handler == SIG_DFL) {
+			g_prog[sig] = a;
+			if (!mine)
+				r = real_sigaction(sig, &ours, NULL);
+		} else if (act) {
+			r = real_sigaction(sig, &a, NULL);
+		}
+	}
+	prog_unlock(&o);
+	if (r == 0 && old)
+		*old = prev;
+	return r;
+}
+
+/* ---- the program's sigaction/signal (hooks/signals.c) ------------------------- */
+
+int rte_crash_sigaction(int sig, const struct sigaction *act,
+                        struct sigaction *old)
+{
+	struct sigaction a, prev;
+	sigset_t o;
+
+	if (term_managed(sig))
+		return term_sigaction(sig, act, old);
+	if (!installed(sig))
+		return real_sigaction(sig, act, old);
+	if (act)
+		a = *act; /* a bad pointer faults here, not under the lock */
+	prog_lock(&o);
+	prev = g_prog[sig];
+	if (act)
+		g_prog[sig] = a;
+	prog_unlock(&o);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+int rte_crash_signal_ours(int sig, sighandler_t h)
+{
+	return h != SIG_ERR &&
+	       (installed(sig) || (h == SIG_DFL && term_managed(sig)));
+}
+
+sighandler_t rte_crash_signal_prev(sighandler_t r)
+{
+	struct sigaction ours;
+
+	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
+	return r == ours.sa_handler ? SIG_DFL : r;
+}
+
+static void write_bt(uint32_t kind, int64_t data, int32_t tid,
+                     const uint64_t *pcs, unsigned n)
+{
+	struct rte_backtrace_rec r;
+
+	if (g_id_bt < 0 || rte_self.busy)
+		return;
+	rte_modules_sync(0);
+	memset(&r, 0, sizeof(r));
+	r.version = RTE_BACKTRACE_VERSION;
+	r.nframes = (uint16_t)n;
+	r.kind = kind;
+	r.data = data;
+	r.tid = tid;
+	/* t_bt is free here: only a crash handler of this thread uses it
+	 * too, and it would never return into this write. */
+	memcpy(t_bt, &r, sizeof(r));
+	memcpy((char *)t_bt + sizeof(r), pcs, (size_t)n * 8);
+	emit_stack(g_id_bt, t_bt, sizeof(r), n, 0);
+}
+
+void rte_crash_fork_parent(pid_t child)
+{
+	uint64_t pcs[RTE_BT_MAX];
+	unsigned n;
+	int saved = errno;
+
+	if (!(mode() & RTE_BTM_FORK))
+		return;
+	/* Skip this hook and the fork() wrapper: the program's frames. */
+	n = rte_bt_capture_here(pcs, RTE_BT_MAX, 2);
+	write_bt(RTE_BT_FORK, child, (int32_t)gettid(), pcs, n);
+	errno = saved;
+}
+
+/* The creator's stack travels to the new thread in a slot of a static
+ * pool (no malloc at thread creation); when all slots are in flight the
+ * thread simply starts without it. */
+#define BT_SLOTS 32
+static struct bt_start g_bt_pool[BT_SLOTS];
+static uint8_t g_bt_used[BT_SLOTS]; /* atomic */
+
+static void bt_free(struct bt_start *s)
+{
+	/* Release: we are done reading the slot; pairs with the acquire
+	 * CAS in rte_crash_thread_create(). */
+	__atomic_store_n(&g_bt_used[s - g_bt_pool], 0, __ATOMIC_RELEASE);
+}
+
+void *rte_crash_thread_create(void)
+{
+	int saved = errno;
+	struct bt_start *r = NULL;
+
+	if (!(mode() & RTE_BTM_THREAD))
+		return NULL;
+	for (unsigned i = 0; i < BT_SLOTS; i++) {
+		uint8_t free_ = 0;
+		struct bt_start *s = &g_bt_pool[i];
+
+		/* Acquire: pairs with the release in bt_free(). */
+		if (!__atomic_compare_exchange_n(&g_bt_used[i], &free_, 1, 0,
+		                                 __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		s->ring = rte_self.ring;
+		s->tid = (int32_t)gettid();
+		/* Skip this hook and the pthread_create wrapper. */
+		s->n = rte_bt_capture_here(s->pcs, RTE_BT_MAX, 2);
+		r = s;
+		break;
+	}
+	errno = saved;
+	return r;
+}
+
+void rte_crash_thread_create_failed(void *ctx)
+{
+	if (ctx)
+		bt_free(ctx);
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+/* ---- fork ------------------------------------------------------------------ */
+
+/* Around fork: g_prog_lock is held (with every signal blocked), so the
+ * child never inherits it held by a thread that does not exist there. */
+static void fork_prepare(void)
+{
+	sigset_t o;
+
+	prog_lock(&o);
+	g_fork_mask = o;
+	/* Whether another thread could hold the loader's lock at fork. */
+	g_fork_threaded = !__libc_single_threaded;
+}
+
+static void fork_parent(void)
+{
+	sigset_t o = g_fork_mask;
+
+	prog_unlock(&o);
+}
+
+static void fork_child(void)
+{
+	sigset_t o = g_fork_mask;
+	int saved = errno;
+
+	rte_modules_fork_child(g_fork_threaded);
+	prog_unlock(&o);
+	errno = saved;
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind,
+ * the stack size and the key, then the calling thread's stack. */
+static void start_recorder(unsigned m)
+{
+	g_page = (size_t)sysconf(_SC_PAGESIZE);
+	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
+	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
+		g_id_bt = rte_tracer_register_own("rte.backtrace",
+		                               RTE_TYPE_CUSTOM);
+	rte_modules_register();
+	rte_real_resolve();
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
+		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
+		         "recorded without their stack");
+	rte_alt_init();
+	/* Release: publishes the ids and the alternate stacks' size and key
+	 * to the hooks of other threads; pairs with mode(). */
+	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
+	alt_start();
+}
+
+void rte_crash_start(void)
+{
+	unsigned m = rte_config_backtrace();
+
+	g_id_signal = rte_tracer_register_own("rte.signal", RTE_TYPE_INT);
+	if (m)
+		start_recorder(m);
+	/* The handlers are installed whatever the mode: a truncated file
+	 * (SIGBUS) and death by a terminating signal need them. */
+	install();
+	if (m)
+		rte_modules_sync(0);
+	/* Last: nothing above may run under an atfork handler of ours (the
+	 * module sync holds the registry lock, which fork takes after ours). */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+

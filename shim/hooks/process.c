@@ -1,0 +1,457 @@
+/*
+ * hooks/process.c - processes: fork, the exec family, _exit/_Exit/quick_exit.
+ *
+ * fork: pthread_atfork handlers do the work, so that forks made inside
+ * libc (daemon(), ...) are covered too. prepare blocks every signal and
+ * takes the registry lock, so the child never inherits it held by a
+ * thread that does not exist there; the child re-initialises the lock and
+ * switches to a fresh <childpid>.events (tracer.c). Our fork() wrapper only
+ * adds fork_parent(child pid) in the parent, which the handlers cannot
+ * know.
+ *
+ * daemon() and forkpty() are ours (below): glibc's fork inside libc
+ * (the parent would get no fork_parent) and daemon's parent leaves by an
+ * internal _exit. A child made without atfork handlers (_Fork, a raw fork or clone
+ * system call) is recognised by tracer.c's MADV_WIPEONFORK page instead.
+ *
+ * vfork and posix_spawn are not interposed: their child shares our memory
+ * (or runs no code of ours) until it execs, so it must not touch our state.
+ * Every exit and exec wrapper therefore first checks that the caller is the
+ * process that owns the file (getpid()); in a vfork child it is not, and
+ * the wrapper only calls the real function.
+ *
+ * exec: ring_stop is written and the file moved out of the way first
+ * (<pid>.exec<N>.events with PRESERVE, else removed), because the new image
+ * has our pid and makes <pid>.events again. If the exec fails, the file gets
+ * its name back and tracing goes on; errno is the real exec's. A relative
+ * OCAML_RUNTIME_EVENTS_DIR in the new image's environment is passed as the
+ * absolute directory it was resolved to when tracing started, so that a
+ * chdir() before exec does not move the new image's file (or lose it).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "tracer.h"
+
+extern char **environ;
+
+
+/* ---- fork ------------------------------------------------------------------ */
+
+/* The forking thread's signal mask, saved by prepare while it holds the
+ * lock (so one fork at a time uses it); not per-thread state, which the
+ * child sees wiped. */
+static sigset_t g_fork_mask;
+
+static void fork_prepare(void)
+{
+	sigset_t old;
+
+	rte_lock(&old);
+	g_fork_mask = old;
+}
+
+static void fork_parent(void)
+{
+	sigset_t old = g_fork_mask;
+
+	rte_unlock(&old);
+}
+
+static void fork_child(void)
+{
+	int saved = errno;
+
+	rte_tracer_atfork_child();
+	pthread_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
+	errno = saved;
+}
+
+void rte_hooks_process_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+RTE_EXPORT pid_t fork(void)
+{
+	pid_t pid;
+	int saved;
+
+	rte_real_resolve();
+	if (!rte_real.fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid = rte_real.fork();
+	/* Relaxed: only decides whether to write (not while paused, as
+	 * OCaml). */
+	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		saved = errno;
+		rte_tracer_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
+		/* Inline loop: an observer may count frames (the program's
+		 * start above this wrapper). */
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->fork_parent)
+				rte_hook_observers[i]->fork_parent(pid);
+		errno = saved;
+	}
+	return pid;
+}
+
+/*
+ * daemon(3), made of our own fork() and _exit(): glibc's daemon forks and
+ * leaves the parent by an _exit inside libc, where no wrapper of ours sees
+ * it (the parent would get no fork_parent, no ring_stop, no cleanup). This
+ * does what glibc's does: fork; the parent _exits 0; the child calls
+ * setsid, chdir("/") unless nochdir, and unless noclose points 0, 1 and 2
+ * at /dev/null (checked to be the null device). The child's file is made
+ * before the chdir, next to the others.
+ */
+RTE_EXPORT int daemon(int nochdir, int noclose)
+{
+	struct stat st;
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	rte_tracer_materialize();
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir && chdir("/") < 0) {
+		/* glibc ignores it too */
+	}
+	if (noclose)
+		return 0;
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
+/*
+ * forkpty(3), made of openpty, our own fork() and login_tty (looked up at
+ * the first call): glibc's forks inside libc, where the parent's
+ * fork_parent would be missed. Same steps and results as glibc's.
+ */
+RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
+                         const struct winsize *wp)
+{
+	int master, slave;
+	pid_t pid;
+
+	rte_real_resolve();
+	if (!rte_real.openpty || !rte_real.login_tty) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (rte_real.openpty(&master, &slave, name, tp, wp) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(master);
+		close(slave);
+		return -1;
+	}
+	if (pid == 0) {
+		close(master);
+		if (rte_real.login_tty(slave) < 0)
+			_exit(1);
+		return 0;
+	}
+	*amaster = master;
+	close(slave);
+	return pid;
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+/* Around every exec: returns 1 if the file was stopped for it. */
+static int exec_before(const char *prog)
+{
+	int saved = errno, r;
+
+	rte_real_resolve();
+	if (rte_self.guard)
+		return 0;
+	rte_self.guard = 1;
+	r = rte_tracer_exec_begin(prog);
+	rte_self.guard = 0;
+	errno = saved;
+	return r;
+}
+
+/* After an exec that returned (failed): restore, keep the exec's errno. */
+static int exec_after(int token, int r)
+{
+	int saved = errno;
+
+	if (token)
+		rte_tracer_exec_failed(saved);
+	errno = saved;
+	return r;
+}
+
+/*
+ * The environment of the new image. env_fixed_len() returns 0 when envp
+ * can be passed as is, else the number of pointers of the copy (with its
+ * NULL); the caller makes that array on its stack (exec must not allocate)
+ * and env_fix() fills it, with the rewritten entry in `entry`.
+ */
+#define ENV_ENTRY_MAX (PATH_MAX + 32)
+
+static size_t env_fixed_len(char *const envp[])
+{
+	size_t n = 0;
+	int found = 0;
+
+	if (!envp)
+		return 0;
+	for (; envp[n]; n++)
+		found |= rte_file_env_dir(envp[n]) != NULL;
+	return found ? n + 1 : 0;
+}
+
+static char *const *env_fix(char *const envp[], char **copy, size_t len,
+                            char *entry)
+{
+	if (!len)
+		return envp;
+	for (size_t i = 0; i + 1 < len; i++) {
+		const char *dir = rte_file_env_dir(envp[i]);
+
+		copy[i] = envp[i];
+		if (dir && snprintf(entry, ENV_ENTRY_MAX,
+		                    "OCAML_RUNTIME_EVENTS_DIR=%s",
+		                    dir) < ENV_ENTRY_MAX)
+			copy[i] = entry;
+	}
+	copy[len - 1] = NULL;
+	return copy;
+}
+
+/* Declares `name`, the environment to pass for `envp`. */
+#define FIXED_ENV(name, envp)                                                 	size_t name##_len = env_fixed_len(envp);                              	char *name##_copy[name##_len ? name##_len : 1];                       	char name##_entry[name##_len ? ENV_ENTRY_MAX : 1];                    	char *const *name = env_fix(envp, name##_copy, name##_len,            	                            name##_entry)
+
+static int sys_execveat(int dirfd, const char *path, char *const argv[],
+                        char *const envp[], int flags)
+{
+	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+
+static int do_execve(const char *path, char *const argv[],
+                     char *const envp0[])
+{
+	FIXED_ENV(envp, envp0);
+	int t = exec_before(path);
+	int r = rte_real.execve
+	                ? rte_real.execve(path, argv, envp)
+	                : sys_execveat(AT_FDCWD, path, argv, envp, 0);
+
+	return exec_after(t, r);
+}
+
+static int do_execvpe(const char *file, char *const argv[],
+                      char *const envp0[])
+{
+	FIXED_ENV(envp, envp0);
+	int t = exec_before(file), r;
+
+	if (envp == environ && rte_real.execvp)
+		r = rte_real.execvp(file, argv);
+	else if (rte_real.execvpe)
+		r = rte_real.execvpe(file, argv, envp);
+	else {
+		errno = ENOSYS;
+		r = -1;
+	}
+	return exec_after(t, r);
+}
+
+RTE_EXPORT int execve(const char *path, char *const argv[],
+                      char *const envp[])
+{
+	rte_real_resolve();
+	return do_execve(path, argv, envp);
+}
+
+RTE_EXPORT int execv(const char *path, char *const argv[])
+{
+	rte_real_resolve();
+	return do_execve(path, argv, environ);
+}
+
+RTE_EXPORT int execvp(const char *file, char *const argv[])
+{
+	rte_real_resolve();
+	return do_execvpe(file, argv, environ);
+}
+
+RTE_EXPORT int execvpe(const char *file, char *const argv[],
+                       char *const envp[])
+{
+	rte_real_resolve();
+	return do_execvpe(file, argv, envp);
+}
+
+RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp0[])
+{
+	int t, r;
+
+	rte_real_resolve();
+	FIXED_ENV(envp, envp0);
+	t = exec_before(NULL);
+	r = rte_real.fexecve ? rte_real.fexecve(fd, argv, envp)
+	                     : sys_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+	return exec_after(t, r);
+}
+
+RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+                        char *const envp0[], int flags)
+{
+	int t, r;
+
+	rte_real_resolve();
+	FIXED_ENV(envp, envp0);
+	t = exec_before(path);
+	r = rte_real.execveat ? rte_real.execveat(dirfd, path, argv, envp, flags)
+	                      : sys_execveat(dirfd, path, argv, envp, flags);
+	return exec_after(t, r);
+}
+
+/*
+ * The execl family: collect the variadic arguments into an argv array on
+ * the stack (exec must not allocate: it may run in a vfork child or a
+ * signal handler), then go through the execve/execvpe paths above.
+ */
+#define COUNT_ARGS(arg0, n)                                                   \
+	do {                                                                  \
+		va_list ap_;                                                  \
+		va_start(ap_, arg0);                                          \
+		for (n = 1; va_arg(ap_, const char *); n++)                   \
+			;                                                     \
+		va_end(ap_);                                                  \
+	} while (0)
+
+/* argv[1..n] = the arguments after arg0 up to their NULL; with_env: the
+ * envp argument that follows that NULL (execle only). */
+#define FILL_ARGS(arg0, argv, n, with_env, envp)                              \
+	do {                                                                  \
+		va_list ap_;                                                  \
+		va_start(ap_, arg0);                                          \
+		argv[0] = (char *)arg0;                                       \
+		for (size_t i_ = 1; i_ <= n; i_++)                            \
+			argv[i_] = va_arg(ap_, char *);                       \
+		if (with_env)                                                 \
+			envp = va_arg(ap_, char **);                          \
+		va_end(ap_);                                                  \
+	} while (0)
+
+RTE_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 0, envp);
+		rte_real_resolve();
+		return do_execve(path, argv, envp);
+	}
+}
+
+RTE_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 0, envp);
+		rte_real_resolve();
+		return do_execvpe(file, argv, envp);
+	}
+}
+
+RTE_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	size_t n;
+	char **envp = environ;
+
+	COUNT_ARGS(arg, n);
+	{
+		char *argv[n + 1];
+
+		FILL_ARGS(arg, argv, n, 1, envp);
+		rte_real_resolve();
+		return do_execve(path, argv, envp);
+	}
+}
+
+/* ---- exit ------------------------------------------------------------------ */
+
+static void exit_stop(void)
+{
+	int saved = errno;
+
+	if (!rte_self.guard) {
+		rte_self.guard = 1;
+		rte_tracer_stop();
+		rte_self.guard = 0;
+	}
+	errno = saved;
+}
+
+RTE_EXPORT void _exit(int status)
+{
+	rte_real_resolve();
+	exit_stop();
+	if (rte_real.exit_)
+		rte_real.exit_(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+RTE_EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+
+RTE_EXPORT void quick_exit(int status)
+{
+	rte_real_resolve();
+	/* quick_exit runs the at_quick_exit handlers, then _exit inside libc
+	 * where we cannot see it: stop first. */
+	exit_stop();
+	if (rte_real.quick_exit)
+		rte_real.quick_exit(status);
+	_exit(status);
+}

@@ -1,0 +1,165 @@
+/*
+ * hooks/threads.c - threads: pthread_create (domain_spawn at start; the ring is
+ * given back by a pthread key destructor, see tracer.c), and thread names
+ * (pthread_setname_np, prctl(PR_SET_NAME)) recorded as rte.thread.name /
+ * rte.thread.name_of events.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "tracer.h"
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	void *ctx[RTE_HOOK_OBSERVERS_MAX]; /* each observer's, in order */
+};
+
+/*
+ * The (fn, arg) pair travels to the new thread in a slot of a small static
+ * pool rather than a malloc'd block: a thread that frees memory makes libc
+ * set up its per-thread allocator cache, a cost the traced program would
+ * not otherwise pay on every thread. malloc is the fallback when every slot
+ * is in flight.
+ */
+#define POOL_SLOTS 64
+static struct start g_pool[POOL_SLOTS];
+static uint8_t g_pool_used[POOL_SLOTS]; /* atomic */
+
+static struct start *start_alloc(void)
+{
+	for (unsigned i = 0; i < POOL_SLOTS; i++) {
+		uint8_t free_ = 0;
+
+		/* Acquire: pairs with the release in start_free(): the
+		 * previous thread has finished reading the slot. */
+		if (!__atomic_load_n(&g_pool_used[i], __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&g_pool_used[i], &free_, 1, 0,
+		                                __ATOMIC_ACQUIRE,
+		                                __ATOMIC_RELAXED))
+			return &g_pool[i];
+	}
+	return malloc(sizeof(struct start));
+}
+
+static void start_free(struct start *s)
+{
+	if (s >= g_pool && s < g_pool + POOL_SLOTS)
+		__atomic_store_n(&g_pool_used[s - g_pool], 0, __ATOMIC_RELEASE);
+	else
+		free(s);
+}
+
+/* The first code of every thread created while tracing runs: claim a ring
+ * now (writing domain_spawn, tid and name) rather than at its first event,
+ * so every thread shows up, as every OCaml domain does. */
+static void *trampoline(void *p)
+{
+	struct start s = *(struct start *)p;
+	struct rte_ring_writer *w;
+
+	start_free(p);
+	w = rte_enter();
+	if (w)
+		rte_leave();
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->thread_start)
+			rte_hook_observers[i]->thread_start(s.ctx[i]);
+	return s.fn(s.arg);
+}
+
+/* Ask each observer for its context. Always inlined: an observer may
+ * count the frames above it (this wrapper's caller is the program). */
+static inline __attribute__((always_inline)) void created(struct start *s)
+{
+	for (unsigned i = 0; i < RTE_HOOK_OBSERVERS_MAX; i++)
+		s->ctx[i] = NULL;
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->thread_create)
+			s->ctx[i] = rte_hook_observers[i]->thread_create();
+}
+
+RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                              void *(*fn)(void *), void *arg)
+{
+	int saved = errno, r;
+	struct start *s;
+
+	rte_real_resolve();
+	if (!rte_real.pthread_create)
+		return ENOSYS;
+	/* Only wrap while tracing runs and is not paused: otherwise a thread
+	 * costs nothing extra, and still gets a ring on its first event. */
+	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	    rte_self.guard)
+		return rte_real.pthread_create(th, attr, fn, arg);
+	s = start_alloc();
+	errno = saved;
+	if (!s)
+		return rte_real.pthread_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	created(s); /* e.g. RTE_BACKTRACE=thread records our stack */
+	r = rte_real.pthread_create(th, attr, trampoline, s);
+	if (r) {
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->thread_create_failed)
+				rte_hook_observers[i]->thread_create_failed(
+					s->ctx[i]);
+		start_free(s);
+	}
+	errno = saved;
+	return r;
+}
+
+RTE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	int saved, r;
+
+	rte_real_resolve();
+	if (!rte_real.pthread_setname_np)
+		return ENOSYS;
+	r = rte_real.pthread_setname_np(th, name);
+	/* Relaxed: only decides whether to record the name. */
+	if (r || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+		return r;
+	saved = errno;
+	if (pthread_equal(th, pthread_self()))
+		rte_tracer_write_thread_name();
+	else
+		rte_tracer_write_name_of(th, name);
+	errno = saved;
+	return r;
+}
+
+/*
+ * prctl is variadic; every option takes at most four more unsigned long
+ * arguments, passed in registers on every Linux ABI, so forwarding four
+ * is exactly what libc's own wrapper does.
+ */
+RTE_EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+	long r;
+	int saved;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	r = syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	/* Relaxed: only decides whether to record the name. */
+	if (r == 0 && option == PR_SET_NAME &&
+	    __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		saved = errno;
+		rte_tracer_write_thread_name();
+		errno = saved;
+	}
+	return (int)r;
+}

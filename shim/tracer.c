@@ -1,0 +1,1157 @@
+/*
+ * tracer.c - the tracer: the one owner of the tracing state machine, the
+ * ring slots, the per-thread writer state, thread end, the rte.* and
+ * lifecycle event writers. No other file writes g_state, rte_g_active,
+ * g_paused or g_gen (they read them, with the orders noted there).
+ *
+ * The state machine (g_state; "paused" is a flag beside RUNNING and
+ * FORKED, rte_g_active is the generation while RUNNING and not paused,
+ * RTE_GEN_PENDING while FORKED and not paused, else 0):
+ *
+ *               start (rte_start, or the constructor with
+ *               OCAML_RUNTIME_EVENTS_START): file made, ring_start
+ *      +-----+ ----------------------------------------> +---------+
+ *      | OFF |                                           | RUNNING |<-+
+ *      +-----+ ---+  start: OCaml 5 runs its own events, +---------+  |
+ *                 |  no MADV_WIPEONFORK, or no file         | |  ^    |
+ *                 v                                         | |  |    | pause/resume
+ *           +----------+ <--- disable: an error (any state) | |  |    | (rte_pause,
+ *           | DISABLED | <--- lost: SIGBUS on the ring      | |  |    | rte_resume):
+ *           +----------+      (crash handler)               | |  |    | paused flag,
+ *                                                           | |  |    | ring_pause /
+ *                 stop (destructor at exit, _exit wrappers, | |  |    | ring_resume
+ *                 a terminating signal): ring_stop, file    | |  |    |
+ *                 removed unless PRESERVE or an observer    | |  |  --+
+ *                 keeps it                                  | |  |
+ *           +---------+ <-----------------------------------+ |  | exec failed
+ *           | STOPPED | <-------------------------------------+  | (exec wrappers):
+ *           +---------+    exec begin (exec wrappers): ring_stop,|  file back,
+ *                |         file moved away (<pid>.execN.events   |  ring_start,
+ *                +-------- or unlinked)  ------------------------+  rte.exec_failed
+ *
+ *   RUNNING or FORKED --fork child (atfork child handler, or adopt_child
+ *       for a child made without one)--> FORKED: the parent's mapping is
+ *       dropped; generation pending
+ *   FORKED --materialize (first event, exec, rte_path, or at once with
+ *       PRESERVE)--> RUNNING: <childpid>.events made, ring_start +
+ *       fork_child, a new generation
+ *   FORKED --stop, exec--> no transition without PRESERVE (no file was
+ *       made: nothing to stop or remove); with it, materialize first
+ *   fork parent: no transition (fork_parent lifecycle event, hooks)
+ *
+ * Illegal requests change nothing: start in STOPPED or DISABLED returns
+ * RTE_ESTATE, start in RUNNING or FORKED returns RTE_OK; pause/resume
+ * outside RUNNING/FORKED, or twice, are no-ops; stop and exec begin run
+ * once per file (g_stopping). tests/unit/test_shim_tracer.c makes each of
+ * these transitions.
+ *
+ * Rings are claimed, not assigned: a slot array of max_domains bytes
+ * (FREE/TAKEN/BROKEN) where a thread takes the first FREE slot with a CAS
+ * on its first event and gives it back when it ends (pthread key
+ * destructor), so ring indexes are reused and nothing on the write path
+ * takes a lock. The thread that starts tracing takes ring 0.
+ *
+ * Generations: each file this process maps (the first one, then a new one
+ * in each fork child) has a generation number. rte_g_active holds it while
+ * tracing runs unpaused, and a thread's writer is valid iff its recorded
+ * generation equals it: one load and one compare decide the fast path.
+ *
+ * The file is never unmapped while other threads may run (only in a fork
+ * child, which has one thread): at exit, other threads may still be
+ * writing when ring_stop is written, and their stores must land in memory.
+ *
+ * Per-thread state (struct rte_thread) comes from a pool mapped with
+ * MADV_WIPEONFORK, reached through one initial-exec TLS pointer; a page of
+ * per-process state is mapped the same way. Both read zero in any child,
+ * so a child made without our atfork handlers (_Fork, raw fork or clone
+ * system calls) finds no writer attached (its first event takes the slow
+ * path) and a zero pid in the page: it is then adopted as a fork child
+ * (adopt_child), never writing into the parent's file.
+ *
+ * The registry lock is only ever held with every signal blocked
+ * (rte_lock), so no signal handler can run in its holder.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "registry.h"
+#include "rte/rte.h"
+#include "tracer.h"
+
+/* Exported: the inline check of rte/rte.h reads it in the caller. */
+RTE_EXPORT uint32_t rte_g_active;
+static uint32_t g_gen;
+static int g_state;
+static int g_paused;
+static pid_t g_pid;
+static struct rte_config g_cfg;
+static struct rte_file g_file = {.fd = -1};
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+uint64_t rte_g_dropped;
+__thread struct rte_thread *rte_self_p RTE_TLS;
+
+static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
+static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
+static pthread_t g_owner[RTE_RINGS_MAX];  /* thread owning each ring */
+static uint32_t g_epoch;                  /* ring releases, atomic */
+static int g_stopping;                    /* ring_stop written, atomic */
+static uint32_t g_exec_active;            /* rte_g_active before exec */
+static pthread_key_t g_key;
+static int g_key_ok;
+static int g_once_full, g_once_reserve;
+
+
+static const struct {
+	const char *name;
+	enum rte_type type;
+} g_own_events[RTE_OWN_COUNT] = {
+	[RTE_OWN_TID] = {"rte.thread.tid", RTE_TYPE_INT},
+	[RTE_OWN_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
+	[RTE_OWN_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
+	[RTE_OWN_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
+	[RTE_OWN_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
+	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
+};
+
+/* ---- per-thread state and the per-process page ------------------------------ */
+
+/*
+ * The pool of per-thread states: up to POOL_CHUNKS chunks of POOL_CHUNK
+ * states, each chunk mapped on first need with MADV_WIPEONFORK. g_used
+ * (ordinary memory, copied by fork) says which are taken; a thread gives
+ * its state back at its end (the pthread key destructor, whose value is
+ * the state's index + 1).
+ */
+#define POOL_CHUNK 64u
+#define POOL_CHUNKS 1024u
+#define POOL_MAX (POOL_CHUNK * POOL_CHUNKS)
+
+static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
+static uint8_t g_used[POOL_MAX];                 /* atomic */
+/* Atomic: at or below the lowest free index (give or take a race that
+ * only costs compactness), so states are reused and memory stays flat. */
+static unsigned g_hint;
+static unsigned g_top; /* atomic: above every index ever taken */
+/* The state of threads that could get none: never writes (busy). */
+static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
+
+/*
+ * Per-process page, mapped with MADV_WIPEONFORK: pid is this process's id
+ * once it knows its file (the constructor, or the atfork child handler),
+ * and reads 0 in a child that no atfork handler saw (_Fork, a raw fork or
+ * clone system call). -1 while such a child is being adopted.
+ */
+struct rte_proc {
+	pid_t pid;
+};
+static struct rte_proc *g_proc;
+/* The state and id of the thread that forked: it keeps ring 0 in the
+ * child's file (see begin_file) until it takes it or ends. */
+static struct rte_thread *g_heir;
+static pthread_t g_heir_th;
+
+static void *map_wiped(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+static struct rte_thread *chunk(unsigned c)
+{
+	size_t len = POOL_CHUNK * sizeof(struct rte_thread);
+	/* Acquire: pairs with the CAS below (the mapping is complete). */
+	struct rte_thread *p = __atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE);
+	struct rte_thread *none = NULL;
+
+	if (p)
+		return p;
+	if (!(p = map_wiped(len)))
+		return NULL;
+	/* Acq_rel: publishes our mapping, or sees the winner's. */
+	if (!__atomic_compare_exchange_n(&g_chunks[c], &none, p, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		munmap(p, len);
+		p = none;
+	}
+	return p;
+}
+
+struct rte_thread *rte_thread_new(void)
+{
+	int saved = errno;
+	/* Relaxed: only a place to start looking. */
+	unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
+	struct rte_thread *t = &g_nothread, *c;
+
+	for (unsigned n = 0; n < POOL_MAX; n++) {
+		unsigned i = (h + n) % POOL_MAX;
+		uint8_t free_ = 0;
+
+		/* Relaxed peek, then acquire: pairs with the release in
+		 * thread_end() (the previous owner is done with it). */
+		if (__atomic_load_n(&g_used[i], __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&g_used[i], &free_, 1, 0,
+		                                 __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		if (!(c = chunk(i / POOL_CHUNK))) {
+			__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
+			break;
+		}
+		t = &c[i % POOL_CHUNK];
+		memset(t, 0, sizeof(*t));
+		t->ring = -1;
+		/* Relaxed (both): a place to start looking (unless a state
+		 * was freed meanwhile), and how much of g_used a fork child
+		 * clears. */
+		__atomic_compare_exchange_n(&g_hint, &h, i + 1, 0,
+		                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		for (unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
+		     top < i + 1 &&
+		     !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
+		                                  __ATOMIC_RELAXED,
+		                                  __ATOMIC_RELAXED);)
+			;
+		/* Below PTHREAD_KEY_2NDLEVEL_SIZE: no allocation. */
+		if (g_key_ok)
+			pthread_setspecific(g_key, (void *)(uintptr_t)(i + 1));
+		break;
+	}
+	rte_self_p = t;
+	errno = saved;
+	return t;
+}
+
+/* Pool index of the calling thread's state, or -1. */
+static long self_index(void)
+{
+	return g_key_ok ? (long)(uintptr_t)pthread_getspecific(g_key) - 1 : -1;
+}
+
+/* Fork child (one thread): only our state is in use now. */
+static void pool_fork_child(void)
+{
+	long i = self_index();
+
+	/* Only the part ever used: each page written here is a copy. */
+	memset(g_used, 0, g_top);
+	if (i >= 0)
+		g_used[i] = 1;
+	if (rte_self_p && rte_self_p != &g_nothread) {
+		/* Wiped: make it a fresh state. */
+		memset(rte_self_p, 0, sizeof(*rte_self_p));
+		rte_self_p->ring = -1;
+	}
+}
+
+static int state(void);
+
+/* 1 in a child process that no atfork handler has seen yet. */
+static int foreign_child(void)
+{
+	/* Relaxed: the page is ours alone; 0 means wiped by fork. */
+	return g_proc && __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED) == 0;
+}
+
+/*
+ * Adopt a child made without atfork handlers: it is treated as a fork
+ * child (its own file, made lazily; the adopting thread keeps ring 0).
+ * The registry lock is re-made: its holder may not exist here. Returns 0
+ * once adopted, -1 while another thread of the child is adopting it.
+ */
+static int adopt_child(void)
+{
+	pid_t zero = 0;
+
+	/* Acq_rel: one adopter. */
+	if (!__atomic_compare_exchange_n(&g_proc->pid, &zero, -1, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
+		                                                           : -1;
+	pthread_mutex_init(&g_lock, NULL);
+	rte_tracer_fork_child();
+	/* Release: pairs with the loads above. */
+	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
+	return 0;
+}
+
+void rte_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	if (foreign_child())
+		adopt_child();
+	pthread_mutex_lock(&g_lock);
+}
+
+void rte_unlock(const sigset_t *old)
+{
+	pthread_mutex_unlock(&g_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+void rte_tracer_disable(const char *why)
+{
+	rte_warn(NULL, "%s; tracing disabled", why);
+	/* Release: pairs with the relaxed load in rte_enter() only as far as
+	 * stopping goes; writers already inside finish into a valid map. */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	/* Release: pairs with state(); nothing is attached any more. */
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+}
+
+static int state(void)
+{
+	/* Acquire: pairs with the release stores of g_state. */
+	return __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+}
+
+int rte_tracer_owns_process(void)
+{
+	int st;
+
+	if (foreign_child() && adopt_child() < 0)
+		return 0;
+	st = state();
+
+	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != g_pid)
+		return 0;
+	if (st == ST_FORKED) {
+		/* A fork child that never wrote: without PRESERVE there is
+		 * nothing to stop or remove; with it, the file must exist. */
+		if (!g_cfg.preserve)
+			return 0;
+		rte_tracer_materialize();
+	}
+	return state() == ST_RUNNING;
+}
+
+/* ---- ring slots ---------------------------------------------------------- */
+
+static int reserve_ring(unsigned i)
+{
+	const struct rte_layout *l = &g_file.l;
+	int e;
+
+	/* Acquire: pairs with the release below (another thread reserved). */
+	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
+		return 0;
+	e = rte_file_reserve(&g_file,
+	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
+	                     l->ring_size_bytes);
+	if (e) {
+		rte_warn(&g_once_reserve,
+		         "cannot reserve space for ring %u of %s: %s; events of "
+		         "threads without a ring are dropped and counted in "
+		         "rte.dropped",
+		         i, g_file.path, strerrordesc_np(e));
+		return -1;
+	}
+	/* Release: pairs with the acquire above, in the next owner. */
+	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Claim the first free ring. Returns its index, -1 if its pages could not
+ * be reserved, -2 if every ring is taken. */
+static int claim_ring(void)
+{
+	unsigned n = (unsigned)g_file.l.max_domains;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t free_ = SLOT_FREE;
+
+		/* Relaxed peek first: skip taken slots without a locked op. */
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
+			continue;
+		/* Acquire: pairs with the release in rte_tracer_release(), so
+		 * the previous owner's last tail store is visible before we
+		 * read the ring header. */
+		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
+		                                 SLOT_TAKEN, 0, __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		if (reserve_ring(i) == 0)
+			return (int)i;
+		/* Never hand this ring out again: its pages may be missing. */
+		__atomic_store_n(&g_slots[i], SLOT_BROKEN, __ATOMIC_RELAXED);
+		return -1;
+	}
+	return -2;
+}
+
+static void thread_name(char name[17])
+{
+	memset(name, 0, 17);
+	/* The raw system call: our own prctl() wrapper must not see it. */
+	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) < 0)
+		name[0] = '\0';
+}
+
+static uint64_t user_hdr(unsigned type, int id)
+{
+	return rte_hdr_make(0, 1, type, (unsigned)id);
+}
+
+/* The ring labels: kernel tid and thread name, on the calling thread's
+ * ring (w is ours and busy). */
+static void write_labels(struct rte_ring_writer *w)
+{
+	char name[17];
+	int id = g_own[RTE_OWN_TID];
+
+	if (id >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
+		                (uint64_t)gettid());
+	id = g_own[RTE_OWN_NAME];
+	thread_name(name);
+	if (id >= 0)
+		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
+		                      strlen(name));
+}
+
+static uint64_t lc_hdr(unsigned lc)
+{
+	return rte_hdr_make(0, 0, RTE_MSG_LIFECYCLE, lc);
+}
+
+static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
+{
+	rte_ring_writer_attach(&t->w, g_file.base, &g_file.l, r);
+	t->ring = (int)r;
+	t->gen = gen;
+	g_owner[r] = pthread_self();
+}
+
+static struct rte_ring_writer *attach(int quiet);
+static struct rte_ring_writer *attach_running(struct rte_thread *t,
+                                              int quiet);
+
+/* The slow path makes system calls (fallocate, gettid, prctl): keep the
+ * caller's errno, as every write function promises. */
+struct rte_ring_writer *rte_tracer_attach(int quiet)
+{
+	int saved = errno;
+	struct rte_ring_writer *w = attach(quiet);
+
+	errno = saved;
+	return w;
+}
+
+static struct rte_ring_writer *attach(int quiet)
+{
+	struct rte_thread *t = &rte_self;
+
+	if (t == &g_nothread)
+		return NULL;
+	if (foreign_child() && adopt_child() < 0)
+		return NULL;
+	if (state() == ST_FORKED)
+		rte_tracer_materialize();
+	return attach_running(t, quiet);
+}
+
+/* The thread that forked takes the ring 0 kept for it (see begin_file).
+ * Returns 1 if it did. */
+static int take_heritage(struct rte_thread *t, uint32_t gen, int quiet)
+{
+	struct rte_thread *me = t;
+
+	/* Acq_rel: one taker; pairs with the release in begin_file(), so
+	 * ring 0's header (ring_start written there) is visible. */
+	if (__atomic_load_n(&g_heir, __ATOMIC_RELAXED) != t ||
+	    !__atomic_compare_exchange_n(&g_heir, &me, NULL, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return 0;
+	bind_ring(t, 0, gen);
+	if (!quiet)
+		write_labels(&t->w);
+	return 1;
+}
+
+static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
+{
+	uint32_t gen, epoch;
+	int r;
+
+	/* State first: begin_file() publishes the generation before the
+	 * state, so a thread that sees RUNNING sees the new generation (and
+	 * never binds a ring of a fresh file under an old one). */
+	if (state() != ST_RUNNING)
+		return NULL;
+	/* Acquire: pairs with the release store in begin_file(): the file's
+	 * mapping, layout and slots are visible. */
+	gen = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release increment in rte_tracer_release(). */
+	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+	if (gen == 0)
+		return NULL;
+	if (t->gen == gen && t->ring >= 0)
+		return &t->w;
+	if (take_heritage(t, gen, quiet))
+		return &t->w;
+	if (t->fail_gen == gen && t->fail_epoch == epoch)
+		goto drop; /* no ring was released since we last looked */
+	r = claim_ring();
+	if (r < 0) {
+		t->fail_gen = gen;
+		t->fail_epoch = epoch;
+		if (r == -2)
+			rte_warn(&g_once_full,
+			         "all %u rings of %s are in use; events of "
+			         "further threads are dropped and counted in "
+			         "rte.dropped (RTE_RINGS sets the number)",
+			         (unsigned)g_file.l.max_domains,
+			         g_file.path);
+		goto drop;
+	}
+	bind_ring(t, (unsigned)r, gen);
+	if (quiet)
+		return &t->w;
+	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
+	                (uint64_t)(int64_t)g_pid);
+	write_labels(&t->w);
+	return &t->w;
+drop:
+	/* Relaxed: a statistic, read once at ring_stop. */
+	__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Like rte_enter() but also while paused: for lifecycle events. */
+static struct rte_ring_writer *enter_any(int quiet)
+{
+	struct rte_ring_writer *w;
+
+	if (state() == ST_FORKED && !rte_self.busy)
+		rte_tracer_materialize();
+	if (state() != ST_RUNNING || rte_self.busy)
+		return NULL;
+	rte_self.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = rte_tracer_attach(quiet);
+	if (!w)
+		rte_leave();
+	return w;
+}
+
+void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data)
+{
+	struct rte_ring_writer *w = enter_any(0);
+
+	if (!w)
+		return;
+	if (with_data)
+		rte_ring_write1(w, lc_hdr(lc), rte_clock_ns(), (uint64_t)data);
+	else
+		rte_ring_write0(w, lc_hdr(lc), rte_clock_ns());
+	rte_leave();
+}
+
+void rte_tracer_release(void)
+{
+	struct rte_thread *t = &rte_self, *me = t;
+	unsigned r;
+
+	/* The thread that forked ends before its first event in the child:
+	 * ring 0 kept for it is free again (acq_rel: one taker). */
+	if (__atomic_compare_exchange_n(&g_heir, &me, NULL, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED))
+		__atomic_store_n(&g_slots[0], SLOT_FREE, __ATOMIC_RELEASE);
+	/* Acquire: pairs with begin_file(); a ring of an older file (fork
+	 * child) is simply forgotten. */
+	if (t->ring < 0 || t->busy ||
+	    t->gen != __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) {
+		t->ring = -1;
+		t->gen = 0;
+		return;
+	}
+	/* Relaxed: only decides whether to write domain_terminate. */
+	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		t->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_TERMINATE),
+		                rte_clock_ns(), (uint64_t)(int64_t)g_pid);
+		rte_leave();
+	}
+	r = (unsigned)t->ring;
+	t->ring = -1;
+	t->gen = 0;
+	/* Release: our last ring stores happen before the slot is seen free;
+	 * pairs with the acquire CAS in claim_ring(). */
+	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
+	/* Release: pairs with the acquire load in rte_tracer_attach(). */
+	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
+}
+
+/* Thread end, however it ends (return, pthread_exit, cancellation): the
+ * key destructor runs for every thread that has a state (the key's value
+ * is its pool index + 1); the ring and then the state are given back. */
+static void thread_end(void *v)
+{
+	int saved = errno;
+	uintptr_t i = (uintptr_t)v - 1;
+
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->thread_end)
+			(*o)->thread_end();
+	rte_tracer_release();
+	rte_self_p = NULL;
+	/* Release: our last use of the state happens before its next owner
+	 * takes it (pairs with the CAS in rte_thread_new()). */
+	if (i < POOL_MAX) {
+		unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
+
+		__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
+		/* Relaxed: the next search starts here or lower. */
+		while (i < h && !__atomic_compare_exchange_n(
+		                        &g_hint, &h, (unsigned)i, 1,
+		                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+	errno = saved;
+}
+
+/* ---- custom payloads ----------------------------------------------------- */
+
+int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+                          const void *bytes, size_t n)
+{
+	size_t max = (size_t)(w->mask + 1 - 2) * 8 - 1;
+
+	if (max > RTE_CUSTOM_MAX_BYTES)
+		max = RTE_CUSTOM_MAX_BYTES;
+	if (n > max)
+		n = max; /* documented: too long a payload is truncated */
+	return rte_ring_write_bytes(w, hdr, rte_clock_ns(), n ? bytes : "", n);
+}
+
+void rte_tracer_own_int(int which, int64_t v)
+{
+	int id = g_own[which];
+	struct rte_ring_writer *w;
+
+	if (id < 0 || !(w = rte_enter()))
+		return;
+	rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
+	                (uint64_t)v);
+	rte_leave();
+}
+
+void rte_tracer_own_custom(int which, const void *bytes, size_t n)
+{
+	int id = g_own[which];
+	struct rte_ring_writer *w;
+
+	if (id < 0 || !(w = rte_enter()))
+		return;
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
+	rte_leave();
+}
+
+void rte_tracer_write_thread_name(void)
+{
+	char name[17];
+
+	thread_name(name);
+	rte_tracer_own_custom(RTE_OWN_NAME, name, strlen(name));
+}
+
+void rte_tracer_write_name_of(pthread_t th, const char *name)
+{
+	unsigned n = (unsigned)g_file.l.max_domains;
+	char buf[64];
+	int len;
+
+	if (state() != ST_RUNNING)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		/* Acquire: pairs with the CAS in claim_ring(); the owner
+		 * is stored right after, a stale one only misnames. */
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) !=
+		            SLOT_TAKEN ||
+		    !pthread_equal(g_owner[i], th))
+			continue;
+		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
+		rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
+		return;
+	}
+}
+
+#define NAME_PAGE 4096u
+/* Pages of the name area already reserved (lock held or single thread). */
+static uint8_t g_name_pages[RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES /
+                            NAME_PAGE + 2];
+static int g_once_names;
+
+/* Reserve the pages under the name slot at file offset `off`: 1 MiB of
+ * names is reserved page by page as names are written, so that a fork
+ * child's new file costs a few pages, not a megabyte. */
+static int reserve_name(uint64_t off)
+{
+	const struct rte_layout *l = &g_file.l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (uint64_t pg = off / NAME_PAGE;
+	     pg <= (off + RTE_NAME_SLOT_BYTES - 1) / NAME_PAGE; pg++) {
+		uint64_t start = pg * NAME_PAGE, end = start + NAME_PAGE;
+		int e;
+
+		if (g_name_pages[pg - first])
+			continue;
+		if (end > l->total_size) /* never grow the file */
+			end = l->total_size;
+		if ((e = rte_file_reserve(&g_file, start, end - start))) {
+			rte_warn(&g_once_names,
+			         "cannot reserve space for event names in %s: "
+			         "%s; names are missing from the file",
+			         g_file.path, strerrordesc_np(e));
+			return -1;
+		}
+		g_name_pages[pg - first] = 1;
+	}
+	return 0;
+}
+
+void rte_tracer_write_name(unsigned id, const char *name)
+{
+	uint64_t off;
+
+	/* The file exists (running, or stopped but still mapped), and it
+	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
+	 * which its caller holds). */
+	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
+		return;
+	off = g_file.l.custom_events_offset +
+	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
+	if (reserve_name(off) == 0)
+		strncpy(g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
+}
+
+/* ---- start, fork child, stop ---------------------------------------------- */
+
+/* Fresh file mapped in g_file: reset the slots, give ring 0 to the
+ * calling thread, publish the generation, write ring_start (and
+ * fork_child). */
+static void begin_file(int fork_child, uint64_t start_ts)
+{
+	struct rte_thread *t = &rte_self;
+	uint32_t gen = g_gen + 1;
+	/* In a fork child, ring 0 is the forking thread's even if another
+	 * thread of the child makes the file (it then writes ring 0's first
+	 * events, and the forking thread attaches to it later). */
+	struct rte_thread *heir =
+		fork_child ? __atomic_exchange_n(&g_heir, NULL, __ATOMIC_RELAXED)
+		           : NULL;
+
+	if (!heir)
+		heir = t;
+
+	memset(g_slots, 0, sizeof(g_slots));
+	memset(g_reserved, 0, sizeof(g_reserved));
+	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
+	memset(g_name_pages, 0, sizeof(g_name_pages));
+	rte_g_dropped = 0;
+	/* Problems are reported once per file (a fork child's too). */
+	g_once_full = g_once_reserve = g_once_names = 0;
+	t->ring = -1;
+	t->gen = 0;
+	g_slots[0] = SLOT_TAKEN;
+	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
+		if (rte_registry_type((int)id)) /* inline: most ids are free */
+			rte_tracer_write_name(id, rte_registry_name(id));
+	if (reserve_ring(0) == 0) {
+		/* Ring 0's first events, before anyone can attach to it. */
+		int busy = t->busy;
+
+		bind_ring(t, 0, gen);
+		rte_ring_writer_reset(&t->w);
+		t->busy = 1;
+		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
+		                (uint64_t)(int64_t)g_pid);
+		if (fork_child)
+			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
+			                start_ts, 0);
+		if (heir == t) {
+			write_labels(&t->w);
+		} else {
+			t->ring = -1;
+			t->gen = 0;
+			g_owner[0] = g_heir_th;
+			/* Relaxed: published by the release of g_gen. */
+			__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
+		}
+		t->busy = busy;
+	} else {
+		g_slots[0] = SLOT_BROKEN;
+	}
+	/* Release: publishes the file, layout, slots and ring 0's first
+	 * events; pairs with the acquire load in attach_running(). */
+	__atomic_store_n(&g_gen, gen, __ATOMIC_RELEASE);
+	/* Release, after the generation: pairs with state() in
+	 * attach_running(). */
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	/* Release: as for g_gen; the fast path only needs the value. */
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : gen,
+	                 __ATOMIC_RELEASE);
+}
+
+int rte_tracer_register_own(const char *name, enum rte_type type)
+{
+	int id = rte_registry_add(name, strlen(name), type, 1,
+	                          rte_tracer_write_name);
+
+	return id >= 0 ? id : -1;
+}
+
+static void register_own_events(void)
+{
+	for (int i = 0; i < RTE_OWN_COUNT; i++)
+		if (g_own[i] < 0)
+			g_own[i] = rte_tracer_register_own(
+				g_own_events[i].name, g_own_events[i].type);
+}
+
+int rte_tracer_start_locked(void)
+{
+	char err[PATH_MAX + 160];
+	pid_t pid = getpid();
+
+	if (g_state == ST_RUNNING || g_state == ST_FORKED)
+		return RTE_OK;
+	if (g_state != ST_OFF)
+		return RTE_ESTATE;
+	rte_config_read(&g_cfg);
+	if (!g_cfg.trace_ocaml && rte_ocaml_in_process()) {
+		rte_warn(NULL, "this program runs OCaml 5 runtime events "
+		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
+		         "overrides)");
+		/* Release: pairs with state(). */
+		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		return RTE_ESTATE;
+	}
+	if (!g_proc || !g_key_ok) {
+		/* Without a page that reads zero in a child, a child made by
+		 * a raw fork could write into our file. */
+		rte_tracer_disable("cannot map a page with MADV_WIPEONFORK "
+		                 "(Linux 4.14 or later is needed)");
+		return RTE_ESTATE;
+	}
+	rte_clock_init(g_cfg.force_monotonic);
+	if (rte_file_create(&g_file, &g_cfg, pid, err, sizeof(err)) <
+	    0) {
+		rte_tracer_disable(err);
+		return RTE_ESTATE;
+	}
+	g_pid = pid;
+	register_own_events();
+	begin_file(0, rte_clock_ns());
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->started)
+			(*o)->started();
+	return RTE_OK;
+}
+
+/*
+ * A fork child gets its own file, but only when it first needs one: its
+ * first event, a fork of its own, exec or exit with PRESERVE. A child that
+ * writes nothing and execs or exits (the common fork+exec) then costs no
+ * file at all; ring_start and fork_child carry the time of the fork.
+ */
+static uint64_t g_fork_ts;
+
+void rte_tracer_fork_child(void)
+{
+	int st = state();
+
+	/* Acquire: pairs with the exchange in rte_tracer_stop(). */
+	if ((st != ST_RUNNING && st != ST_FORKED) ||
+	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
+		return;
+	/* Only this thread exists now: nothing writes while we switch. The
+	 * parent's mapping goes at once, so nothing can ever write to it. */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
+	rte_file_drop(&g_file);
+	g_pid = getpid();
+	g_fork_ts = rte_clock_ns();
+	rte_self.ring = -1;
+	rte_self.gen = 0;
+	rte_self.fail_gen = 0;
+	/* The calling thread keeps ring 0 in the child's file. */
+	g_heir_th = pthread_self();
+	/* Relaxed: read by this thread or by threads it creates. */
+	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
+	/* Release (both): pair with state() and the acquire of g_gen in
+	 * attach_running(); the pending value sends writers there. */
+	__atomic_store_n(&g_state, ST_FORKED, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : RTE_GEN_PENDING,
+	                 __ATOMIC_RELEASE);
+}
+
+void rte_tracer_atfork_child(void)
+{
+	/* The lock was held by the forking thread: re-make it rather than
+	 * unlock it (robust to any mutex kind). */
+	pthread_mutex_init(&g_lock, NULL);
+	pool_fork_child();
+	if (g_proc)
+		g_proc->pid = getpid();
+	rte_tracer_fork_child();
+	/* With PRESERVE the child keeps a file whatever it does: make it
+	 * now, while every signal is still blocked (prepare blocked them),
+	 * so that a child killed at any time leaves a complete file, never
+	 * a half-made one, and its exit costs nothing more. */
+	if (g_cfg.preserve)
+		rte_tracer_materialize();
+}
+
+void rte_tracer_materialize(void)
+{
+	char err[PATH_MAX + 160];
+	sigset_t all, old;
+
+	if (state() != ST_FORKED)
+		return;
+	/* Every signal blocked while the file is made: a signal that kills
+	 * the process cannot leave a half-made file, and no handler of
+	 * this thread can run while we hold the lock. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* trylock: another thread may be making the file (or registering);
+	 * the event that asked is then dropped, and the next one tries
+	 * again. The lock orders us against rte_register(). */
+	if (pthread_mutex_trylock(&g_lock) == 0) {
+		if (state() == ST_FORKED) {
+			if (rte_file_create(&g_file, &g_cfg, g_pid,
+			                    err, sizeof(err)) < 0)
+				rte_tracer_disable(err);
+			else
+				begin_file(1, g_fork_ts);
+		}
+		pthread_mutex_unlock(&g_lock);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* 1 if an observer wants the file kept (see rte_tracer_observer). */
+static int keep_file(void)
+{
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->keep_file && (*o)->keep_file())
+			return 1;
+	return 0;
+}
+
+void rte_tracer_stop(void)
+{
+	struct rte_ring_writer *w;
+	int id = g_own[RTE_OWN_DROPPED];
+	uint64_t dropped;
+
+	if (!rte_tracer_owns_process())
+		return; /* not tracing, or a vfork child sharing our memory */
+	/* Acq_rel: one stopper; pairs with the same exchange in a racing
+	 * exec or exit. */
+	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* Release: from here on writers stop (those inside finish). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	w = enter_any(1);
+	if (w) {
+		/* Relaxed: a statistic; late increments are simply lost. */
+		dropped = __atomic_load_n(&rte_g_dropped, __ATOMIC_RELAXED);
+		if (dropped && id >= 0)
+			rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id),
+			                rte_clock_ns(), dropped);
+		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
+		rte_leave();
+	}
+	/* Release: pairs with state(). */
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	/* A crashed process keeps its file even without PRESERVE. */
+	if (!g_cfg.preserve && !keep_file())
+		rte_file_remove(&g_file);
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+int rte_tracer_exec_begin(const char *prog)
+{
+	struct rte_ring_writer *w;
+	int e;
+
+	if (!rte_tracer_owns_process())
+		return 0;
+	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	if (prog)
+		rte_tracer_own_custom(RTE_OWN_EXEC, prog, strlen(prog));
+	/* Acq_rel: stops writers, keeps the value for a failed exec. */
+	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
+	w = enter_any(1);
+	if (w) {
+		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
+		rte_leave();
+	}
+	/* Release: pairs with state(). */
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	e = rte_file_exec_away(&g_file, g_cfg.preserve);
+	if (e)
+		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
+		         g_file.path, strerrordesc_np(e));
+	return 1;
+}
+
+/* After the file was rebuilt (exec without PRESERVE failed): the blocks of
+ * the claimed rings and of the written names, reserved in the old file,
+ * are reserved again in the copy (a full disk must never mean SIGBUS). */
+static int exec_rereserve(void)
+{
+	const struct rte_layout *l = &g_file.l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
+		/* Acquire: pairs with the release in reserve_ring(). */
+		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
+		    rte_file_reserve(&g_file,
+		                     l->data_offset +
+		                             (uint64_t)i * l->ring_size_bytes,
+		                     l->ring_size_bytes))
+			return -1;
+	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
+		if (g_name_pages[pg] &&
+		    rte_file_reserve(&g_file, (first + pg) * NAME_PAGE,
+		                     NAME_PAGE))
+			return -1;
+	return 0;
+}
+
+void rte_tracer_exec_failed(int err)
+{
+	int e = rte_file_exec_back(&g_file, g_pid);
+
+	if (!e && exec_rereserve() < 0)
+		e = ENOSPC;
+	if (e) {
+		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
+		         "tracing stopped", g_file.path, strerrordesc_np(e));
+		return;
+	}
+	/* Release (all three): pair with state(), the exchanges on
+	 * g_stopping and rte_enter(); the file is the same as before. */
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
+	rte_tracer_lifecycle(RTE_LC_RING_START, g_pid, 1);
+	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
+	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+}
+
+/* ---- read accessors ------------------------------------------------------ */
+
+int rte_tracer_state(void)
+{
+	return state();
+}
+
+int rte_tracer_paused(void)
+{
+	return g_paused;
+}
+
+uint32_t rte_tracer_gen(void)
+{
+	/* Acquire: pairs with the release of g_gen in begin_file(). */
+	return __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+}
+
+pid_t rte_tracer_pid(void)
+{
+	return g_pid;
+}
+
+const struct rte_config *rte_tracer_config(void)
+{
+	return &g_cfg;
+}
+
+const struct rte_file *rte_tracer_file(void)
+{
+	return &g_file;
+}
+
+/* ---- pause and resume ---------------------------------------------------- */
+
+void rte_tracer_pause_locked(void)
+{
+	if (g_state == ST_FORKED && !g_paused) {
+		/* A fork child without its file yet: nothing to write. */
+		g_paused = 1;
+		/* Release: as below. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	} else if (g_state == ST_RUNNING && !g_paused) {
+		rte_tracer_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
+		g_paused = 1;
+		/* Release: pairs with nothing in particular; writers that
+		 * still see the old value finish a valid write. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void rte_tracer_resume_locked(void)
+{
+	if (g_state == ST_FORKED && g_paused) {
+		g_paused = 0;
+		/* Release: the pending value sends the next event to the
+		 * slow path, which makes the file. */
+		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
+		                 __ATOMIC_RELEASE);
+	} else if (g_state == ST_RUNNING && g_paused) {
+		g_paused = 0;
+		/* Release: pairs with the acquire in rte_tracer_attach() (the
+		 * generation is already published; this only re-opens). */
+		__atomic_store_n(&rte_g_active, g_gen, __ATOMIC_RELEASE);
+		rte_tracer_lifecycle(RTE_LC_RING_RESUME, 0, 1);
+	}
+}
+
+void rte_tracer_lost(void)
+{
+	/* Release: pairs with the relaxed load in rte_enter(). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	/* Release: pairs with the state loads: no exit path writes or
+	 * removes anything from now on. */
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	if (!g_cfg.preserve)
+		rte_file_remove(&g_file);
+}
+
+/* ---- load --------------------------------------------------------------- */
+
+void rte_tracer_load(void)
+{
+	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
+	if ((g_proc = map_wiped(sizeof(*g_proc))))
+		g_proc->pid = getpid();
+}
