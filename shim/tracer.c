@@ -61,12 +61,12 @@
  * writing when ring_stop is written, and their stores must land in memory.
  *
  * Per-thread state (struct rte_thread) comes from a pool mapped with
- * MADV_WIPEONFORK (pool.c), reached through one initial-exec TLS pointer; a
- * page of per-process state is mapped the same way here. Both read zero in any child,
- * so a child made without our atfork handlers (_Fork, raw fork or clone
- * system calls) finds no writer attached (its first event takes the slow
- * path) and a zero pid in the page: it is then adopted as a fork child
- * (adopt_child), never writing into the parent's file.
+ * MADV_WIPEONFORK (pool.c), reached through one initial-exec TLS pointer;
+ * a page of per-process state is mapped the same way here. Both read zero
+ * in any child, so a child made without our atfork handlers (_Fork, raw
+ * fork or clone system calls) finds no writer attached (its first event
+ * takes the slow path) and a zero pid in the page: it is then adopted as
+ * a fork child (adopt_child), never writing into the parent's file.
  *
  * The registry lock is only ever held with every signal blocked
  * (rte_lock), so no signal handler can run in its holder.
@@ -115,7 +115,7 @@ static const struct {
 	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
 };
 
-/* ---- the per-process page ------------------------------------------------- */
+/* ---- the per-process page ---------------------------------------------- */
 
 /*
  * Per-process page, mapped with MADV_WIPEONFORK: pid is this process's id
