@@ -14,7 +14,7 @@
  *   tracer.c   the state machine, the attach slow path, rte.* and
  *              lifecycle event writers                  (tracer.h)
  *   ------------------------------------------------------------------------
- *   slots.c  ring slots: claim, release, reserve        (slots.h)
+ *   slots.c  ring slots (claim, release, reserve), name slots (slots.h)
  *   pool.c   per-thread state pool, rte_self_p, rte_self_get (pool.h)
  *   ------------------------------------------------------------------------
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)

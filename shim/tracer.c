@@ -490,54 +490,14 @@ void rte_tracer_write_name_of(pthread_t th, const char *name)
 	rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
 }
 
-#define NAME_PAGE 4096u
-/* Pages of the name area already reserved (lock held or single thread). */
-static uint8_t g_name_pages[RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES /
-                            NAME_PAGE + 2];
-static int g_once_names;
-
-/* Reserve the pages under the name slot at file offset `off`: 1 MiB of
- * names is reserved page by page as names are written, so that a fork
- * child's new file costs a few pages, not a megabyte. */
-static int reserve_name(uint64_t off)
-{
-	const struct rte_layout *l = &g_file.l;
-	uint64_t first = l->custom_events_offset / NAME_PAGE;
-
-	for (uint64_t pg = off / NAME_PAGE;
-	     pg <= (off + RTE_NAME_SLOT_BYTES - 1) / NAME_PAGE; pg++) {
-		uint64_t start = pg * NAME_PAGE, end = start + NAME_PAGE;
-		int e;
-
-		if (g_name_pages[pg - first])
-			continue;
-		if (end > l->total_size) /* never grow the file */
-			end = l->total_size;
-		if ((e = rte_file_reserve(&g_file, start, end - start))) {
-			rte_warn(&g_once_names,
-			         "cannot reserve space for event names in %s: "
-			         "%s; names are missing from the file",
-			         g_file.path, strerrordesc_np(e));
-			return -1;
-		}
-		g_name_pages[pg - first] = 1;
-	}
-	return 0;
-}
-
 void rte_tracer_write_name(unsigned id, const char *name)
 {
-	uint64_t off;
-
 	/* The file exists (running, or stopped but still mapped), and it
 	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
 	 * which its caller holds). */
 	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
 		return;
-	off = g_file.l.custom_events_offset +
-	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
-	if (reserve_name(off) == 0)
-		strncpy(g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
+	rte_slots_write_name(&g_file, id, name);
 }
 
 /* ---- start, fork child, stop ---------------------------------------------- */
@@ -560,10 +520,9 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		heir = t;
 
 	rte_slots_reset();
-	memset(g_name_pages, 0, sizeof(g_name_pages));
 	rte_g_dropped = 0;
 	/* Problems are reported once per file (a fork child's too). */
-	g_once_full = g_once_names = 0;
+	g_once_full = 0;
 	t->ring = -1;
 	t->gen = 0;
 	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
@@ -813,29 +772,14 @@ int rte_tracer_exec_begin(const char *prog)
 	return 1;
 }
 
-/* After the file was rebuilt (exec without PRESERVE failed): the blocks of
- * the claimed rings and of the written names, reserved in the old file,
- * are reserved again in the copy (a full disk must never mean SIGBUS). */
-static int exec_rereserve(void)
-{
-	const struct rte_layout *l = &g_file.l;
-	uint64_t first = l->custom_events_offset / NAME_PAGE;
-
-	if (rte_slots_rereserve(&g_file) < 0)
-		return -1;
-	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
-		if (g_name_pages[pg] &&
-		    rte_file_reserve(&g_file, (first + pg) * NAME_PAGE,
-		                     NAME_PAGE))
-			return -1;
-	return 0;
-}
-
 void rte_tracer_exec_failed(int err)
 {
 	int e = rte_file_exec_back(&g_file, g_pid);
 
-	if (!e && exec_rereserve() < 0)
+	/* The blocks of the claimed rings and written names, reserved in
+	 * the old file, are reserved again in the copy (a full disk must
+	 * never mean SIGBUS). */
+	if (!e && rte_slots_rereserve(&g_file) < 0)
 		e = ENOSPC;
 	if (e) {
 		rte_warn(NULL, "exec failed and %s could not be restored: %s; "

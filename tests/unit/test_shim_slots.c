@@ -2,11 +2,12 @@
  * test_shim_slots.c - shim/slots.c, the ring slots, linked with the leaves
  * below it only (config, file, log, fd). A real ring file of 4 rings in a
  * private directory; rings are claimed, released, reused, exhausted and
- * broken, in one thread: the concurrent claims are covered by the shim's
+ * broken, names written into their slots, in one thread: the concurrent claims are covered by the shim's
  * thread tests under the real library.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rte_test.h"
@@ -137,6 +138,32 @@ static void test_rereserve(void **state)
 	assert_int_equal(rte_slots_rereserve(&g_file), 0);
 }
 
+static const char *name_slot(unsigned id)
+{
+	return g_file.base + g_file.l.custom_events_offset +
+	       (uint64_t)id * RTE_NAME_SLOT_BYTES;
+}
+
+/* A name lands in its own slot, truncated to a NUL-terminated slot. */
+static void test_write_name(void **state)
+{
+	char longname[RTE_NAME_SLOT_BYTES + 10];
+
+	(void)state;
+	assert_int_equal(rte_slots_write_name(&g_file, 3, "app.first"), 0);
+	assert_int_equal(rte_slots_write_name(&g_file, 4, "app.second"), 0);
+	assert_string_equal(name_slot(3), "app.first");
+	assert_string_equal(name_slot(4), "app.second");
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(rte_slots_write_name(&g_file, RTE_MAX_USER_EVENTS - 1,
+	                                      longname), 0);
+	assert_int_equal(strlen(name_slot(RTE_MAX_USER_EVENTS - 1)),
+	                 RTE_NAME_SLOT_BYTES - 1);
+	/* Every page written so far can be reserved again. */
+	assert_int_equal(rte_slots_rereserve(&g_file), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +180,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_owned_by, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_rereserve, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_write_name, setup,
 		                                teardown),
 	};
 
