@@ -10,7 +10,10 @@
  * listed per ring), user unit/custom counts, the lifecycle tally and lost
  * words. Memory grows with the number of distinct names (and of rings
  * writing each value), never with the number of events: each event is a
- * table lookup and a histogram add.
+ * table lookup and a histogram add. A duration entry keeps its first
+ * SMALL_DURS values as they are and takes a histogram (about 43 KiB) only
+ * past them, and a file's cache of user entries is as long as its highest
+ * id: a directory of 100,000 small files costs a few KiB each.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +33,8 @@ static const char *const fam_key[F_NFAM] = {
 	"phases", "spans", "counters", "user_ints", "user_units", "user_customs",
 };
 
+#define SMALL_DURS 8 /* durations of an entry kept before a histogram */
+
 /* The last value a ring wrote for an entry (counters, user ints). */
 struct ringval {
 	unsigned src, ring;
@@ -40,7 +45,9 @@ struct ringval {
 struct entry {
 	int fam;
 	char *name;
-	struct rte_hist *h;   /* F_PHASE, F_SPAN */
+	struct rte_hist *h;   /* F_PHASE, F_SPAN, past SMALL_DURS values */
+	uint64_t dur[SMALL_DURS]; /* ... the values until then */
+	unsigned ndur;
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	uint64_t unfinished;  /* begins whose end never came */
@@ -60,8 +67,15 @@ struct psum {
 	uint64_t alloc_events, alloc[RTE_ALLOC_BUCKETS];
 };
 
+/* A file's user entries by id, as long as its highest id seen + 1. */
+struct ucache {
+	unsigned n;
+	struct entry *e[];
+};
+
 struct summary {
 	struct rd_sink sink;
+	struct rte_hist *view; /* scratch: the histogram of a small entry */
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
 	int json;
 	int oom;
@@ -92,8 +106,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 		ps->cap = cap;
 	}
 	e = calloc(1, sizeof *e);
-	if (!e || !(e->name = strdup(name)) ||
-	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rte_hist_new()))) {
+	if (!e || !(e->name = strdup(name))) {
 		if (e)
 			free(e->name);
 		free(e);
@@ -109,25 +122,108 @@ oom:
 	return NULL;
 }
 
+/* Room for id in the user entry cache of source rs (grown to id + 1):
+ * the cache, or NULL if out of memory. */
+static struct ucache *cache_for(struct rd_src *rs, unsigned id)
+{
+	struct ucache *c = rs->fmt;
+	unsigned n = c ? c->n : 0;
+
+	if (id < n)
+		return c;
+	c = realloc(c, sizeof *c + (id + 1) * sizeof c->e[0]);
+	if (!c)
+		return NULL;
+	memset(c->e + n, 0, (id + 1 - n) * sizeof c->e[0]);
+	c->n = id + 1;
+	rs->fmt = c;
+	return c;
+}
+
 /* The entry of a user event, cached per file and id once named. */
 static struct entry *user_entry(struct summary *S, struct psum *ps,
                                 const struct rd_item *it, int fam)
 {
 	const struct rte_event *ev = it->ev;
-	struct entry **cache = it->src->fmt, *e;
+	struct ucache *cache = it->src->fmt;
+	struct entry *e;
 	char buf[48];
 
-	if (cache && cache[ev->id] && cache[ev->id]->fam == fam)
-		return cache[ev->id];
+	if (cache && ev->id < cache->n && cache->e[ev->id] &&
+	    cache->e[ev->id]->fam == fam)
+		return cache->e[ev->id];
 	if (!ev->name || !ev->name[0]) { /* not registered (yet) */
 		snprintf(buf, sizeof buf, "(unnamed %u)", ev->id);
 		return find_entry(S, ps, fam, buf);
 	}
 	e = find_entry(S, ps, fam, ev->name);
-	if (!cache && !(cache = it->src->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
-		return e;
-	cache[ev->id] = e;
+	if ((cache = cache_for(it->src, ev->id)) != NULL)
+		cache->e[ev->id] = e;
 	return e;
+}
+
+/* Record duration v in e: kept as it is while there are few, then in a
+ * histogram. */
+static void dur_add(struct summary *S, struct entry *e, uint64_t v)
+{
+	if (e->h) {
+		rte_hist_add(e->h, v);
+		return;
+	}
+	if (e->ndur < SMALL_DURS) {
+		e->dur[e->ndur++] = v;
+		return;
+	}
+	if (!(e->h = rte_hist_new())) {
+		S->oom = 1;
+		return;
+	}
+	for (unsigned i = 0; i < e->ndur; i++)
+		rte_hist_add(e->h, e->dur[i]);
+	rte_hist_add(e->h, v);
+}
+
+/* The histogram of duration entry e, to read until dur_unview(): its own,
+ * or S->view filled with its few values. NULL if out of memory. */
+static const struct rte_hist *dur_view(struct summary *S, const struct entry *e)
+{
+	if (e->h)
+		return e->h;
+	if (!S->view && !(S->view = rte_hist_new())) {
+		S->oom = 1;
+		return NULL;
+	}
+	for (unsigned i = 0; i < e->ndur; i++)
+		rte_hist_add(S->view, e->dur[i]);
+	return S->view;
+}
+
+/* Empty S->view again after dur_view(e): only the buckets e filled. */
+static void dur_unview(struct summary *S, const struct entry *e)
+{
+	if (e->h || !S->view)
+		return;
+	for (unsigned i = 0; i < e->ndur; i++)
+		S->view->b[rte_hist_index(e->dur[i])] = 0;
+	S->view->count = S->view->sum = S->view->min = S->view->max = 0;
+}
+
+/* The total of duration entry e (saturated as the histogram's). */
+static uint64_t dur_sum(const struct entry *e)
+{
+	uint64_t t = 0;
+
+	if (e->h)
+		return e->h->sum;
+	for (unsigned i = 0; i < e->ndur; i++)
+		if (__builtin_add_overflow(t, e->dur[i], &t))
+			t = UINT64_MAX;
+	return t;
+}
+
+static int is_dur(const struct entry *e)
+{
+	return e->fam == F_PHASE || e->fam == F_SPAN;
 }
 
 static struct entry *phase_entry(struct summary *S, struct psum *ps,
@@ -158,12 +254,12 @@ static struct entry *counter_entry(struct summary *S, struct psum *ps,
 	return find_entry(S, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));
 }
 
-static void add_end(struct entry *e, const struct rd_item *it)
+static void add_end(struct summary *S, struct entry *e, const struct rd_item *it)
 {
 	if (!e)
 		return;
 	if (it->matched) {
-		rte_hist_add(e->h, it->dur);
+		dur_add(S, e, it->dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -291,10 +387,10 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 		return;
 	switch (ev->kind) {
 	case RTE_EV_END:
-		add_end(phase_entry(S, ps, ev), it);
+		add_end(S, phase_entry(S, ps, ev), it);
 		break;
 	case RTE_EV_USER_SPAN_END:
-		add_end(user_entry(S, ps, it, F_SPAN), it);
+		add_end(S, user_entry(S, ps, it, F_SPAN), it);
 		break;
 	case RTE_EV_COUNTER:
 		add_value(S, counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1,
@@ -325,18 +421,22 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 
 /* The cached entry of user event `id` if the fast path may use it: named,
  * of family `fam`, and none of the rte.* events procs.c or crash.c read. */
-static inline struct entry *fast_user(struct entry **cache, unsigned id,
+static inline struct entry *fast_user(const struct ucache *cache, unsigned id,
                                       int fam)
 {
-	struct entry *e = cache[id];
+	struct entry *e = cache && id < cache->n ? cache->e[id] : NULL;
 
 	return e && e->fam == fam && !e->rte ? e : NULL;
 }
 
-static inline void fast_end(struct entry *e, int matched, uint64_t dur)
+static inline void fast_end(struct summary *S, struct entry *e, int matched,
+                            uint64_t dur)
 {
 	if (matched) {
-		rte_hist_add(e->h, dur);
+		if (__builtin_expect(e->h != NULL, 1))
+			rte_hist_add(e->h, dur);
+		else
+			dur_add(S, e, dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -356,7 +456,8 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	struct rd_src *rs = &c->procs->src[src];
 	struct rd_proc *pr = rs->proc;
 	struct psum *ps = pr->fmt;
-	struct entry **cache = rs->fmt, *e;
+	const struct ucache *cache = rs->fmt;
+	struct entry *e;
 	struct rd_thread *th;
 	const struct rte_span_open *d;
 	uint64_t lo, hi, b, dur, thi;
@@ -367,8 +468,6 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	if (!pr->has_ts || n == 0)
 		return 0;
 	if (!ps && !(ps = psum_of(S, pr)))
-		return 0;
-	if (!cache && !(cache = rs->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
 		return 0;
 	th = &rs->threads[ev[0].ring];
 	lo = pr->first_ts;
@@ -385,7 +484,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			if (x->id >= RTE_P_COUNT || !(e = ps->phase[x->id]))
 				goto out;
 			m = rd_thread_phase_end(th, x->id, x->ts, &b, &dur, &d, &nd);
-			fast_end(e, m, dur);
+			fast_end(S, e, m, dur);
 			if (m && nd)
 				add_unfinished(S, ps, NULL, d, nd, 0);
 			break;
@@ -406,7 +505,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			if (!(e = fast_user(cache, x->id, F_SPAN)))
 				goto out;
 			m = rd_thread_span_end(th, x->id, x->ts, &b, &dur, &d, &nd);
-			fast_end(e, m, dur);
+			fast_end(S, e, m, dur);
 			break;
 		case RTE_EV_USER_UNIT:
 		case RTE_EV_USER_CUSTOM:
@@ -445,7 +544,8 @@ out:
 static int by_total(const void *a, const void *b)
 {
 	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	uint64_t tx = x->h ? x->h->sum : x->count, ty = y->h ? y->h->sum : y->count;
+	uint64_t tx = is_dur(x) ? dur_sum(x) : x->count;
+	uint64_t ty = is_dur(y) ? dur_sum(y) : y->count;
 
 	if (x->fam != y->fam)
 		return x->fam - y->fam;
@@ -458,10 +558,9 @@ static uint64_t proc_phase_ns(struct rd_procs *P, const struct rd_proc *pr)
 {
 	uint64_t t = 0;
 
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr)
-			for (unsigned r = 0; r < P->src[i].rings; r++)
-				t += P->src[i].threads[r].phase_ns;
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		for (unsigned r = 0; r < P->src[i].rings; r++)
+			t += P->src[i].threads[r].phase_ns;
 	return t;
 }
 
@@ -500,9 +599,10 @@ static void outf(struct rd_out *o, const char *fmt, ...)
 		rd_out_mem(o, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
-static void text_durations(struct rd_out *o, struct psum *ps, int fam,
-                           uint64_t wall)
+static void text_durations(struct summary *S, struct rd_out *o,
+                           struct psum *ps, int fam, uint64_t wall)
 {
+	const struct rte_hist *h;
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
@@ -517,12 +617,15 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 			head = 1;
 		}
 		outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
-		out_dur(o, e->h->sum, 11);
-		out_dur(o, rte_hist_mean(e->h), 11);
+		if (!(h = dur_view(S, e)))
+			continue;
+		out_dur(o, h->sum, 11);
+		out_dur(o, rte_hist_mean(h), 11);
 		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-			out_dur(o, rte_hist_quantile(e->h, quantiles[q].q), 11);
-		out_dur(o, e->h->max, 11);
-		outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
+			out_dur(o, rte_hist_quantile(h, quantiles[q].q), 11);
+		out_dur(o, h->max, 11);
+		outf(o, " %5.1f%%", 100.0 * share(h->sum, wall));
+		dur_unview(S, e);
 		if (e->unmatched)
 			outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
 		if (e->unfinished)
@@ -578,11 +681,9 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 {
 	outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
 	     "tid", "events", "lost words", "in phases");
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *s = &P->src[i];
 
-		if (s->proc != pr)
-			continue;
 		for (unsigned r = 0; r < s->rings; r++) {
 			struct rd_thread *t = &s->threads[r];
 			char tid[24] = "-";
@@ -653,8 +754,8 @@ static const char *file_note(const struct rd_src *s)
 	return " (no ring_stop)";
 }
 
-static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps)
+static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                      struct rd_proc *pr, struct psum *ps)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 
@@ -662,10 +763,9 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		outf(o, "process %ld\n", pr->pid);
 	else
 		outf(o, "process (pid unknown)\n");
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr)
-			outf(o, "  file %u: %s%s\n", i, P->src[i].path,
-			     file_note(&P->src[i]));
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		outf(o, "  file %u: %s%s\n", i, P->src[i].path,
+		     file_note(&P->src[i]));
 	outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
 	outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
@@ -681,8 +781,8 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		if (ps->n > 1)
 			qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 		text_ring_values(o, ps);
-		text_durations(o, ps, F_PHASE, wall);
-		text_durations(o, ps, F_SPAN, wall);
+		text_durations(S, o, ps, F_PHASE, wall);
+		text_durations(S, o, ps, F_SPAN, wall);
 		text_values(o, ps, F_COUNTER);
 		text_values(o, ps, F_INT);
 		text_counts(o, ps);
@@ -710,25 +810,28 @@ static void json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
 	rd_out_u64(o, v);
 }
 
-static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
+static void json_entry(struct summary *S, struct rd_out *o,
+                       const struct entry *e, uint64_t wall)
 {
+	const struct rte_hist *h;
 	int f = 1;
 
 	rd_out_ch(o, '{');
 	json_key(o, &f, "name");
 	rd_out_json_str(o, e->name);
 	json_u(o, &f, "count", e->count);
-	if (e->h) {
-		json_u(o, &f, "total_ns", e->h->sum);
-		json_u(o, &f, "mean_ns", rte_hist_mean(e->h));
-		json_u(o, &f, "min_ns", e->h->count ? e->h->min : 0);
-		json_u(o, &f, "p50_ns", rte_hist_quantile(e->h, 0.5));
-		json_u(o, &f, "p90_ns", rte_hist_quantile(e->h, 0.9));
-		json_u(o, &f, "p99_ns", rte_hist_quantile(e->h, 0.99));
-		json_u(o, &f, "p999_ns", rte_hist_quantile(e->h, 0.999));
-		json_u(o, &f, "max_ns", e->h->max);
+	if (is_dur(e) && (h = dur_view(S, e)) != NULL) {
+		json_u(o, &f, "total_ns", h->sum);
+		json_u(o, &f, "mean_ns", rte_hist_mean(h));
+		json_u(o, &f, "min_ns", h->count ? h->min : 0);
+		json_u(o, &f, "p50_ns", rte_hist_quantile(h, 0.5));
+		json_u(o, &f, "p90_ns", rte_hist_quantile(h, 0.9));
+		json_u(o, &f, "p99_ns", rte_hist_quantile(h, 0.99));
+		json_u(o, &f, "p999_ns", rte_hist_quantile(h, 0.999));
+		json_u(o, &f, "max_ns", h->max);
 		json_key(o, &f, "wall_share");
-		outf(o, "%.6f", share(e->h->sum, wall));
+		outf(o, "%.6f", share(h->sum, wall));
+		dur_unview(S, e);
 		json_u(o, &f, "unmatched_ends", e->unmatched);
 		json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
@@ -784,10 +887,10 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	int first = 1;
 
 	rd_out_str(o, ",\"rings\":[");
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *s = &P->src[i];
 
-		for (unsigned r = 0; s->proc == pr && r < s->rings; r++) {
+		for (unsigned r = 0; r < s->rings; r++) {
 			struct rd_thread *t = &s->threads[r];
 			int f = 1;
 
@@ -817,8 +920,8 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_ch(o, ']');
 }
 
-static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps, struct rd_gc *gc)
+static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                      struct rd_proc *pr, struct psum *ps, struct rd_gc *gc)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 	int f = 1, first = 1;
@@ -827,19 +930,18 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	json_key(o, &f, "pid");
 	rd_out_i64(o, pr->pid);
 	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr) {
-			if (!first)
-				rd_out_ch(o, ',');
-			first = 0;
-			rd_out_json_str(o, P->src[i].path);
-		}
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		if (!first)
+			rd_out_ch(o, ',');
+		first = 0;
+		rd_out_json_str(o, P->src[i].path);
+	}
 	rd_out_ch(o, ']');
 	/* Files whose writer ended without ring_stop and is gone. */
 	rd_out_str(o, ",\"killed_files\":[");
 	first = 1;
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr && rd_src_killed(&P->src[i])) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (rd_src_killed(&P->src[i])) {
 			if (!first)
 				rd_out_ch(o, ',');
 			first = 0;
@@ -866,7 +968,7 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 				if (!first)
 					rd_out_ch(o, ',');
 				first = 0;
-				json_entry(o, ps->e[i], wall);
+				json_entry(S, o, ps->e[i], wall);
 			}
 		rd_out_ch(o, ']');
 	}
@@ -938,11 +1040,11 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (S->json) {
 			if (i)
 				rd_out_ch(o, ',');
-			json_proc(o, P, pr, pr->fmt, S->gc);
+			json_proc(S, o, P, pr, pr->fmt, S->gc);
 		} else {
 			if (i)
 				rd_out_ch(o, '\n');
-			text_proc(o, P, pr, pr->fmt);
+			text_proc(S, o, P, pr, pr->fmt);
 			rd_gc_summary_section(S->gc, o, P, pr, 0);
 		}
 	}
@@ -971,6 +1073,7 @@ static void summary_destroy(struct rd_sink *s)
 	struct summary *S = (struct summary *)s;
 
 	rd_gc_free(S->gc);
+	free(S->view);
 	free(S);
 }
 

@@ -24,6 +24,8 @@
 
 #define MAXDEPTH 64
 #define ROLE_IDS 64 /* ids whose role is cached per file */
+#define SMALL_PAUSES 8 /* pauses of a file kept before a histogram (43 KiB):
+                          memory stays small with many small files */
 
 enum role {
 	R_NONE = 0,
@@ -73,7 +75,9 @@ struct gfile {
 	unsigned nrings;
 	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
 	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
-	struct rte_hist *h;
+	struct rte_hist *h;       /* pauses, past SMALL_PAUSES of them */
+	uint64_t pause[SMALL_PAUSES]; /* ... the pauses until then */
+	unsigned npause;
 	long double sumsq;
 };
 
@@ -175,12 +179,8 @@ static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
 	}
 	f = &g->f[src];
 	if (!f->r) {
-		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)) ||
-		    !(f->h = rte_hist_new())) {
-			free(f->r);
-			f->r = NULL;
+		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)))
 			goto oom;
-		}
 		f->nrings = rings;
 	}
 	return f;
@@ -268,7 +268,15 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 {
 	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
 
-	rte_hist_add(f->h, d);
+	if (f->h) {
+		rte_hist_add(f->h, d);
+	} else if (f->npause < SMALL_PAUSES) {
+		f->pause[f->npause++] = d;
+	} else if ((f->h = rte_hist_new()) != NULL) {
+		for (unsigned i = 0; i < f->npause; i++)
+			rte_hist_add(f->h, f->pause[i]);
+		rte_hist_add(f->h, d);
+	}
 	f->sumsq += (long double)d * (long double)d;
 	r->gc_ns += d;
 	r->pauses++;
@@ -492,23 +500,23 @@ static int totals(struct rd_gc *g, const struct rd_procs *P,
 	unsigned n = 0;
 
 	memset(t, 0, sizeof *t);
-	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
-		if (P->src[i].proc == pr && g->f[i].r)
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (i < g->nf && g->f[i].r)
 			n += g->f[i].nrings;
 	if (!(t->h = rte_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
 		free(t->h);
 		return -1;
 	}
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		const struct gfile *f = i < g->nf ? &g->f[i] : NULL;
 
-		if (P->src[i].proc != pr)
-			continue;
 		if (!t->ocaml)
 			t->ocaml = rd_ocaml_choice_of(P->src[i].path);
 		if (!f || !f->r)
 			continue;
 		add_hist(t->h, f->h);
+		for (unsigned k = 0; !f->h && k < f->npause; k++)
+			rte_hist_add(t->h, f->pause[k]);
 		t->sumsq += f->sumsq;
 		for (unsigned r = 0; r < f->nrings; r++)
 			if (f->r[r].seen || f->r[r].lost)
@@ -529,8 +537,8 @@ static void free_totals(struct totals *t)
 int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,
                       const struct rd_proc *pr)
 {
-	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
-		for (unsigned r = 0; P->src[i].proc == pr && g->f[i].r && r < g->f[i].nrings; r++)
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		for (unsigned r = 0; i < g->nf && g->f[i].r && r < g->f[i].nrings; r++)
 			if (g->f[i].r[r].runtime)
 				return 1;
 	return 0;

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1291,10 +1290,6 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
 		return rd_diff_main(argc - 1, argv + 1);
-	/* Large, mostly empty tables (a format's per-file caches) come
-	 * from fresh zero pages instead of memset reused heap: memory stays
-	 * what is used with many files (issue 12, item 13). */
-	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = parse_args(argc, argv);

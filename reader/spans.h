@@ -12,10 +12,13 @@
  * only the same name nests: rte_spans_end_one() takes out the matched open
  * alone and leaves the others open. The depth is bounded: past
  * RTE_SPANS_DEPTH the oldest open begin is forgotten, so a hostile stream
- * of begins costs no memory.
+ * of begins costs no memory. The stack is allocated when a begin first
+ * needs room and grown to at most RTE_SPANS_DEPTH entries: a ring that
+ * never nests deeply (most of them, and there may be 100,000 files of
+ * them) costs a few bytes; free it with rte_spans_free(). A zeroed struct
+ * is an empty stack.
  *
- * Library candidate: depends on nothing but libc. Not thread-safe; no
- * allocation.
+ * Library candidate: depends on nothing but libc. Not thread-safe.
  */
 #ifndef RTE_SPANS_H
 #define RTE_SPANS_H
@@ -32,9 +35,9 @@ struct rte_span_open {
 };
 
 struct rte_spans {
-	unsigned depth;
+	unsigned depth, cap;
 	uint64_t dropped; /* begins forgotten without their end */
-	struct rte_span_open s[RTE_SPANS_DEPTH];
+	struct rte_span_open *s; /* cap entries, NULL until the first begin */
 };
 
 static inline void rte_spans_reset(struct rte_spans *st)
@@ -42,15 +45,21 @@ static inline void rte_spans_reset(struct rte_spans *st)
 	st->depth = 0;
 }
 
-/* Slow path of rte_spans_begin(): the stack is full. */
-void rte_spans_forget_oldest(struct rte_spans *st);
+/* Slow path of rte_spans_begin(): the stack is full. Grows it, or past
+ * RTE_SPANS_DEPTH (or out of memory) forgets the oldest open begin.
+ * Returns 0 if there is room for one more, -1 if not (out of memory with
+ * nothing open: the begin is counted as dropped). */
+int rte_spans_make_room(struct rte_spans *st);
+
+/* Free the stack; st is then empty (its dropped count is kept). */
+void rte_spans_free(struct rte_spans *st);
 
 /* Open a span `id` at `ts`; `name` is kept with it for the caller. */
 static inline void rte_spans_begin(struct rte_spans *st, unsigned id,
                                    uint64_t ts, const char *name)
 {
-	if (st->depth == RTE_SPANS_DEPTH)
-		rte_spans_forget_oldest(st);
+	if (st->depth == st->cap && rte_spans_make_room(st) < 0)
+		return;
 	st->s[st->depth].ts = ts;
 	st->s[st->depth].id = id;
 	st->s[st->depth].name = name;
