@@ -14,10 +14,19 @@
  * SMALL_DURS values as they are and takes a histogram (about 43 KiB) only
  * past them, and a file's cache of user entries is as long as its highest
  * id: a directory of 100,000 small files costs a few KiB each.
+ *
+ * Files read one after another (rd_ctx.files_in_order): a process whose
+ * files were all read and all ended with ring_stop is written at once to
+ * an unlinked temporary file and its state freed; the finish copies each
+ * process's text from there in order (a crash report still comes first).
+ * Memory then stays flat in the number of processes, whatever their
+ * number: the temporary file holds the output meanwhile.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gcstats.h"
 #include "hist.h"
@@ -73,9 +82,21 @@ struct ucache {
 	struct entry *e[];
 };
 
+/* Where a process written early is in the spool file. */
+struct seg {
+	uint64_t off, len; /* len 0: not written early */
+};
+
 struct summary {
 	struct rd_sink sink;
 	struct rte_hist *view; /* scratch: the histogram of a small entry */
+	/* processes written early (see the top): */
+	int spooling;          /* 0 not yet, 1 on, -1 off (cannot) */
+	struct rd_out spool;   /* the unlinked temporary file */
+	struct seg *seg;       /* by process index, nseg of them */
+	unsigned nseg;
+	unsigned scan;         /* the next process to consider */
+	unsigned cur_src;      /* the source being read */
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
 	int json;
 	int oom;
@@ -366,6 +387,8 @@ static void add_unfinished(struct summary *S, struct psum *ps,
 	}
 }
 
+static void spool_ready(struct summary *S, struct rd_ctx *c, unsigned src);
+
 static void summary_event(struct rd_sink *s, struct rd_ctx *c,
                           const struct rd_item *it)
 {
@@ -374,6 +397,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 	struct psum *ps;
 	struct entry *e;
 
+	spool_ready(S, c, (unsigned)(it->src - c->procs->src));
 	if ((it->ab[0].n || it->ab[1].n) && (ps = psum_of(S, it->proc)))
 		for (int k = 0; k < 2; k++)
 			add_unfinished(S, ps, c->filter, it->ab[k].s, it->ab[k].n,
@@ -465,6 +489,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	size_t i;
 	int m;
 
+	spool_ready(S, c, src);
 	if (!pr->has_ts || n == 0)
 		return 0;
 	if (!ps && !(ps = psum_of(S, pr)))
@@ -982,6 +1007,22 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	rd_out_ch(o, '}');
 }
 
+static void free_psum(struct rd_proc *pr)
+{
+	struct psum *ps = pr->fmt;
+
+	for (size_t k = 0; ps && k < ps->n; k++) {
+		free(ps->e[k]->rv);
+		free(ps->e[k]->name);
+		free(ps->e[k]->h);
+		free(ps->e[k]);
+	}
+	if (ps)
+		free(ps->e);
+	free(ps);
+	pr->fmt = NULL;
+}
+
 /* The per-file and per-process state this format hung on procs. */
 static void free_state(struct rd_procs *P)
 {
@@ -989,20 +1030,162 @@ static void free_state(struct rd_procs *P)
 		free(P->src[i].fmt);
 		P->src[i].fmt = NULL;
 	}
-	for (unsigned i = 0; i < P->nproc; i++) {
-		struct psum *ps = P->proc[i]->fmt;
+	for (unsigned i = 0; i < P->nproc; i++)
+		free_psum(P->proc[i]);
+}
 
-		for (size_t k = 0; ps && k < ps->n; k++) {
-			free(ps->e[k]->rv);
-			free(ps->e[k]->name);
-			free(ps->e[k]->h);
-			free(ps->e[k]);
+/* Spans of pr still open at the end of their file are unfinished: counted
+ * once (their stacks are emptied). */
+static void end_open_spans(struct summary *S, struct rd_ctx *c,
+                           struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	struct psum *ps;
+
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		struct rd_src *rs = &P->src[i];
+
+		for (unsigned r = 0; r < rs->rings; r++) {
+			struct rd_thread *t = &rs->threads[r];
+
+			if (!t->phases.depth && !t->spans.depth)
+				continue;
+			if (!(ps = psum_of(S, pr)))
+				return;
+			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
+			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
+			rte_spans_free(&t->phases);
+			rte_spans_free(&t->spans);
 		}
-		if (ps)
-			free(ps->e);
-		free(ps);
-		P->proc[i]->fmt = NULL;
 	}
+}
+
+/* Write process pr (text or JSON, without separator) to o. */
+static void write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                       struct rd_proc *pr)
+{
+	if (S->json) {
+		json_proc(S, o, P, pr, pr->fmt, S->gc);
+	} else {
+		text_proc(S, o, P, pr, pr->fmt);
+		rd_gc_summary_section(S->gc, o, P, pr, 0);
+	}
+}
+
+/* ---- processes written early ------------------------------------------- */
+
+/* Open the spool: an unlinked file in $TMPDIR (else /tmp). 0 or -1. */
+static int spool_open(struct summary *S)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof path, "%s/rte-read-XXXXXX", dir) >= sizeof path)
+		return -1;
+	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+		return -1;
+	unlink(path);
+	if (rd_out_init(&S->spool, fd, "a temporary file") < 0) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* The position of the next byte written to the spool. */
+static uint64_t spool_pos(struct summary *S)
+{
+	off_t at = lseek(S->spool.fd, 0, SEEK_CUR);
+
+	return (uint64_t)(at < 0 ? 0 : at) + S->spool.len;
+}
+
+/* 1 if every file of pr was read (the next source read is `src`) and
+ * ended with ring_stop: nothing can change what is said of it. */
+static int proc_done(const struct rd_procs *P, const struct rd_proc *pr,
+                     unsigned src)
+{
+	if (pr->last_src == RD_NO_SRC || pr->last_src >= src)
+		return 0;
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (!P->src[i].stopped)
+			return 0;
+	return 1;
+}
+
+/* Write pr to the spool and free its state. */
+static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	uint64_t off;
+
+	if (pr->index >= S->nseg) {
+		unsigned n = S->nseg ? 2 * S->nseg : 1024;
+		struct seg *g;
+
+		while (n <= pr->index)
+			n *= 2;
+		if (!(g = realloc(S->seg, n * sizeof *g)))
+			return; /* written at the end instead */
+		memset(g + S->nseg, 0, (n - S->nseg) * sizeof *g);
+		S->seg = g;
+		S->nseg = n;
+	}
+	end_open_spans(S, c, pr);
+	off = spool_pos(S);
+	write_proc(S, &S->spool, P, pr);
+	S->seg[pr->index] = (struct seg){ off, spool_pos(S) - off };
+	free_psum(pr);
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		free(P->src[i].fmt);
+		P->src[i].fmt = NULL;
+		rd_gc_forget_file(S->gc, i);
+	}
+}
+
+/* An event of source src comes: write the processes finished before it. */
+static void spool_ready(struct summary *S, struct rd_ctx *c, unsigned src)
+{
+	struct rd_procs *P = c->procs;
+
+	if (!c->files_in_order || src <= S->cur_src || S->spooling < 0)
+		return;
+	S->cur_src = src;
+	for (; S->scan < P->nproc; S->scan++) {
+		struct rd_proc *pr = P->proc[S->scan];
+
+		if (pr->last_src == RD_NO_SRC || pr->last_src >= src)
+			break; /* not read yet: wait (the processes stay in order) */
+		if (!proc_done(P, pr, src))
+			continue; /* written at the end */
+		if (!S->spooling)
+			S->spooling = spool_open(S) < 0 ? -1 : 1;
+		if (S->spooling < 0 || S->spool.state != RD_OUT_OK)
+			return;
+		spool_proc(S, c, pr);
+	}
+}
+
+/* Copy process pr's text from the spool to o. 0, or -1 if it cannot be
+ * read back. */
+static int spool_copy(struct summary *S, struct rd_out *o, const struct seg *g)
+{
+	char b[65536];
+	uint64_t done = 0;
+
+	while (done < g->len) {
+		size_t want = g->len - done < sizeof b ? (size_t)(g->len - done) : sizeof b;
+		ssize_t n = pread(S->spool.fd, b, want, (off_t)(g->off + done));
+
+		if (n <= 0)
+			return -1;
+		rd_out_mem(o, b, (size_t)n);
+		done += (uint64_t)n;
+	}
+	return 0;
 }
 
 static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
@@ -1015,21 +1198,10 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
 	/* Spans still open at the end of their file are unfinished. */
-	for (unsigned i = 0; i < P->nsrc; i++) {
-		struct rd_src *rs = &P->src[i];
-		struct psum *ps;
-
-		for (unsigned r = 0; r < rs->rings; r++) {
-			struct rd_thread *t = &rs->threads[r];
-
-			if (!t->phases.depth && !t->spans.depth)
-				continue;
-			if (!(ps = psum_of(S, rs->proc)))
-				break;
-			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
-			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
-		}
-	}
+	for (unsigned i = 0; i < P->nproc; i++)
+		end_open_spans(S, c, P->proc[i]);
+	if (S->spooling > 0 && rd_out_flush(&S->spool) < 0)
+		S->oom = 1; /* the processes written there are lost */
 	if (S->json)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
@@ -1037,15 +1209,13 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
-		if (S->json) {
-			if (i)
-				rd_out_ch(o, ',');
-			json_proc(S, o, P, pr, pr->fmt, S->gc);
+		if (i)
+			rd_out_ch(o, S->json ? ',' : '\n');
+		if (i < S->nseg && S->seg[i].len) {
+			if (spool_copy(S, o, &S->seg[i]) < 0)
+				S->oom = 1;
 		} else {
-			if (i)
-				rd_out_ch(o, '\n');
-			text_proc(S, o, P, pr, pr->fmt);
-			rd_gc_summary_section(S->gc, o, P, pr, 0);
+			write_proc(S, o, P, pr);
 		}
 	}
 	if (S->json) {
@@ -1074,6 +1244,13 @@ static void summary_destroy(struct rd_sink *s)
 
 	rd_gc_free(S->gc);
 	free(S->view);
+	free(S->seg);
+	if (S->spooling > 0) {
+		int fd = S->spool.fd;
+
+		rd_out_fini(&S->spool);
+		close(fd);
+	}
 	free(S);
 }
 

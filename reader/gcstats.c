@@ -70,11 +70,16 @@ struct gring {
 	int runtime;              /* phases or GC counters seen */
 };
 
+/* The role of each phase and counter id, cached for its name. */
+struct roles {
+	const char *pname[ROLE_IDS], *cname[ROLE_IDS];
+	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
+};
+
 struct gfile {
 	struct gring *r;
 	unsigned nrings;
-	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
-	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
+	struct roles *rc;         /* allocated with r, freed when forgotten */
 	struct rte_hist *h;       /* pauses, past SMALL_PAUSES of them */
 	uint64_t pause[SMALL_PAUSES]; /* ... the pauses until then */
 	unsigned npause;
@@ -83,7 +88,7 @@ struct gfile {
 
 struct rd_gc {
 	struct gfile *f;
-	unsigned nf;
+	unsigned nf, cap;         /* f[0..nf) in use, room for cap */
 	int oom;
 };
 
@@ -99,9 +104,20 @@ void rd_gc_free(struct rd_gc *g)
 	for (unsigned i = 0; i < g->nf; i++) {
 		free(g->f[i].r);
 		free(g->f[i].h);
+		free(g->f[i].rc);
 	}
 	free(g->f);
 	free(g);
+}
+
+void rd_gc_forget_file(struct rd_gc *g, unsigned src)
+{
+	if (!g || src >= g->nf)
+		return;
+	free(g->f[src].r);
+	free(g->f[src].h);
+	free(g->f[src].rc);
+	memset(&g->f[src], 0, sizeof g->f[src]);
 }
 
 /* ---- roles --------------------------------------------------------------- */
@@ -144,22 +160,22 @@ static inline unsigned char prole(struct gfile *f, const struct rte_event *ev)
 {
 	if (ev->id >= ROLE_IDS)
 		return phase_role(ev->name);
-	if (f->pname[ev->id] != ev->name || !ev->name) {
-		f->pname[ev->id] = ev->name;
-		f->prole[ev->id] = phase_role(ev->name);
+	if (f->rc->pname[ev->id] != ev->name || !ev->name) {
+		f->rc->pname[ev->id] = ev->name;
+		f->rc->prole[ev->id] = phase_role(ev->name);
 	}
-	return f->prole[ev->id];
+	return f->rc->prole[ev->id];
 }
 
 static inline unsigned char crole(struct gfile *f, const struct rte_event *ev)
 {
 	if (ev->id >= ROLE_IDS)
 		return counter_role(ev->name);
-	if (f->cname[ev->id] != ev->name || !ev->name) {
-		f->cname[ev->id] = ev->name;
-		f->crole[ev->id] = counter_role(ev->name);
+	if (f->rc->cname[ev->id] != ev->name || !ev->name) {
+		f->rc->cname[ev->id] = ev->name;
+		f->rc->crole[ev->id] = counter_role(ev->name);
 	}
-	return f->crole[ev->id];
+	return f->rc->crole[ev->id];
 }
 
 /* ---- state ------------------------------------------------------------- */
@@ -168,19 +184,28 @@ static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
 {
 	struct gfile *f;
 
-	if (src >= g->nf) {
-		struct gfile *n = realloc(g->f, (src + 1) * sizeof *n);
+	if (src >= g->cap) { /* doubling: many files cost no copies */
+		unsigned cap = g->cap ? 2 * g->cap : 16;
+		struct gfile *n;
 
-		if (!n)
+		while (cap <= src)
+			cap *= 2;
+		if (!(n = realloc(g->f, cap * sizeof *n)))
 			goto oom;
-		memset(n + g->nf, 0, (src + 1 - g->nf) * sizeof *n);
+		memset(n + g->cap, 0, (cap - g->cap) * sizeof *n);
 		g->f = n;
-		g->nf = src + 1;
+		g->cap = cap;
 	}
+	if (src >= g->nf)
+		g->nf = src + 1;
 	f = &g->f[src];
 	if (!f->r) {
-		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)))
+		if (!(f->rc = calloc(1, sizeof *f->rc)) ||
+		    !(f->r = calloc(rings ? rings : 1, sizeof *f->r))) {
+			free(f->rc);
+			f->rc = NULL;
 			goto oom;
+		}
 		f->nrings = rings;
 	}
 	return f;

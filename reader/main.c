@@ -1242,7 +1242,7 @@ static void report_lost(void)
 /* Read every input into the sink and finish the output. */
 static void run(void)
 {
-	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL, 0 };
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
@@ -1253,6 +1253,7 @@ static void run(void)
 		    !strncmp(g.o.format, "gc-stats", 8)) {
 			rte_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
+			g.ctx.files_in_order = 1;
 		}
 		rte_merge_refill(g.merge);
 		drain();
