@@ -1143,6 +1143,10 @@ static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 		free(P->src[i].fmt);
 		P->src[i].fmt = NULL;
 		rd_gc_forget_file(S->gc, i);
+		for (unsigned r = 0; r < P->src[i].rings; r++) {
+			rte_spans_free(&P->src[i].threads[r].phases);
+			rte_spans_free(&P->src[i].threads[r].spans);
+		}
 	}
 }
 
