@@ -6,12 +6,15 @@
 # The crash programs are built with -g -O0 -fno-inline (and -rdynamic) so
 # that the functions they crash in have frames, names and lines to find.
 
-# rte-read symbolises stacks with elfutils (reader/symbolize.c).
-READER_DW_LIBS := # libdw: dlopen in reader/symbolize.c, when first needed
+# rte-read symbolises stacks with elfutils (reader/symbolize.c): its header
+# at build time, libdw loaded with dlopen when first needed, so nothing is
+# linked (empty on purpose; mk/reader.mk says the same).
+READER_DW_LIBS :=
 $(BUILD)/rte-read: BASE_LDFLAGS += $(READER_DW_LIBS)
 $(READER_TEST_BIN)/test_%: BASE_LDFLAGS += $(READER_DW_LIBS)
 
-CRASH_PROGS := segv abrt overflow thread recover fpe forker busy wrapped
+CRASH_PROGS := segv abrt overflow thread recover fpe forker busy wrapped \
+	sigfork dlfork handlers truncring termsig
 CRASH_BINS := $(CRASH_PROGS:%=$(BUILD)/tests/crash/%)
 CRASH_PROG_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O0 -fno-inline \
 	-fno-omit-frame-pointer -rdynamic -pthread -Wall -Wextra -Werror

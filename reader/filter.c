@@ -1,12 +1,16 @@
 /*
  * filter.c - kind and name filters (see filter.h).
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "filter.h"
+#include "procs.h"
 
 #define K(x) (1u << (x))
 
@@ -128,4 +132,145 @@ int rd_filter_pass(struct rd_filter *f, const struct rte_event *ev)
 		f->cache[slot].pass = pass;
 	}
 	return pass;
+}
+
+/* ---- navigation ---------------------------------------------------------- */
+
+int rd_filter_parse_when(const char *s, struct rd_when *w)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+
+	memset(w, 0, sizeof *w);
+	if (s[0] == '@') {
+		unsigned long long ns;
+
+		if (s[1] < '0' || s[1] > '9')
+			return -1;
+		errno = 0;
+		ns = strtoull(s + 1, &end, 10);
+		if (errno || *end)
+			return -1;
+		w->set = w->abs = 1;
+		w->ns = ns;
+		return 0;
+	}
+	if ((s[0] < '0' || s[0] > '9') && s[0] != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || v > 1e7)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(end, units[i].unit)) {
+			w->set = 1;
+			w->ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	return -1;
+}
+
+int rd_filter_add_pid(struct rd_filter *f, const char *s)
+{
+	char *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(s, &end, 10);
+	if (errno || end == s || *end || pid <= 0 || pid >= (1L << 30) ||
+	    f->npids == RD_FILTER_MAX_GLOBS)
+		return -1;
+	f->pids[f->npids++] = pid;
+	f->nav = 1;
+	return 0;
+}
+
+int rd_filter_add_thread(struct rd_filter *f, const char *s)
+{
+	if (!s[0] || f->nthreads == RD_FILTER_MAX_GLOBS)
+		return -1;
+	f->threads[f->nthreads++] = s;
+	f->nav = 1;
+	return 0;
+}
+
+void rd_filter_set_start(struct rd_filter *f, const char *const *paths,
+                         unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		rte_cursor *c;
+
+		if (rte_cursor_open(paths[i], &c, NULL, 0) != RTE_OK)
+			continue;
+		for (unsigned r = 0; r < rte_cursor_rings(c); r++) {
+			struct rte_event ev;
+
+			if (!rte_cursor_ring_used(c, r) ||
+			    rte_cursor_next(c, r, &ev) != 1)
+				continue;
+			if (!f->has_t0 || ev.ts < f->t0) {
+				f->t0 = ev.ts;
+				f->has_t0 = 1;
+			}
+		}
+		rte_cursor_close(c);
+	}
+}
+
+int64_t rd_wall_offset(void)
+{
+	struct timespec m, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000 +
+	       ((int64_t)r.tv_nsec - m.tv_nsec);
+}
+
+/* The absolute time of a --since/--until bound. */
+static uint64_t when_ns(const struct rd_filter *f, const struct rd_when *w)
+{
+	return w->abs ? w->ns : f->t0 + w->ns;
+}
+
+static int thread_pass(const struct rd_filter *f, const struct rd_thread *th)
+{
+	for (unsigned i = 0; i < f->nthreads; i++) {
+		const char *t = f->threads[i];
+		char *end;
+		long tid = strtol(t, &end, 10);
+
+		if (!*end && end != t ? tid == th->tid
+		                      : th->name[0] && fnmatch(t, th->name, 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int rd_filter_pass_item(struct rd_filter *f, const struct rd_item *it)
+{
+	if (f->nav) {
+		if (!f->has_t0) { /* no file had an event when reading began */
+			f->t0 = it->ts;
+			f->has_t0 = 1;
+		}
+		if (f->since.set && it->ts < when_ns(f, &f->since))
+			return 0;
+		if (f->until.set && it->ts > when_ns(f, &f->until))
+			return 0;
+		if (f->npids) {
+			unsigned i = 0;
+
+			while (i < f->npids && f->pids[i] != it->src->pid)
+				i++;
+			if (i == f->npids)
+				return 0;
+		}
+		if (f->nthreads && !thread_pass(f, it->th))
+			return 0;
+	}
+	return rd_filter_pass(f, it->ev);
 }

@@ -6,14 +6,14 @@
 
 #include "spans.h"
 
-int rte_spans_make_room(struct rte_spans *st)
+int rd_spans_make_room(struct rd_spans *st)
 {
-	if (st->cap < RTE_SPANS_DEPTH) {
+	if (st->cap < RD_SPANS_DEPTH) {
 		unsigned cap = st->cap ? 2 * st->cap : 4;
-		struct rte_span_open *n;
+		struct rd_span_open *n;
 
-		if (cap > RTE_SPANS_DEPTH)
-			cap = RTE_SPANS_DEPTH;
+		if (cap > RD_SPANS_DEPTH)
+			cap = RD_SPANS_DEPTH;
 		n = realloc(st->s, cap * sizeof *n);
 		if (n) {
 			st->s = n;
@@ -31,7 +31,7 @@ int rte_spans_make_room(struct rte_spans *st)
 	return 0;
 }
 
-void rte_spans_free(struct rte_spans *st)
+void rd_spans_free(struct rd_spans *st)
 {
 	free(st->s);
 	st->s = NULL;

@@ -22,6 +22,8 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -247,4 +249,52 @@ __attribute__((noinline)) unsigned rte_bt_capture_here(uint64_t *pcs,
 		return 0;
 	/* Frame 0 is this function. */
 	return walk(&c, pcs, max, skip + 1);
+}
+
+size_t rte_bt_peek(void *dst, const void *src, size_t n)
+{
+	struct iovec l = {.iov_base = dst, .iov_len = n};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)src, .iov_len = n};
+	long got;
+
+	if (n == 0)
+		return 0;
+	/* A partial read stops at the first page that cannot be read. */
+	got = syscall(SYS_process_vm_readv, getpid(), &l, 1UL, &r, 1UL, 0UL);
+	return got > 0 ? (size_t)got : 0;
+}
+
+unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max)
+{
+	unsigned n = 0;
+
+	if (!uc || max == 0)
+		return 0;
+#if defined(__x86_64__)
+	{
+		const ucontext_t *u = uc;
+		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+		uint64_t fp = (uint64_t)u->uc_mcontext.gregs[REG_RBP];
+		uint64_t sp = (uint64_t)u->uc_mcontext.gregs[REG_RSP];
+
+		pcs[n++] = ip;
+		/* A frame is {saved rbp, return address}, above the stack
+		 * pointer, 8-aligned, and each one above the last. */
+		while (n < max && fp >= sp && !(fp & 7) &&
+		       fp - sp < (64u << 20)) {
+			uint64_t fr[2];
+
+			if (rte_bt_peek(fr, (const void *)(uintptr_t)fp,
+			                sizeof(fr)) != sizeof(fr) ||
+			    fr[1] == 0)
+				break;
+			pcs[n++] = fr[1];
+			if (fr[0] <= fp)
+				break;
+			sp = fp + 16;
+			fp = fr[0];
+		}
+	}
+#endif
+	return n;
 }

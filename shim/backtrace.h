@@ -5,6 +5,7 @@
 #ifndef RTE_BACKTRACE_H
 #define RTE_BACKTRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
@@ -33,6 +34,20 @@ unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max);
 /* The caller's stack, without this function and `skip` more frames.
  * Same safety as rte_bt_capture_signal. */
 unsigned rte_bt_capture_here(uint64_t *pcs, unsigned max, unsigned skip);
+/* The stack of the interrupted code of a signal handler, without
+ * libunwind and without any lock: the interrupted PC, then the return
+ * addresses found by following the frame-pointer chain (code built
+ * without frame pointers ends the walk early). Every word is read with
+ * rte_bt_peek, so a broken chain ends the walk instead of faulting. For a
+ * crash where the loader's lock may be held by a thread that no longer
+ * exists (a fork child). x86-64 only (elsewhere: 0 frames).
+ * Async-signal-safe. */
+unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max);
+/* Copy up to n bytes at src into dst without ever faulting: a read of our
+ * own memory through process_vm_readv. Returns the number of bytes copied
+ * (fewer at the first unreadable page; 0 if the call is refused).
+ * Async-signal-safe. */
+size_t rte_bt_peek(void *dst, const void *src, size_t n);
 
 #pragma GCC visibility pop
 

@@ -20,6 +20,39 @@
  * and the kernel then ends the process with the original registers: the
  * same exit status and the same core dump as without the shim.
  *
+ * Stacks: the handler records on a stack with room. When it runs on a
+ * small alternate stack of the program's own, it moves to this thread's
+ * stack of ours for the recording (every signal but the crash ones
+ * blocked meanwhile). A program handler installed without SA_ONSTACK is
+ * called on the interrupted stack, as the kernel would have called it
+ * (rte_call_on_stack moves the stack pointer there); while it runs, the
+ * alternate stack is registered shortened below our own frames, so that
+ * a signal delivered to it meanwhile cannot overwrite them.
+ *
+ * The loader's lock: in a fork child that may have inherited it held
+ * (modules.c), the stack is walked by frame pointers and the modules come
+ * from the table the parent recorded; the handler never waits on a lock.
+ *
+ * Our own mapping: a SIGBUS whose address is in the ring file's mapping
+ * (the file was truncated under us) maps anonymous memory over the
+ * mapping, disables tracing with one warning, and returns: the faulting
+ * store is made again, into that memory, and the program goes on.
+ *
+ * Death by another signal (README.md "Never hurting the host"): for
+ * the signals whose default action ends the process (g_term), while their
+ * disposition is SIG_DFL, our handler is in the kernel instead: it writes
+ * rte.signal, stops as exit does (ring_stop, the file removed unless
+ * PRESERVE), sets SIG_DFL and sends the signal again, which ends the
+ * process with the same status. The program never sees it: sigaction()
+ * reads SIG_DFL, a handler or SIG_IGN it sets goes to the kernel at once
+ * (replacing ours), SIG_DFL brings ours back. A signal ignored when
+ * tracing starts stays ignored in the kernel (and across exec); a handler
+ * of ours is reset to SIG_DFL by exec, as SIG_DFL itself would be.
+ *
+ * Locks: g_prog_lock is taken with every signal blocked (no handler of
+ * this thread can need it meanwhile) and around fork (atfork handlers),
+ * so that no child inherits it held or g_prog half-written.
+ *
  * RTE_BACKTRACE adds rte.backtrace events at fork and thread creation.
  */
 #include <dlfcn.h>
@@ -28,7 +61,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "backtrace.h"
@@ -43,7 +78,21 @@ int rte_api_register_own(const char *name, enum rte_type type);
 
 static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
+/* Signals whose default action ends the process (some with a core dump)
+ * without being a crash of the code. SIGTRAP and SIGSYS are left to
+ * debuggers and seccomp; real-time signals are not handled. */
+static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
+                             SIGALRM, SIGTERM,   SIGUSR1,   SIGUSR2,
+                             SIGXCPU, SIGXFSZ,   SIGVTALRM, SIGPROF,
+                             SIGIO,   SIGPWR,    SIGSTKFLT};
+#define NTERM (sizeof(g_term) / sizeof(g_term[0]))
 #define SIGMAX 65
+/* Least stack the recording needs (libunwind's walk, the encoding). */
+#define ROOM (32u << 10)
+/* The functions that run on the stack the program's handler gets (a small
+ * alternate stack of the program's, maybe): no sanitizer instrumentation,
+ * whose redzones would double their frames. */
+#define LEAN __attribute__((no_sanitize_address, no_sanitize_undefined))
 
 static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
@@ -51,17 +100,25 @@ static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
 static struct sigaction g_prog[SIGMAX]; /* the program's action */
 static int g_prog_lock;          /* spin lock of g_prog, signals blocked */
 static int g_fatal;              /* atomic: a fatal crash was recorded */
+static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
+static int g_id_signal = -1;     /* rte.signal */
+static int g_ring_lost;          /* atomic: our mapping faulted */
+static int g_once_lost;
+static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
+static int g_fork_threaded;      /* the parent had threads (lock held) */
 static int (*g_real_sigaction)(int, const struct sigaction *,
                                struct sigaction *);
 static pthread_key_t g_alt_key;
 static int g_alt_key_ok;
 static size_t g_alt_size;
+static size_t g_page = 4096;     /* set at start */
 static int g_once_alt;
 
 /* Per-thread state, kept in struct rte_thread (shim.h), not in TLS. */
 #define t_recording (rte_self.crash_recording) /* inside our own work */
 #define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
 #define t_chained (rte_self.crash_chained) /* inside the program's handler */
+#define t_chain_sp (rte_self.crash_chain_sp) /* see shim.h */
 #define t_bt (rte_self.crash_bt)               /* record buffer */
 _Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
@@ -303,6 +360,105 @@ out:
 	errno = saved;
 }
 
+/* ---- running on another stack -------------------------------------------- */
+
+#if defined(__x86_64__)
+/* rte_call_on_stack(sp, fn, arg): fn(arg) with the stack pointer at sp
+ * (16-aligned), then back. The frame keeps %rbp as the CFA, so unwinders
+ * (and frame-pointer walks) go through it to the caller. */
+void rte_call_on_stack(void *sp, void (*fn)(void *), void *arg);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl rte_call_on_stack\n"
+        ".hidden rte_call_on_stack\n"
+        ".type rte_call_on_stack, @function\n"
+        "rte_call_on_stack:\n"
+        ".cfi_startproc\n"
+        "\tpushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "\tmovq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "\tmovq %rdi, %rsp\n"
+        "\tmovq %rdx, %rdi\n"
+        "\tcallq *%rsi\n"
+        "\tmovq %rbp, %rsp\n"
+        "\tpopq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "\tret\n"
+        ".cfi_endproc\n"
+        ".size rte_call_on_stack, .-rte_call_on_stack\n");
+#define HAVE_STACK_SWITCH 1
+#else
+#define HAVE_STACK_SWITCH 0
+#endif
+
+/* This thread's alternate stack of ours (its base, below the guard page),
+ * or NULL. pthread_getspecific only reads the thread's own table. */
+static LEAN char *own_alt(void)
+{
+	return g_alt_key_ok ? pthread_getspecific(g_alt_key) : NULL;
+}
+
+/* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
+static LEAN void kmask(int how, const unsigned long *set, unsigned long *old)
+{
+	syscall(SYS_rt_sigprocmask, how, set, old, sizeof(unsigned long));
+}
+
+static LEAN unsigned long kbit(int sig)
+{
+	return 1UL << (sig - 1);
+}
+
+/* glibc's internal signals (cancellation, setxid) are never blocked. */
+#define KMASK_INTERNAL ((1UL << 31) | (1UL << 32))
+
+/* The current alternate stack, by the system call itself (no sanitizer
+ * interceptor in between, whose frame would need room too). */
+static LEAN int cur_altstack(stack_t *cur)
+{
+	return (int)syscall(SYS_sigaltstack, NULL, cur);
+}
+
+/*
+ * Run fn(arg) from a signal handler on a stack with at least ROOM bytes
+ * free: in place when the handler runs on the thread's own stack (its
+ * room cannot be known, and it was enough before), on our alternate
+ * stack, or on an alternate stack of the program's that is big enough;
+ * otherwise on our alternate stack of this thread, with every signal but
+ * the crash ones blocked (a signal delivered to the registered alternate
+ * stack meanwhile would land on the handler's frames). Returns 0 if fn
+ * ran, -1 if there was no room for it. Lean: on a small stack of the
+ * program's, its own frame is all it uses there.
+ */
+static LEAN int run_with_room(void (*fn)(void *), void *arg)
+{
+	stack_t cur;
+	char *mine = own_alt();
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	if (cur_altstack(&cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
+	    (mine && (char *)cur.ss_sp == mine + g_page) ||
+	    here - (uintptr_t)cur.ss_sp >= ROOM) {
+		fn(arg);
+		return 0;
+	}
+#if HAVE_STACK_SWITCH
+	if (mine) {
+		unsigned long block = ~KMASK_INTERNAL, old;
+
+		for (unsigned i = 0; i < NSIGS; i++)
+			block &= ~kbit(g_sigs[i]);
+		kmask(SIG_SETMASK, &block, &old);
+		rte_call_on_stack(mine + g_page + g_alt_size, fn, arg);
+		kmask(SIG_SETMASK, &old, NULL);
+		return 0;
+	}
+#endif
+	return -1;
+}
+
 /* ---- the handler ------------------------------------------------------------ */
 
 /* The signal again, with its default action: pending while we run (it is
@@ -345,73 +501,233 @@ static int on_altstack_or_none(void)
 	       (cur.ss_flags & (SS_ONSTACK | SS_DISABLE));
 }
 
-static void record(int sig, const siginfo_t *si, void *uc, uint32_t flags)
+struct rec {
+	int sig;
+	const siginfo_t *si;
+	void *uc;
+	uint32_t flags;
+};
+
+static void record(void *arg)
 {
+	const struct rec *a = arg;
 	struct rte_crash_rec *r = (struct rte_crash_rec *)t_bt;
+	int loader = rte_modules_loader_ok();
 	unsigned n;
 
-	if (flags & RTE_CRASH_FATAL)
+	if (a->flags & RTE_CRASH_FATAL)
 		rte_modules_resend(); /* the first ones may be overwritten */
 	else
 		rte_modules_sync(1);
 	memset(r, 0, sizeof(*r));
 	r->version = RTE_CRASH_VERSION;
-	r->signo = sig;
-	r->code = si->si_code;
+	r->signo = a->sig;
+	r->code = a->si->si_code;
 	r->tid = (int32_t)gettid();
-	r->flags = flags;
-	if (si->si_code <= 0)
-		r->sender = (int32_t)si->si_pid;
-	if (sig != SIGABRT)
-		r->addr = (uint64_t)(uintptr_t)si->si_addr;
-	n = rte_bt_capture_signal(uc, t_bt + 4, RTE_BT_MAX);
+	r->flags = a->flags;
+	if (a->si->si_code <= 0)
+		r->sender = (int32_t)a->si->si_pid;
+	if (a->sig != SIGABRT)
+		r->addr = (uint64_t)(uintptr_t)a->si->si_addr;
+	/* libunwind reads unwind tables through dl_iterate_phdr: not where
+	 * the loader's lock may be held by a thread that is gone. */
+	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX)
+	           : rte_bt_capture_signal_fp(a->uc, t_bt + 4, RTE_BT_MAX);
 	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
-	           (flags & RTE_CRASH_FATAL) != 0);
+	           (a->flags & RTE_CRASH_FATAL) != 0);
 }
 
-/* Call the program's handler as the kernel would have. */
-static void chain(int sig, siginfo_t *si, void *uc, struct sigaction *p)
+/* The program's action, as much of it as calling its handler needs: kept
+ * small, because these frames stay on the stack while it runs (on a small
+ * alternate stack of the program's, every byte of ours is one it lacks). */
+struct pact {
+	union {
+		void (*h)(int);
+		void (*a)(int, siginfo_t *, void *);
+	} fn;
+	int flags;
+	unsigned long mask; /* the kernel's signal set: bit sig - 1 */
+};
+
+static LEAN void call_program(int sig, siginfo_t *si, void *uc,
+                         const struct pact *p)
 {
-	sigset_t mask, old;
+	if (p->flags & SA_SIGINFO)
+		p->fn.a(sig, si, uc);
+	else
+		p->fn.h(sig);
+}
 
-	if (p->sa_flags & SA_RESETHAND) {
-		sigset_t o;
+struct call {
+	int sig;
+	siginfo_t *si;
+	void *uc;
+	const struct pact *p;
+	stack_t alt, shortened; /* the alternate stack, and while it runs */
+};
 
-		prog_lock(&o);
-		g_prog[sig].sa_handler = SIG_DFL;
-		g_prog[sig].sa_flags &= ~SA_SIGINFO;
-		prog_unlock(&o);
-	}
-	mask = p->sa_mask;
-	if (!(p->sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &old);
-	if (p->sa_flags & SA_NODEFER) {
+/* On the program's stack: the alternate stack shortened below our
+ * frames while the program's handler runs, then given back whole. */
+static void call_shortened(void *arg)
+{
+	const struct call *c = arg;
+
+	sigaltstack(&c->shortened, NULL);
+	call_program(c->sig, c->si, c->uc, c->p);
+	sigaltstack(&c->alt, NULL);
+}
+
+/* A handler without SA_ONSTACK, while we run on an alternate stack: the
+ * kernel would have run it on the interrupted stack, below its red zone.
+ * Returns 0 if it was called there. */
+static __attribute__((noinline)) int
+call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
+{
+#if HAVE_STACK_SWITCH
+	struct call c = {.sig = sig, .si = si, .uc = uc, .p = p};
+	const ucontext_t *u = uc;
+	size_t guard = g_page;
+	uintptr_t sp, low = (uintptr_t)__builtin_frame_address(0) - 1024;
+	char *mine = own_alt();
+
+	if (!u || sigaltstack(NULL, &c.alt) < 0 ||
+	    !(c.alt.ss_flags & SS_ONSTACK))
+		return -1;
+	c.alt.ss_flags = 0;
+	/* A program handler that left ours with siglongjmp left it short:
+	 * ours is known whole. */
+	if (mine && (char *)c.alt.ss_sp == mine + guard)
+		c.alt.ss_size = g_alt_size;
+	c.shortened = c.alt;
+	if (low > (uintptr_t)c.alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
+		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
+	else
+		c.shortened.ss_flags = SS_DISABLE;
+	sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
+	/* Interrupted on the alternate stack itself (a handler of the
+	 * program's running there): the kernel would have stayed on it,
+	 * below our frames, which is where we are. */
+	if (sp >= (uintptr_t)c.alt.ss_sp &&
+	    sp <= (uintptr_t)c.alt.ss_sp + c.alt.ss_size)
+		return -1;
+	sp = (sp - 128 - 64) & ~(uintptr_t)15;
+	t_chain_sp = sp;
+	rte_call_on_stack((void *)sp, call_shortened, &c);
+	t_chain_sp = 0;
+	return 0;
+#else
+	(void)sig;
+	(void)si;
+	(void)uc;
+	(void)p;
+	return -1;
+#endif
+}
+
+/* SA_RESETHAND: the program's action is SIG_DFL from now on. */
+static __attribute__((noinline)) void reset_hand(int sig)
+{
+	sigset_t o;
+
+	prog_lock(&o);
+	g_prog[sig].sa_handler = SIG_DFL;
+	g_prog[sig].sa_flags &= ~SA_SIGINFO;
+	prog_unlock(&o);
+}
+
+/* Call the program's handler as the kernel would have: its mask, its
+ * flags, its stack. */
+static LEAN void chain(int sig, siginfo_t *si, void *uc, const struct pact *p)
+{
+	unsigned long mask, old;
+
+	if (p->flags & SA_RESETHAND)
+		reset_hand(sig);
+	mask = p->mask & ~KMASK_INTERNAL;
+	if (!(p->flags & SA_NODEFER))
+		mask |= kbit(sig);
+	kmask(SIG_BLOCK, &mask, &old);
+	if (p->flags & SA_NODEFER) {
 		/* Our own delivery blocked it; theirs would not have. */
-		sigemptyset(&mask);
-		sigaddset(&mask, sig);
-		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+		mask = kbit(sig);
+		kmask(SIG_UNBLOCK, &mask, NULL);
 	}
 	t_chained++;
-	if (p->sa_flags & SA_SIGINFO)
-		p->sa_sigaction(sig, si, uc);
-	else
-		p->sa_handler(sig);
+	if ((p->flags & SA_ONSTACK) || call_on_interrupted(sig, si, uc, p) < 0)
+		call_program(sig, si, uc, p);
 	t_chained--;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	kmask(SIG_SETMASK, &old, NULL);
 }
 
-static void on_crash(int sig, siginfo_t *si, void *uc)
+/* 1 if the fault is a SIGBUS on our own ring mapping (the file was
+ * truncated, or its disk space lost): the mapping is replaced by
+ * anonymous memory of the same size (once; a thread that faults while
+ * another is replacing it faults again until it is done), tracing is
+ * disabled, and the caller returns so that the store is made again. */
+static int ring_fault(int sig, const siginfo_t *si)
 {
-	int saved = errno;
+	/* Relaxed: the mapping is published before any thread can write
+	 * to it; a fault on it implies we see it. */
+	char *base = __atomic_load_n(&rte_g_file.base, __ATOMIC_RELAXED);
+	char *a = si->si_addr;
+	size_t size = (size_t)rte_g_file.l.total_size;
+
+	if (sig != SIGBUS || si->si_code <= 0 || !base || a < base ||
+	    a >= base + size)
+		return 0;
+	/* Acq_rel: one replacer. */
+	if (!__atomic_exchange_n(&g_ring_lost, 1, __ATOMIC_ACQ_REL)) {
+		mmap(base, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+		     -1, 0);
+		/* Release: pairs with the relaxed load in rte_enter(). */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+		/* Release: pairs with the state loads of core.c: no exit
+		 * path writes or removes anything from now on. */
+		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		if (!rte_g_cfg.preserve)
+			rte_file_remove(&rte_g_file);
+	}
+	return 1;
+}
+
+static void warn_lost(void *unused)
+{
+	(void)unused;
+	rte_warn(&g_once_lost, "%s lost its disk blocks under the program "
+	         "(truncated?); tracing disabled", rte_g_file.path);
+}
+
+struct work {
+	int sig;
+	siginfo_t *si;
+	void *uc;
+	int room;     /* on a stack with room to record */
+	int call;     /* out: 1 if the program's handler is to be called */
+	struct pact pa;
+};
+
+/* All of the handler but the call of the program's: returns 1 if that is
+ * to be made (*pa filled). Runs on a stack with room when there is one
+ * (run_with_room): its frames are gone before the program's handler is
+ * called. */
+static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
+                      int room)
+{
 	struct sigaction p;
 	sigset_t o;
 	int program, async = si->si_code <= 0;
+	struct rec r = {.sig = sig, .si = si, .uc = uc};
 
+	if (ring_fault(sig, si)) {
+		if (room)
+			warn_lost(NULL);
+		return 0;
+	}
 	if (t_recording) {
 		die_by(t_first_sig);
 		resend_default(sig, si); /* if `first` could not kill us */
-		goto out;
+		return 0;
 	}
 	prog_lock(&o);
 	p = g_prog[sig];
@@ -419,42 +735,121 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	/* sa_handler and sa_sigaction share their storage. */
 	program = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
 	if (!program && p.sa_handler == SIG_IGN && async)
-		goto out; /* sent by someone and ignored: nothing happens */
+		return 0; /* sent by someone and ignored: nothing happens */
 	/* A vfork child shares our memory (and this thread's ring) but not
 	 * our pid: it must neither write nor mark the parent's file. */
-	if (getpid() != rte_g_pid)
-		goto pass;
-	t_recording = 1;
-	t_first_sig = sig;
-	record(sig, si, uc, program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL);
-	t_recording = 0;
-	if (!program)
-		/* Release: pairs with the acquire in rte_crash_keep_file(). */
-		__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
-pass:
-	if (program)
-		chain(sig, si, uc, &p);
-	else
+	if (room && getpid() == rte_g_pid && (mode() & RTE_BTM_CRASH)) {
+		t_recording = 1;
+		t_first_sig = sig;
+		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
+		record(&r);
+		t_recording = 0;
+		if (!program)
+			/* Release: pairs with the acquire in
+			 * rte_crash_keep_file(). */
+			__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
+	}
+	if (!program) {
 		resend_default(sig, si);
-out:
+		return 0;
+	}
+	if (p.sa_flags & SA_SIGINFO)
+		pa->fn.a = p.sa_sigaction;
+	else
+		pa->fn.h = p.sa_handler;
+	pa->flags = p.sa_flags;
+	memcpy(&pa->mask, &p.sa_mask, sizeof(pa->mask));
+	return 1;
+}
+
+static void crash_cb(void *arg)
+{
+	struct work *w = arg;
+
+	w->call = crash_work(w->sig, w->si, w->uc, &w->pa, w->room);
+}
+
+static LEAN void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct work w = {.sig = sig, .si = si, .uc = uc, .room = 1};
+
+	if (run_with_room(crash_cb, &w) < 0) {
+		/* No room to record: only pass the signal on. */
+		w.room = 0;
+		crash_cb(&w);
+	}
+	if (w.call)
+		chain(sig, si, uc, &w.pa);
 	errno = saved;
 }
 
 int rte_crash_keep_file(void)
 {
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
 	/* Acquire: pairs with the release in on_crash(). */
 	return __atomic_load_n(&g_fatal, __ATOMIC_ACQUIRE) ||
-	       (t_chained > 0 && on_altstack_or_none());
+	       (t_chained > 0 &&
+	        (on_altstack_or_none() || (t_chain_sp && here < t_chain_sp)));
+}
+
+/* ---- death by a terminating signal ------------------------------------------- */
+
+static void term_record(void *arg)
+{
+	int sig = *(const int *)arg;
+	struct rte_ring_writer *w;
+
+	/* A fork child that never wrote has no file, and keeps none without
+	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
+	 * core.c's release stores of the state. */
+	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED &&
+	    !rte_g_cfg.preserve)
+		return;
+	/* Forced as a fatal crash: also while paused, and over a write of
+	 * this thread that the signal interrupted (it never resumes). */
+	if (g_id_signal >= 0 && (w = enter_forced())) {
+		rte_ring_write1(w, rte_hdr_make(0, 1, RTE_UMSG_INT,
+		                                (unsigned)g_id_signal),
+		                rte_clock_ns(), (uint64_t)sig);
+		rte_leave();
+	}
+	rte_core_stop(); /* ring_stop; the file removed unless PRESERVE */
+}
+
+/* Our handler of a g_term signal (its disposition is SIG_DFL for the
+ * program): record, stop, and die by the same signal. */
+static void on_term(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	/* Not in a vfork child (it shares our memory, not our pid), nor
+	 * inside our own recording (then: just die). */
+	if (getpid() == rte_g_pid && !t_recording) {
+		t_recording = 1;
+		t_first_sig = sig;
+		run_with_room(term_record, &sig);
+		t_recording = 0;
+	}
+	resend_default(sig, si);
+	errno = saved;
+}
+
+static void our_action(struct sigaction *sa, int term)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = term ? on_term : on_crash;
+	sa->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa->sa_mask);
 }
 
 static void install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_crash;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	our_action(&sa, 0);
 	for (unsigned i = 0; i < NSIGS; i++) {
 		int sig = g_sigs[i];
 		sigset_t o;
@@ -466,6 +861,62 @@ static void install(void)
 			                 __ATOMIC_RELEASE);
 		prog_unlock(&o);
 	}
+	/* A terminating signal gets ours only while its disposition is the
+	 * default; one the program ignores or handles stays as it is. */
+	our_action(&sa, 1);
+	for (unsigned i = 0; i < NTERM; i++) {
+		int sig = g_term[i];
+		sigset_t o;
+
+		prog_lock(&o);
+		if (real_sigaction(sig, NULL, &cur) == 0 &&
+		    cur.sa_handler == SIG_DFL &&
+		    real_sigaction(sig, &sa, NULL) == 0)
+			g_prog[sig] = cur;
+		/* Release: pairs with term_managed(); g_prog is set. */
+		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
+		prog_unlock(&o);
+	}
+}
+
+static int term_managed(int sig)
+{
+	/* Acquire: pairs with the release in install(). */
+	return sig > 0 && sig < SIGMAX &&
+	       __atomic_load_n(&g_is_term[sig], __ATOMIC_ACQUIRE);
+}
+
+/* sigaction() of a g_term signal: the kernel holds either ours (the
+ * program's action is then SIG_DFL, kept in g_prog) or the program's. */
+static int term_sigaction(int sig, const struct sigaction *act,
+                          struct sigaction *old)
+{
+	struct sigaction a, cur, prev, ours;
+	sigset_t o;
+	int r = 0;
+
+	if (act)
+		a = *act; /* a bad pointer faults here, not under the lock */
+	our_action(&ours, 1);
+	prog_lock(&o);
+	r = real_sigaction(sig, NULL, &cur);
+	if (r == 0) {
+		int mine = (cur.sa_flags & SA_SIGINFO) &&
+		           cur.sa_sigaction == on_term;
+
+		prev = mine ? g_prog[sig] : cur;
+		if (act && a.sa_handler == SIG_DFL) {
+			g_prog[sig] = a;
+			if (!mine)
+				r = real_sigaction(sig, &ours, NULL);
+		} else if (act) {
+			r = real_sigaction(sig, &a, NULL);
+		}
+	}
+	prog_unlock(&o);
+	if (r == 0 && old)
+		*old = prev;
+	return r;
 }
 
 /* ---- the program's sigaction/signal ---------------------------------------- */
@@ -476,6 +927,8 @@ RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
 	struct sigaction a, prev;
 	sigset_t o;
 
+	if (term_managed(sig))
+		return term_sigaction(sig, act, old);
 	if (!installed(sig))
 		return real_sigaction(sig, act, old);
 	if (act)
@@ -517,28 +970,48 @@ static sighandler_t real_signal(const char *name, int sig, sighandler_t h)
 	return f(sig, h);
 }
 
+/* 1 if signal(sig, h) must go through our sigaction: one of the crash
+ * signals, or SIG_DFL for a terminating one (which brings our handler
+ * back). A terminating signal's handler or SIG_IGN goes to libc's, which
+ * also honours siginterrupt(), straight to the kernel. */
+static int ours_to_set(int sig, sighandler_t h)
+{
+	return h != SIG_ERR &&
+	       (installed(sig) || (h == SIG_DFL && term_managed(sig)));
+}
+
+/* The program's previous handler of a terminating signal, for signal()
+ * of one that goes to libc: what sigaction() would report. */
+static sighandler_t term_prev(sighandler_t r)
+{
+	struct sigaction ours;
+
+	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
+	return r == ours.sa_handler ? SIG_DFL : r;
+}
+
 /* signal() and bsd_signal(): BSD semantics, as glibc's. Other signals
  * than ours go to libc's (which also honours siginterrupt()). */
 RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	if (!installed(sig) || h == SIG_ERR)
-		return real_signal("signal", sig, h);
+	if (!ours_to_set(sig, h))
+		return term_prev(real_signal("signal", sig, h));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t h);
 RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
-	if (!installed(sig) || h == SIG_ERR)
-		return real_signal("bsd_signal", sig, h);
+	if (!ours_to_set(sig, h))
+		return term_prev(real_signal("bsd_signal", sig, h));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 /* sysv_signal(): one-shot, not blocked in its handler, as glibc's. */
 RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-	if (!installed(sig) || h == SIG_ERR)
-		return real_signal("sysv_signal", sig, h);
+	if (!ours_to_set(sig, h))
+		return term_prev(real_signal("sysv_signal", sig, h));
 	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
@@ -675,14 +1148,46 @@ void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg)
 
 /* ---- start ---------------------------------------------------------------- */
 
-void rte_crash_start(void)
+/* ---- fork ------------------------------------------------------------------ */
+
+/* Around fork: g_prog_lock is held (with every signal blocked), so the
+ * child never inherits it held by a thread that does not exist there. */
+static void fork_prepare(void)
+{
+	sigset_t o;
+
+	prog_lock(&o);
+	g_fork_mask = o;
+	/* Whether another thread could hold the loader's lock at fork. */
+	g_fork_threaded = !__libc_single_threaded;
+}
+
+static void fork_parent(void)
+{
+	sigset_t o = g_fork_mask;
+
+	prog_unlock(&o);
+}
+
+static void fork_child(void)
+{
+	sigset_t o = g_fork_mask;
+	int saved = errno;
+
+	rte_modules_fork_child(g_fork_threaded);
+	prog_unlock(&o);
+	errno = saved;
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind,
+ * the stack size and the key, then the calling thread's stack. */
+static void start_recorder(unsigned m)
 {
 	long min = sysconf(_SC_MINSIGSTKSZ);
 
-	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
-
-	if (!m)
-		return;
+	g_page = (size_t)sysconf(_SC_PAGESIZE);
 	g_id_crash = rte_api_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
 		g_id_bt = rte_api_register_own("rte.backtrace",
@@ -701,8 +1206,23 @@ void rte_crash_start(void)
 	 * other threads; pairs with mode(). */
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
 	rte_crash_thread_start();
+}
+
+void rte_crash_start(void)
+{
+	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
+
+	g_id_signal = rte_api_register_own("rte.signal", RTE_TYPE_INT);
+	if (m)
+		start_recorder(m);
+	/* The handlers are installed whatever the mode: a truncated file
+	 * (SIGBUS) and death by a terminating signal need them. */
 	install();
-	rte_modules_sync(0);
+	if (m)
+		rte_modules_sync(0);
+	/* Last: nothing above may run under an atfork handler of ours (the
+	 * module sync holds the registry lock, which fork takes after ours). */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* Resolve the real sigaction early: a program may call sigaction from a

@@ -17,9 +17,12 @@
 #define RTE_BTM_THREAD 4u
 
 /* Tracing has just started (rte_core_start_locked, registry lock held):
- * read RTE_BACKTRACE, register the rte.* crash events, load libunwind,
- * give the calling thread an alternate signal stack, install the crash
- * handlers and record the loaded modules. Not signal-safe. */
+ * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
+ * events, load libunwind, give the calling thread an alternate signal
+ * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
+ * those of the terminating signals left at SIG_DFL, record the loaded
+ * modules, and register the atfork handlers of the signal actions' lock.
+ * Not signal-safe. */
 void rte_crash_start(void);
 /* 1 if the file must be kept at exit even without PRESERVE: a fatal crash
  * was recorded, or the exit is made from a program's crash handler that
@@ -56,6 +59,14 @@ void rte_modules_sync(int from_signal);
  * calling thread's ring (the first ones may have been overwritten), even
  * while paused. From a signal handler: only tries the lock. */
 void rte_modules_resend(void);
+/* 1 if the loader's lock (dl_iterate_phdr, libunwind) can only be held by
+ * threads of this process: the process that started tracing, or a fork
+ * child of a single-threaded parent. Elsewhere the syncs above use the
+ * table the parent recorded, never the loader. Async-signal-safe. */
+int rte_modules_loader_ok(void);
+/* atfork child handler (crash.c): re-make the table's lock; trust the
+ * loader's lock if the parent had a single thread when it forked. */
+void rte_modules_fork_child(int parent_threaded);
 
 #pragma GCC visibility pop
 

@@ -13,6 +13,18 @@
  * dl_iterate_phdr's load/unload counters make a sync with nothing new
  * cost one walk step.
  *
+ * The loader's lock: dl_iterate_phdr takes it. A fork child can inherit
+ * it held by a thread of the parent (one in dlopen, dlclose or its own
+ * dl_iterate_phdr) that does not exist in the child, and glibc (2.36)
+ * does not reset it there: any walk would wait forever. So the walk is
+ * made only in the process that started tracing, or in a fork child of a
+ * single-threaded parent (rte_modules_fork_child); elsewhere, and in every
+ * child made without fork() (no atfork handler), the table recorded by
+ * the last walk of the parent stands for the loaded objects: it keeps
+ * each object's path and build id by address, read back with rte_bt_peek
+ * (which cannot fault, even if the parent was unloading it at the fork).
+ * Objects loaded by such a child are not recorded.
+ *
  * dlopen: glibc resolves a bare name with the RUNPATH of the object that
  * called dlopen (found from the return address) and expands $ORIGIN
  * relative to it, so a wrapper that calls the real dlopen would change
@@ -43,9 +55,11 @@ int rte_api_register_own(const char *name, enum rte_type type);
 #define BUILD_ID_MAX 64u
 
 struct mod {
-	uint64_t bias, start;
+	uint64_t bias, start, end;
+	const char *name; /* the loader's copy of its path; NULL: g_exe */
+	const char *bid;  /* its GNU build id, in the mapped object */
 	uint32_t gen;  /* generation of the file it was recorded in, 0: not */
-	uint8_t used, seen;
+	uint8_t used, seen, bid_len;
 };
 
 static struct mod g_mods[MODS_MAX];
@@ -56,6 +70,7 @@ static uint32_t g_synced_gen;
 static char g_exe[PATH_MAX];
 static void *(*g_real_dlopen)(const char *, int);
 static int (*g_real_dlclose)(void *);
+static pid_t g_loader_pid; /* atomic: where the loader's lock is sound */
 
 /* Payload being encoded (under g_lock). */
 static union {
@@ -76,6 +91,8 @@ void rte_modules_register(void)
 
 	g_id_unload = rte_api_register_own("rte.module.unload",
 	                                   RTE_TYPE_CUSTOM);
+	/* Relaxed: read by this process's threads after they see the ids. */
+	__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
 	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
 	g_exe[n > 0 ? n : 0] = '\0';
 	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
@@ -84,8 +101,35 @@ void rte_modules_register(void)
 	                 __ATOMIC_RELEASE);
 }
 
-/* The GNU build id in the object's PT_NOTE segments, or 0 bytes. */
-static unsigned build_id(const struct dl_phdr_info *info, char *out)
+/* 1 if dl_iterate_phdr cannot wait for a lock held by a thread that is
+ * gone (see the top of this file). Async-signal-safe. */
+static int loader_ok(void)
+{
+	/* Relaxed: a pid, written before any thread of this process runs
+	 * our hooks, or by the single thread of a fork child. */
+	return getpid() == __atomic_load_n(&g_loader_pid, __ATOMIC_RELAXED);
+}
+
+int rte_modules_loader_ok(void)
+{
+	return loader_ok();
+}
+
+void rte_modules_fork_child(int parent_threaded)
+{
+	/* The fork may have caught another thread of the parent holding
+	 * g_lock: that thread does not exist here. Re-made, not unlocked;
+	 * whatever it was writing is written again by the next sync. */
+	pthread_mutex_init(&g_lock, NULL);
+	g_synced_gen = 0;
+	if (!parent_threaded)
+		/* Relaxed: this is the only thread of the child. */
+		__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
+}
+
+/* The GNU build id in the object's PT_NOTE segments (*len bytes), or
+ * NULL. */
+static const char *build_id(const struct dl_phdr_info *info, unsigned *len)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -105,13 +149,14 @@ static unsigned build_id(const struct dl_phdr_info *info, char *out)
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(p + sizeof(*nh), "GNU", 4) &&
 			    nh->n_descsz <= BUILD_ID_MAX) {
-				memcpy(out, d, nh->n_descsz);
-				return nh->n_descsz;
+				*len = nh->n_descsz;
+				return d;
 			}
 			p = d + desc;
 		}
 	}
-	return 0;
+	*len = 0;
+	return NULL;
 }
 
 static void extent(const struct dl_phdr_info *info, uint64_t *lo,
@@ -143,16 +188,48 @@ static int write_load(const struct dl_phdr_info *info, uint64_t lo,
 	                           : g_exe;
 	char *p = g_buf.bytes + sizeof(*r);
 	size_t n = strnlen(path, PATH_MAX - 1);
+	unsigned bl;
+	const char *bid = build_id(info, &bl);
 
 	memset(r, 0, sizeof(*r));
 	r->version = RTE_MODULE_VERSION;
-	r->build_id_len = (uint16_t)build_id(info, p);
+	r->build_id_len = (uint16_t)bl;
+	if (bl)
+		memcpy(p, bid, bl);
 	r->bias = info->dlpi_addr;
 	r->start = lo;
 	r->end = hi;
 	memcpy(p + r->build_id_len, path, n);
 	return rte_crash_emit(g_id_load, g_buf.bytes,
 	                      sizeof(*r) + r->build_id_len + n, force);
+}
+
+/* rte.module for an object of the table, from what the table recorded
+ * (no walk): its path and build id are read with rte_bt_peek. */
+static int write_recorded(const struct mod *m, int force)
+{
+	struct rte_module_rec *r = &g_buf.r;
+	char *p = g_buf.bytes + sizeof(*r);
+	size_t bl = 0, n;
+
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_MODULE_VERSION;
+	r->bias = m->bias;
+	r->start = m->start;
+	r->end = m->end;
+	if (m->bid && m->bid_len &&
+	    rte_bt_peek(p, m->bid, m->bid_len) == m->bid_len)
+		bl = m->bid_len;
+	r->build_id_len = (uint16_t)bl;
+	if (m->name) {
+		n = rte_bt_peek(p + bl, m->name, PATH_MAX - 1);
+		n = strnlen(p + bl, n);
+	} else {
+		n = strnlen(g_exe, PATH_MAX - 1);
+		memcpy(p + bl, g_exe, n);
+	}
+	return rte_crash_emit(g_id_load, g_buf.bytes, sizeof(*r) + bl + n,
+	                      force);
 }
 
 static struct mod *find(uint64_t bias, uint64_t start)
@@ -214,6 +291,14 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	}
 	m->seen = 1;
+	m->end = hi;
+	m->name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+	{
+		unsigned bl;
+
+		m->bid = build_id(info, &bl);
+		m->bid_len = (uint8_t)bl;
+	}
 	if (w->all || m->gen != w->gen) {
 		if (write_load(info, lo, hi, w->all) == 0)
 			m->gen = w->gen;
@@ -247,6 +332,27 @@ static int sweep(uint32_t gen)
 	return gone;
 }
 
+/* No walk (the loader's lock cannot be trusted): bring the file up to
+ * date from the table, as the parent's last walk left it. Only tries
+ * g_lock. */
+static void sync_recorded(int all)
+{
+	uint32_t gen;
+
+	if (pthread_mutex_trylock(&g_lock))
+		return;
+	/* Acquire: pairs with the release of rte_g_gen in core.c. */
+	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < MODS_MAX; i++) {
+		struct mod *m = &g_mods[i];
+
+		if (m->used && (all || m->gen != gen) &&
+		    write_recorded(m, all) == 0)
+			m->gen = gen;
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
 static void sync_modules(int from_signal, int all)
 {
 	struct walk w = {.changed = -1, .all = all};
@@ -259,6 +365,10 @@ static void sync_modules(int from_signal, int all)
 	 * stores of the state. */
 	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
 		rte_core_materialize();
+	if (!loader_ok()) {
+		sync_recorded(all);
+		goto out;
+	}
 	if (from_signal ? pthread_mutex_trylock(&g_lock)
 	                : pthread_mutex_lock(&g_lock))
 		goto out;

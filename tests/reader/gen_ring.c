@@ -1,6 +1,6 @@
 /*
  * gen_ring.c - ring files for rte-read's tests, written with the project's
- * own ring writer (common/ring.h):
+ * own ring writer (lib/writer/ring.h):
  *
  *   gen_ring known FILE TRUTH   a finished file of exactly known phases,
  *                               spans, counters, ints and thread names;
@@ -164,7 +164,7 @@ static void known(const char *path, const char *truth_path)
 	           "\"int\":{\"name\":\"app.count\",\"last\":49,\"min\":-50,\"max\":49,\"count\":100},"
 	           "\"unit\":{\"name\":\"app.tick\",\"count\":100},"
 	           "\"threads\":{\"0\":[\"main-thread\",777],\"1\":[\"worker-renamed\",778]},"
-	           "\"chrome_threads\":{\"0\":\"ring 0: main-thread\",\"1\":\"ring 1: worker, worker-renamed\"},"
+	           "\"chrome_threads\":{\"777\":\"main-thread (tid 777)\",\"778\":\"worker, worker-renamed (tid 778)\"},"
 	           "\"lifecycle\":{\"ring_start\":1,\"ring_stop\":1,\"domain_spawn\":1,\"domain_terminate\":1}}\n",
 	        (unsigned long long)phase0, (unsigned long long)phase1,
 	        (unsigned long long)(stop - start));

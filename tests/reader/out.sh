@@ -148,8 +148,9 @@ test_exec_names() {
 	"$RR" -f chrome -o "$W/ex.chrome" "$W/ex" || fail "chrome: exit $?"
 	pycheck "$W/ex.chrome" 'len({(e["pid"], e["tid"]) for e in ev(d, ph="M", name="thread_name")}) ==
 len(ev(d, ph="M", name="thread_name"))' || fail "several thread_name records for one track"
-	pycheck "$W/ex.chrome" '"ring 0: sh \u2192 env \u2192 true" in [e["args"]["name"] for e in ev(d, ph="M", name="thread_name")]' ||
-		fail "ring 0 of the exec'ing process is not 'sh → env → true'"
+	pycheck "$W/ex.chrome" 'any(e["args"]["name"] == "sh \u2192 env \u2192 true (tid %d)" % e["tid"] and e["tid"] == e["pid"]
+for e in ev(d, ph="M", name="thread_name"))' ||
+		fail "the exec'ing thread's track is not 'sh → env → true (tid PID)'"
 	pycheck "$W/ex.chrome" 'any(e["args"]["name"].endswith(": sh \u2192 env \u2192 true") for e in ev(d, ph="M", name="process_name")) and
 any(e["args"]["name"].endswith(": ls") for e in ev(d, ph="M", name="process_name"))' ||
 		fail "processes not named after their executables"

@@ -84,7 +84,7 @@ $CHECK summary "$T/known.sum.json" "$T/truth.json" || fail "summary numbers"
 "$RR" -f chrome "$T/known.events" >"$T/known.chrome.json" || fail "chrome known"
 $CHECK chrome "$T/known.chrome.json" "$T/truth.json" || fail "chrome slices"
 "$RR" "$T/known.events" >"$T/known.txt" || fail "text known"
-grep -Eq '^ +0\.000000000 +4242 +0 - +lifecycle +ring_start +4242$' "$T/known.txt" ||
+grep -Eq '^ +0\.000000000 +- +4242 +0 - +lifecycle +ring_start +4242$' "$T/known.txt" ||
 	fail "text: ring_start line"
 grep -Eq ' 1 worker-renamed +lifecycle +domain_terminate +4242$' "$T/known.txt" ||
 	fail "text: a thread renamed by another (rte.thread.name_of)"

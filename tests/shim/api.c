@@ -44,9 +44,9 @@ static void check_register(void)
 }
 
 /* Fill the id space: 8192 ids exist in all, shared with the 6 rte.*
- * events (README) once tracing runs, and the crash recorder's 3 (rte.crash,
- * rte.module, rte.module.unload; README "Crash flight recorder"); the next
- * name fails. */
+ * events (README) once tracing runs, and the crash recorder's 4 (rte.signal,
+ * rte.crash, rte.module, rte.module.unload; README "Crash flight
+ * recorder"); the next name fails. */
 static void check_too_many(int expect_last, int expect_first)
 {
 	char name[32];
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	rte_resume();
 	CHECK(rte_is_active());
 	rte_int(1, -7);
-	check_too_many(RTE_MAX_USER_EVENTS - 1 - 6 - 3, 5);
+	check_too_many(RTE_MAX_USER_EVENTS - 1 - 6 - 4, 5);
 	check_file(path, ids);
 	printf("%s %s\n", g_fail ? "FAILED" : "ok", path);
 	return g_fail;

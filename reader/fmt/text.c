@@ -1,20 +1,28 @@
 /*
- * fmt_text.c - the default output: one aligned line an event.
+ * fmt/text.c - the default output: one aligned line an event.
  *
- *   TIME           PID   RING THREAD          KIND        NAME             VALUE
- *   0.000123456    4242     0 main            end         minor            dur 12.35us
+ *   TIME           DELTA      PID RING THREAD  KIND        NAME        VALUE
+ *   0.000123456  +1.203us    4242    0 main    end         minor       dur 12.35us
  *
- * TIME is seconds since the process's first event (its ring_start); the
- * value column depends on the kind (see rte-read(1)). A last line totals
+ * TIME is seconds since the trace start (the earliest first event of any
+ * ring of the inputs: one time base for every process, as in chrome and
+ * --top), or with --wall-clock the wall-clock time (UTC, ISO 8601) from
+ * this machine's current CLOCK_REALTIME - CLOCK_MONOTONIC offset; DELTA
+ * is the time since the previous line. The value column depends on the
+ * kind (see rte-read(1)). A last line totals
  * the events (LOST lines are not events) and lost words, and another the
  * unfinished spans (begun, never ended: their thread or file ended first,
  * or words were lost), if any.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "sinks.h"
 
 #define W_TIME 14
+#define W_WALL 30
+#define W_DELTA 11
 #define W_PID 7
 #define W_RING 4
 #define W_THREAD 15
@@ -26,6 +34,9 @@ struct text {
 	int header_done;
 	uint64_t events;
 	uint64_t unfinished; /* spans begun and never ended (procs.h) */
+	uint64_t base, prev; /* trace start; time of the previous line */
+	int has_prev, wall;
+	int64_t wall_off;    /* --wall-clock: CLOCK_MONOTONIC to REALTIME */
 };
 
 static char *pad_to(char *p, char *start, size_t width)
@@ -53,25 +64,59 @@ static char *put_cstr(char *p, const char *s, size_t max)
 	return p;
 }
 
-static char *put_time(char *p, const struct rd_item *it)
+/* YYYY-MM-DDTHH:MM:SS.NNNNNNNNNZ: 30 bytes. */
+static char *put_wall(char *p, uint64_t mono, int64_t off)
+{
+	int64_t ns = (int64_t)mono + off;
+	time_t sec = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns < 0 || !gmtime_r(&sec, &tm))
+		return p + sprintf(p, "%30s", "?");
+	return p + sprintf(p, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ",
+	                   tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+	                   tm.tm_hour, tm.tm_min, tm.tm_sec,
+	                   (long long)(ns % 1000000000));
+}
+
+static char *put_time(char *p, const struct text *t, const struct rd_item *it)
 {
 	char *start = p;
-	uint64_t base = it->proc->base_ts;
 
-	if (it->ts >= base) {
-		p += rd_fmt_secs(p, it->ts - base);
+	if (t->wall)
+		return put_wall(p, it->ts, t->wall_off);
+	if (it->ts >= t->base) {
+		p += rd_fmt_secs(p, it->ts - t->base);
 	} else {
 		*p++ = '-';
-		p += rd_fmt_secs(p, base - it->ts);
+		p += rd_fmt_secs(p, t->base - it->ts);
 	}
 	return align_right(start, (size_t)(p - start), W_TIME);
 }
 
-static char *put_prefix(char *p, const struct rd_item *it)
+/* +DURATION since the previous line (-DURATION: a loss placed earlier). */
+static char *put_delta(char *p, struct text *t, const struct rd_item *it)
+{
+	char *start = p;
+
+	if (!t->has_prev) {
+		*p++ = '-';
+	} else {
+		*p++ = it->ts >= t->prev ? '+' : '-';
+		p += rd_fmt_dur(p, it->ts >= t->prev ? it->ts - t->prev : t->prev - it->ts);
+	}
+	t->prev = it->ts;
+	t->has_prev = 1;
+	return align_right(start, (size_t)(p - start), W_DELTA);
+}
+
+static char *put_prefix(char *p, struct text *t, const struct rd_item *it)
 {
 	char *s;
 
-	p = put_time(p, it);
+	p = put_time(p, t, it);
+	*p++ = ' ';
+	p = put_delta(p, t, it);
 	*p++ = ' ';
 	s = p;
 	if (it->src->pid >= 0)
@@ -184,23 +229,36 @@ static char *put_value(char *p, const struct rd_item *it)
 	}
 }
 
-static void header(struct rd_out *o)
+/* Pad to column `col` of line and write word w. */
+static char *col_word(char *p, char *line, size_t col, const char *w)
 {
-	char line[160], *p = line;
+	size_t n = strlen(w);
 
-	p = pad_to(p, line, W_TIME - 4);
-	memcpy(p, "TIME", 4), p += 4;
-	p = pad_to(p, line, W_TIME + 1 + W_PID - 3);
-	memcpy(p, "PID", 3), p += 3;
-	p = pad_to(p, line, W_TIME + W_PID + 2 + W_RING - 4);
-	memcpy(p, "RING ", 5), p += 5;
-	memcpy(p, "THREAD", 6), p += 6;
-	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + 4);
-	memcpy(p, "KIND", 4), p += 4;
-	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + W_KIND + 5);
-	memcpy(p, "NAME", 4), p += 4;
-	p = pad_to(p, line, W_TIME + W_PID + W_RING + W_THREAD + W_KIND + W_NAME + 6);
-	memcpy(p, "VALUE\n", 6), p += 6;
+	p = pad_to(p, line, col);
+	memcpy(p, w, n);
+	return p + n;
+}
+
+static void header(struct rd_out *o, int wall)
+{
+	char line[200], *p = line;
+	size_t c = wall ? W_WALL : W_TIME; /* end of the time column */
+
+	p = wall ? col_word(p, line, 0, "WALL CLOCK (UTC)")
+	         : col_word(p, line, W_TIME - 4, "TIME");
+	c += 1 + W_DELTA;
+	p = col_word(p, line, c - 5, "DELTA");
+	c += 1 + W_PID;
+	p = col_word(p, line, c - 3, "PID");
+	c += 1 + W_RING;
+	p = col_word(p, line, c - 4, "RING");
+	p = col_word(p, line, c + 1, "THREAD");
+	c += 1 + W_THREAD;
+	p = col_word(p, line, c + 1, "KIND");
+	c += 1 + W_KIND;
+	p = col_word(p, line, c + 1, "NAME");
+	c += 1 + W_NAME;
+	p = col_word(p, line, c + 1, "VALUE\n");
 	rd_out_mem(o, line, (size_t)(p - line));
 }
 
@@ -213,18 +271,22 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	char *p, *start, *name, nbuf[48];
 	const char *kind = ev->kind == RTE_EV_LOST ? "LOST" : rte_event_kind_name(ev->kind);
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2 && rd_filter_pid_pass(c->filter, it->src->pid); k++)
 		t->unfinished += rd_spans_passing(c->filter, it->ab[k].s, it->ab[k].n,
 		                                  it->ab[k].user);
 	if (!it->pass)
 		return;
 	if (!t->header_done) {
-		header(o);
+		t->base = c->filter->has_t0 ? c->filter->t0 : it->ts;
+		t->wall = c->filter->wall_clock;
+		if (t->wall)
+			t->wall_off = rd_wall_offset();
+		header(o, t->wall);
 		t->header_done = 1;
 	}
 	t->events += ev->kind != RTE_EV_LOST; /* a loss record is no event */
 	start = p = rd_out_reserve(o, 1024);
-	p = put_prefix(p, it);
+	p = put_prefix(p, t, it);
 	name = p;
 	p = put_cstr(p, kind, W_KIND);
 	p = pad_to(p, name, W_KIND);
@@ -283,6 +345,8 @@ static void unfinished_note(struct text *t, struct rd_ctx *c)
 	for (unsigned i = 0; i < c->procs->nsrc; i++) {
 		const struct rd_src *s = &c->procs->src[i];
 
+		if (!rd_filter_pid_pass(c->filter, s->pid)) /* --pid */
+			continue;
 		for (unsigned r = 0; r < s->rings; r++) {
 			const struct rd_thread *th = &s->threads[r];
 
@@ -304,7 +368,7 @@ static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 	char line[128], *p = line;
 
 	if (!t->header_done)
-		header(c->out);
+		header(c->out, c->filter->wall_clock);
 	memcpy(p, "# ", 2), p += 2;
 	p += rd_fmt_u64(p, t->events);
 	memcpy(p, " events, ", 9), p += 9;

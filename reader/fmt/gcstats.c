@@ -1,5 +1,5 @@
 /*
- * fmt_gcstats.c - the gc-stats and gc-stats-json formats: per process,
+ * fmt/gcstats.c - the gc-stats and gc-stats-json formats: per process,
  * the GC statistics of gcstats.h, named as olly gc-stats names them.
  * Memory grows with the number of files and rings, never with the number
  * of events; the run() fast path handles every event but lifecycle and
@@ -119,8 +119,10 @@ static void gcs_finish(struct rd_sink *s, struct rd_ctx *c)
 
 	if (G->json)
 		rd_out_str(o, "{\"version\":1,\"processes\":[");
-	for (unsigned i = 0; i < P->nproc; i++) {
-		if (i)
+	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
+		if (!rd_filter_pid_pass(c->filter, P->proc[i]->pid)) /* --pid */
+			continue;
+		if (shown++)
 			rd_out_ch(o, G->json ? ',' : '\n');
 		if (G->json)
 			json_proc(G, c, P->proc[i]);

@@ -1,5 +1,5 @@
 /*
- * fmt_summary.c - the summary and summary-json formats.
+ * fmt/summary.c - the summary and summary-json formats.
  *
  * Per process (pid): wall time, rings, runtime phases and user spans with
  * count/total/mean/p50/p90/p99/p99.9/max from fixed-size histograms
@@ -30,6 +30,7 @@
 
 #include "gcstats.h"
 #include "hist.h"
+#include "profile.h"
 #include "sinks.h"
 
 enum fam { F_PHASE, F_SPAN, F_COUNTER, F_INT, F_UNIT, F_CUSTOM, F_NFAM };
@@ -54,7 +55,7 @@ struct ringval {
 struct entry {
 	int fam;
 	char *name;
-	struct rte_hist *h;   /* F_PHASE, F_SPAN, past SMALL_DURS values */
+	struct rd_hist *h;   /* F_PHASE, F_SPAN, past SMALL_DURS values */
 	uint64_t dur[SMALL_DURS]; /* ... the values until then */
 	unsigned ndur;
 	uint64_t count;       /* values, or events for unit/custom */
@@ -65,7 +66,7 @@ struct entry {
 	struct ringval *rv;   /* per ring, in order of first value */
 	size_t nrv, rvcap, rvhint;
 	int hidden;           /* rte.thread.*: shown with the rings instead */
-	int rte;              /* rte.*: procs.c or crash.c may need the event */
+	int rte;              /* rte.*: procs.c or crashrep.c may need the event */
 };
 
 struct psum {
@@ -89,7 +90,7 @@ struct seg {
 
 struct summary {
 	struct rd_sink sink;
-	struct rte_hist *view; /* scratch: the histogram of a small entry */
+	struct rd_hist *view; /* scratch: the histogram of a small entry */
 	/* processes written early (see the top): */
 	int spooling;          /* 0 not yet, 1 on, -1 off (cannot) */
 	struct rd_out spool;   /* the unlinked temporary file */
@@ -98,6 +99,7 @@ struct summary {
 	unsigned scan;         /* the next process to consider */
 	unsigned cur_src;      /* the source being read */
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
+	struct rd_prof *prof; /* the profiles' section (profile.h); NULL: none */
 	int json;
 	int oom;
 };
@@ -188,34 +190,34 @@ static struct entry *user_entry(struct summary *S, struct psum *ps,
 static void dur_add(struct summary *S, struct entry *e, uint64_t v)
 {
 	if (e->h) {
-		rte_hist_add(e->h, v);
+		rd_hist_add(e->h, v);
 		return;
 	}
 	if (e->ndur < SMALL_DURS) {
 		e->dur[e->ndur++] = v;
 		return;
 	}
-	if (!(e->h = rte_hist_new())) {
+	if (!(e->h = rd_hist_new())) {
 		S->oom = 1;
 		return;
 	}
 	for (unsigned i = 0; i < e->ndur; i++)
-		rte_hist_add(e->h, e->dur[i]);
-	rte_hist_add(e->h, v);
+		rd_hist_add(e->h, e->dur[i]);
+	rd_hist_add(e->h, v);
 }
 
 /* The histogram of duration entry e, to read until dur_unview(): its own,
  * or S->view filled with its few values. NULL if out of memory. */
-static const struct rte_hist *dur_view(struct summary *S, const struct entry *e)
+static const struct rd_hist *dur_view(struct summary *S, const struct entry *e)
 {
 	if (e->h)
 		return e->h;
-	if (!S->view && !(S->view = rte_hist_new())) {
+	if (!S->view && !(S->view = rd_hist_new())) {
 		S->oom = 1;
 		return NULL;
 	}
 	for (unsigned i = 0; i < e->ndur; i++)
-		rte_hist_add(S->view, e->dur[i]);
+		rd_hist_add(S->view, e->dur[i]);
 	return S->view;
 }
 
@@ -225,7 +227,7 @@ static void dur_unview(struct summary *S, const struct entry *e)
 	if (e->h || !S->view)
 		return;
 	for (unsigned i = 0; i < e->ndur; i++)
-		S->view->b[rte_hist_index(e->dur[i])] = 0;
+		S->view->b[rd_hist_index(e->dur[i])] = 0;
 	S->view->count = S->view->sum = S->view->min = S->view->max = 0;
 }
 
@@ -353,7 +355,7 @@ static void add_value(struct summary *S, struct entry *e, int64_t v,
 
 /* The entry of an unfinished span (the begin kept in s). */
 static struct entry *open_entry(struct summary *S, struct psum *ps,
-                                const struct rte_span_open *s, int user)
+                                const struct rd_span_open *s, int user)
 {
 	struct rte_event ev;
 	char buf[48];
@@ -374,7 +376,7 @@ static struct entry *open_entry(struct summary *S, struct psum *ps,
 /* Count n unfinished spans s[0..n) of process ps that pass filter f (NULL:
  * all pass). */
 static void add_unfinished(struct summary *S, struct psum *ps,
-                           struct rd_filter *f, const struct rte_span_open *s,
+                           struct rd_filter *f, const struct rd_span_open *s,
                            unsigned n, int user)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -406,6 +408,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 		return;
 	if (S->gc)
 		rd_gc_event(S->gc, c->procs, it);
+	rd_prof_event(S->prof, c->procs, it);
 	ps = psum_of(S, it->proc);
 	if (!ps)
 		return;
@@ -444,7 +447,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 /* ---- the fast path ------------------------------------------------------ */
 
 /* The cached entry of user event `id` if the fast path may use it: named,
- * of family `fam`, and none of the rte.* events procs.c or crash.c read. */
+ * of family `fam`, and none of the rte.* events procs.c or crashrep.c read. */
 static inline struct entry *fast_user(const struct ucache *cache, unsigned id,
                                       int fam)
 {
@@ -458,7 +461,7 @@ static inline void fast_end(struct summary *S, struct entry *e, int matched,
 {
 	if (matched) {
 		if (__builtin_expect(e->h != NULL, 1))
-			rte_hist_add(e->h, dur);
+			rd_hist_add(e->h, dur);
 		else
 			dur_add(S, e, dur);
 		e->count++;
@@ -483,7 +486,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	const struct ucache *cache = rs->fmt;
 	struct entry *e;
 	struct rd_thread *th;
-	const struct rte_span_open *d;
+	const struct rd_span_open *d;
 	uint64_t lo, hi, b, dur, thi;
 	unsigned nd;
 	size_t i;
@@ -524,7 +527,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			add_value(S, e, x->u.value, 0, x->ts, src, x->ring);
 			break;
 		case RTE_EV_USER_SPAN_BEGIN:
-			rte_spans_begin(&th->spans, x->id, x->ts, x->name);
+			rd_spans_begin(&th->spans, x->id, x->ts, x->name);
 			break;
 		case RTE_EV_USER_SPAN_END:
 			if (!(e = fast_user(cache, x->id, F_SPAN)))
@@ -609,25 +612,10 @@ static void out_dur(struct rd_out *o, uint64_t ns, int width)
 	rd_out_mem(o, b, n);
 }
 
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char b[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-}
-
 static void text_durations(struct summary *S, struct rd_out *o,
                            struct psum *ps, int fam, uint64_t wall)
 {
-	const struct rte_hist *h;
+	const struct rd_hist *h;
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
@@ -636,25 +624,25 @@ static void text_durations(struct summary *S, struct rd_out *o,
 		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
+			rd_outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
 			     fam_title[fam], "count", "total", "mean", "p50", "p90",
 			     "p99", "p99.9", "max", "%wall");
 			head = 1;
 		}
-		outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
+		rd_outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
 		if (!(h = dur_view(S, e)))
 			continue;
 		out_dur(o, h->sum, 11);
-		out_dur(o, rte_hist_mean(h), 11);
+		out_dur(o, rd_hist_mean(h), 11);
 		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-			out_dur(o, rte_hist_quantile(h, quantiles[q].q), 11);
+			out_dur(o, rd_hist_quantile(h, quantiles[q].q), 11);
 		out_dur(o, h->max, 11);
-		outf(o, " %5.1f%%", 100.0 * share(h->sum, wall));
+		rd_outf(o, " %5.1f%%", 100.0 * share(h->sum, wall));
 		dur_unview(S, e);
 		if (e->unmatched)
-			outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
+			rd_outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
 		if (e->unfinished)
-			outf(o, "  (%llu unfinished)", (unsigned long long)e->unfinished);
+			rd_outf(o, "  (%llu unfinished)", (unsigned long long)e->unfinished);
 		rd_out_ch(o, '\n');
 	}
 }
@@ -669,16 +657,16 @@ static void text_values(struct rd_out *o, struct psum *ps, int fam)
 		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
+			rd_outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
 			     "count", "last (latest time)", "min", "max");
 			head = 1;
 		}
 		if (u)
-			outf(o, "  %-28.127s %9llu %20llu %20llu %20llu\n", e->name,
+			rd_outf(o, "  %-28.127s %9llu %20llu %20llu %20llu\n", e->name,
 			     (unsigned long long)e->count, (unsigned long long)e->last,
 			     (unsigned long long)e->min, (unsigned long long)e->max);
 		else
-			outf(o, "  %-28.127s %9llu %20lld %20lld %20lld\n", e->name,
+			rd_outf(o, "  %-28.127s %9llu %20lld %20lld %20lld\n", e->name,
 			     (unsigned long long)e->count, (long long)e->last,
 			     (long long)e->min, (long long)e->max);
 	}
@@ -694,17 +682,17 @@ static void text_counts(struct rd_out *o, struct psum *ps)
 		if ((e->fam != F_UNIT && e->fam != F_CUSTOM) || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
+			rd_outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
 			head = 1;
 		}
-		outf(o, "  %-28.127s %9llu  %s\n", e->name, (unsigned long long)e->count,
+		rd_outf(o, "  %-28.127s %9llu  %s\n", e->name, (unsigned long long)e->count,
 		     e->fam == F_UNIT ? "unit" : "custom");
 	}
 }
 
 static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 {
-	outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
+	rd_outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
 	     "tid", "events", "lost words", "in phases");
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *s = &P->src[i];
@@ -717,7 +705,7 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 				continue;
 			if (t->tid >= 0)
 				snprintf(tid, sizeof tid, "%ld", t->tid);
-			outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
+			rd_outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
 			     t->name[0] ? t->name : "-", tid,
 			     (unsigned long long)t->events,
 			     (unsigned long long)t->lost_words);
@@ -739,16 +727,16 @@ static void text_ring_values(struct rd_out *o, struct psum *ps)
 		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden || e->nrv < 2)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %4s %4s %20s\n", "last value per ring",
+			rd_outf(o, "\n  %-28s %4s %4s %20s\n", "last value per ring",
 			     "file", "ring", "last");
 			head = 1;
 		}
 		for (size_t k = 0; k < e->nrv; k++)
 			if (e->fam == F_COUNTER)
-				outf(o, "  %-28.127s %4u %4u %20llu\n", e->name, e->rv[k].src,
+				rd_outf(o, "  %-28.127s %4u %4u %20llu\n", e->name, e->rv[k].src,
 				     e->rv[k].ring, (unsigned long long)e->rv[k].last);
 			else
-				outf(o, "  %-28.127s %4u %4u %20lld\n", e->name, e->rv[k].src,
+				rd_outf(o, "  %-28.127s %4u %4u %20lld\n", e->name, e->rv[k].src,
 				     e->rv[k].ring, (long long)e->rv[k].last);
 	}
 }
@@ -757,14 +745,14 @@ static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 {
 	int any = 0;
 
-	outf(o, "\n  lifecycle:");
+	rd_outf(o, "\n  lifecycle:");
 	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
 		if (pr->lifecycle[i]) {
-			outf(o, "%s %s %llu", any ? "," : "", rte_lifecycle_name(i),
+			rd_outf(o, "%s %s %llu", any ? "," : "", rte_lifecycle_name(i),
 			     (unsigned long long)pr->lifecycle[i]);
 			any = 1;
 		}
-	outf(o, "%s\n", any ? "" : " none");
+	rd_outf(o, "%s\n", any ? "" : " none");
 }
 
 /* How the file ended, after its name in the text summary. */
@@ -785,21 +773,21 @@ static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 
 	if (pr->pid >= 0)
-		outf(o, "process %ld\n", pr->pid);
+		rd_outf(o, "process %ld\n", pr->pid);
 	else
-		outf(o, "process (pid unknown)\n");
+		rd_outf(o, "process (pid unknown)\n");
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
-		outf(o, "  file %u: %s%s\n", i, P->src[i].path,
+		rd_outf(o, "  file %u: %s%s\n", i, P->src[i].path,
 		     file_note(&P->src[i]));
-	outf(o, "  wall time       ");
+	rd_outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
-	outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
+	rd_outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
 	                                              : "first to last event");
-	outf(o, "  events          %llu\n  lost words      %llu\n",
+	rd_outf(o, "  events          %llu\n  lost words      %llu\n",
 	     (unsigned long long)pr->events, (unsigned long long)pr->lost_words);
-	outf(o, "  runtime phases  ");
+	rd_outf(o, "  runtime phases  ");
 	out_dur(o, ph, 0);
-	outf(o, " = %.1f%% of wall time (outermost phases, summed over rings)\n",
+	rd_outf(o, " = %.1f%% of wall time (outermost phases, summed over rings)\n",
 	     100.0 * share(ph, wall));
 	text_rings(o, P, pr);
 	if (ps) {
@@ -812,7 +800,7 @@ static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 		text_values(o, ps, F_INT);
 		text_counts(o, ps);
 		if (ps->alloc_events)
-			outf(o, "\n  alloc events: %llu\n", (unsigned long long)ps->alloc_events);
+			rd_outf(o, "\n  alloc events: %llu\n", (unsigned long long)ps->alloc_events);
 	}
 	text_lifecycle(o, pr);
 }
@@ -838,7 +826,7 @@ static void json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
 static void json_entry(struct summary *S, struct rd_out *o,
                        const struct entry *e, uint64_t wall)
 {
-	const struct rte_hist *h;
+	const struct rd_hist *h;
 	int f = 1;
 
 	rd_out_ch(o, '{');
@@ -847,15 +835,15 @@ static void json_entry(struct summary *S, struct rd_out *o,
 	json_u(o, &f, "count", e->count);
 	if (is_dur(e) && (h = dur_view(S, e)) != NULL) {
 		json_u(o, &f, "total_ns", h->sum);
-		json_u(o, &f, "mean_ns", rte_hist_mean(h));
+		json_u(o, &f, "mean_ns", rd_hist_mean(h));
 		json_u(o, &f, "min_ns", h->count ? h->min : 0);
-		json_u(o, &f, "p50_ns", rte_hist_quantile(h, 0.5));
-		json_u(o, &f, "p90_ns", rte_hist_quantile(h, 0.9));
-		json_u(o, &f, "p99_ns", rte_hist_quantile(h, 0.99));
-		json_u(o, &f, "p999_ns", rte_hist_quantile(h, 0.999));
+		json_u(o, &f, "p50_ns", rd_hist_quantile(h, 0.5));
+		json_u(o, &f, "p90_ns", rd_hist_quantile(h, 0.9));
+		json_u(o, &f, "p99_ns", rd_hist_quantile(h, 0.99));
+		json_u(o, &f, "p999_ns", rd_hist_quantile(h, 0.999));
 		json_u(o, &f, "max_ns", h->max);
 		json_key(o, &f, "wall_share");
-		outf(o, "%.6f", share(h->sum, wall));
+		rd_outf(o, "%.6f", share(h->sum, wall));
 		dur_unview(S, e);
 		json_u(o, &f, "unmatched_ends", e->unmatched);
 		json_u(o, &f, "unfinished", e->unfinished);
@@ -946,7 +934,8 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 }
 
 static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
-                      struct rd_proc *pr, struct psum *ps, struct rd_gc *gc)
+                      struct rd_proc *pr, struct psum *ps, struct rd_gc *gc,
+                      struct rd_prof *prof)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 	int f = 1, first = 1;
@@ -981,13 +970,13 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	json_u(o, &f, "lost_words", pr->lost_words);
 	json_u(o, &f, "runtime_phase_ns", ph);
 	json_key(o, &f, "runtime_phase_share");
-	outf(o, "%.6f", share(ph, wall));
+	rd_outf(o, "%.6f", share(ph, wall));
 	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 	json_rings(o, P, pr, ps);
 	for (int fam = 0; fam < F_NFAM; fam++) {
 		first = 1;
-		outf(o, ",\"%s\":[", fam_key[fam]);
+		rd_outf(o, ",\"%s\":[", fam_key[fam]);
 		for (size_t i = 0; ps && i < ps->n; i++)
 			if (ps->e[i]->fam == fam && !ps->e[i]->hidden) {
 				if (!first)
@@ -1004,6 +993,7 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 		json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
 	rd_out_ch(o, '}');
 	rd_gc_summary_section(gc, o, P, pr, 1);
+	rd_prof_summary(prof, o, pr, 1);
 	rd_out_ch(o, '}');
 }
 
@@ -1054,8 +1044,8 @@ static void end_open_spans(struct summary *S, struct rd_ctx *c,
 				return;
 			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
 			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
-			rte_spans_free(&t->phases);
-			rte_spans_free(&t->spans);
+			rd_spans_free(&t->phases);
+			rd_spans_free(&t->spans);
 		}
 	}
 }
@@ -1065,10 +1055,11 @@ static void write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
                        struct rd_proc *pr)
 {
 	if (S->json) {
-		json_proc(S, o, P, pr, pr->fmt, S->gc);
+		json_proc(S, o, P, pr, pr->fmt, S->gc, S->prof);
 	} else {
 		text_proc(S, o, P, pr, pr->fmt);
 		rd_gc_summary_section(S->gc, o, P, pr, 0);
+		rd_prof_summary(S->prof, o, pr, 0);
 	}
 }
 
@@ -1135,17 +1126,19 @@ static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 		S->nseg = n;
 	}
 	end_open_spans(S, c, pr);
-	off = spool_pos(S);
-	write_proc(S, &S->spool, P, pr);
-	S->seg[pr->index] = (struct seg){ off, spool_pos(S) - off };
+	if (rd_filter_pid_pass(c->filter, pr->pid)) { /* else not shown (--pid) */
+		off = spool_pos(S);
+		write_proc(S, &S->spool, P, pr);
+		S->seg[pr->index] = (struct seg){ off, spool_pos(S) - off };
+	}
 	free_psum(pr);
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		free(P->src[i].fmt);
 		P->src[i].fmt = NULL;
 		rd_gc_forget_file(S->gc, i);
 		for (unsigned r = 0; r < P->src[i].rings; r++) {
-			rte_spans_free(&P->src[i].threads[r].phases);
-			rte_spans_free(&P->src[i].threads[r].spans);
+			rd_spans_free(&P->src[i].threads[r].phases);
+			rd_spans_free(&P->src[i].threads[r].spans);
 		}
 	}
 }
@@ -1210,10 +1203,12 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
 		rd_crash_report_text(c->report, o); /* a crash comes first */
-	for (unsigned i = 0; i < P->nproc; i++) {
+	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
-		if (i)
+		if (!rd_filter_pid_pass(c->filter, pr->pid)) /* --pid */
+			continue;
+		if (shown++)
 			rd_out_ch(o, S->json ? ',' : '\n');
 		if (i < S->nseg && S->seg[i].len) {
 			if (spool_copy(S, o, &S->seg[i]) < 0)
@@ -1233,11 +1228,11 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, S->oom ? "false" : "true");
 		rd_out_str(o, "}\n");
 	} else {
-		outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
+		rd_outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
 		     P->nproc == 1 ? "" : "es", (unsigned long long)events,
 		     (unsigned long long)c->lost_total);
 		if (S->oom)
-			outf(o, "(incomplete: out of memory while summarising)\n");
+			rd_outf(o, "(incomplete: out of memory while summarising)\n");
 	}
 	free_state(P);
 }
@@ -1255,6 +1250,7 @@ static void summary_destroy(struct rd_sink *s)
 		rd_out_fini(&S->spool);
 		close(fd);
 	}
+	rd_prof_free(S->prof);
 	free(S);
 }
 
@@ -1268,5 +1264,6 @@ struct rd_sink *rd_sink_summary(int json)
 	                           summary_run };
 	S->json = json;
 	S->gc = rd_gc_new(); /* NULL: the summary without its GC section */
+	S->prof = rd_prof_new(); /* NULL: without its profiles */
 	return &S->sink;
 }

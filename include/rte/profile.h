@@ -1,0 +1,100 @@
+/*
+ * rte/profile.h - the payloads of rte's profiler events: the CPU profiler
+ * (RTE_PROFILE: rte.sample) and the allocation profiler (RTE_ALLOC:
+ * rte.alloc.sample, rte.alloc.free, and the rte.alloc.* int events). All
+ * custom records follow the rules of rte/crash.h: the machine's byte
+ * order, a 16-bit version first (a reader ignores a version it does not
+ * know), then the fixed part, then `nframes` 64-bit addresses, the
+ * innermost first. Stacks are symbolised from the rte.module events of the
+ * same process, as crash stacks are. Pure data: include it anywhere.
+ *
+ * A stack of RTE_PROFILE_MAX_FRAMES frames fits any ring size
+ * (RTE_CUSTOM_MAX_BYTES).
+ */
+#ifndef RTE_PROFILE_H
+#define RTE_PROFILE_H
+
+#include <stdint.h>
+
+#define RTE_SAMPLE_VERSION 1u
+#define RTE_ALLOC_SAMPLE_VERSION 1u
+#define RTE_ALLOC_FREE_VERSION 1u
+#define RTE_PROFILE_MAX_FRAMES 64u
+
+/* rte.sample / rte.alloc.sample flags */
+#define RTE_STACK_TRUNCATED 1u /* the walk stopped at RTE_PROFILE_MAX_FRAMES
+                                  or at a frame it could not unwind */
+
+/*
+ * rte.sample: one CPU-time sample of the thread whose ring it is on,
+ * written by that thread's profiling signal handler; then `nframes`
+ * addresses, the interrupted instruction first, then return addresses.
+ * The event's timestamp is when the sample was taken.
+ */
+struct rte_sample_rec {
+	uint16_t version;  /* RTE_SAMPLE_VERSION */
+	uint16_t nframes;
+	uint32_t flags;    /* RTE_STACK_* */
+	uint64_t cpu_ns;   /* the thread's CPU time since its previous sample
+	                      (or since its timer was armed): the weight */
+	int32_t tid;       /* kernel thread id */
+	uint32_t hz;       /* the rate asked for (RTE_PROFILE) */
+};                         /* 24 bytes */
+
+/* rte.alloc.sample fn: which function made the allocation */
+enum rte_alloc_fn {
+	RTE_ALLOC_MALLOC = 1, RTE_ALLOC_CALLOC, RTE_ALLOC_REALLOC,
+	RTE_ALLOC_REALLOCARRAY, RTE_ALLOC_POSIX_MEMALIGN,
+	RTE_ALLOC_ALIGNED_ALLOC, RTE_ALLOC_MEMALIGN, RTE_ALLOC_VALLOC,
+	RTE_ALLOC_PVALLOC
+};
+
+/*
+ * rte.alloc.sample: one sampled allocation. Sampling picks on average one
+ * allocation per `period` bytes allocated (exponentially distributed
+ * intervals), so an allocation of s bytes is sampled with probability
+ * 1 - exp(-s / period): a reader estimates the bytes and objects a sample
+ * stands for as s / (1 - exp(-s / period)) and 1 / (1 - exp(-s / period)).
+ * Then `nframes` return addresses, the allocator's caller first.
+ */
+struct rte_alloc_sample_rec {
+	uint16_t version;  /* RTE_ALLOC_SAMPLE_VERSION */
+	uint16_t nframes;
+	uint16_t fn;       /* enum rte_alloc_fn */
+	uint16_t flags;    /* RTE_STACK_* */
+	uint64_t size;     /* bytes asked for */
+	uint64_t addr;     /* address returned */
+	uint64_t period;   /* mean sampling interval in bytes (RTE_ALLOC_SAMPLE) */
+};                         /* 32 bytes */
+
+/*
+ * rte.alloc.free: a sampled allocation was freed (free, or realloc moved
+ * or shrank it away), on the ring of the thread that freed it. An address
+ * sampled and never freed was live at the end of the trace.
+ */
+struct rte_alloc_free_rec {
+	uint16_t version;  /* RTE_ALLOC_FREE_VERSION */
+	uint16_t reserved;
+	uint32_t reserved2;
+	uint64_t addr;
+};                         /* 16 bytes */
+
+/*
+ * The rte.alloc.* int events, written on each thread's ring with its
+ * `alloc` runtime event (the OCaml size-bucket histogram of the calls since
+ * the previous flush): each value counts what happened on that thread
+ * since its previous flush, so totals are sums over events.
+ *   rte.alloc.calls    allocation calls (malloc family)
+ *   rte.alloc.bytes    bytes asked for by those calls
+ *   rte.alloc.frees    free calls with a non-NULL pointer
+ *   rte.alloc.freed    bytes freed (malloc_usable_size of each)
+ */
+#define RTE_ALLOC_EV_CALLS "rte.alloc.calls"
+#define RTE_ALLOC_EV_BYTES "rte.alloc.bytes"
+#define RTE_ALLOC_EV_FREES "rte.alloc.frees"
+#define RTE_ALLOC_EV_FREED "rte.alloc.freed"
+#define RTE_ALLOC_EV_SAMPLE "rte.alloc.sample"
+#define RTE_ALLOC_EV_FREE "rte.alloc.free"
+#define RTE_SAMPLE_EV "rte.sample"
+
+#endif

@@ -1,0 +1,1076 @@
+/*
+ * metrics.c - per-process Prometheus metrics from ring files, and their
+ * exposition (see metrics.h; every metric is in doc/METRICS.md).
+ *
+ * Each followed file has its own merge (rd_merge, one source) and its own
+ * rd_procs, so begin/end matching is procs.c's, identical to the summary
+ * formats', and a file is dropped by freeing what is its own. Values are
+ * kept per process (pid) in series: one per family and label set, found
+ * through a hash table keyed by (family, ring, id, name) behind a small
+ * per-file cache keyed by (family, ring, event id), so a steady stream of
+ * known events costs a cache probe and an add.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "rte/crash.h"
+#include "procs.h"
+#include "vec.h"
+
+/* ---- families ------------------------------------------------------------ */
+
+enum ftype { T_COUNTER, T_GAUGE, T_HIST };
+
+enum fam {
+	PF_EVENTS, PF_LOST, PF_PHASE, PF_PAUSE, PF_PHASE_TIME, PF_SPAN,
+	PF_COUNTER, PF_COUNTER_ACC, PF_INT, PF_USER, PF_LIFECYCLE,
+	PF_ALLOC_CALLS, PF_ALLOC_BYTES, PF_CRASHES, PF_N,
+	PF_NAMESET = PF_N /* the set of a process's user names, not rendered */
+};
+
+struct famdef {
+	const char *name; /* without _total for counters */
+	enum ftype type;
+	const char *help;
+};
+
+static const struct famdef fams[PF_N] = {
+	[PF_EVENTS] = { "rte_events", T_COUNTER,
+		"Events read from the process's ring files, by kind." },
+	[PF_LOST] = { "rte_lost_words", T_COUNTER,
+		"Ring words overwritten by the writer before they were read." },
+	[PF_PHASE] = { "rte_runtime_phase_duration_seconds", T_HIST,
+		"Durations of runtime phases (matched begin/end), by phase name." },
+	[PF_PAUSE] = { "rte_gc_pause_duration_seconds", T_HIST,
+		"Durations of outermost runtime phases on a thread (GC pauses)." },
+	[PF_PHASE_TIME] = { "rte_runtime_phase_seconds", T_COUNTER,
+		"Time with a runtime phase open, summed over threads (GC time)." },
+	[PF_SPAN] = { "rte_span_duration_seconds", T_HIST,
+		"Durations of user spans (matched begin/end), by span name." },
+	[PF_COUNTER] = { "rte_runtime_stat", T_GAUGE,
+		"Last value of each runtime counter (OCaml's EV_C_* statistics)." },
+	[PF_COUNTER_ACC] = { "rte_runtime_stat_accumulated", T_COUNTER,
+		"Sum of the values of each runtime counter." },
+	[PF_INT] = { "rte_user_int", T_GAUGE,
+		"Last value of each user int event." },
+	[PF_USER] = { "rte_user_events", T_COUNTER,
+		"User unit, int and custom events, by name and kind." },
+	[PF_LIFECYCLE] = { "rte_lifecycle_events", T_COUNTER,
+		"Lifecycle events (ring_start, fork_child, ...), by name." },
+	[PF_ALLOC_CALLS] = { "rte_alloc_calls", T_COUNTER,
+		"Allocations reported by alloc events (allocation profiler)." },
+	[PF_ALLOC_BYTES] = { "rte_alloc_bytes", T_COUNTER,
+		"Bytes allocated by those allocations (lower bound of their size buckets)." },
+	[PF_CRASHES] = { "rte_crashes", T_COUNTER,
+		"Crashes recorded (rte.crash events)." },
+};
+
+/* Histogram bounds: 1 us .. 10 s in 1-2.5-5 steps (doc/METRICS.md). */
+#define NB 22
+static const uint64_t bound_ns[NB] = {
+	1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
+	250000000, 500000000, 1000000000, 2500000000u, 5000000000u, 10000000000u,
+};
+static const char *const bound_txt[NB] = {
+	"1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001",
+	"0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
+	"0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+};
+
+/* ---- data ---------------------------------------------------------------- */
+
+struct series {
+	int fam, rk;       /* key: family, ring (-1: aggregated) */
+	unsigned id;       /* key: kind or runtime id */
+	char *name;        /* key: name (NULL for unnamed families) */
+	char *labels;      /* rendered: ",name=\"x\"..." after pid and exe */
+	uint64_t v;        /* counter, or gauge (u64 bits) */
+	int64_t last;      /* PF_INT */
+	uint64_t count, sum_ns;
+	uint64_t *b;       /* PF_PHASE, PF_PAUSE, PF_SPAN: NB + 1 buckets */
+};
+
+struct vec {
+	struct series **v;
+	size_t n, cap;
+};
+
+struct proc {
+	long pid;
+	char *labels;                /* pid="1",exe="x" */
+	struct series **tab;         /* open addressing, power of two */
+	size_t tabcap, nser;
+	struct vec fam[PF_N];
+	unsigned nnames;
+	int limited;                 /* some name went to "other" */
+	unsigned nfiles, ndone;
+	int final, delivered, oom;
+	int exe_known;               /* the exe label came from rte.module */
+};
+
+#define CACHE 512
+
+struct centry {
+	int fam, rk;
+	unsigned id;
+	struct series *s;
+};
+
+struct file {
+	char *path;
+	rd_merge *m;
+	struct rd_procs procs;
+	struct proc *proc;
+	int done, failed;
+	int in_pass;       /* a pass over the rings is under way */
+	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
+	struct centry cache[CACHE];
+};
+
+struct rd_prom {
+	struct rd_prom_opts o;
+	struct file **f;
+	size_t nf, fcap;
+	struct proc **p;
+	size_t np, pcap;
+	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
+	uint64_t files_total;
+};
+
+/* ---- output buffer ------------------------------------------------------- */
+
+void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		char *p;
+
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+void rd_buf_str(struct rd_buf *b, const char *s)
+{
+	rd_buf_mem(b, s, strlen(s));
+}
+
+void rd_buf_u64(struct rd_buf *b, uint64_t v)
+{
+	char t[24];
+	int i = sizeof t;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	rd_buf_mem(b, t + i, sizeof t - (size_t)i);
+}
+
+static void buf_i64(struct rd_buf *b, int64_t v)
+{
+	if (v < 0) {
+		rd_buf_mem(b, "-", 1);
+		rd_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		rd_buf_u64(b, (uint64_t)v);
+	}
+}
+
+/* Nanoseconds as exact decimal seconds. */
+static void buf_secs(struct rd_buf *b, uint64_t ns)
+{
+	char t[16];
+
+	rd_buf_u64(b, ns / 1000000000u);
+	snprintf(t, sizeof t, ".%09u", (unsigned)(ns % 1000000000u));
+	rd_buf_str(b, t);
+}
+
+/* A label value: valid UTF-8 kept, other bytes as '?', and \\ \" \n
+ * escaped as both formats want. */
+static void buf_label(struct rd_buf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		unsigned n = 0, c = *u;
+
+		if (c == '\\' || c == '"') {
+			char e[2] = { '\\', (char)c };
+
+			rd_buf_mem(b, e, 2);
+			u++;
+			continue;
+		}
+		if (c == '\n') {
+			rd_buf_mem(b, "\\n", 2);
+			u++;
+			continue;
+		}
+		if (c < 0x80)
+			n = 1;
+		else if (c >= 0xc2 && c <= 0xdf)
+			n = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4;
+		for (unsigned k = 1; k < n; k++)
+			if ((u[k] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 0 || (c < 0x20 && c != '\t')) {
+			rd_buf_mem(b, "?", 1);
+			u++;
+		} else {
+			rd_buf_mem(b, u, n);
+			u += n;
+		}
+	}
+}
+
+/* ---- series --------------------------------------------------------------- */
+
+static uint64_t key_hash(int fam, int rk, unsigned id, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	h = (h ^ (uint64_t)(unsigned)fam) * 1099511628211ull;
+	h = (h ^ (uint64_t)(unsigned)rk) * 1099511628211ull;
+	h = (h ^ id) * 1099511628211ull;
+	for (const char *s = name; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static int key_eq(const struct series *s, int fam, int rk, unsigned id,
+                  const char *name)
+{
+	if (s->fam != fam || s->rk != rk || s->id != id)
+		return 0;
+	if (!s->name || !name)
+		return s->name == name;
+	return !strcmp(s->name, name);
+}
+
+static int tab_grow(struct proc *P)
+{
+	size_t cap = P->tabcap ? 2 * P->tabcap : 64;
+	struct series **t = calloc(cap, sizeof *t);
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < P->tabcap; i++) {
+		struct series *s = P->tab[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = key_hash(s->fam, s->rk, s->id, s->name) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = s;
+	}
+	free(P->tab);
+	P->tab = t;
+	P->tabcap = cap;
+	return 0;
+}
+
+static int vec_push(struct vec *v, struct series *s)
+{
+	if (RD_VEC_ROOM(v->v, v->cap, v->n, 16) < 0)
+		return -1;
+	v->v[v->n++] = s;
+	return 0;
+}
+
+static const char *const user_kind[] = { "user_unit", "user_int", "user_custom" };
+
+/* The `kind` label of rte_events_total: rte_event_kind_name() but with
+ * span begins and ends apart. */
+static const char *const event_kind[RTE_EV_KIND_COUNT] = {
+	[RTE_EV_BEGIN] = "begin", [RTE_EV_END] = "end",
+	[RTE_EV_COUNTER] = "counter", [RTE_EV_ALLOC] = "alloc",
+	[RTE_EV_LIFECYCLE] = "lifecycle", [RTE_EV_LOST] = "lost",
+	[RTE_EV_USER_UNIT] = "user_unit", [RTE_EV_USER_INT] = "user_int",
+	[RTE_EV_USER_SPAN_BEGIN] = "user_span_begin",
+	[RTE_EV_USER_SPAN_END] = "user_span_end",
+	[RTE_EV_USER_CUSTOM] = "user_custom",
+};
+
+/* The label text of a new series. */
+static char *make_labels(int fam, int rk, unsigned id, const char *name)
+{
+	struct rd_buf b = { 0 };
+
+	if (name) {
+		rd_buf_str(&b, ",name=\"");
+		buf_label(&b, name);
+		rd_buf_str(&b, "\"");
+	}
+	if (fam == PF_EVENTS) {
+		rd_buf_str(&b, ",kind=\"");
+		rd_buf_str(&b, id < RTE_EV_KIND_COUNT ? event_kind[id] : "unknown");
+		rd_buf_str(&b, "\"");
+	}
+	if (fam == PF_USER && id < 3) {
+		rd_buf_str(&b, ",kind=\"");
+		rd_buf_str(&b, user_kind[id]);
+		rd_buf_str(&b, "\"");
+	}
+	if (rk >= 0) {
+		rd_buf_str(&b, ",ring=\"");
+		rd_buf_u64(&b, (uint64_t)rk);
+		rd_buf_str(&b, "\"");
+	}
+	rd_buf_mem(&b, "", 0);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p ? b.p : strdup("");
+}
+
+static void series_free(struct series *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->labels);
+	free(s->b);
+	free(s);
+}
+
+/* The series of the key, created if new; NULL if out of memory. */
+static struct series *series_get(struct proc *P, int fam, int rk, unsigned id,
+                                 const char *name)
+{
+	struct series *s;
+	size_t j;
+
+	if (P->tabcap == 0 || 2 * (P->nser + 1) > P->tabcap)
+		if (tab_grow(P) < 0)
+			goto oom;
+	j = key_hash(fam, rk, id, name) & (P->tabcap - 1);
+	for (; (s = P->tab[j]) != NULL; j = (j + 1) & (P->tabcap - 1))
+		if (key_eq(s, fam, rk, id, name))
+			return s;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		goto oom;
+	s->fam = fam;
+	s->rk = rk;
+	s->id = id;
+	if ((name && !(s->name = strdup(name))) ||
+	    (fam != PF_NAMESET && !(s->labels = make_labels(fam, rk, id, name))) ||
+	    ((fam == PF_PHASE || fam == PF_PAUSE || fam == PF_SPAN) &&
+	     !(s->b = calloc(NB + 1, sizeof *s->b))) ||
+	    (fam != PF_NAMESET && vec_push(&P->fam[fam], s) < 0)) {
+		series_free(s);
+		goto oom;
+	}
+	P->tab[j] = s;
+	P->nser++;
+	return s;
+oom:
+	P->oom = 1;
+	return NULL;
+}
+
+/* The name a user event's series uses: its own while the process has
+ * fewer than max_names, else "other". */
+static const char *user_name(struct rd_prom *p, struct proc *P, const char *name)
+{
+	size_t j;
+	struct series *s;
+
+	if (P->tabcap) {
+		j = key_hash(PF_NAMESET, -1, 0, name) & (P->tabcap - 1);
+		for (; (s = P->tab[j]) != NULL; j = (j + 1) & (P->tabcap - 1))
+			if (key_eq(s, PF_NAMESET, -1, 0, name))
+				return name;
+	}
+	if (P->nnames >= p->o.max_names) {
+		P->limited = 1;
+		return "other";
+	}
+	if (!series_get(P, PF_NAMESET, -1, 0, name))
+		return "other";
+	P->nnames++;
+	return name;
+}
+
+/* ---- accounting ---------------------------------------------------------- */
+
+static unsigned cache_slot(int fam, int rk, unsigned id)
+{
+	return ((unsigned)fam * 8191u + (unsigned)(rk + 1) * 131u + id) & (CACHE - 1);
+}
+
+/* The series for (fam, ring, event id) of file f: cached when `named`
+ * (user events whose name slot is still empty are not cached). */
+static inline struct series *lookup(struct rd_prom *p, struct file *f, int fam,
+                             int rk, unsigned id, unsigned kid,
+                             const char *name, int user)
+{
+	struct centry *c = &f->cache[cache_slot(fam, rk, id)];
+	struct series *s;
+	char buf[48];
+
+	if (c->s && c->fam == fam && c->rk == rk && c->id == id)
+		return c->s;
+	if (user) {
+		int named = name && name[0];
+
+		if (!named) {
+			snprintf(buf, sizeof buf, "(unnamed %u)", id);
+			name = buf;
+		}
+		s = series_get(f->proc, fam, rk, kid, user_name(p, f->proc, name));
+		if (!named)
+			return s;
+	} else {
+		s = series_get(f->proc, fam, rk, kid, name);
+	}
+	if (s) {
+		c->fam = fam;
+		c->rk = rk;
+		c->id = id;
+		c->s = s;
+	}
+	return s;
+}
+
+static void hist_add(struct series *s, uint64_t ns)
+{
+	unsigned lo = 0, hi = NB;
+
+	if (!s)
+		return;
+	while (lo < hi) { /* first bound >= ns */
+		unsigned mid = (lo + hi) / 2;
+
+		if (bound_ns[mid] >= ns)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	s->b[lo]++;
+	s->count++;
+	if (__builtin_add_overflow(s->sum_ns, ns, &s->sum_ns))
+		s->sum_ns = UINT64_MAX;
+}
+
+static void add(struct series *s, uint64_t v)
+{
+	if (s)
+		s->v += v;
+}
+
+/* Ring words of an event's message, for rte_exporter_read_bytes_total. */
+static uint64_t event_words(const struct rte_event *ev)
+{
+	switch (ev->kind) {
+	case RTE_EV_LOST:
+		return 0;
+	case RTE_EV_BEGIN:
+	case RTE_EV_END:
+	case RTE_EV_USER_UNIT:
+	case RTE_EV_USER_SPAN_BEGIN:
+	case RTE_EV_USER_SPAN_END:
+		return 2;
+	case RTE_EV_ALLOC:
+		return 2 + RTE_ALLOC_BUCKETS;
+	case RTE_EV_USER_CUSTOM:
+		return 2 + rte_custom_words(ev->u.custom.len);
+	default:
+		return 3;
+	}
+}
+
+/* Lower bound of the words of an allocation of alloc bucket i. */
+static uint64_t bucket_words(unsigned i)
+{
+	if (i < 10)
+		return i;
+	if (i < 19)
+		return (uint64_t)(i - 9) * 10;
+	return 100;
+}
+
+static int is_prefix(const char *s, const char *pre)
+{
+	return s && !strncmp(s, pre, strlen(pre));
+}
+
+static void exe_from_module(struct proc *P, const struct rte_event *ev);
+
+static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	int rk = p->o.per_thread ? (int)ev->ring : -1;
+	char nb[48];
+	struct series *s;
+
+	p->events_read++;
+	p->bytes_read += 8 * event_words(ev);
+	if (ev->kind == RTE_EV_LOST) {
+		add(lookup(p, f, PF_LOST, rk, 0, 0, NULL, 0), ev->u.lost_words);
+		return;
+	}
+	if (rk < 0 && (unsigned)ev->kind < RTE_EV_KIND_COUNT) { /* the common case */
+		s = f->by_kind[ev->kind];
+		if (!s)
+			s = f->by_kind[ev->kind] =
+				lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0);
+		add(s, 1);
+	} else {
+		add(lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0), 1);
+	}
+	switch (ev->kind) {
+	case RTE_EV_END:
+		if (!it->matched)
+			break;
+		hist_add(lookup(p, f, PF_PHASE, rk, ev->id, ev->id,
+		                rte_event_name(ev, nb, sizeof nb), 0), it->dur);
+		if (it->th->phases.depth == 0 && it->ts >= it->th->phase_open_ts) {
+			uint64_t d = it->ts - it->th->phase_open_ts;
+
+			hist_add(lookup(p, f, PF_PAUSE, rk, 0, 0, NULL, 0), d);
+			add(lookup(p, f, PF_PHASE_TIME, rk, 0, 0, NULL, 0), d);
+		}
+		break;
+	case RTE_EV_USER_SPAN_END:
+		if (it->matched)
+			hist_add(lookup(p, f, PF_SPAN, rk, ev->id, 0, ev->name, 1),
+			         it->dur);
+		break;
+	case RTE_EV_COUNTER:
+		s = lookup(p, f, PF_COUNTER, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0);
+		if (s)
+			s->v = ev->u.counter;
+		add(lookup(p, f, PF_COUNTER_ACC, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0), ev->u.counter);
+		break;
+	case RTE_EV_USER_INT:
+		if (is_prefix(ev->name, "rte.thread."))
+			break;
+		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
+		if (s)
+			s->last = ev->u.value;
+		add(lookup(p, f, PF_USER, rk, ev->id, 1, ev->name, 1), 1);
+		break;
+	case RTE_EV_USER_UNIT:
+	case RTE_EV_USER_CUSTOM:
+		if (ev->kind == RTE_EV_USER_CUSTOM && !f->proc->exe_known &&
+		    ev->name && !strcmp(ev->name, "rte.module"))
+			exe_from_module(f->proc, ev);
+		if (ev->kind == RTE_EV_USER_CUSTOM && ev->name &&
+		    !strcmp(ev->name, "rte.crash"))
+			add(lookup(p, f, PF_CRASHES, rk, 0, 0, NULL, 0), 1);
+		if (is_prefix(ev->name, "rte.thread."))
+			break;
+		add(lookup(p, f, PF_USER, rk, ev->id,
+		           ev->kind == RTE_EV_USER_UNIT ? 0 : 2, ev->name, 1), 1);
+		break;
+	case RTE_EV_LIFECYCLE:
+		add(lookup(p, f, PF_LIFECYCLE, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0), 1);
+		break;
+	case RTE_EV_ALLOC: {
+		uint64_t calls = 0, words = 0;
+
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
+			calls += ev->u.buckets[i];
+			words += ev->u.buckets[i] * bucket_words(i);
+		}
+		add(lookup(p, f, PF_ALLOC_CALLS, rk, 0, 0, NULL, 0), calls);
+		add(lookup(p, f, PF_ALLOC_BYTES, rk, 0, 0, NULL, 0), 8 * words);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- files and processes ------------------------------------------------- */
+
+/* pid="N",exe="NAME", NAME the base name of path. */
+static char *labels_of(long pid, const char *exe)
+{
+	struct rd_buf b = { 0 };
+
+	rd_buf_str(&b, "pid=\"");
+	buf_i64(&b, pid);
+	rd_buf_str(&b, "\",exe=\"");
+	buf_label(&b, strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
+	rd_buf_str(&b, "\"");
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* The labels of a process first seen: its exe is /proc/PID/exe's while
+ * serving ("" if it cannot be read; with --push the pid may be another
+ * process's by now), until the file's rte.module record says (see
+ * exe_from_module). */
+static char *proc_labels(struct rd_prom *p, long pid)
+{
+	char link[64], exe[4096] = "";
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+	if (p->o.exporter && pid > 0 && (n = readlink(link, exe, sizeof exe - 1)) > 0)
+		exe[n] = 0;
+	return labels_of(pid, exe);
+}
+
+/* The first rte.module record of a process is its executable's (the shim
+ * writes the executable first, with its /proc/self/exe path): its path
+ * names the process in the exe label. */
+static void exe_from_module(struct proc *P, const struct rte_event *ev)
+{
+	const uint8_t *b = ev->u.custom.bytes;
+	size_t len = ev->u.custom.len, skip;
+	struct rte_module_rec r;
+	char path[4096], *l;
+
+	P->exe_known = 1;
+	if (len < sizeof r)
+		return;
+	memcpy(&r, b, sizeof r);
+	skip = sizeof r + r.build_id_len;
+	if (r.version != RTE_MODULE_VERSION || skip >= len || len - skip >= sizeof path)
+		return;
+	memcpy(path, b + skip, len - skip);
+	path[len - skip] = 0;
+	if (memchr(path, 0, len - skip) || !(l = labels_of(P->pid, path)))
+		return;
+	free(P->labels);
+	P->labels = l;
+}
+
+static struct proc *proc_of(struct rd_prom *p, long pid)
+{
+	struct proc *P;
+
+	/* A final process not scraped yet takes its new file (it exec'd): one
+	 * label set must never be rendered twice. */
+	for (size_t i = 0; i < p->np; i++)
+		if (p->p[i]->pid == pid && !p->p[i]->delivered) {
+			p->p[i]->final = 0;
+			return p->p[i];
+		}
+	if (RD_VEC_ROOM(p->p, p->pcap, p->np, 16) < 0)
+		return NULL;
+	P = calloc(1, sizeof *P);
+	if (!P || !(P->labels = proc_labels(p, pid))) {
+		free(P);
+		return NULL;
+	}
+	P->pid = pid;
+	p->p[p->np++] = P;
+	return P;
+}
+
+static void proc_free(struct proc *P)
+{
+	for (size_t i = 0; i < P->tabcap; i++)
+		series_free(P->tab[i]);
+	for (int k = 0; k < PF_N; k++)
+		free(P->fam[k].v);
+	free(P->tab);
+	free(P->labels);
+	free(P);
+}
+
+static void file_free(struct file *f)
+{
+	rd_merge_free(f->m);
+	rd_procs_fini(&f->procs);
+	free(f->path);
+	free(f);
+}
+
+rd_prom *rd_prom_new(const struct rd_prom_opts *o)
+{
+	rd_prom *p = calloc(1, sizeof *p);
+
+	if (p)
+		p->o = *o;
+	return p;
+}
+
+void rd_prom_free(rd_prom *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nf; i++)
+		file_free(p->f[i]);
+	for (size_t i = 0; i < p->np; i++)
+		proc_free(p->p[i]);
+	free(p->f);
+	free(p->p);
+	free(p);
+}
+
+void rd_prom_error(rd_prom *p)
+{
+	p->errors++;
+}
+
+int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < p->nf; i++) {
+		const struct stat *st = rte_cursor_stat(rd_merge_cursor(p->f[i]->m, 0));
+
+		if (st->st_dev == dev && st->st_ino == ino)
+			return 1;
+	}
+	return 0;
+}
+
+int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
+{
+	struct file *f = calloc(1, sizeof *f);
+	long pid;
+	int src;
+
+	if (f)
+		rd_procs_init(&f->procs);
+	if (!f || !(f->path = strdup(path)) || !(f->m = rd_merge_new())) {
+		rte_cursor_close(c);
+		goto fail;
+	}
+	rd_merge_set_unordered(f->m, 1);
+	pid = rd_pid_from_ring_start(path);
+	if (pid < 0)
+		pid = rd_pid_from_name(path);
+	src = rd_merge_add(f->m, c);
+	if (src < 0 ||
+	    rd_procs_add_src(&f->procs, (unsigned)src, f->path, pid,
+	                     rte_cursor_rings(c)) < 0 ||
+	    !(f->proc = proc_of(p, pid)))
+		goto fail;
+	if (RD_VEC_ROOM(p->f, p->fcap, p->nf, 16) < 0)
+		goto fail;
+	p->f[p->nf++] = f;
+	f->proc->nfiles++;
+	p->files_total++;
+	return 0;
+fail:
+	if (f)
+		file_free(f);
+	return -1;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* Per thread: only the thread reading a file may jump back to it. */
+static _Thread_local sigjmp_buf bus_jmp;
+static _Thread_local volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+	signal(sig, SIG_DFL); /* not ours: the fault repeats and kills */
+}
+
+void rd_prom_catch_sigbus(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* Read up to budget events of f, ring after ring (the metrics need each
+ * ring's order only: the merge's unordered runs, no heap). A pass over
+ * the rings that ran out of budget goes on where it stopped, so a busy
+ * ring cannot starve the others. Returns 1 if the budget ran out. */
+static int read_file(struct rd_prom *p, struct file *f, size_t budget)
+{
+	struct rd_merge_run run;
+	struct rd_merge_item mi;
+	struct rd_item it;
+	size_t n = 0;
+	int r;
+
+	if (!f->in_pass)
+		rd_merge_refill(f->m);
+	f->in_pass = 1;
+	while ((r = rd_merge_next_run(f->m, &run)) != 0) {
+		if (r < 0) {
+			p->errors++;
+			continue;
+		}
+		for (size_t i = 0; i < run.n; i++) {
+			mi.ev = &run.ev[i];
+			mi.src = run.src;
+			mi.ts = mi.ev->kind == RTE_EV_LOST ? run.prev_ts : mi.ev->ts;
+			rd_procs_update(&f->procs, &mi, &it);
+			account(p, f, &it);
+		}
+		n += run.n;
+		if (budget && n >= budget)
+			return 1;
+	}
+	f->in_pass = 0;
+	return 0;
+}
+
+/* read_file() under the SIGBUS guard: -1 if the file was truncated under
+ * us (it is then finished and counted as an error). */
+static int read_guarded(struct rd_prom *p, struct file *f, size_t budget)
+{
+	int r;
+
+	if (sigsetjmp(bus_jmp, 1)) {
+		f->failed = f->done = 1;
+		p->errors++;
+		f->proc->ndone++;
+		return -1;
+	}
+	bus_armed = 1;
+	r = read_file(p, f, budget);
+	bus_armed = 0;
+	return r;
+}
+
+int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
+{
+	int more = 0;
+
+	for (size_t i = 0; i < p->nf; i++) {
+		struct file *f = p->f[i];
+		int alive = 1, r;
+
+		if (f->done)
+			continue;
+		if (check_alive)
+			alive = rd_src_alive(&f->procs.src[0], rd_merge_cursor(f->m, 0));
+		r = read_guarded(p, f, budget);
+		if (r)
+			more |= r > 0;
+		else if (!alive || all_done) {
+			f->done = 1;
+			f->proc->ndone++;
+		}
+	}
+	for (size_t i = 0; i < p->np; i++) {
+		struct proc *P = p->p[i];
+
+		if (!P->final && P->ndone == P->nfiles &&
+		    (all_done || !rd_pid_alive(P->pid)))
+			P->final = 1;
+	}
+	return more;
+}
+
+void rd_prom_collect(rd_prom *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nf; i++) {
+		if (p->f[i]->proc->final && p->f[i]->proc->delivered)
+			file_free(p->f[i]);
+		else
+			p->f[k++] = p->f[i];
+	}
+	p->nf = k;
+	k = 0;
+	for (size_t i = 0; i < p->np; i++) {
+		if (p->p[i]->final && p->p[i]->delivered)
+			proc_free(p->p[i]);
+		else
+			p->p[k++] = p->p[i];
+	}
+	p->np = k;
+}
+
+void rd_prom_scrape_took(rd_prom *p, uint64_t ns)
+{
+	p->scrape_ns = ns;
+}
+
+/* ---- exposition ----------------------------------------------------------- */
+
+static void head(struct rd_buf *b, const char *name, enum ftype t,
+                 const char *help, int om)
+{
+	static const char *const tn[] = { "counter", "gauge", "histogram" };
+	const char *suffix = t == T_COUNTER && !om ? "_total" : "";
+
+	rd_buf_str(b, "# HELP ");
+	rd_buf_str(b, name);
+	rd_buf_str(b, suffix);
+	rd_buf_str(b, " ");
+	rd_buf_str(b, help);
+	rd_buf_str(b, "\n# TYPE ");
+	rd_buf_str(b, name);
+	rd_buf_str(b, suffix);
+	rd_buf_str(b, " ");
+	rd_buf_str(b, tn[t]);
+	rd_buf_str(b, "\n");
+}
+
+static void sample_start(struct rd_buf *b, const char *name, const char *suf,
+                         const struct proc *P, const struct series *s)
+{
+	rd_buf_str(b, name);
+	rd_buf_str(b, suf);
+	rd_buf_str(b, "{");
+	rd_buf_str(b, P->labels);
+	if (s)
+		rd_buf_str(b, s->labels);
+}
+
+static void render_hist(struct rd_buf *b, const char *name,
+                        const struct proc *P, const struct series *s)
+{
+	uint64_t cum = 0;
+
+	for (unsigned i = 0; i <= NB; i++) {
+		cum += s->b[i];
+		sample_start(b, name, "_bucket", P, s);
+		rd_buf_str(b, ",le=\"");
+		rd_buf_str(b, i < NB ? bound_txt[i] : "+Inf");
+		rd_buf_str(b, "\"} ");
+		rd_buf_u64(b, cum);
+		rd_buf_mem(b, "\n", 1);
+	}
+	sample_start(b, name, "_sum", P, s);
+	rd_buf_str(b, "} ");
+	buf_secs(b, s->sum_ns);
+	rd_buf_mem(b, "\n", 1);
+	sample_start(b, name, "_count", P, s);
+	rd_buf_str(b, "} ");
+	rd_buf_u64(b, s->count);
+	rd_buf_mem(b, "\n", 1);
+}
+
+static void render_series(struct rd_buf *b, int fam, const struct proc *P,
+                          const struct series *s)
+{
+	const struct famdef *d = &fams[fam];
+
+	if (d->type == T_HIST) {
+		render_hist(b, d->name, P, s);
+		return;
+	}
+	sample_start(b, d->name, d->type == T_COUNTER ? "_total" : "", P, s);
+	rd_buf_str(b, "} ");
+	if (fam == PF_PHASE_TIME)
+		buf_secs(b, s->v);
+	else if (fam == PF_INT)
+		buf_i64(b, s->last);
+	else
+		rd_buf_u64(b, s->v);
+	rd_buf_mem(b, "\n", 1);
+}
+
+static void simple(struct rd_buf *b, const char *name, enum ftype t,
+                   const char *help, int om, uint64_t v)
+{
+	head(b, name, t, help, om);
+	rd_buf_str(b, name);
+	rd_buf_str(b, t == T_COUNTER ? "_total " : " ");
+	rd_buf_u64(b, v);
+	rd_buf_mem(b, "\n", 1);
+}
+
+static void render_exporter(struct rd_prom *p, struct rd_buf *b, int om)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < p->nf; i++)
+		done += p->f[i]->done;
+	simple(b, "rte_exporter_files_followed", T_GAUGE,
+	       "Ring files being read (not yet finished).", om, p->nf - done);
+	simple(b, "rte_exporter_files", T_COUNTER,
+	       "Ring files picked up since the exporter started.", om, p->files_total);
+	simple(b, "rte_exporter_processes", T_GAUGE,
+	       "Processes with metrics in this exposition.", om, p->np);
+	simple(b, "rte_exporter_read_events", T_COUNTER,
+	       "Events read from ring files.", om, p->events_read);
+	simple(b, "rte_exporter_read_bytes", T_COUNTER,
+	       "Ring bytes read (sizes of the messages read).", om, p->bytes_read);
+	simple(b, "rte_exporter_errors", T_COUNTER,
+	       "Ring files that could not be opened or read, and corrupt rings.",
+	       om, p->errors);
+	simple(b, "rte_exporter_scrapes", T_COUNTER,
+	       "Scrapes of /metrics answered.", om, p->scrapes);
+	head(b, "rte_exporter_scrape_duration_seconds", T_GAUGE,
+	     "Time the previous scrape took to render.", om);
+	rd_buf_str(b, "rte_exporter_scrape_duration_seconds ");
+	buf_secs(b, p->scrape_ns);
+	rd_buf_mem(b, "\n", 1);
+}
+
+int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
+{
+	head(b, "rte_process_alive", T_GAUGE,
+	     "1 while the process may still write its ring files, 0 for its final values.",
+	     om);
+	for (size_t i = 0; i < p->np; i++) {
+		sample_start(b, "rte_process_alive", "", p->p[i], NULL);
+		rd_buf_str(b, p->p[i]->final ? "} 0\n" : "} 1\n");
+	}
+	head(b, "rte_names_limited", T_GAUGE,
+	     "1 if the process had more user event names than --max-names (the rest are name=\"other\").",
+	     om);
+	for (size_t i = 0; i < p->np; i++) {
+		sample_start(b, "rte_names_limited", "", p->p[i], NULL);
+		rd_buf_str(b, p->p[i]->limited || p->p[i]->oom ? "} 1\n" : "} 0\n");
+	}
+	for (int fam = 0; fam < PF_N; fam++) {
+		int any = 0;
+
+		for (size_t i = 0; i < p->np && !any; i++)
+			any = p->p[i]->fam[fam].n != 0;
+		if (!any)
+			continue;
+		head(b, fams[fam].name, fams[fam].type, fams[fam].help, om);
+		for (size_t i = 0; i < p->np; i++)
+			for (size_t k = 0; k < p->p[i]->fam[fam].n; k++)
+				render_series(b, fam, p->p[i], p->p[i]->fam[fam].v[k]);
+	}
+	if (mark)
+		p->scrapes++;
+	if (p->o.exporter)
+		render_exporter(p, b, om);
+	if (om)
+		rd_buf_str(b, "# EOF\n");
+	if (b->oom)
+		return -1;
+	if (mark)
+		for (size_t i = 0; i < p->np; i++)
+			if (p->p[i]->final)
+				p->p[i]->delivered = 1;
+	return 0;
+}

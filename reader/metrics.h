@@ -1,0 +1,96 @@
+/*
+ * metrics.h - ring files turned into Prometheus metrics (issue 17).
+ *
+ * An rd_prom follows ring files, each read incrementally through its own
+ * merge and rd_procs (so spans and phases are matched exactly as the
+ * summary formats match them, and a file is never read twice), and keeps
+ * per process (pid) the values that the exposition writer renders in the
+ * Prometheus text format 0.0.4 or OpenMetrics 1.0.0. Every metric and
+ * label is documented in doc/METRICS.md.
+ *
+ * Memory is bounded by the number of series: per process, user event
+ * names past `max_names` share one `other` series; runtime phases and
+ * counters are bounded by the format. A process whose files have all ended
+ * and whose pid is gone is "final": it is rendered with its final values
+ * by the next rd_prom_render(..., mark = 1) and dropped by the
+ * rd_prom_collect() after it.
+ *
+ * Not thread-safe: the caller serialises every call on one rd_prom (serve.c
+ * holds a mutex). Reading a file that another process truncates raises
+ * SIGBUS: rd_prom_poll() survives it if rd_prom_catch_sigbus() was called
+ * (the file is then counted as an error and no longer read).
+ */
+#ifndef RD_METRICS_H
+#define RD_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rte/consumer.h"
+
+struct rd_prom_opts {
+	int per_thread;      /* a `ring` label on per-process series */
+	unsigned max_names;  /* distinct user event names per process */
+	int exporter;        /* render the rte_exporter_* health metrics */
+};
+
+#define RD_PROM_MAX_NAMES_DEFAULT 100u
+
+typedef struct rd_prom rd_prom;
+
+/* A growable output buffer; `oom` is sticky. */
+struct rd_buf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+void rd_buf_mem(struct rd_buf *b, const void *s, size_t n);
+void rd_buf_str(struct rd_buf *b, const char *s);
+void rd_buf_u64(struct rd_buf *b, uint64_t v);
+
+/* A new rd_prom, or NULL if out of memory. */
+rd_prom *rd_prom_new(const struct rd_prom_opts *o);
+void rd_prom_free(rd_prom *p);
+
+/* Follow the ring file `path`, opened as cursor c (taken, also on
+ * failure). Returns 0, or -1 if out of memory. */
+int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c);
+
+/* Count one exporter error (a file that cannot be opened or read). */
+void rd_prom_error(rd_prom *p);
+
+/*
+ * Read what is new in every followed file, at most `budget` events per
+ * file (0: no limit). With `check_alive`, first ask whether each file's
+ * writer is still there (rd_src_alive); a file whose writer was gone
+ * before it was read to its end is finished. With `all_done` (files of
+ * finished runs: rte-read --push), every file is finished after the read.
+ * Returns 1 if some file hit the budget (call again), else 0.
+ */
+int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done);
+
+/* Drop the processes whose final values were rendered with mark = 1. */
+void rd_prom_collect(rd_prom *p);
+
+/*
+ * Render every metric into b: OpenMetrics 1.0.0 if `openmetrics` (ends
+ * with "# EOF"), else the text format 0.0.4. With `mark` (a GET that will
+ * be answered), final processes are marked as delivered (rd_prom_collect
+ * drops them) and the scrape is counted. Returns 0, or -1 if out of
+ * memory (nothing is marked then).
+ */
+int rd_prom_render(rd_prom *p, struct rd_buf *b, int openmetrics, int mark);
+
+/* Report the duration of the last scrape (rte_exporter_scrape_duration_seconds). */
+void rd_prom_scrape_took(rd_prom *p, uint64_t ns);
+
+/* 1 if the file of device dev and inode ino is still held (followed, or
+ * final and not yet scraped): its inode cannot belong to another file. */
+int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino);
+
+/* Install the SIGBUS handler rd_prom_poll() relies on (process-wide). */
+void rd_prom_catch_sigbus(void);
+
+#endif

@@ -1,0 +1,635 @@
+/*
+ * serve.c - rte-read --serve (a Prometheus exporter over libmicrohttpd)
+ * and rte-read --push (final metrics to a Pushgateway); see serve.h.
+ *
+ * --serve: the main thread discovers ring files (every DIR rescanned, each
+ * FILE or PID retried until it appears) and reads them incrementally into
+ * an rd_prom (metrics.h); libmicrohttpd's own thread answers GET /metrics
+ * by rendering the rd_prom. One mutex serialises the two; reading takes it
+ * for a bounded number of events at a time so a scrape never waits long.
+ *
+ * Discovery repeats, in small, what discover.c does for --follow (files
+ * told apart by device and inode, transient open errors retried), but its
+ * files go to an rd_prom, not a merge, and are forgotten when they go
+ * away (forget_stale); the exit codes are rte-read's (status.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inputs.h"
+#include "metrics.h"
+#include "rundir.h"
+#include "serve.h"
+#include "status.h"
+#include "vec.h"
+
+/* Exit codes (rte-read's, status.h; rd_exit_of() maps library errors). */
+enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
+       S_BADFILE = RD_EX_BADFILE, S_CORRUPT = RD_EX_CORRUPT,
+       S_OUTPUT = RD_EX_OUTPUT, S_NOMEM = RD_EX_NOMEM };
+
+#define SCAN_MS 250        /* directory rescan, writer liveness */
+#define IDLE_MS 50         /* sleep when nothing was read */
+#define BUDGET 4096        /* events per file per lock hold: a scrape waits
+                              at most a few ms per 100 busy files */
+
+static const char serve_usage[] =
+"Usage: rte-read --serve [ADDR:]PORT [OPTIONS] [DIR|FILE|PID...]\n"
+"       rte-read --push URL [OPTIONS] DIR|FILE|PID...\n"
+"Prometheus metrics of traced processes (every metric: doc/METRICS.md).\n"
+"\n"
+"  --serve [ADDR:]PORT  serve GET /metrics over HTTP: text format 0.0.4, or\n"
+"                       OpenMetrics 1.0.0 if the scraper accepts it. ADDR\n"
+"                       defaults to 127.0.0.1 (loopback only); give\n"
+"                       0.0.0.0 or [::] to listen on every interface. Follows\n"
+"                       every ring file in the DIRs (new ones picked up as\n"
+"                       they appear), FILEs and PIDs (a PID's file may appear\n"
+"                       later; default: -d DIR, else\n"
+"                       $OCAML_RUNTIME_EVENTS_DIR, else librte.so's per-user\n"
+"                       directory); a process that ended is dropped once its\n"
+"                       final values (rte_process_alive 0) were scraped.\n"
+"                       Runs until SIGINT or SIGTERM.\n"
+"  --push URL           read the files of finished runs and PUT their metrics\n"
+"                       to the Pushgateway at URL (http:// only) under\n"
+"                       URL/metrics/job/JOB/LABEL/VALUE...\n"
+"  --job NAME           the Pushgateway job (default: rte)\n"
+"  --label NAME=VALUE   a grouping label for --push (repeatable)\n"
+"  --per-thread         a `ring` label: one series per ring (thread) instead\n"
+"                       of one per process\n"
+"  --max-names N        distinct user event names per process (default 100);\n"
+"                       the others share name=\"other\" and the process's\n"
+"                       rte_names_limited is 1\n"
+"  -d, --dir DIR        directory of PID inputs\n"
+"\n"
+"Exit status: 0 (--serve: stopped by a signal; --push: pushed), 1 usage,\n"
+"2 an input cannot be found or read, 3 not a ring file, 4 corrupt ring\n"
+"(--push: nothing is pushed after 2, 3 or 4), 5 cannot listen on ADDR:PORT\n"
+"or the push failed, 7 out of memory.\n";
+
+struct sopts {
+	const char *serve, *push, *job, *dir;
+	char **labels;
+	int nlabels;
+	struct rd_prom_opts po;
+	char **inputs;
+	int ninputs;
+};
+
+/* What the main thread and libmicrohttpd's thread share. */
+static struct {
+	pthread_mutex_t mu;
+	rd_prom *prom;
+	struct file_id { dev_t dev; ino_t ino; char *path; } *ids;
+	size_t nids, idcap;
+	volatile sig_atomic_t stop;
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+int rd_serve_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if ((!strncmp(a, "--serve", 7) && (!a[7] || a[7] == '=')) ||
+		    (!strncmp(a, "--push", 6) && (!a[6] || a[6] == '=')))
+			return 1;
+	}
+	return 0;
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "rte-read: %s%s%s\nTry 'rte-read --serve --help'.\n", what,
+	        arg ? ": " : "", arg ? arg : "");
+	return S_USAGE;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, struct sopts *o)
+{
+	static const struct option lo[] = {
+		{ "serve", required_argument, NULL, 'S' },
+		{ "push", required_argument, NULL, 'P' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "per-thread", no_argument, NULL, 't' },
+		{ "max-names", required_argument, NULL, 'm' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	o->job = "rte";
+	o->po.max_names = RD_PROM_MAX_NAMES_DEFAULT;
+	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'S': o->serve = optarg; break;
+		case 'P': o->push = optarg; break;
+		case 'j':
+			if (!*optarg)
+				return usage_error("--job: empty name", NULL);
+			o->job = optarg;
+			break;
+		case 'l': {
+			const char *eq = strchr(optarg, '=');
+			char **n;
+
+			if (!eq || !rd_label_name_ok(optarg, (size_t)(eq - optarg)) ||
+			    !strncmp(optarg, "job=", 4))
+				return usage_error("--label: want NAME=VALUE, NAME a label name other than job",
+				                   optarg);
+			n = realloc(o->labels, (size_t)(o->nlabels + 1) * sizeof *n);
+			if (!n)
+				return S_NOMEM;
+			o->labels = n;
+			o->labels[o->nlabels++] = optarg;
+			break;
+		}
+		case 't': o->po.per_thread = 1; break;
+		case 'm':
+			errno = 0;
+			o->po.max_names = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    o->po.max_names > 100000)
+				return usage_error("--max-names: want a number 0..100000", optarg);
+			break;
+		case 'd': o->dir = optarg; break;
+		case 'h':
+			fputs(serve_usage, stdout);
+			exit(fflush(stdout) ? S_OUTPUT : S_OK);
+		default:
+			return usage_error("invalid option", NULL);
+		}
+	}
+	if (o->serve && o->push)
+		return usage_error("--serve and --push go separately", NULL);
+	if (o->nlabels && !o->push)
+		return usage_error("--label goes with --push", NULL);
+	o->inputs = argv + optind;
+	o->ninputs = argc - optind;
+	if (o->push && o->ninputs == 0)
+		return usage_error("--push: no input: give a DIR, FILE or PID", NULL);
+	return 0;
+}
+
+/* ADDR:PORT, :PORT or PORT (loopback), [V6]:PORT. */
+static int parse_addr(const char *a, struct sockaddr_storage *ss, int *v6)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(a, ':'), *ps = colon ? colon + 1 : a;
+	char host[64] = "127.0.0.1", *end;
+	unsigned long port;
+	size_t n = colon ? (size_t)(colon - a) : 0;
+
+	errno = 0;
+	port = strtoul(ps, &end, 10);
+	if (!*ps || *end || errno || port > 65535 || *ps == '-')
+		return -1;
+	if (n) {
+		if (a[0] == '[' && a[n - 1] == ']') {
+			a++;
+			n -= 2;
+		}
+		if (n >= sizeof host)
+			return -1;
+		memcpy(host, a, n);
+		host[n] = 0;
+	}
+	memset(ss, 0, sizeof *ss);
+	*v6 = strchr(host, ':') != NULL;
+	if (*v6) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, host, &s6->sin6_addr) == 1 ? 0 : -1;
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
+}
+
+/* ---- discovery ---------------------------------------------------------- */
+
+struct input {
+	char *path;
+	int is_dir, is_pid;
+};
+
+/*
+ * Files already taken (or refused) are told apart by device and inode, not
+ * by name: an exec renames a followed file (same inode, new name). An entry
+ * is forgotten once its name no longer holds its inode and the file is not
+ * followed any more: the inode may then be reused by a new file.
+ */
+static struct file_id *known(const struct stat *st)
+{
+	for (size_t i = 0; i < S.nids; i++)
+		if (S.ids[i].dev == st->st_dev && S.ids[i].ino == st->st_ino)
+			return &S.ids[i];
+	return NULL;
+}
+
+static int remember(const struct stat *st, const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return -1;
+	if (RD_VEC_ROOM(S.ids, S.idcap, S.nids, 64) < 0) {
+		free(p);
+		return -1;
+	}
+	S.ids[S.nids].dev = st->st_dev;
+	S.ids[S.nids].ino = st->st_ino;
+	S.ids[S.nids++].path = p;
+	return 0;
+}
+
+static void forget_stale(void)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < S.nids; i++) {
+		struct file_id *e = &S.ids[i];
+		struct stat st;
+
+		if ((stat(e->path, &st) < 0 || st.st_dev != e->dev ||
+		     st.st_ino != e->ino) &&
+		    !rd_prom_follows(S.prom, e->dev, e->ino)) {
+			free(e->path);
+			continue;
+		}
+		S.ids[k++] = *e;
+	}
+	S.nids = k;
+}
+
+/* Take up the file at path if it is new. With `retry`, a file that is not
+ * a complete ring file yet is left for the next scan. Returns 0 or an exit
+ * status (after saying why unless quiet). */
+static int take(const char *path, int retry, int quiet)
+{
+	char msg[700], *p;
+	struct file_id *e;
+	struct stat st;
+	rte_cursor *c;
+	int err;
+
+	if (stat(path, &st) < 0) {
+		if (retry && errno == ENOENT)
+			return 0;
+		if (!quiet)
+			fprintf(stderr, "rte-read: %s: %s\n", path, strerror(errno));
+		return S_NOINPUT;
+	}
+	if ((e = known(&st)) != NULL) {
+		struct stat old;
+
+		if (rd_prom_follows(S.prom, st.st_dev, st.st_ino)) {
+			if (strcmp(e->path, path) && (p = strdup(path))) {
+				free(e->path); /* renamed (exec): its name now */
+				e->path = p;
+			}
+			return 0;
+		}
+		if (stat(e->path, &old) == 0 && old.st_dev == e->dev &&
+		    old.st_ino == e->ino)
+			return 0; /* the same file, read or refused already */
+		/* Not held by us and not under its old name: the inode is a
+		 * new file's now. */
+		free(e->path);
+		*e = S.ids[--S.nids];
+	}
+	err = rte_cursor_open(path, &c, msg, sizeof msg);
+	if (err != RTE_OK) {
+		if (retry && (err == RTE_ENOENT || err == RTE_ENOTRING ||
+		              err == RTE_ETRUNCATED))
+			return 0;
+		if (!quiet)
+			fprintf(stderr, "rte-read: %s\n", msg);
+		rd_prom_error(S.prom);
+		return remember(&st, path) < 0 ? S_NOMEM : rd_exit_of(err);
+	}
+	/* Remember by the cursor's own identity: the name may move. */
+	if (remember(rte_cursor_stat(c), path) < 0) {
+		rte_cursor_close(c);
+		return S_NOMEM;
+	}
+	if (rd_prom_add_file(S.prom, path, c) < 0)
+		return S_NOMEM;
+	return 0;
+}
+
+/* Every input once. Returns the first failure's status. */
+static int scan(const struct input *in, int n, int retry, int quiet)
+{
+	int status = 0;
+
+	for (int i = 0; i < n; i++) {
+		char **list;
+		size_t k;
+		int e, r;
+
+		if (!in[i].is_dir) {
+			r = take(in[i].path, retry, quiet);
+			status = status ? status : r;
+			continue;
+		}
+		e = rd_list_dir(in[i].path, &list, &k);
+		if (e < 0) {
+			if (!quiet)
+				fprintf(stderr, "rte-read: %s: %s\n", in[i].path, strerror(-e));
+			status = status ? status : S_NOINPUT;
+			continue;
+		}
+		for (size_t j = 0; j < k; j++) {
+			r = take(list[j], retry, quiet);
+			status = status ? status : r;
+		}
+		rd_free_list(list, k);
+	}
+	return status;
+}
+
+/* The inputs as paths: a PID is DIR/PID.events. No input: the default
+ * directory. */
+static struct input *resolve(const struct sopts *o, int *n)
+{
+	const char *dir = o->dir ? o->dir : getenv("OCAML_RUNTIME_EVENTS_DIR");
+	char def[4096];
+	struct input *in;
+	int k = o->ninputs ? o->ninputs : 1;
+
+	in = calloc((size_t)k, sizeof *in);
+	if (!in)
+		return NULL;
+	if (!dir || !*dir) {
+		if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), getuid(), def, sizeof def))
+			snprintf(def, sizeof def, ".");
+		dir = o->ninputs ? "." : def;
+	}
+	*n = k;
+	if (!o->ninputs) {
+		in[0].is_dir = 1;
+		in[0].path = strdup(dir);
+		return in;
+	}
+	for (int i = 0; i < k; i++) {
+		const char *a = o->inputs[i];
+		struct stat st;
+
+		if (rd_is_pid(a)) {
+			in[i].is_pid = 1;
+			if (asprintf(&in[i].path, "%s/%s.events", dir, a) < 0)
+				in[i].path = NULL;
+		} else {
+			in[i].path = strdup(a);
+			in[i].is_dir = stat(a, &st) == 0 && S_ISDIR(st.st_mode);
+		}
+	}
+	return in;
+}
+
+static void free_inputs(struct input *in, int n)
+{
+	for (int i = 0; in && i < n; i++)
+		free(in[i].path);
+	free(in);
+}
+
+/* ---- HTTP --------------------------------------------------------------- */
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code,
+                             const char *text, const char *allow)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	if (allow)
+		MHD_add_response_header(r, "Allow", allow);
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static int wants_openmetrics(struct MHD_Connection *conn)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+
+	return a && strstr(a, "application/openmetrics-text") != NULL;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+	struct rd_buf b = { 0 };
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	uint64_t t0;
+	int om, rc;
+
+	(void)cls;
+	(void)version;
+	(void)upload;
+	(void)con_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		*upload_size = 0;
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		             "only GET /metrics\n", "GET, HEAD");
+	}
+	if (strcmp(url, "/metrics"))
+		return reply(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
+	om = wants_openmetrics(conn);
+	t0 = now_ns();
+	pthread_mutex_lock(&S.mu);
+	/* Only a GET delivers final values (HEAD gets no body). */
+	rc = rd_prom_render(S.prom, &b, om, !strcmp(method, "GET"));
+	rd_prom_scrape_took(S.prom, now_ns() - t0);
+	pthread_mutex_unlock(&S.mu);
+	if (rc < 0) {
+		free(b.p);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
+	}
+	r = MHD_create_response_from_buffer(b.n, b.p, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(b.p);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type",
+	                        om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	                           : "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ---- modes -------------------------------------------------------------- */
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	S.stop = 1;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rd_prom_catch_sigbus();
+}
+
+static int serve(const struct sopts *o, const struct input *in, int nin)
+{
+	struct sockaddr_storage ss;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *info;
+	uint64_t last_scan = 0;
+	char host[INET6_ADDRSTRLEN];
+	int v6;
+
+	for (int i = 0; i < nin; i++) {
+		struct stat st;
+
+		/* A PID's file may appear later; DIRs and FILEs must exist. */
+		if (!in[i].is_pid && stat(in[i].path, &st) < 0) {
+			fprintf(stderr, "rte-read: %s: %s\n", in[i].path, strerror(errno));
+			return S_NOINPUT;
+		}
+	}
+	if (parse_addr(o->serve, &ss, &v6) < 0)
+		return usage_error("--serve: want [ADDR:]PORT, ADDR an IP address", o->serve);
+	d = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0),
+	                     0, NULL, NULL, on_request, NULL,
+	                     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+	                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+	                     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)16,
+	                     MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "rte-read: --serve %s: cannot listen there (in use?)\n",
+		        o->serve);
+		return S_OUTPUT;
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	inet_ntop(ss.ss_family,
+	          v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+	             : (void *)&((struct sockaddr_in *)&ss)->sin_addr,
+	          host, sizeof host);
+	/* The port as bound (PORT 0 asks for a free one): tests read it. */
+	fprintf(stderr, "rte-read: serving http://%s%s%s:%u/metrics\n",
+	        v6 ? "[" : "", host, v6 ? "]" : "", info ? info->port : 0);
+	while (!S.stop) {
+		uint64_t t = now_ns() / 1000000u;
+		int check = t - last_scan >= SCAN_MS, more;
+
+		pthread_mutex_lock(&S.mu);
+		rd_prom_collect(S.prom);
+		if (check) {
+			forget_stale();
+			scan(in, nin, 1, 1);
+			last_scan = t;
+		}
+		more = rd_prom_poll(S.prom, BUDGET, check, 0);
+		pthread_mutex_unlock(&S.mu);
+		if (!more)
+			rd_sleep_ms(IDLE_MS);
+	}
+	MHD_stop_daemon(d);
+	return S_OK;
+}
+
+static int push(const struct sopts *o, const struct input *in, int nin)
+{
+	struct rd_buf b = { 0 };
+	char err[600];
+	int status = scan(in, nin, 0, 0);
+
+	if (status)
+		return status;
+	while (rd_prom_poll(S.prom, 0, 0, 1))
+		;
+	if (rd_prom_render(S.prom, &b, 0, 0) < 0) {
+		free(b.p);
+		fprintf(stderr, "rte-read: out of memory\n");
+		return S_NOMEM;
+	}
+	if (rd_push(o->push, o->job, o->labels, o->nlabels, b.p ? b.p : "", b.n,
+	            err, sizeof err) < 0) {
+		fprintf(stderr, "rte-read: --push %s\n", err);
+		status = S_OUTPUT;
+	}
+	free(b.p);
+	return status;
+}
+
+int rd_serve_main(int argc, char **argv)
+{
+	struct sopts o;
+	struct input *in;
+	int rc, nin = 0;
+
+	memset(&o, 0, sizeof o);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(serve_usage, stdout);
+			return fflush(stdout) ? S_OUTPUT : S_OK;
+		}
+	rc = parse(argc, argv, &o);
+	if (rc) {
+		free(o.labels);
+		return rc;
+	}
+	o.po.exporter = o.serve != NULL;
+	in = resolve(&o, &nin);
+	S.prom = rd_prom_new(&o.po);
+	for (int i = 0; in && i < nin; i++)
+		if (!in[i].path)
+			rc = S_NOMEM;
+	if (!in || !S.prom || rc) {
+		fprintf(stderr, "rte-read: out of memory\n");
+		rc = S_NOMEM;
+	} else {
+		setup_signals();
+		rc = o.serve ? serve(&o, in, nin) : push(&o, in, nin);
+	}
+	rd_prom_free(S.prom);
+	free_inputs(in, nin);
+	for (size_t i = 0; i < S.nids; i++)
+		free(S.ids[i].path);
+	free(S.ids);
+	free(o.labels);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/*
+ * serve.h - rte-read's Prometheus modes (issue 17): `--serve ADDR:PORT`,
+ * an exporter of live metrics over HTTP (libmicrohttpd), and
+ * `--push URL`, the final metrics of finished runs sent to a Pushgateway.
+ * They have their own options (rd_serve_usage); main.c hands over to
+ * rd_serve_main() when rd_serve_wanted() says so.
+ */
+#ifndef RD_SERVE_H
+#define RD_SERVE_H
+
+/* 1 if the command line asks for --serve or --push (before any "--"). */
+int rd_serve_wanted(int argc, char **argv);
+
+/* Run the mode; returns the exit status (documented in --help). */
+int rd_serve_main(int argc, char **argv);
+
+/*
+ * push.c: send `body` (text format 0.0.4) to the Pushgateway at `url`
+ * (http://HOST[:PORT][/PREFIX]) with PUT to
+ * PREFIX/metrics/job/JOB{/LABEL/VALUE}, labels[] being "k=v" strings.
+ * Returns 0, or -1 with one line "why" in err.
+ */
+int rd_push(const char *url, const char *job, char *const *labels,
+            int nlabels, const char *body, size_t len, char *err,
+            size_t errlen);
+
+/* 1 if s is a valid Prometheus label name. */
+int rd_label_name_ok(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,372 @@
+#!/bin/sh
+# tests/prom/run.sh - rte-read --serve and --push against the real thing:
+# Debian's prometheus (scraping the exporter while a real program traced by
+# librte.so runs: threads, fork, spans) and prometheus-pushgateway, their
+# HTTP APIs checked against rte-read --format=summary-json of the same
+# files; the exposition checked by promtool; malformed requests, a slow
+# client and scrapes while processes exit. Every server is started, waited
+# for (bounded) and stopped here, on 127.0.0.1 only. Missing servers are
+# installed (root or sudo), else the tests that need them are skipped with
+# the reason.
+#
+#   RTE_BUILD=build sh tests/prom/run.sh [TEST...]
+set -u
+B=${RTE_BUILD:?set RTE_BUILD}
+RR=$B/rte-read
+TRACED=${RTE_TRACED:-$B/tests/reader/traced} # RTE_TRACED: e.g. a build without TSan
+CHECK="python3 tests/prom/check.py"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-prom.XXXXXX") || exit 1
+. tests/harness.sh
+unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
+	OCAML_RUNTIME_EVENTS_PRESERVE LD_PRELOAD
+
+# ---- servers -----------------------------------------------------------------
+
+have_servers() {
+	command -v prometheus >/dev/null && command -v promtool >/dev/null &&
+		command -v prometheus-pushgateway >/dev/null
+}
+NOSERVER=""
+if ! have_servers; then
+	SUDO=""
+	[ "$(id -u)" = 0 ] || SUDO="sudo -n"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+		prometheus prometheus-pushgateway >/dev/null 2>&1
+	have_servers || NOSERVER="prometheus, promtool or prometheus-pushgateway missing and cannot be installed (apt-get install prometheus prometheus-pushgateway)"
+fi
+
+# stop PID: SIGTERM, at most 10 s for it to end, then SIGKILL. Returns the
+# status it ended with.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -0 "$1" 2>/dev/null && { fail "pid $1 ignored SIGTERM"; kill -9 "$1"; }
+	wait "$1"
+}
+
+# start_serve ARGS...: the exporter on a free port of 127.0.0.1 (it says
+# which); sets SP and URL.
+start_serve() {
+	: >"$D/serve.err"
+	"$RR" --serve 127.0.0.1:0 "$@" 2>"$D/serve.err" &
+	SP=$!
+	BG="$BG $SP"
+	i=0
+	while [ $i -lt 100 ]; do
+		port=$(sed -n 's|^rte-read: serving http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$D/serve.err")
+		if [ -n "$port" ]; then
+			URL=http://127.0.0.1:$port/metrics
+			return 0
+		fi
+		kill -0 "$SP" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "the exporter did not start: $(cat "$D/serve.err")"
+	return 1
+}
+
+# traced DIR N US: the traced program (3 threads, a forked child, spans
+# "batch", ints "seq") writing into DIR, files kept.
+traced() {
+	env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$1" "$TRACED" "$2" "$3" fork
+}
+
+# pids DIR: the pids of DIR's ring files, comma-separated.
+pids() {
+	ls "$1" | sed -n 's/^\([0-9]*\)\.events$/\1/p' | paste -sd, -
+}
+
+summary() {
+	"$RR" -f summary-json -o "$D/summary.json" "$1" || fail "summary-json: exit $?"
+}
+
+# ---- tests -----------------------------------------------------------------
+
+t_exposition() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	traced "$D/rings" 3000 200 >/dev/null || fail "traced: exit $?"
+	summary "$D/rings"
+	# OpenMetrics when asked, final values once, then the processes dropped
+	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/om.txt" 20 \
+		"application/openmetrics-text; version=1.0.0" || fail "no final values"
+	grep -q "^application/openmetrics-text; version=1.0.0" "$D/om.txt.type" ||
+		fail "OpenMetrics content type: $(cat "$D/om.txt.type")"
+	[ "$(tail -1 "$D/om.txt")" = "# EOF" ] || fail "OpenMetrics does not end with # EOF"
+	$CHECK expo-vs-summary "$D/om.txt" "$D/summary.json" || fail "values differ"
+	$CHECK get "$URL" "$D/text.txt" >"$D/st" && grep -q "^200 text/plain; version=0.0.4" "$D/st" ||
+		fail "text format: $(cat "$D/st")"
+	grep -q 'rte_process_alive{' "$D/text.txt" && fail "delivered processes still served"
+	$CHECK get "${URL%/metrics}/nope" "$D/x" | grep -q "^404" || fail "not 404"
+	$CHECK get "${URL%/metrics}/" "$D/x" | grep -q "^404" || fail "/ not 404"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_live_lint() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	traced "$D/rings" 20000 1000 >/dev/null & tp=$!
+	BG="$BG $tp"
+	sleep 1
+	$CHECK get "$URL" "$D/live.txt" >/dev/null
+	grep -q 'rte_process_alive{.*} 1$' "$D/live.txt" || fail "no live process in a scrape"
+	if [ -n "$NOSERVER" ]; then
+		skip "$CUR-promtool" "$NOSERVER"
+	else
+		promtool check metrics <"$D/live.txt" || fail "promtool check metrics"
+	fi
+	wait "$tp" || fail "traced: exit $?"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_per_thread() {
+	mkdir -p "$D/rings"
+	start_serve --per-thread "$D/rings" || return
+	traced "$D/rings" 2000 100 >/dev/null || fail "traced: exit $?"
+	summary "$D/rings"
+	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/m.txt" 20 &&
+		$CHECK per-thread "$D/m.txt" "$D/summary.json" || fail "--per-thread"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_max_names() {
+	mkdir -p "$D/rings"
+	start_serve --max-names 1 "$D/rings" || return
+	traced "$D/rings" 2000 100 >/dev/null || fail "traced: exit $?"
+	summary "$D/rings"
+	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/m.txt" 20 &&
+		$CHECK max-names "$D/m.txt" "$D/summary.json" || fail "--max-names"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_robust() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	port=${URL#http://127.0.0.1:}
+	port=${port%/metrics}
+	# scrapes while processes run and end (their files vanish: no PRESERVE)
+	( for i in 1 2 3; do
+		env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$D/rings" \
+			"$TRACED" 3000 100 fork >/dev/null || exit 1
+	done ) & tp=$!
+	BG="$BG $tp"
+	$CHECK scrape-loop "$port" 3 || fail "scrapes while processes exit"
+	$CHECK raw "$port" || fail "malformed requests"
+	wait "$tp" || fail "traced: exit $?"
+	kill -0 "$SP" 2>/dev/null || fail "the exporter died"
+	$CHECK get "$URL" "$D/m.txt" | grep -q "^200" || fail "no answer at the end"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# Real OCaml 5.2 files (runtime phases, counters, GC): every phase's
+# histogram, GC time and pauses against summary-json.
+t_ocaml() {
+	mkdir -p "$D/rings"
+	for gz in tests/fixtures/ocaml-5.2/*/*.events.gz; do
+		gzip -dc "$gz" >"$D/rings/$(basename "$gz" .gz)" || fail "gunzip $gz"
+	done
+	summary "$D/rings"
+	start_serve "$D/rings" || return
+	$CHECK fetch-final "$URL" "$(python3 -c 'import json,sys; print(",".join(str(p["pid"]) for p in json.load(open(sys.argv[1]))["processes"]))' "$D/summary.json")" \
+		"$D/m.txt" 20 && $CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" ||
+		fail "OCaml's files"
+	grep -q '^rte_gc_pause_duration_seconds_count{' "$D/m.txt" || fail "no GC pauses"
+	grep -q '^rte_runtime_stat{' "$D/m.txt" || fail "no runtime counters"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# A program that crashes under the shim: rte_crashes_total says so.
+t_crash() {
+	mkdir -p "$D/rings"
+	pre=$B/librte.so
+	case ${RTE_SAN:-} in *address*) pre="$(${CC:-cc} -print-file-name=libasan.so) $pre" ;; esac
+	start_serve "$D/rings" || return
+	env ASAN_OPTIONS=handle_segv=0:detect_leaks=0 LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/rings" "$B/tests/crash/segv" >/dev/null 2>&1
+	[ $? = 139 ] || fail "segv did not die of SIGSEGV"
+	summary "$D/rings"
+	pid=$(pids "$D/rings")
+	$CHECK fetch-final "$URL" "$pid" "$D/m.txt" 20 &&
+		$CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" || fail "values"
+	grep -q "^rte_crashes_total{pid=\"$pid\",exe=\"segv\"} 1$" "$D/m.txt" ||
+		fail "no crash counted: $(grep crash "$D/m.txt")"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# A ring file whose user event name is made to inject metrics (quotes,
+# newline, backslash, an invalid UTF-8 byte): one escaped label value, in
+# both formats, and promtool finds nothing to say.
+t_hostile() {
+	mkdir -p "$D/rings"
+	"$B/tests/reader/gen_ring" known "$D/rings/4242.events" "$D/truth.json" ||
+		{ fail "gen_ring: exit $?"; return; }
+	python3 - "$D/rings/4242.events" <<'EOP' || { fail "cannot patch the name"; return; }
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off = struct.unpack_from("<Q", b, 56)[0]   # custom_events_offset
+n = b'x"} 1\nfake_metric{a="\\\xff\xc3\xa9'
+b[off:off + 128] = n + bytes(128 - len(n))  # the first name slot
+open(sys.argv[1], "wb").write(b)
+EOP
+	start_serve "$D/rings" || return
+	$CHECK fetch-final "$URL" 4242 "$D/om.txt" 20 "application/openmetrics-text" &&
+		$CHECK hostile "$D/om.txt" || fail "OpenMetrics"
+	stop "$SP" || fail "exporter exit $?"
+	start_serve "$D/rings" || return # a new exporter: the values again
+	$CHECK fetch-final "$URL" 4242 "$D/text.txt" 20 && $CHECK hostile "$D/text.txt" ||
+		fail "text format"
+	if [ -z "$NOSERVER" ]; then
+		promtool check metrics <"$D/text.txt.raw" || fail "promtool check metrics"
+	fi
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# Files removed at exit (no PRESERVE), one run after the other: each run's
+# new file (often on the inode of the last one) is still picked up.
+t_reuse() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	for i in 1 2 3 4; do
+		pid=$(env OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$D/rings" \
+			sh -c 'echo $$; exec "$0" 3000 5000 >/dev/null' "$TRACED") || fail "traced: exit $?"
+		$CHECK fetch-final "$URL" "$pid" "$D/m$i.txt" 20 || fail "run $i (pid $pid) not seen"
+	done
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# A followed file cut short under the exporter (SIGBUS on its next read):
+# that file is given up and counted as an error, the exporter goes on.
+t_truncated() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	(traced "$D/rings" 200000 50000 >/dev/null; :) 2>/dev/null & tp=$!
+	BG="$BG $tp"
+	i=0
+	while ! grep -q 'rte_process_alive{.*} 1$' "$D/m.txt" 2>/dev/null && [ $i -lt 100 ]; do
+		$CHECK get "$URL" "$D/m.txt" >/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+	for f in "$D"/rings/*.events; do truncate -s 4096 "$f"; done
+	i=0
+	while ! grep -q '^rte_exporter_errors_total [1-9]' "$D/m.txt" && [ $i -lt 100 ]; do
+		sleep 0.1
+		$CHECK get "$URL" "$D/m.txt" >/dev/null
+		i=$((i + 1))
+	done
+	grep -q '^rte_exporter_errors_total [1-9]' "$D/m.txt" || fail "no error counted"
+	kill -0 "$SP" 2>/dev/null || fail "the exporter died"
+	for p in $(pids "$D/rings" | tr , ' '); do kill -9 "$p" 2>/dev/null; done
+	wait "$tp"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_prometheus() {
+	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
+	mkdir -p "$D/rings" "$D/tsdb"
+	start_serve "$D/rings" || return
+	pport=$($CHECK port)
+	target=${URL#http://}
+	cat >"$D/prometheus.yml" <<EOC
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: rte
+    scrape_interval: 1s
+    static_configs:
+      - targets: ['${target%/metrics}']
+EOC
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/tsdb" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn \
+		2>"$D/prometheus.log" & pp=$!
+	BG="$BG $pp"
+	PROM=http://127.0.0.1:$pport
+	$CHECK wait-ready "$PROM/-/ready" 60 || { fail "prometheus: $(tail -5 "$D/prometheus.log")"; stop "$pp"; return; }
+	# a process (and its forked child) seen alive, then killed...
+	(traced "$D/rings" 200000 50000 >/dev/null; :) 2>/dev/null & tp=$!
+	BG="$BG $tp"
+	i=0
+	while [ "$(pids "$D/rings" | tr , '\n' | grep -c .)" -lt 2 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	live=$(pids "$D/rings")
+	$CHECK prom-alive "$PROM" "$live" 60 || fail "never seen alive"
+	for p in $(echo "$live" | tr , ' '); do kill -9 "$p"; done
+	wait "$tp" # the subshell: it says nothing of its child's death
+	# ... and one that runs to its end
+	traced "$D/rings" 3000 1000 >/dev/null || fail "traced: exit $?"
+	summary "$D/rings"
+	$CHECK prom-wait "$PROM" "$(pids "$D/rings")" 60 &&
+		$CHECK prom-vs-summary "$PROM" "$D/summary.json" || fail "Prometheus's values"
+	stop "$pp" || fail "prometheus exit $?"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+t_pushgateway() {
+	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
+	mkdir -p "$D/rings"
+	gport=$($CHECK port)
+	prometheus-pushgateway --web.listen-address="127.0.0.1:$gport" \
+		--persistence.file="$D/pg.data" --log.level=warn 2>"$D/pg.log" & gp=$!
+	BG="$BG $gp"
+	PG=http://127.0.0.1:$gport
+	$CHECK wait-ready "$PG/-/ready" 60 || { fail "pushgateway: $(tail -5 "$D/pg.log")"; stop "$gp"; return; }
+	traced "$D/rings" 3000 100 >/dev/null || fail "traced: exit $?"
+	summary "$D/rings"
+	"$RR" --push "$PG" --job ci --label test=t1 --label branch=a/b "$D/rings" ||
+		fail "--push: exit $?"
+	$CHECK get "$PG/metrics" "$D/pg.txt" >/dev/null
+	$CHECK expo-vs-summary "$D/pg.txt" "$D/summary.json" job=ci,test=t1,branch=a/b ||
+		fail "the gateway's values"
+	# rte-run --push: the same at the end of a run
+	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci --label test=t2 -- \
+		"$TRACED" 2000 100 fork || fail "rte-run --push: exit $?"
+	"$RR" -f summary-json -o "$D/run.json" "$D/run" || fail "summary-json: exit $?"
+	$CHECK get "$PG/metrics" "$D/pg2.txt" >/dev/null
+	$CHECK expo-vs-summary "$D/pg2.txt" "$D/run.json" job=ci,test=t2 ||
+		fail "the gateway's values of rte-run --push"
+	stop "$gp" || fail "pushgateway exit $?"
+}
+
+t_push_errors() {
+	mkdir -p "$D/rings"
+	traced "$D/rings" 100 0 >/dev/null || fail "traced: exit $?"
+	port=$($CHECK port) # nobody listens there
+	"$RR" --push "http://127.0.0.1:$port" "$D/rings" 2>"$D/err"
+	rc=$?
+	[ $rc = 5 ] && [ "$(wc -l <"$D/err")" = 1 ] || fail "closed port: exit $rc: $(cat "$D/err")"
+	"$RR" --push "https://127.0.0.1:$port" "$D/rings" 2>"$D/err"
+	rc=$?
+	[ $rc = 5 ] && grep -q "only http://" "$D/err" || fail "https: exit $rc: $(cat "$D/err")"
+	"$RR" --push "http://127.0.0.1:$port" --label "9x=y" "$D/rings" 2>/dev/null
+	[ $? = 1 ] || fail "bad label accepted"
+	"$RR" --push "http://127.0.0.1:$port" 2>/dev/null
+	[ $? = 1 ] || fail "no input accepted"
+	"$RR" --push "http://127.0.0.1:$port" "$D/none" 2>/dev/null
+	[ $? = 2 ] || fail "missing input: not exit 2"
+	"$RR" --serve 127.0.0.1:x "$D/rings" 2>/dev/null
+	[ $? = 1 ] || fail "bad --serve address accepted"
+	"$RR" --serve "$port" "$D/none" 2>/dev/null
+	[ $? = 2 ] || fail "--serve of a missing directory: not exit 2"
+}
+
+echo "== prom"
+for t in exposition ocaml crash hostile live_lint per_thread max_names robust reuse truncated prometheus pushgateway push_errors; do
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $t "*) ;; *) continue ;; esac
+	fi
+	begin "$t"
+	"t_$t"
+	[ $? = 2 ] && continue
+	finish
+done
+echo "prom: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
