@@ -131,6 +131,17 @@ int rd_merge_add(rd_merge *m, rte_cursor *c)
 		st[r].ring = r;
 	}
 	m->src[m->nsrc] = (struct source){ c, st, rings, 0 };
+	/* The first MAX_MAPPED sources stay mapped as they were opened: a
+	 * live file, or one its writer removes at exit before it is first
+	 * read, is read without being opened again by its name. The others
+	 * are given back until they are read (a directory of many files). */
+	if (m->mq_len < MAX_MAPPED) {
+		m->mq[(m->mq_head + m->mq_len) % MAX_MAPPED] = m->nsrc;
+		m->mq_len++;
+		m->src[m->nsrc].mapped = 1;
+	} else {
+		rte_cursor_release(c);
+	}
 	return (int)m->nsrc++;
 fail:
 	rte_cursor_close(c);
