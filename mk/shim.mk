@@ -13,7 +13,8 @@
 
 SHIM_SRCS := shim/core.c shim/api.c shim/file.c shim/config.c \
 	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c \
-	shim/crash.c shim/modules.c shim/backtrace.c
+	shim/crash.c shim/modules.c shim/backtrace.c \
+	shim/prof/profiler.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 

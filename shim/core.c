@@ -40,6 +40,7 @@
 
 #include "clock.h"
 #include "crash.h"
+#include "prof/profiler.h"
 #include "rte/rte.h"
 #include "shim.h"
 
@@ -514,6 +515,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	bind_ring(t, (unsigned)r, gen);
 	if (quiet)
 		return &t->w;
+	rte_prof_thread_arm(); /* prof/: threads older than tracing */
 	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
 	                (uint64_t)(int64_t)rte_g_pid);
 	write_labels(&t->w);
@@ -598,6 +600,7 @@ static void thread_end(void *v)
 	int saved = errno;
 	uintptr_t i = (uintptr_t)v - 1;
 
+	rte_prof_thread_end(); /* prof/: delete its timer */
 	rte_core_release();
 	rte_self_p = NULL;
 	/* Release: our last use of the state happens before its next owner
@@ -840,6 +843,7 @@ int rte_core_start_locked(void)
 	register_own_events();
 	begin_file(0, rte_clock_ns());
 	rte_crash_start(); /* crash.c: crash handlers, modules, RTE_BACKTRACE */
+	rte_prof_start();  /* prof/: RTE_PROFILE */
 	return RTE_OK;
 }
 
@@ -888,6 +892,7 @@ void rte_core_atfork_child(void)
 	if (g_proc)
 		g_proc->pid = getpid();
 	rte_core_fork_child();
+	rte_prof_fork_child(); /* prof/: the forking thread's own timer */
 	/* With PRESERVE the child keeps a file whatever it does: make it
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
@@ -936,6 +941,7 @@ void rte_core_stop(void)
 	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return;
+	rte_prof_stop(); /* prof/: every timer deleted */
 	/* Release: from here on writers stop (those inside finish). */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	w = enter_any(1);

@@ -69,6 +69,7 @@
 #include "backtrace.h"
 #include "clock.h"
 #include "crash.h"
+#include "prof/profiler.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "shim.h"
@@ -927,6 +928,8 @@ RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
 	struct sigaction a, prev;
 	sigset_t o;
 
+	if (rte_prof_owns(sig)) /* prof/: the profiling signal */
+		return rte_prof_sigaction(sig, act, old);
 	if (term_managed(sig))
 		return term_sigaction(sig, act, old);
 	if (!installed(sig))
@@ -994,24 +997,36 @@ static sighandler_t term_prev(sighandler_t r)
  * than ours go to libc's (which also honours siginterrupt()). */
 RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("signal", sig, h));
+		return rte_prof_hide(term_prev(real_signal("signal", sig, h)));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t h);
 RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("bsd_signal", sig, h));
+		return rte_prof_hide(term_prev(real_signal("bsd_signal", sig, h)));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 /* sysv_signal(): one-shot, not blocked in its handler, as glibc's. */
 RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("sysv_signal", sig, h));
+		return rte_prof_hide(term_prev(real_signal("sysv_signal", sig, h)));
 	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }
 
