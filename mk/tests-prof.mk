@@ -1,0 +1,26 @@
+# The CPU profiler (RTE_PROFILE, shim/prof/): its tests (tests/prof/) and
+# its benchmark program.
+#
+#   make test-prof    build and run the profiler tests (part of `make test`,
+#                     and of check-tsan)
+#
+# tests/prof/progs/cpu.c is built -O1 with frame pointers, its named
+# functions never inlined, so that its call tree is known.
+
+PROF_CPU := $(BUILD)/tests/prof/cpu
+PROF_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	-pthread -Wall -Wextra -Werror
+
+$(PROF_CPU): tests/prof/progs/cpu.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROF_CFLAGS) -o $@ $< $(BASE_LDFLAGS)
+ALL += $(PROF_CPU)
+
+PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
+
+.PHONY: test-prof
+TEST_RUNS += test-prof
+TSAN_RUNS += test-prof
+test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		sh tests/prof/run.sh
