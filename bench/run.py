@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
+
 ROWS = []
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
@@ -451,6 +453,7 @@ def main():
                          10000)
         bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
         bench_backtrace(build, rounds)
+        prof.bench_profiler(build, rounds, a.quick, row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

@@ -5,6 +5,9 @@
  *
  *   cpu tree MS          ~90 % in leaf_hot, ~9 % in leaf_warm, ~1 % in
  *                        leaf_cold (all called from work), MS ms of CPU
+ *   cpu fixed N          N calls of work (a fixed amount of work: the
+ *                        benchmark's wall-time overhead)
+ *   cpu fixed2 N         2 threads, each making N calls of work
  *   cpu threads N MS     N threads, each running `tree` for MS ms
  *   cpu churn N MS       N short threads one after another, each MS ms
  *   cpu fork MS          fork; child and parent each run `tree` MS ms
@@ -13,9 +16,10 @@
  *                        of a blocking read on a pipe, accept and waitpid;
  *                        exits 3 if any of them fails with EINTR
  *   cpu eintr N          a busy thread while the main thread calls
- *                        nanosleep(1 us) and poll(1 ms) N times each,
- *                        spinning 1 ms between calls; prints
- *                        "eintr nanosleep=A poll=B calls=N"
+ *                        nanosleep(1 us) and ppoll(no fd, 1 us) N times
+ *                        each (timer slack 1 ns), computing a few us
+ *                        between calls; prints how many returned early
+ *                        with EINTR: "eintr nanosleep=A poll=B calls=N"
  *   cpu ownsig SIG       installs a handler on SIG in main, then runs
  *                        tree 300 ms, sends itself SIG and checks its
  *                        handler ran (exit 4 if not)
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,6 +101,30 @@ static void die(const char *what)
 {
 	fprintf(stderr, "cpu: %s: %s\n", what, strerror(errno));
 	exit(2);
+}
+
+static void *fixed_thread(void *p)
+{
+	for (uintptr_t i = 0; i < (uintptr_t)p; i++)
+		work();
+	return NULL;
+}
+
+static int fixed(unsigned nthreads, unsigned n)
+{
+	pthread_t th[2];
+
+	if (nthreads == 1) {
+		fixed_thread((void *)(uintptr_t)n);
+		return 0;
+	}
+	for (unsigned i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, fixed_thread,
+		                   (void *)(uintptr_t)n))
+			die("pthread_create");
+	for (unsigned i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	return 0;
 }
 
 static int threads(unsigned n, unsigned ms)
@@ -199,18 +228,15 @@ static int eintr(unsigned n)
 	unsigned ns = 0, po = 0;
 	struct timespec d = {0, 1000};
 
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if (pthread_create(&th, NULL, busy_thread, NULL))
 		die("pthread_create");
 	for (unsigned i = 0; i < n; i++) {
-		struct pollfd none = {.fd = -1};
-
 		spin(2000);
 		if (nanosleep(&d, NULL) < 0 && errno == EINTR)
 			ns++;
 		spin(2000);
-		if (poll(&none, 1, 0) < 0 && errno == EINTR)
-			po++;
-		if (poll(NULL, 0, 1) < 0 && errno == EINTR)
+		if (ppoll(NULL, 0, &d, NULL) < 0 && errno == EINTR)
 			po++;
 	}
 	g_stop = 1;
@@ -251,6 +277,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(m, "tree"))
 		tree(a);
+	else if (!strcmp(m, "fixed"))
+		return fixed(1, a);
+	else if (!strcmp(m, "fixed2"))
+		return fixed(2, a);
 	else if (!strcmp(m, "threads"))
 		return threads(a, b);
 	else if (!strcmp(m, "churn"))
