@@ -21,6 +21,7 @@ PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name
 .PHONY: test-prof
 TEST_RUNS += test-prof
 TSAN_RUNS += test-prof
-test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read
+test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
+		$$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
 		sh tests/prof/run.sh
