@@ -54,11 +54,18 @@ def _env(build, d, hz=None, stack=None):
     return env
 
 
+CPU = []  # CPU seconds of the last _wall's child
+
+
 def _wall(cmd, env):
+    r0 = os.times()
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     t1 = time.monotonic()
+    r1 = os.times()
+    CPU[:] = [r1.children_user + r1.children_system
+              - r0.children_user - r0.children_system]
     if p.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd),
                                                     p.returncode, p.stderr))
@@ -166,6 +173,7 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
              ("997fp", 997, "fp"))
     for label, args in progs:
         walls = {c[0]: [] for c in confs}
+        cpus = {c[0]: [] for c in confs}
         walls["gperf"] = []
         last = {}
         gp = None
@@ -176,6 +184,7 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
                 d = _fresh(os.path.join(tmp, name))
                 w, _ = _wall([exe] + args, _env(build, d, hz, stack))
                 walls[name].append(w)
+                cpus[name].append(CPU[0])
                 if hz:
                     last[name] = _analyse(build, d)
                 if name == "997":
@@ -190,6 +199,7 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
                 for f, sh in gp[2].items():
                     gp_n[f] = gp_n.get(f, 0) + sh * gp[1]
         base = statistics.median(walls["base"])
+        cbase = statistics.median(cpus["base"])
         for name, goal in (("99", 1.02), ("997", 1.08), ("997fp", None)):
             med = statistics.median(walls[name])
             a = last[name]
@@ -206,10 +216,12 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
                 "<= %.2fx" % goal if goal else None,
                 med / base <= goal if goal else None,
                 "%d samples; delivered per thread %s of CPU s x %.0f Hz; "
-                "%.1f us a sample over the baseline" % (
+                "CPU time %.3f s vs %.3f s: %.1f us a sample" % (
                     a["samples"],
                     "/".join("%.0f%%" % (100 * x) for x in deliv), rate,
-                    (med - base) / max(a["samples"], 1) * 1e6))
+                    statistics.median(cpus[name]), cbase,
+                    (statistics.median(cpus[name]) - cbase)
+                    / max(a["samples"], 1) * 1e6))
         if lib and gp:
             wall, total, shares, cpu = gp
             rate = min(997, tick) if tick else 997
