@@ -77,6 +77,7 @@ static struct sigaction g_prog; /* the program's view of the signal */
 static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
+static unsigned g_reg_top;      /* atomic: above every slot ever taken */
 static int (*g_real_sigaction)(int, const struct sigaction *,
                                struct sigaction *);
 
@@ -185,6 +186,14 @@ static int reg_add(int id)
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_store_n(&g_reg_hint, i + 1, __ATOMIC_RELAXED);
+			/* Relaxed: how far reg_delete_all() looks. */
+			for (unsigned top = __atomic_load_n(&g_reg_top,
+			                                    __ATOMIC_RELAXED);
+			     top < i + 1 &&
+			     !__atomic_compare_exchange_n(&g_reg_top, &top, i + 1,
+			                                  1, __ATOMIC_RELAXED,
+			                                  __ATOMIC_RELAXED);)
+				;
 			return (int)i + 1;
 		}
 	}
@@ -211,9 +220,11 @@ static void reg_delete(int slot)
 
 static void reg_delete_all(void)
 {
+	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
+
 	if (!g_reg)
 		return;
-	for (unsigned i = 0; i < REG_SLOTS; i++)
+	for (unsigned i = 0; i < top && i < REG_SLOTS; i++)
 		/* Relaxed peek: most slots are empty (untouched pages). */
 		if (__atomic_load_n(&g_reg[i], __ATOMIC_RELAXED))
 			reg_delete((int)i + 1);
@@ -339,6 +350,11 @@ void rte_prof_exec_begin(void)
 {
 	int saved = errno;
 
+	/* Not in a vfork child: the state and the timer are its parent's. */
+	if (getpid() != rte_g_pid) {
+		errno = saved;
+		return;
+	}
 	if (rte_self_p && rte_self_p->prof_state == PT_ARMED) {
 		disarm(rte_self_p);
 		drain_pending();
@@ -349,7 +365,8 @@ void rte_prof_exec_begin(void)
 
 void rte_prof_exec_failed(void)
 {
-	rte_prof_thread_arm();
+	if (getpid() == rte_g_pid) /* not in a vfork child */
+		rte_prof_thread_arm();
 }
 
 void rte_prof_stop(void)

@@ -145,6 +145,19 @@ test_exec() {
 	finish
 }
 
+# vfork+exec children and a failed exec leave the parent's profiling as
+# it was: its samples go on (the child's exec hook must not touch the
+# parent's timer, the failed exec re-arms the caller's).
+test_vfork() {
+	begin vfork
+	prof "$D" 997 "$CPU" vfork 20 500
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "samples after the vforks" 'd["samples"] >= 50' "$D"
+	finish
+}
+
 # Blocking calls of the program never see EINTR (SA_RESTART): read on a
 # pipe, accept, waitpid, while the process is busy (cpu.c exits 3).
 test_syscalls() {
@@ -228,7 +241,7 @@ test_rte_run() {
 	finish
 }
 
-TESTS="tree threads churn fork exec syscalls ownsig owned_at_start config rte_run"
+TESTS="tree threads churn fork exec vfork syscalls ownsig owned_at_start config rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"

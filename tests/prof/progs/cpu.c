@@ -12,6 +12,8 @@
  *   cpu churn N MS       N short threads one after another, each MS ms
  *   cpu fork MS          fork; child and parent each run `tree` MS ms
  *   cpu exec MS          run `tree` MS ms, then exec `cpu tree MS`
+ *   cpu vfork N MS       one exec that fails, N vfork+exec of `true`,
+ *                        then `tree` MS ms
  *   cpu syscalls N       a busy thread while the main thread does N rounds
  *                        of a blocking read on a pipe, accept and waitpid;
  *                        exits 3 if any of them fails with EINTR
@@ -303,6 +305,20 @@ int main(int argc, char **argv)
 		snprintf(ms, sizeof(ms), "%u", a);
 		execl("/proc/self/exe", argv[0], "tree", ms, (char *)NULL);
 		die("exec");
+	} else if (!strcmp(m, "vfork")) {
+		execl("/nonexistent/rte-prof", "x", (char *)NULL);
+		for (unsigned i = 0; i < a; i++) {
+			pid_t pid = vfork();
+			int st;
+
+			if (pid == 0) {
+				execlp("true", "true", (char *)NULL);
+				_exit(127);
+			}
+			if (pid < 0 || waitpid(pid, &st, 0) < 0 || st != 0)
+				return 1;
+		}
+		tree(b);
 	} else if (!strcmp(m, "syscalls"))
 		return syscalls(a);
 	else if (!strcmp(m, "eintr"))
