@@ -24,4 +24,5 @@ TSAN_RUNS += test-prof
 test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
 		$$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
 		sh tests/prof/run.sh

@@ -33,10 +33,12 @@
  * (the busy flag: counted in rte.dropped) leaves its time to the next one,
  * so the total weight is the thread's CPU time while profiled.
  *
- * Stacks: libunwind with its per-thread cache (backtrace.c), or the
- * frame-pointer walk (RTE_PROFILE_STACK=fp, and always where the loader's
- * lock may belong to a thread that is gone: modules.c). Both end short on
- * code they cannot unwind, never fault.
+ * Stacks: libunwind with its per-thread cache (backtrace.c; its
+ * thread-local storage is allocated when the thread is armed, never in
+ * the handler), or the frame-pointer walk (RTE_PROFILE_STACK=fp; always
+ * where the loader's lock may belong to a thread that is gone, modules.c,
+ * and under ThreadSanitizer). Both end short on code they cannot unwind,
+ * never fault.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -275,6 +277,14 @@ static void arm(struct rte_thread *t)
 		         "at once; thread %d is not profiled", REG_SLOTS,
 		         (int)gettid());
 		return;
+	}
+	/* libunwind keeps its caches in thread-local storage of a library
+	 * loaded with dlopen: the first use in each thread allocates it with
+	 * malloc, which the signal handler must never do. Here, not there. */
+	if (!g_fp) {
+		uint64_t pcs[4];
+
+		rte_bt_capture_here(pcs, 4, 0);
 	}
 	t->prof_timer = id;
 	t->prof_last = thread_cpu_ns();
@@ -545,6 +555,12 @@ void rte_prof_start(void)
 	if (stack && *stack && !g_fp && strcmp(stack, "unwind"))
 		rte_warn(NULL, "RTE_PROFILE_STACK: ignoring '%.32s' (unwind or "
 		         "fp)", stack);
+	/* ThreadSanitizer runs a handler late, at its next interceptor, with
+	 * a copy of the context of the signal's arrival: libunwind would walk
+	 * a stack that has moved on (and may fault); the frame-pointer walk
+	 * reads through rte_bt_peek and never faults. */
+	if (rte_dlsym(RTLD_DEFAULT, "__tsan_init"))
+		g_fp = 1;
 	/* What the program sees (crash.c's view for the signals it keeps). */
 	if (sigaction(g_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
 		rte_warn(NULL, "RTE_PROFILE: the program already handles signal "

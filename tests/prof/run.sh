@@ -6,7 +6,10 @@
 #
 # Usage: run.sh [TEST...] (all by default). Environment (mk/tests-prof.mk):
 # RTE_BUILD, the build folder (absolute); RTE_ASAN_RT, the ASan runtime
-# to preload first (empty without ASan). No timing assertion: rates and
+# to preload first (empty without ASan); RTE_TSAN, 1 for a ThreadSanitizer
+# build: TSan runs signal handlers late, with the context of the signal's
+# arrival but a stack that has moved on, so only the innermost frame of a
+# sample is checked there (the stacks' shapes are checked without it). No timing assertion: rates and
 # overheads are in make bench (bench/prof.sh).
 set -u
 
@@ -57,6 +60,14 @@ check() { # what python-boolean-expression DIR
 		fail "$1: $2 is false ($(head -c 600 "$3/an.json"))"
 }
 
+TSAN=${RTE_TSAN:-}
+
+# stack_check what expr DIR: a check of the stacks beyond the innermost
+# frame (not under TSan, see above).
+stack_check() {
+	[ -n "$TSAN" ] || check "$@"
+}
+
 no_rte_lines() { # DIR
 	! grep -q '^rte: ' "$1/err" || fail "unexpected: $(cat "$1/err")"
 }
@@ -75,7 +86,7 @@ test_tree() {
 	check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/on"
 	check "leaf_warm share" '0.03 <= d["self"].get("leaf_warm", 0) <= 0.16' "$D/on"
 	check "the three leaves" 'sum(d["self"].get(f, 0) for f in ("leaf_hot", "leaf_warm", "leaf_cold")) >= 0.95' "$D/on"
-	check "work on every stack" 'd["total"].get("work", 0) >= 0.97 and d["total"].get("main", 0) >= 0.97' "$D/on"
+	stack_check "work on every stack" 'd["total"].get("work", 0) >= 0.97 and d["total"].get("main", 0) >= 0.97' "$D/on"
 	# The weights add up to the program's CPU time (1.5 s, less at most
 	# the time after the last sample).
 	check "cpu_ns" '1.2e9 <= d["cpu_ns"] <= 1.7e9' "$D/on"
@@ -108,7 +119,11 @@ test_churn() {
 	expect_status 0
 	no_rte_lines "$D"
 	analyse "$D"
-	check "20 sampled threads" 'len(list(d["pids"].values())[0]["threads"]) == 20' "$D"
+	# Under TSan a signal waits for the thread's next interceptor call,
+	# which a short thread may not make before it ends: most, not all.
+	want='== 20'
+	[ -z "$TSAN" ] || want='>= 10'
+	check "20 sampled threads" 'len([t for p, v in d["pids"].items() for t in v["threads"] if t != p]) '"$want" "$D"
 	finish
 }
 
@@ -215,7 +230,8 @@ test_config() {
 	analyse "$D/prof"
 	# A frame-pointer walk loses the caller of a leaf that sets up no
 	# frame (gcc omits it in leaves): work is missing, tree is not.
-	check "SIGPROF, fp: leaf_hot" 'd["self"].get("leaf_hot", 0) >= 0.8 and d["total"].get("tree", 0) >= 0.97' "$D/prof"
+	check "SIGPROF, fp: leaf_hot" 'd["self"].get("leaf_hot", 0) >= 0.8' "$D/prof"
+	stack_check "SIGPROF, fp: tree" 'd["total"].get("tree", 0) >= 0.97' "$D/prof"
 	RTE_PROFILE_SIGNAL=SEGV prof "$D/bad" 997 "$CPU" tree 100
 	expect_status 0
 	[ "$(grep -c '^rte: .*RTE_PROFILE_SIGNAL' "$D/bad/err")" = 1 ] ||
@@ -228,6 +244,10 @@ test_config() {
 
 # rte-run --profile[=HZ]: RTE_PROFILE for the whole tree (99 by default).
 test_rte_run() {
+	if [ -n "$TSAN" ]; then
+		skip rte_run "rte-run of a TSan build crashes without --profile too"
+		return
+	fi
 	begin rte_run
 	$TMO "$B/rte-run" --profile -d "$D/d" -q "$CPU" tree 500 2>"$D/err"
 	ST=$?

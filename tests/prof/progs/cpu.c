@@ -12,7 +12,7 @@
  *   cpu churn N MS       N short threads one after another, each MS ms
  *   cpu fork MS          fork; child and parent each run `tree` MS ms
  *   cpu exec MS          run `tree` MS ms, then exec `cpu tree MS`
- *   cpu vfork N MS       one exec that fails, N vfork+exec of `true`,
+ *   cpu vfork N MS       one exec that fails, N vfork+exec of `cpu tree 0`,
  *                        then `tree` MS ms
  *   cpu syscalls N       a busy thread while the main thread does N rounds
  *                        of a blocking read on a pipe, accept and waitpid;
@@ -44,8 +44,8 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static volatile uint64_t g_sink;
-static volatile int g_stop;
+static __thread volatile uint64_t g_sink; /* per thread: no race */
+static int g_stop; /* atomic */
 
 static uint64_t cpu_ns(void)
 {
@@ -94,7 +94,7 @@ static void *tree_thread(void *p)
 static void *busy_thread(void *p)
 {
 	(void)p;
-	while (!g_stop)
+	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED))
 		work();
 	return NULL;
 }
@@ -219,7 +219,7 @@ static int syscalls(unsigned n)
 		close(p[0]);
 		close(p[1]);
 	}
-	g_stop = 1;
+	__atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	return rc;
 }
@@ -241,7 +241,7 @@ static int eintr(unsigned n)
 		if (ppoll(NULL, 0, &d, NULL) < 0 && errno == EINTR)
 			po++;
 	}
-	g_stop = 1;
+	__atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	printf("eintr nanosleep=%u poll=%u calls=%u\n", ns, po, n);
 	return 0;
@@ -312,7 +312,8 @@ int main(int argc, char **argv)
 			int st;
 
 			if (pid == 0) {
-				execlp("true", "true", (char *)NULL);
+				execl("/proc/self/exe", "cpu", "tree", "0",
+				      (char *)NULL);
 				_exit(127);
 			}
 			if (pid < 0 || waitpid(pid, &st, 0) < 0 || st != 0)
