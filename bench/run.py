@@ -364,6 +364,14 @@ def bench_backtrace(build, rounds):
         med["backtrace_capture_uncached"] / 1000.0, None, None,
         "frame-by-frame with libunwind's cache: %.1f us"
         % (med["backtrace_capture_step"] / 1000.0))
+    if "backtrace_signal" in med:
+        row("profiler: stack capture in a signal handler, %d frames"
+            % int(med["backtrace_signal_frames"]),
+            med["backtrace_signal"] / 1000.0, "us",
+            "frame-pointer walk (RTE_PROFILE_STACK=fp)",
+            med["backtrace_signal_fp"] / 1000.0, None, None,
+            "libunwind from the signal frame vs one process_vm_readv a "
+            "frame (%d frames)" % int(med["backtrace_signal_fp_frames"]))
 
 
 def lttng(*args):

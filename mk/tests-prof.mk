@@ -16,6 +16,11 @@ $(PROF_CPU): tests/prof/progs/cpu.c | $(DEPS_STAMP)
 	$(CC) $(PROF_CFLAGS) -o $@ $< $(BASE_LDFLAGS)
 ALL += $(PROF_CPU)
 
+# bench/backtrace (mk/tests-crash.mk) also times the profiler's two ways
+# of capturing in a signal handler: with frame pointers, so that the
+# frame-pointer walk sees the whole stack.
+$(BUILD)/obj/bench/backtrace.o: BASE_CFLAGS += -fno-omit-frame-pointer
+
 PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
 
 .PHONY: test-prof
