@@ -33,10 +33,10 @@
  * (the busy flag: counted in rte.dropped) leaves its time to the next one,
  * so the total weight is the thread's CPU time while profiled.
  *
- * Stacks: libunwind with its per-thread cache (backtrace.c; its
+ * Stacks: libunwind with its per-thread cache (crash/backtrace.c; its
  * thread-local storage is allocated when the thread is armed, never in
  * the handler), or the frame-pointer walk (RTE_PROFILE_STACK=fp; always
- * where the loader's lock may belong to a thread that is gone, modules.c,
+ * where the loader's lock may belong to a thread that is gone, crash/modules.c,
  * and under ThreadSanitizer). Both end short on code they cannot unwind,
  * never fault.
  */
@@ -51,17 +51,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../crash.h"
-#include "../shim.h"
 #include "clock.h"
+#include "crash/crash.h"
 #include "profiler.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
+#include "tracer.h"
 
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
-
-int rte_api_register_own(const char *name, enum rte_type type);
 
 #define HZ_MAX 100000u
 /* Registry slots (threads profiled at once); more threads are still
@@ -80,19 +78,15 @@ static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
 static unsigned g_reg_top;      /* atomic: above every slot ever taken */
-static int (*g_real_sigaction)(int, const struct sigaction *,
-                               struct sigaction *);
-
 static int real_sigaction(int sig, const struct sigaction *a,
                           struct sigaction *o)
 {
-	if (!g_real_sigaction)
-		*(void **)&g_real_sigaction = rte_dlsym(RTLD_NEXT, "sigaction");
-	if (!g_real_sigaction) {
+	rte_real_resolve();
+	if (!rte_real.sigaction) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return g_real_sigaction(sig, a, o);
+	return rte_real.sigaction(sig, a, o);
 }
 
 /* ---- configuration --------------------------------------------------------- */
@@ -361,7 +355,7 @@ void rte_prof_exec_begin(void)
 	int saved = errno;
 
 	/* Not in a vfork child: the state and the timer are its parent's. */
-	if (getpid() != rte_g_pid) {
+	if (getpid() != rte_tracer_pid()) {
 		errno = saved;
 		return;
 	}
@@ -375,7 +369,7 @@ void rte_prof_exec_begin(void)
 
 void rte_prof_exec_failed(void)
 {
-	if (getpid() == rte_g_pid) /* not in a vfork child */
+	if (getpid() == rte_tracer_pid()) /* not in a vfork child */
 		rte_prof_thread_arm();
 }
 
@@ -438,7 +432,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	r->tid = (int32_t)gettid();
 	r->hz = g_hz;
 	t->prof_last = now;
-	rte_core_write_custom(w, sample_hdr(), t->prof_rec,
+	rte_tracer_write_custom(w, sample_hdr(), t->prof_rec,
 	                      sizeof(*r) + (size_t)n * 8);
 	rte_leave_w(w);
 out:
@@ -570,9 +564,9 @@ void rte_prof_start(void)
 	}
 	g_prog = cur;
 	g_hz = hz;
-	g_id = rte_api_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
+	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
 	rte_modules_register(); /* symbols of the stacks (same ids if set) */
-	rte_bt_init(1);
+	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
 	rte_modules_sync(0);
 	reg_map();
 	if (g_id < 0)

@@ -16,6 +16,9 @@
 
 #pragma GCC visibility push(hidden)
 
+/* The tracer's observer (init.c) and hooks/process.c, hooks/signals.c
+ * call these. */
+
 /* Tracing has just started (registry lock held, after rte_crash_start):
  * read RTE_PROFILE*, install the handler unless the program has one on the
  * signal, arm the calling thread. Not signal-safe. */
@@ -37,7 +40,7 @@ void rte_prof_exec_failed(void);
 /* Exit (rte_core_stop): delete every thread's timer. Async-signal-safe. */
 void rte_prof_stop(void);
 
-/* The program's sigaction(), signal() family (crash.c's wrappers call
+/* The program's sigaction(), signal() family (hooks/signals.c calls
  * these first). rte_prof_owns(sig): 1 if sig is the profiling signal and
  * our handler is in the kernel. rte_prof_sigaction(): the whole call for
  * such a signal: a query reports the program's own action (SIG_DFL until
