@@ -78,6 +78,7 @@ static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
 static unsigned g_reg_top;      /* atomic: above every slot ever taken */
+
 static int real_sigaction(int sig, const struct sigaction *a,
                           struct sigaction *o)
 {
@@ -433,7 +434,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	r->hz = g_hz;
 	t->prof_last = now;
 	rte_tracer_write_custom(w, sample_hdr(), t->prof_rec,
-	                      sizeof(*r) + (size_t)n * 8);
+	                        sizeof(*r) + (size_t)n * 8);
 	rte_leave_w(w);
 out:
 	errno = saved;
@@ -460,9 +461,10 @@ static void prog_unlock(const sigset_t *old)
 
 int rte_prof_owns(int sig)
 {
-	/* Acquire: pairs with the release in rte_prof_start(). */
-	return sig > 0 && sig == g_sig &&
-	       __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) == 1;
+	/* Acquire: pairs with the release in rte_prof_start(), which
+	 * publishes g_sig. */
+	return sig > 0 && __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) == 1 &&
+	       sig == g_sig;
 }
 
 /* The program takes the signal: no timer of ours may fire any more. */
@@ -525,7 +527,7 @@ sighandler_t rte_prof_hide(sighandler_t h)
 	struct sigaction ours;
 
 	ours.sa_sigaction = on_sample; /* the union: as sa_handler */
-	return g_sig && h == ours.sa_handler ? SIG_DFL : h;
+	return h == ours.sa_handler ? SIG_DFL : h;
 }
 
 /* ---- start ------------------------------------------------------------------- */
