@@ -9,7 +9,7 @@
 
 PROF_CPU := $(BUILD)/tests/prof/cpu
 PROF_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-	-pthread -Wall -Wextra -Werror
+	-pthread -Wall -Wextra -Werror -Iinclude
 
 $(PROF_CPU): tests/prof/progs/cpu.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

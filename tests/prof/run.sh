@@ -173,6 +173,21 @@ test_vfork() {
 	finish
 }
 
+# A program that writes events back to back: samples that arrive in the
+# middle of a write are dropped and counted in rte.dropped, never torn
+# (rte-read reads every ring to the end without an error; samples that
+# did not interrupt a write are there).
+test_writer() {
+	begin writer
+	prof "$D" 997 "$CPU" writer 800
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "samples written" 'd["samples"] >= 5' "$D"
+	check "samples dropped and counted" 'list(d["pids"].values())[0]["dropped"] >= 5' "$D"
+	finish
+}
+
 # Blocking calls of the program never see EINTR (SA_RESTART): read on a
 # pipe, accept, waitpid, while the process is busy (cpu.c exits 3).
 test_syscalls() {
@@ -261,7 +276,7 @@ test_rte_run() {
 	finish
 }
 
-TESTS="tree threads churn fork exec vfork syscalls ownsig owned_at_start config rte_run"
+TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"

@@ -91,6 +91,8 @@ def main():
             out["self"][fns[0]] = out["self"].get(fns[0], 0) + 1
         for f in set(fns):
             out["total"][f] = out["total"].get(f, 0) + 1
+    for pid, n in dropped.items():
+        out["pids"].setdefault(str(pid), {"threads": {}, "dropped": n})
     n = max(len(samples), 1)
     for k in ("self", "total"):
         out[k] = {f: c / n for f, c in sorted(out[k].items(),

@@ -26,6 +26,9 @@
  *                        tree 300 ms, sends itself SIG and checks its
  *                        handler ran (exit 4 if not)
  *   cpu ignexec SIG MS   sets SIG to SIG_IGN and execs `cpu tree MS`
+ *   cpu writer MS        writes rte events (librte.so's API, weak) back
+ *                        to back for MS ms of CPU (most samples arrive
+ *                        in the middle of a write), then `tree` 200 ms
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -41,6 +44,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define RTE_WEAK /* rte.h declares everything weak: runs without it */
+#include "rte/rte.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -247,6 +253,23 @@ static int eintr(unsigned n)
 	return 0;
 }
 
+static int writer(unsigned ms)
+{
+	uint64_t end = cpu_ns() + (uint64_t)ms * 1000000u;
+	int id = rte_register ? rte_register("cpu.blob", RTE_TYPE_CUSTOM) : -1;
+	char blob[200];
+
+	memset(blob, 'x', sizeof(blob));
+	if (id < 0)
+		return 1;
+	while (cpu_ns() < end)
+		for (int i = 0; i < 64; i++)
+			rte_custom(id, blob, sizeof(blob));
+	/* Then samples that the wrapping ring keeps. */
+	tree(200);
+	return 0;
+}
+
 static volatile sig_atomic_t g_got;
 
 static void on_sig(int s)
@@ -324,6 +347,8 @@ int main(int argc, char **argv)
 		return syscalls(a);
 	else if (!strcmp(m, "eintr"))
 		return eintr(a);
+	else if (!strcmp(m, "writer"))
+		return writer(a);
 	else if (!strcmp(m, "ownsig"))
 		return ownsig((int)a);
 	else if (!strcmp(m, "ignexec")) {
