@@ -273,6 +273,13 @@ test_rte_run() {
 	$TMO "$B/rte-run" --profile=x -q true 2>"$D/err2"
 	ST=$?
 	expect_status 125
+	# The profile formats of rte-read, through rte-run -f.
+	$TMO "$B/rte-run" --profile=997 -f folded -o "$D/folded" "$CPU" tree 300 \
+		2>"$D/err3"
+	ST=$?
+	expect_status 0
+	grep -q ';work;leaf_hot [0-9]' "$D/folded" ||
+		fail "folded: $(head -c 300 "$D/folded") $(cat "$D/err3")"
 	finish
 }
 
