@@ -8,8 +8,9 @@
 # RTE_BUILD, the build folder (absolute); RTE_ASAN_RT, the ASan runtime
 # to preload first (empty without ASan); RTE_TSAN, 1 for a ThreadSanitizer
 # build: TSan runs signal handlers late, with the context of the signal's
-# arrival but a stack that has moved on, so only the innermost frame of a
-# sample is checked there (the stacks' shapes are checked without it). No timing assertion: rates and
+# arrival but a stack that has moved on, and delivers a fraction of the
+# samples (see full_check); there the tests check what the shim does
+# (timers, files, warnings, weights, statuses), not the profile's shape. No timing assertion: rates and
 # overheads are in make bench (bench/prof.sh).
 set -u
 
@@ -62,10 +63,18 @@ check() { # what python-boolean-expression DIR
 
 TSAN=${RTE_TSAN:-}
 
-# stack_check what expr DIR: a check of the stacks beyond the innermost
-# frame (not under TSan, see above).
-stack_check() {
+# full_check what expr DIR: a check of the whole stacks or of shares,
+# not under TSan: there the stacks beyond the innermost frame are of a
+# moved-on stack (see above), and a pending signal that TSan has not
+# delivered yet absorbs the next ones (one pending per signal), so a
+# thread gets a fraction of its samples (each weighted by its CPU time).
+full_check() {
 	[ -n "$TSAN" ] || check "$@"
+}
+
+# ms N: the least number of samples a check asks for: N, 1 under TSan.
+ms() {
+	if [ -n "$TSAN" ]; then echo 1; else echo "$1"; fi
 }
 
 no_rte_lines() { # DIR
@@ -82,11 +91,11 @@ test_tree() {
 	expect_status 0
 	no_rte_lines "$D/on"
 	analyse "$D/on"
-	check "samples" 'd["samples"] >= 50' "$D/on"
-	check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/on"
-	check "leaf_warm share" '0.03 <= d["self"].get("leaf_warm", 0) <= 0.16' "$D/on"
-	check "the three leaves" 'sum(d["self"].get(f, 0) for f in ("leaf_hot", "leaf_warm", "leaf_cold")) >= 0.95' "$D/on"
-	stack_check "work on every stack" 'd["total"].get("work", 0) >= 0.97 and d["total"].get("main", 0) >= 0.97' "$D/on"
+	check "samples" 'd["samples"] >= '"$(ms 50)" "$D/on"
+	full_check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/on"
+	full_check "leaf_warm share" '0.03 <= d["self"].get("leaf_warm", 0) <= 0.16' "$D/on"
+	full_check "the three leaves" 'sum(d["self"].get(f, 0) for f in ("leaf_hot", "leaf_warm", "leaf_cold")) >= 0.95' "$D/on"
+	full_check "work on every stack" 'd["total"].get("work", 0) >= 0.97 and d["total"].get("main", 0) >= 0.97' "$D/on"
 	# The weights add up to the program's CPU time (1.5 s, less at most
 	# the time after the last sample).
 	check "cpu_ns" '1.2e9 <= d["cpu_ns"] <= 1.7e9' "$D/on"
@@ -138,7 +147,7 @@ test_fork() {
 		mkdir -p "$f.d"
 		analyse "$f.d" "$f"
 		pid=$(basename "$f" .events)
-		check "$pid sampled" '"'"$pid"'" in d["pids"] and d["samples"] >= 20' "$f.d"
+		check "$pid sampled" '"'"$pid"'" in d["pids"] and d["samples"] >= '"$(ms 20)" "$f.d"
 		check "$pid: only its own thread" 'list(d["pids"]["'"$pid"'"]["threads"]) == ["'"$pid"'"]' "$f.d"
 	done
 	finish
@@ -155,7 +164,7 @@ test_exec() {
 	for f in "$D"/*.events; do
 		mkdir -p "$f.d"
 		analyse "$f.d" "$f"
-		check "$(basename "$f") sampled" 'd["samples"] >= 20' "$f.d"
+		check "$(basename "$f") sampled" 'd["samples"] >= '"$(ms 20)" "$f.d"
 	done
 	finish
 }
@@ -169,7 +178,7 @@ test_vfork() {
 	expect_status 0
 	no_rte_lines "$D"
 	analyse "$D"
-	check "samples after the vforks" 'd["samples"] >= 50' "$D"
+	check "samples after the vforks" 'd["samples"] >= '"$(ms 50)" "$D"
 	finish
 }
 
@@ -183,8 +192,8 @@ test_writer() {
 	expect_status 0
 	no_rte_lines "$D"
 	analyse "$D"
-	check "samples written" 'd["samples"] >= 5' "$D"
-	check "samples dropped and counted" 'list(d["pids"].values())[0]["dropped"] >= 5' "$D"
+	check "samples written" 'd["samples"] >= '"$(ms 5)" "$D"
+	check "samples dropped and counted" 'list(d["pids"].values())[0]["dropped"] >= '"$(ms 5)" "$D"
 	finish
 }
 
@@ -196,7 +205,7 @@ test_syscalls() {
 	expect_status 0
 	no_rte_lines "$D"
 	analyse "$D"
-	check "sampled" 'd["samples"] >= 20' "$D"
+	check "sampled" 'd["samples"] >= '"$(ms 20)" "$D"
 	finish
 }
 
@@ -245,8 +254,9 @@ test_config() {
 	analyse "$D/prof"
 	# A frame-pointer walk loses the caller of a leaf that sets up no
 	# frame (gcc omits it in leaves): work is missing, tree is not.
-	check "SIGPROF, fp: leaf_hot" 'd["self"].get("leaf_hot", 0) >= 0.8' "$D/prof"
-	stack_check "SIGPROF, fp: tree" 'd["total"].get("tree", 0) >= 0.97' "$D/prof"
+	check "SIGPROF, fp: sampled" 'd["samples"] >= '"$(ms 20)" "$D/prof"
+	full_check "SIGPROF, fp: leaf_hot" 'd["self"].get("leaf_hot", 0) >= 0.8' "$D/prof"
+	full_check "SIGPROF, fp: tree" 'd["total"].get("tree", 0) >= 0.97' "$D/prof"
 	RTE_PROFILE_SIGNAL=SEGV prof "$D/bad" 997 "$CPU" tree 100
 	expect_status 0
 	[ "$(grep -c '^rte: .*RTE_PROFILE_SIGNAL' "$D/bad/err")" = 1 ] ||
