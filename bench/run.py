@@ -26,9 +26,11 @@ import sys
 import tempfile
 import time
 
+import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
+
 ROWS = []
 GROUPS = ("producer", "spawn", "process", "reader", "many-files", "lttng",
-          "backtrace")
+          "backtrace", "profiler")
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
 
@@ -369,6 +371,14 @@ def bench_backtrace(build, rounds):
         med["backtrace_capture_uncached"] / 1000.0, None, None,
         "frame-by-frame with libunwind's cache: %.1f us"
         % (med["backtrace_capture_step"] / 1000.0))
+    if "backtrace_signal" in med:
+        row("profiler: stack capture in a signal handler, %d frames"
+            % int(med["backtrace_signal_frames"]),
+            med["backtrace_signal"] / 1000.0, "us",
+            "frame-pointer walk (RTE_PROFILE_STACK=fp)",
+            med["backtrace_signal_fp"] / 1000.0, None, None,
+            "libunwind from the signal frame vs one process_vm_readv a "
+            "frame (%d frames)" % int(med["backtrace_signal_fp_frames"]))
 
 
 def lttng(*args):
@@ -471,6 +481,8 @@ def main():
             bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
         if "backtrace" in only:
             bench_backtrace(build, rounds)
+        if "profiler" in only:
+            prof.bench_profiler(build, rounds, a.quick, row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

@@ -9,6 +9,7 @@
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
  *   hooks/  threads.c  process.c  signals.c  dl.c      (hooks/hooks.h)
+ *   prof/   profiler.c      CPU profiler: timers (prof/profiler.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
  *   ------------------------------------------------------------------------
  *   tracer.c   the state machine, the attach slow path, rte.* and
@@ -32,6 +33,7 @@
 
 #include "crash/crash.h"
 #include "hooks/hooks.h"
+#include "prof/profiler.h"
 #include "tracer.h"
 
 /* ---- who hears what ---------------------------------------------------------- */
@@ -41,8 +43,19 @@ static const struct rte_tracer_observer g_crash_tracer = {
 	.keep_file = rte_crash_keep_file,
 };
 
+/* After the crash recorder's: the profiler uses its libunwind and
+ * module events. */
+static const struct rte_tracer_observer g_prof_tracer = {
+	.started = rte_prof_start,           /* RTE_PROFILE */
+	.thread_end = rte_prof_thread_end,   /* its timer deleted */
+	.attached = rte_prof_thread_arm,     /* threads older than tracing */
+	.fork_child = rte_prof_fork_child,   /* the forking thread's timer */
+	.stopping = rte_prof_stop,           /* every timer deleted */
+};
+
 const struct rte_tracer_observer *const rte_tracer_observers[] = {
 	&g_crash_tracer,
+	&g_prof_tracer,
 	NULL,
 };
 

@@ -56,6 +56,12 @@ struct __attribute__((aligned(64))) rte_thread {
 	uintptr_t crash_chain_sp;
 	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
 	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
+	/* prof/profiler.c's per-thread state. */
+	int prof_state;       /* not armed yet, armed, never again */
+	int prof_timer;       /* kernel timer id while armed */
+	int prof_slot;        /* its registry slot + 1 */
+	uint64_t prof_last;   /* thread CPU ns at the last written sample */
+	uint64_t prof_rec[3 + RTE_BT_MAX]; /* rte.sample record buffer */
 };
 extern __thread struct rte_thread *rte_self_p RTE_TLS;
 /* The calling thread's state, allocated on first use. Never NULL:

@@ -343,6 +343,10 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	bind_ring(t, (unsigned)r, gen);
 	if (quiet)
 		return &t->w;
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->attached)
+			(*o)->attached(); /* e.g. prof/: its timer */
 	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
 	                (uint64_t)(int64_t)g_pid);
 	write_labels(&t->w);
@@ -666,6 +670,10 @@ void rte_tracer_atfork_child(void)
 	if (g_proc)
 		g_proc->pid = getpid();
 	rte_tracer_fork_child();
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->fork_child)
+			(*o)->fork_child(); /* e.g. prof/: the forker's timer */
 	/* With PRESERVE the child keeps a file whatever it does: make it
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
@@ -724,6 +732,10 @@ void rte_tracer_stop(void)
 	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return;
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->stopping)
+			(*o)->stopping(); /* e.g. prof/: every timer deleted */
 	/* Release: from here on writers stop (those inside finish). */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	w = enter_any(1);

@@ -104,6 +104,16 @@ struct rte_tracer_observer {
 	/* A thread that had a per-thread state is ending (pthread key
 	 * destructor), before its ring is given back. */
 	void (*thread_end)(void);
+	/* The calling thread has just taken a ring (its first event, or its
+	 * start), not on an exit path. May run in a signal handler: must be
+	 * async-signal-safe. */
+	void (*attached)(void);
+	/* atfork child handler, after the tracer's own work (one thread,
+	 * every signal blocked). */
+	void (*fork_child)(void);
+	/* Stop (exit, _exit, a terminating signal), before ring_stop is
+	 * written. Async-signal-safe. */
+	void (*stopping)(void);
 };
 extern const struct rte_tracer_observer *const rte_tracer_observers[];
 

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "prof/profiler.h"
 #include "tracer.h"
 
 extern char **environ;
@@ -199,6 +200,7 @@ static int exec_before(const char *prog)
 	if (rte_self.guard)
 		return 0;
 	rte_self.guard = 1;
+	rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
 	r = rte_tracer_exec_begin(prog);
 	rte_self.guard = 0;
 	errno = saved;
@@ -212,6 +214,7 @@ static int exec_after(int token, int r)
 
 	if (token)
 		rte_tracer_exec_failed(saved);
+	rte_prof_exec_failed(); /* prof/: armed again (no-op if off) */
 	errno = saved;
 	return r;
 }

@@ -3,7 +3,8 @@
  * sysv_signal(). The crash recorder (crash/handler.c) keeps the handler table: for
  * the signals it has installed handlers for (the crash signals, and the
  * terminating signals left at SIG_DFL) the program's actions are kept
- * there and chained from ours; every other call goes to libc's through
+ * there and chained from ours; the profiler (prof/profiler.c) decides
+ * first for its own signal; every other call goes to libc's through
  * real.h. The program never sees our handlers.
  */
 #include <errno.h>
@@ -11,11 +12,14 @@
 #include <string.h>
 
 #include "crash/crash.h"
+#include "prof/profiler.h"
 #include "tracer.h"
 
 RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
                          struct sigaction *old)
 {
+	if (rte_prof_owns(sig)) /* prof/: the profiling signal */
+		return rte_prof_sigaction(sig, act, old);
 	return rte_crash_sigaction(sig, act, old);
 }
 
@@ -55,26 +59,38 @@ static sighandler_t real_signal(sighandler_t (**slot)(int, sighandler_t),
  * siginterrupt()), their previous handler reported as sigaction() would. */
 RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!rte_crash_signal_ours(sig, h))
-		return rte_crash_signal_prev(
-			real_signal(&rte_real.signal, sig, h));
+		return rte_prof_hide(rte_crash_signal_prev(
+			real_signal(&rte_real.signal, sig, h)));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t h); /* glibc declares none */
 RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!rte_crash_signal_ours(sig, h))
-		return rte_crash_signal_prev(
-			real_signal(&rte_real.bsd_signal, sig, h));
+		return rte_prof_hide(rte_crash_signal_prev(
+			real_signal(&rte_real.bsd_signal, sig, h)));
 	return set_handler(sig, h, SA_RESTART);
 }
 
 /* sysv_signal(): one-shot, not blocked in its handler, as glibc's. */
 RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
+	sighandler_t prev;
+
+	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
+		return prev;
 	if (!rte_crash_signal_ours(sig, h))
-		return rte_crash_signal_prev(
-			real_signal(&rte_real.sysv_signal, sig, h));
+		return rte_prof_hide(rte_crash_signal_prev(
+			real_signal(&rte_real.sysv_signal, sig, h)));
 	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
 }

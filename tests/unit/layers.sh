@@ -7,8 +7,9 @@
 #   sh tests/unit/layers.sh [SHIM_DIR]     exit 0 if clean, 1 otherwise
 #
 # Ranks (low to high): the leaves, the ring slots and the per-thread
-# state pool, the tracer, the crash recorder, the
-# hooks, the exported API, the constructor.
+# state pool, the tracer, the crash recorder, the CPU profiler (prof/: it
+# uses the recorder's module events), the hooks, the exported API, the
+# constructor.
 set -u
 dir=${1:-shim}
 
@@ -21,9 +22,10 @@ rank() { # module name -> rank, empty if unknown
 	slots | pool) echo 4 ;;
 	tracer) echo 5 ;;
 	crash) echo 6 ;;
-	hooks) echo 7 ;;
-	api) echo 8 ;;
-	init) echo 9 ;;
+	profiler) echo 7 ;;
+	hooks) echo 8 ;;
+	api) echo 9 ;;
+	init) echo 10 ;;
 	esac
 }
 

@@ -1,0 +1,33 @@
+# The CPU profiler (RTE_PROFILE, shim/prof/): its tests (tests/prof/) and
+# its benchmark program.
+#
+#   make test-prof    build and run the profiler tests (part of `make test`,
+#                     and of check-tsan)
+#
+# tests/prof/progs/cpu.c is built -O1 with frame pointers, its named
+# functions never inlined, so that its call tree is known.
+
+PROF_CPU := $(BUILD)/tests/prof/cpu
+PROF_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	-pthread -Wall -Wextra -Werror -Iinclude
+
+$(PROF_CPU): tests/prof/progs/cpu.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(PROF_CFLAGS) -o $@ $< $(BASE_LDFLAGS)
+ALL += $(PROF_CPU)
+
+# bench/backtrace (mk/tests-crash.mk) also times the profiler's two ways
+# of capturing in a signal handler: with frame pointers, so that the
+# frame-pointer walk sees the whole stack.
+$(BUILD)/obj/bench/backtrace.o: BASE_CFLAGS += -fno-omit-frame-pointer
+
+PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
+
+.PHONY: test-prof
+TEST_RUNS += test-prof
+TSAN_RUNS += test-prof
+test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
+		$$(RUN_EXEC)
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
+		sh tests/prof/run.sh

@@ -1,0 +1,585 @@
+/*
+ * prof/profiler.c - the CPU profiler (RTE_PROFILE=HZ): one POSIX CPU-time
+ * timer per thread, a signal handler that captures the interrupted stack
+ * and writes it as rte.sample (rte/profile.h) on that thread's ring.
+ *
+ * Timers. Each thread gets a timer on its own CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID at creation), delivered to it alone
+ * (SIGEV_THREAD_ID): it fires only while the thread runs, every 1/HZ s of
+ * its CPU time, so a sleeping thread costs nothing and a blocked call is
+ * interrupted only when a sample falls due just as it goes to sleep. The
+ * raw system calls are used (no glibc timer bookkeeping): all of this is
+ * async-signal-safe. A thread is armed when it gets a ring (its start, or
+ * its first event for threads older than tracing), its timer deleted at
+ * its end, before exec and at exit; a fork child arms the forking thread.
+ *
+ * Every timer id is also kept in a registry (a page-granular table mapped
+ * with MADV_WIPEONFORK, so a child never sees its parent's ids), so that
+ * one thread can delete them all: at exit, or when the program takes the
+ * signal over. Whoever exchanges a slot to 0 deletes that timer.
+ *
+ * The signal. RTE_PROFILE_SIGNAL (default SIGRTMAX-2: real-time signals
+ * are rarely used by programs, glibc keeps the first ones for itself,
+ * programs and libraries that use them allocate from SIGRTMIN up, and
+ * Valgrind takes SIGRTMAX; SIGPROF is what gprof, gperftools and
+ * self-profiling programs use). SA_RESTART. If the program already has a
+ * handler (or SIG_IGN) on it when tracing starts, profiling is off with
+ * one warning; if it installs one later (sigaction, signal), every timer
+ * is deleted, profiling stops with one warning and the program gets the
+ * signal.
+ *
+ * Weights. Each sample carries the thread's CPU time since its previous
+ * written sample: a sample dropped because the thread was inside a write
+ * (the busy flag: counted in rte.dropped) leaves its time to the next one,
+ * so the total weight is the thread's CPU time while profiled.
+ *
+ * Stacks: libunwind with its per-thread cache (crash/backtrace.c; its
+ * thread-local storage is allocated when the thread is armed, never in
+ * the handler), or the frame-pointer walk (RTE_PROFILE_STACK=fp; always
+ * where the loader's lock may belong to a thread that is gone, crash/modules.c,
+ * and under ThreadSanitizer). Both end short on code they cannot unwind,
+ * never fault.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "crash/crash.h"
+#include "profiler.h"
+#include "rte/profile.h"
+#include "rte/rte.h"
+#include "tracer.h"
+
+_Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
+_Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
+
+#define HZ_MAX 100000u
+/* Registry slots (threads profiled at once); more threads are still
+ * profiled, but their timers are left to thread end and the kernel. */
+#define REG_SLOTS 65536u
+
+static unsigned g_hz;           /* 0: profiling off (set at start) */
+static int g_sig;               /* the profiling signal */
+static int g_fp;                /* RTE_PROFILE_STACK=fp */
+static int g_id = -1;           /* rte.sample */
+static int g_on;                /* atomic: our handler is in the kernel */
+static int g_stopped;           /* atomic: exit or the program took it */
+static int g_once_timer, g_once_yield;
+static struct sigaction g_prog; /* the program's view of the signal */
+static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
+static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
+static unsigned g_reg_hint;     /* atomic */
+static unsigned g_reg_top;      /* atomic: above every slot ever taken */
+
+static int real_sigaction(int sig, const struct sigaction *a,
+                          struct sigaction *o)
+{
+	rte_real_resolve();
+	if (!rte_real.sigaction) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return rte_real.sigaction(sig, a, o);
+}
+
+/* ---- configuration --------------------------------------------------------- */
+
+static unsigned parse_hz(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > HZ_MAX || *s == '-') {
+		rte_warn(NULL, "RTE_PROFILE: '%.32s' is not a rate from 0 to "
+		         "%u Hz; profiling is off", s, HZ_MAX);
+		return 0;
+	}
+	return (unsigned)v;
+}
+
+/* "N", "RTMIN+N", "RTMAX-N" (with or without SIG), "PROF", "VTALRM",
+ * "USR1", "USR2". Returns the signal or 0. */
+static int parse_sig(const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} names[] = {{"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
+	             {"USR1", SIGUSR1}, {"USR2", SIGUSR2}};
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return SIGRTMAX - 2;
+	if (!strncmp(s, "SIG", 3))
+		s += 3;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].sig;
+	if (!strncmp(s, "RTMIN", 5) || !strncmp(s, "RTMAX", 5)) {
+		int base = s[4] == 'N' ? SIGRTMIN : SIGRTMAX;
+
+		s += 5;
+		v = *s ? strtol(s, &end, 10) : 0;
+		if (*s && (*end || (*s != '+' && *s != '-')))
+			return 0;
+		v += base;
+	} else {
+		v = strtol(s, &end, 10);
+		if (*end)
+			return 0;
+	}
+	if (v >= SIGRTMIN && v <= SIGRTMAX)
+		return (int)v;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v == names[i].sig)
+			return (int)v;
+	return 0;
+}
+
+/* ---- the registry of timers -------------------------------------------------- */
+
+static void reg_map(void)
+{
+	size_t len = REG_SLOTS * sizeof(int);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
+		munmap(p, len);
+		return;
+	}
+	g_reg = p;
+}
+
+/* Take a slot for timer id `id`. Returns its index + 1, or 0. */
+static int reg_add(int id)
+{
+	/* Relaxed: only a place to start looking. */
+	unsigned h = __atomic_load_n(&g_reg_hint, __ATOMIC_RELAXED);
+
+	if (!g_reg)
+		return 0;
+	for (unsigned n = 0; n < REG_SLOTS; n++) {
+		unsigned i = (h + n) % REG_SLOTS;
+		int zero = 0;
+
+		/* Relaxed: the slot is the only datum. */
+		if (__atomic_compare_exchange_n(&g_reg[i], &zero, id + 1, 0,
+		                                __ATOMIC_RELAXED,
+		                                __ATOMIC_RELAXED)) {
+			__atomic_store_n(&g_reg_hint, i + 1, __ATOMIC_RELAXED);
+			/* Relaxed: how far reg_delete_all() looks. */
+			for (unsigned top = __atomic_load_n(&g_reg_top,
+			                                    __ATOMIC_RELAXED);
+			     top < i + 1 &&
+			     !__atomic_compare_exchange_n(&g_reg_top, &top, i + 1,
+			                                  1, __ATOMIC_RELAXED,
+			                                  __ATOMIC_RELAXED);)
+				;
+			return (int)i + 1;
+		}
+	}
+	return 0;
+}
+
+static void timer_kill(int id)
+{
+	syscall(SYS_timer_delete, id);
+}
+
+/* Delete the timer of slot `slot` (index + 1) if nobody did yet. */
+static void reg_delete(int slot)
+{
+	int id;
+
+	if (slot <= 0 || !g_reg)
+		return;
+	/* Relaxed: whoever takes the id deletes it. */
+	id = __atomic_exchange_n(&g_reg[slot - 1], 0, __ATOMIC_RELAXED);
+	if (id)
+		timer_kill(id - 1);
+}
+
+static void reg_delete_all(void)
+{
+	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
+
+	if (!g_reg)
+		return;
+	for (unsigned i = 0; i < top && i < REG_SLOTS; i++)
+		/* Relaxed peek: most slots are empty (untouched pages). */
+		if (__atomic_load_n(&g_reg[i], __ATOMIC_RELAXED))
+			reg_delete((int)i + 1);
+}
+
+/* ---- per-thread timers ----------------------------------------------------- */
+
+enum { PT_NONE = 0, PT_ARMED, PT_DONE };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int active(void)
+{
+	/* Acquire: pairs with the releases in rte_prof_start(). */
+	return __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
+}
+
+static void arm(struct rte_thread *t)
+{
+	struct sigevent ev;
+	struct itimerspec its;
+	uint64_t ns = 1000000000u / g_hz;
+	int id = -1;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = g_sig;
+	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
+	t->prof_state = PT_DONE; /* unless all goes well */
+	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
+		rte_warn(&g_once_timer, "RTE_PROFILE: cannot create the "
+		         "profiling timer of thread %d: %s; that thread is not "
+		         "profiled", (int)gettid(), strerrordesc_np(errno));
+		return;
+	}
+	t->prof_slot = reg_add(id);
+	if (!t->prof_slot) {
+		timer_kill(id);
+		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
+		         "at once; thread %d is not profiled", REG_SLOTS,
+		         (int)gettid());
+		return;
+	}
+	/* libunwind keeps its caches in thread-local storage of a library
+	 * loaded with dlopen: the first use in each thread allocates it with
+	 * malloc, which the signal handler must never do. Here, not there. */
+	if (!g_fp) {
+		uint64_t pcs[4];
+
+		rte_bt_capture_here(pcs, 4, 0);
+	}
+	t->prof_timer = id;
+	t->prof_last = thread_cpu_ns();
+	t->prof_state = PT_ARMED;
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
+	its.it_value = its.it_interval;
+	/* Keeps the state stores before the first signal. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+		t->prof_state = PT_DONE;
+		reg_delete(t->prof_slot);
+	}
+}
+
+void rte_prof_thread_arm(void)
+{
+	struct rte_thread *t = rte_self_p;
+	int saved = errno;
+
+	if (!t || t->prof_state != PT_NONE || !active())
+		return;
+	arm(t);
+	errno = saved;
+}
+
+static void disarm(struct rte_thread *t)
+{
+	if (t->prof_state != PT_ARMED)
+		return;
+	t->prof_state = PT_DONE;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	reg_delete(t->prof_slot);
+}
+
+void rte_prof_thread_end(void)
+{
+	int saved = errno;
+
+	if (rte_self_p)
+		disarm(rte_self_p);
+	errno = saved;
+}
+
+void rte_prof_fork_child(void)
+{
+	struct rte_thread *t = rte_self_p;
+
+	/* The registry reads zero here (wiped); so does our state. */
+	if (!t || !active())
+		return;
+	t->prof_state = PT_NONE;
+	arm(t);
+}
+
+/* A sample of a deleted timer may still be pending for this thread when
+ * the signal is blocked: take it now, so that it never reaches the next
+ * image (where its action is the default: termination). */
+static void drain_pending(void)
+{
+	sigset_t pend, one;
+	struct timespec zero = {0, 0};
+
+	if (sigpending(&pend) < 0 || !sigismember(&pend, g_sig))
+		return;
+	sigemptyset(&one);
+	sigaddset(&one, g_sig);
+	while (sigtimedwait(&one, NULL, &zero) == g_sig)
+		;
+}
+
+void rte_prof_exec_begin(void)
+{
+	int saved = errno;
+
+	/* Not in a vfork child: the state and the timer are its parent's. */
+	if (getpid() != rte_tracer_pid()) {
+		errno = saved;
+		return;
+	}
+	if (rte_self_p && rte_self_p->prof_state == PT_ARMED) {
+		disarm(rte_self_p);
+		drain_pending();
+		rte_self_p->prof_state = PT_NONE;
+	}
+	errno = saved;
+}
+
+void rte_prof_exec_failed(void)
+{
+	if (getpid() == rte_tracer_pid()) /* not in a vfork child */
+		rte_prof_thread_arm();
+}
+
+void rte_prof_stop(void)
+{
+	int saved = errno;
+
+	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
+	reg_delete_all();
+	errno = saved;
+}
+
+/* ---- the handler ------------------------------------------------------------- */
+
+static uint64_t sample_hdr(void)
+{
+	return rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, (unsigned)g_id);
+}
+
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+	struct rte_thread *t = rte_self_p;
+	struct rte_ring_writer *w;
+	struct rte_sample_rec *r;
+	uint64_t now;
+	unsigned n;
+	int saved = errno;
+
+	(void)sig;
+	/* Only our own timer's signals: a kill() from elsewhere, or a late
+	 * one of a deleted timer, is ignored. */
+	if (!t || si->si_code != SI_TIMER || t->prof_state != PT_ARMED ||
+	    si->si_timerid != t->prof_timer)
+		goto out;
+	if (!active()) {
+		disarm(t);
+		goto out;
+	}
+	if (!(w = rte_enter())) {
+		/* Busy (a write of this thread was interrupted: dropped and
+		 * counted by rte_enter, its time goes to the next sample),
+		 * or not writing (paused): that time is not profiled. */
+		if (!t->busy)
+			t->prof_last = thread_cpu_ns();
+		goto out;
+	}
+	now = thread_cpu_ns();
+	r = (struct rte_sample_rec *)t->prof_rec;
+	n = !g_fp && rte_modules_loader_ok()
+	            ? rte_bt_capture_signal(uc, t->prof_rec + 3,
+	                                    RTE_PROFILE_MAX_FRAMES)
+	            : rte_bt_capture_signal_fp(uc, t->prof_rec + 3,
+	                                       RTE_PROFILE_MAX_FRAMES);
+	r->version = RTE_SAMPLE_VERSION;
+	r->nframes = (uint16_t)n;
+	r->flags = n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0;
+	r->cpu_ns = now - t->prof_last;
+	r->tid = (int32_t)gettid();
+	r->hz = g_hz;
+	t->prof_last = now;
+	rte_tracer_write_custom(w, sample_hdr(), t->prof_rec,
+	                        sizeof(*r) + (size_t)n * 8);
+	rte_leave_w(w);
+out:
+	errno = saved;
+}
+
+/* ---- the program's calls on the signal ----------------------------------------- */
+
+static void prog_lock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, old);
+	/* Acquire: pairs with the release in prog_unlock(). */
+	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void prog_unlock(const sigset_t *old)
+{
+	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+int rte_prof_owns(int sig)
+{
+	/* Acquire: pairs with the release in rte_prof_start(), which
+	 * publishes g_sig. */
+	return sig > 0 && __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) == 1 &&
+	       sig == g_sig;
+}
+
+/* The program takes the signal: no timer of ours may fire any more. */
+static void yield(int sig)
+{
+	/* Relaxed: one thread does the work; a racing caller's own real
+	 * call comes after ours or replaces it, both being the program's. */
+	if (__atomic_exchange_n(&g_on, 2, __ATOMIC_ACQ_REL) != 1)
+		return;
+	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
+	reg_delete_all();
+	rte_warn(&g_once_yield, "RTE_PROFILE: the program installed its own "
+	         "handler of signal %d; profiling stopped "
+	         "(RTE_PROFILE_SIGNAL chooses another signal)", sig);
+}
+
+int rte_prof_sigaction(int sig, const struct sigaction *act,
+                       struct sigaction *old)
+{
+	struct sigaction a, prev;
+	sigset_t o;
+
+	if (act)
+		a = *act; /* a bad pointer faults here, not under the lock */
+	prog_lock(&o);
+	prev = g_prog;
+	if (act && a.sa_handler == SIG_DFL)
+		g_prog = a;
+	prog_unlock(&o);
+	if (act && a.sa_handler != SIG_DFL) {
+		yield(sig);
+		if (real_sigaction(sig, &a, NULL) < 0)
+			return -1;
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+int rte_prof_signal(int sig, sighandler_t h, sighandler_t *prev)
+{
+	sigset_t o;
+
+	if (h == SIG_ERR || !rte_prof_owns(sig))
+		return 0;
+	if (h != SIG_DFL) {
+		yield(sig);
+		return 0;
+	}
+	prog_lock(&o);
+	*prev = g_prog.sa_handler;
+	memset(&g_prog, 0, sizeof(g_prog));
+	g_prog.sa_handler = SIG_DFL;
+	prog_unlock(&o);
+	return 1;
+}
+
+sighandler_t rte_prof_hide(sighandler_t h)
+{
+	struct sigaction ours;
+
+	ours.sa_sigaction = on_sample; /* the union: as sa_handler */
+	return h == ours.sa_handler ? SIG_DFL : h;
+}
+
+/* ---- start ------------------------------------------------------------------- */
+
+void rte_prof_start(void)
+{
+	struct sigaction cur, sa;
+	unsigned hz = parse_hz(secure_getenv("RTE_PROFILE"));
+	const char *s = secure_getenv("RTE_PROFILE_SIGNAL");
+	const char *stack = secure_getenv("RTE_PROFILE_STACK");
+
+	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
+		return;
+	if (!(g_sig = parse_sig(s))) {
+		rte_warn(NULL, "RTE_PROFILE_SIGNAL: '%.32s' is not a real-time "
+		         "signal (RTMIN+N, RTMAX-N or a number), PROF, VTALRM, "
+		         "USR1 or USR2; profiling is off", s);
+		return;
+	}
+	g_fp = stack && !strcmp(stack, "fp");
+	if (stack && *stack && !g_fp && strcmp(stack, "unwind"))
+		rte_warn(NULL, "RTE_PROFILE_STACK: ignoring '%.32s' (unwind or "
+		         "fp)", stack);
+	/* ThreadSanitizer runs a handler late, at its next interceptor, with
+	 * a copy of the context of the signal's arrival: libunwind would walk
+	 * a stack that has moved on (and may fault); the frame-pointer walk
+	 * reads through rte_bt_peek and never faults. */
+	if (rte_dlsym(RTLD_DEFAULT, "__tsan_init"))
+		g_fp = 1;
+	/* What the program sees (crash.c's view for the signals it keeps). */
+	if (sigaction(g_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
+		rte_warn(NULL, "RTE_PROFILE: the program already handles signal "
+		         "%d; profiling is off (RTE_PROFILE_SIGNAL chooses "
+		         "another signal)", g_sig);
+		return;
+	}
+	g_prog = cur;
+	g_hz = hz;
+	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
+	rte_modules_register(); /* symbols of the stacks (same ids if set) */
+	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
+	rte_modules_sync(0);
+	reg_map();
+	if (g_id < 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sample;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (real_sigaction(g_sig, &sa, NULL) < 0)
+		return;
+	/* Release: publishes the settings to every thread's hooks. */
+	__atomic_store_n(&g_on, 1, __ATOMIC_RELEASE);
+	rte_prof_thread_arm();
+}

@@ -1,0 +1,302 @@
+#!/bin/sh
+# run.sh - tests of the CPU profiler (RTE_PROFILE, shim/prof/): the real
+# program tests/prof/progs/cpu.c under the real shim, its files read back
+# with the real rte-read (-f jsonl) and tests/prof/samples.py (per-thread
+# samples and CPU time, self shares of symbolised functions).
+#
+# Usage: run.sh [TEST...] (all by default). Environment (mk/tests-prof.mk):
+# RTE_BUILD, the build folder (absolute); RTE_ASAN_RT, the ASan runtime
+# to preload first (empty without ASan); RTE_TSAN, 1 for a ThreadSanitizer
+# build: TSan runs signal handlers late, with the context of the signal's
+# arrival but a stack that has moved on, and delivers a fraction of the
+# samples (see full_check); there the tests check what the shim does
+# (timers, files, warnings, weights, statuses), not the profile's shape. No timing assertion: rates and
+# overheads are in make bench (bench/prof.sh).
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/prof
+CPU=$T/cpu
+READ=$B/rte-read
+SAMPLES="python3 $(dirname "$0")/samples.py"
+LIB=$B/librte.so
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+TMO="timeout 120"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-prof.XXXXXX") || exit 1
+. "$(dirname "$0")/../harness.sh"
+# The default profiling signal (SIGRTMAX-2), as the shell numbers it.
+SIG=$(($(kill -l RTMAX 2>/dev/null || echo 64) - 2))
+
+# prof DIR HZ CMD...: run CMD profiled at HZ into DIR (preserved); its
+# stderr goes to DIR/err, its status to $ST.
+prof() {
+	_d=$1 _hz=$2
+	shift 2
+	mkdir -p "$_d"
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		RTE_PROFILE="$_hz" "$@" 2>"$_d/err"
+	ST=$?
+}
+
+# analyse DIR [FILE...]: samples.py over the files (all of DIR's by
+# default) into DIR/an.json.
+analyse() {
+	_d=$1
+	shift
+	[ $# -gt 0 ] || set -- "$_d"/*.events
+	"$READ" -f jsonl "$@" >"$_d/jsonl" 2>"$_d/rerr" ||
+		fail "rte-read: $(cat "$_d/rerr")"
+	$SAMPLES <"$_d/jsonl" >"$_d/an.json" || fail "samples.py failed"
+}
+
+# q DIR EXPR: a Python expression over d = DIR/an.json.
+q() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"$1/an.json" "$2"
+}
+
+check() { # what python-boolean-expression DIR
+	[ "$(q "$3" "$2")" = True ] ||
+		fail "$1: $2 is false ($(head -c 600 "$3/an.json"))"
+}
+
+TSAN=${RTE_TSAN:-}
+
+# full_check what expr DIR: a check of the whole stacks or of shares,
+# not under TSan: there the stacks beyond the innermost frame are of a
+# moved-on stack (see above), and a pending signal that TSan has not
+# delivered yet absorbs the next ones (one pending per signal), so a
+# thread gets a fraction of its samples (each weighted by its CPU time).
+full_check() {
+	[ -n "$TSAN" ] || check "$@"
+}
+
+# ms N: the least number of samples a check asks for: N, 1 under TSan.
+ms() {
+	if [ -n "$TSAN" ]; then echo 1; else echo "$1"; fi
+}
+
+no_rte_lines() { # DIR
+	! grep -q '^rte: ' "$1/err" || fail "unexpected: $(cat "$1/err")"
+}
+
+# Off by default; on, the known call tree's shares (~90/9/1 %).
+test_tree() {
+	begin tree
+	prof "$D/off" "" "$CPU" tree 200
+	analyse "$D/off"
+	check "no samples without RTE_PROFILE" 'd["samples"] == 0' "$D/off"
+	prof "$D/on" 997 "$CPU" tree 1500
+	expect_status 0
+	no_rte_lines "$D/on"
+	analyse "$D/on"
+	check "samples" 'd["samples"] >= '"$(ms 50)" "$D/on"
+	full_check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/on"
+	full_check "leaf_warm share" '0.03 <= d["self"].get("leaf_warm", 0) <= 0.16' "$D/on"
+	full_check "the three leaves" 'sum(d["self"].get(f, 0) for f in ("leaf_hot", "leaf_warm", "leaf_cold")) >= 0.95' "$D/on"
+	full_check "work on every stack" 'd["total"].get("work", 0) >= 0.97 and d["total"].get("main", 0) >= 0.97' "$D/on"
+	# The weights add up to the program's CPU time (1.5 s, less at most
+	# the time after the last sample).
+	check "cpu_ns" '1.2e9 <= d["cpu_ns"] <= 1.7e9' "$D/on"
+	check "hz recorded" 'd["hz"] == 997' "$D/on"
+	finish
+}
+
+expect_status() {
+	[ "$ST" = "$1" ] || fail "status $ST, want $1 ($(cat "$D"/*/err 2>/dev/null | head -5))"
+}
+
+# Two threads: each has its own samples on its own ring, weighted by its
+# own CPU time.
+test_threads() {
+	begin threads
+	prof "$D" 997 "$CPU" threads 2 800
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "two sampled threads" 'len(list(d["pids"].values())[0]["threads"]) == 2' "$D"
+	check "per-thread CPU time" 'all(0.6e9 <= t["cpu_ns"] <= 0.9e9 for t in list(d["pids"].values())[0]["threads"].values())' "$D"
+	finish
+}
+
+# Threads created and ended during profiling: each one sampled, none
+# leaking a timer (the program exits cleanly with samples in flight).
+test_churn() {
+	begin churn
+	prof "$D" 997 "$CPU" churn 20 60
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	# Under TSan a signal waits for the thread's next interceptor call,
+	# which a short thread may not make before it ends: most, not all.
+	want='== 20'
+	[ -z "$TSAN" ] || want='>= 10'
+	check "20 sampled threads" 'len([t for p, v in d["pids"].items() for t in v["threads"] if t != p]) '"$want" "$D"
+	finish
+}
+
+# fork: the child re-arms its own timer and writes its own file.
+test_fork() {
+	begin fork
+	prof "$D" 997 "$CPU" fork 400
+	expect_status 0
+	no_rte_lines "$D"
+	[ "$(ls "$D"/*.events | wc -l)" = 2 ] || fail "want 2 files: $(ls "$D")"
+	for f in "$D"/*.events; do
+		mkdir -p "$f.d"
+		analyse "$f.d" "$f"
+		pid=$(basename "$f" .events)
+		check "$pid sampled" '"'"$pid"'" in d["pids"] and d["samples"] >= '"$(ms 20)" "$f.d"
+		check "$pid: only its own thread" 'list(d["pids"]["'"$pid"'"]["threads"]) == ["'"$pid"'"]' "$f.d"
+	done
+	finish
+}
+
+# exec: the old image's samples stay in its file, the new image profiles
+# itself; no sample of the old timers reaches the new image.
+test_exec() {
+	begin exec
+	prof "$D" 997 "$CPU" exec 300
+	expect_status 0
+	no_rte_lines "$D"
+	[ "$(ls "$D"/*.events | wc -l)" = 2 ] || fail "want 2 files: $(ls "$D")"
+	for f in "$D"/*.events; do
+		mkdir -p "$f.d"
+		analyse "$f.d" "$f"
+		check "$(basename "$f") sampled" 'd["samples"] >= '"$(ms 20)" "$f.d"
+	done
+	finish
+}
+
+# vfork+exec children and a failed exec leave the parent's profiling as
+# it was: its samples go on (the child's exec hook must not touch the
+# parent's timer, the failed exec re-arms the caller's).
+test_vfork() {
+	begin vfork
+	prof "$D" 997 "$CPU" vfork 20 500
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "samples after the vforks" 'd["samples"] >= '"$(ms 50)" "$D"
+	finish
+}
+
+# A program that writes events back to back: samples that arrive in the
+# middle of a write are dropped and counted in rte.dropped, never torn
+# (rte-read reads every ring to the end without an error; samples that
+# did not interrupt a write are there).
+test_writer() {
+	begin writer
+	prof "$D" 997 "$CPU" writer 800
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "samples written" 'd["samples"] >= '"$(ms 5)" "$D"
+	check "samples dropped and counted" 'list(d["pids"].values())[0]["dropped"] >= '"$(ms 5)" "$D"
+	finish
+}
+
+# Blocking calls of the program never see EINTR (SA_RESTART): read on a
+# pipe, accept, waitpid, while the process is busy (cpu.c exits 3).
+test_syscalls() {
+	begin syscalls
+	prof "$D" 997 "$CPU" syscalls 300
+	expect_status 0
+	no_rte_lines "$D"
+	analyse "$D"
+	check "sampled" 'd["samples"] >= '"$(ms 20)" "$D"
+	finish
+}
+
+# The program takes the signal in main: profiling stops with one warning,
+# every timer is deleted, and the program's handler gets its own signal
+# and no other (cpu.c exits 4 otherwise).
+test_ownsig() {
+	begin ownsig
+	prof "$D" 997 "$CPU" ownsig "$SIG"
+	expect_status 0
+	n=$(grep -c '^rte: ' "$D/err")
+	[ "$n" = 1 ] && grep -q 'profiling stopped' "$D/err" ||
+		fail "want one warning: $(cat "$D/err")"
+	analyse "$D"
+	check "no sample after the takeover (300 ms of CPU)" 'd["samples"] < 5' "$D"
+	finish
+}
+
+# A signal already taken when tracing starts (SIG_IGN inherited through
+# exec): profiling is off with one warning, the program runs as before.
+test_owned_at_start() {
+	begin owned_at_start
+	mkdir -p "$D"
+	$TMO sh -c 'trap "" '"$SIG"'; LD_PRELOAD="$1" \
+		OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_DIR="$2" \
+		OCAML_RUNTIME_EVENTS_PRESERVE=1 RTE_PROFILE=997 exec "$3" tree 300' \
+		sh "$PRELOAD" "$D" "$CPU" 2>"$D/err"
+	ST=$?
+	expect_status 0
+	n=$(grep -c '^rte: ' "$D/err")
+	[ "$n" = 1 ] && grep -q 'already handles signal' "$D/err" ||
+		fail "want one warning: $(cat "$D/err")"
+	analyse "$D"
+	check "no samples" 'd["samples"] == 0' "$D"
+	finish
+}
+
+# RTE_PROFILE_SIGNAL and RTE_PROFILE_STACK: another signal, frame
+# pointers; a bad value is one warning and no profiling.
+test_config() {
+	begin config
+	RTE_PROFILE_SIGNAL=PROF RTE_PROFILE_STACK=fp prof "$D/prof" 997 \
+		"$CPU" tree 500
+	expect_status 0
+	no_rte_lines "$D/prof"
+	analyse "$D/prof"
+	# A frame-pointer walk loses the caller of a leaf that sets up no
+	# frame (gcc omits it in leaves): work is missing, tree is not.
+	check "SIGPROF, fp: sampled" 'd["samples"] >= '"$(ms 20)" "$D/prof"
+	full_check "SIGPROF, fp: leaf_hot" 'd["self"].get("leaf_hot", 0) >= 0.8' "$D/prof"
+	full_check "SIGPROF, fp: tree" 'd["total"].get("tree", 0) >= 0.97' "$D/prof"
+	RTE_PROFILE_SIGNAL=SEGV prof "$D/bad" 997 "$CPU" tree 100
+	expect_status 0
+	[ "$(grep -c '^rte: .*RTE_PROFILE_SIGNAL' "$D/bad/err")" = 1 ] ||
+		fail "bad signal: $(cat "$D/bad/err")"
+	prof "$D/badhz" 12x "$CPU" tree 100
+	[ "$(grep -c '^rte: RTE_PROFILE:' "$D/badhz/err")" = 1 ] ||
+		fail "bad rate: $(cat "$D/badhz/err")"
+	finish
+}
+
+# rte-run --profile[=HZ]: RTE_PROFILE for the whole tree (99 by default).
+test_rte_run() {
+	if [ -n "$TSAN" ]; then
+		skip rte_run "rte-run of a TSan build crashes without --profile too"
+		return
+	fi
+	begin rte_run
+	$TMO "$B/rte-run" --profile -d "$D/d" -q "$CPU" tree 500 2>"$D/err"
+	ST=$?
+	expect_status 0
+	mkdir -p "$D/a"
+	analyse "$D/a" "$D"/d/*.events
+	check "99 Hz" 'd["hz"] == 99 and d["samples"] >= 20' "$D/a"
+	$TMO "$B/rte-run" --profile=x -q true 2>"$D/err2"
+	ST=$?
+	expect_status 125
+	# The profile formats of rte-read, through rte-run -f.
+	$TMO "$B/rte-run" --profile=997 -f folded -o "$D/folded" "$CPU" tree 300 \
+		2>"$D/err3"
+	ST=$?
+	expect_status 0
+	grep -q ';work;leaf_hot [0-9]' "$D/folded" ||
+		fail "folded: $(head -c 300 "$D/folded") $(cat "$D/err3")"
+	finish
+}
+
+TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config rte_run"
+[ $# -gt 0 ] && TESTS="$*"
+for t in $TESTS; do
+	"test_$t"
+done
+echo "prof tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
