@@ -13,7 +13,8 @@
 
 SHIM_SRCS := shim/core.c shim/api.c shim/file.c shim/config.c \
 	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c \
-	shim/crash.c shim/modules.c shim/backtrace.c
+	shim/crash.c shim/modules.c shim/backtrace.c \
+	shim/hooks/alloc.c shim/alloc/sample.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 
@@ -24,7 +25,7 @@ ALL += $(SHIM_LIB)
 $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format.o \
 		$(BUILD)/obj/common/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
-		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
+		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl -lm
 
 # ---- tests ------------------------------------------------------------------
 

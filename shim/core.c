@@ -598,6 +598,7 @@ static void thread_end(void *v)
 	int saved = errno;
 	uintptr_t i = (uintptr_t)v - 1;
 
+	rte_alloc_flush_self();
 	rte_core_release();
 	rte_self_p = NULL;
 	/* Release: our last use of the state happens before its next owner
@@ -840,6 +841,7 @@ int rte_core_start_locked(void)
 	register_own_events();
 	begin_file(0, rte_clock_ns());
 	rte_crash_start(); /* crash.c: crash handlers, modules, RTE_BACKTRACE */
+	rte_alloc_start(); /* alloc/sample.c: RTE_ALLOC */
 	return RTE_OK;
 }
 
@@ -932,6 +934,7 @@ void rte_core_stop(void)
 
 	if (!rte_core_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
+	rte_alloc_flush_self();
 	/* Acq_rel: one stopper; pairs with the same exchange in a racing
 	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
@@ -964,6 +967,7 @@ int rte_core_exec_begin(const char *prog)
 
 	if (!rte_core_owns_process())
 		return 0;
+	rte_alloc_flush_self();
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	if (prog)
@@ -1037,6 +1041,7 @@ __attribute__((constructor)) static void rte_init(void)
 	sigset_t old;
 
 	rte_real_resolve();
+	rte_alloc_init(); /* hooks/alloc.c: RTE_ALLOC */
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
 	if ((g_proc = map_wiped(sizeof(*g_proc))))
 		g_proc->pid = getpid();

@@ -59,6 +59,7 @@ static void fork_prepare(void)
 {
 	sigset_t old;
 
+	rte_alloc_flush_self(); /* the child starts with nothing counted */
 	rte_lock(&old);
 	g_fork_mask = old;
 }

@@ -10,6 +10,7 @@
  *   proc.c    fork, exec*, _exit interposition
  *   ocaml.c   detection of a program that runs OCaml 5's own runtime events
  *   real.c    the real libc functions behind our wrappers
+ *   hooks/alloc.c, alloc/sample.c  the allocation profiler (alloc/alloc.h)
  *
  * Everything here is hidden: librte.so exports only rte/rte.h, rte_strerror
  * and the libc functions it interposes (shim/librte.map).
@@ -24,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "alloc/alloc.h"
 #include "backtrace.h"
 #include "ring.h"
 #include "rte/format.h"
@@ -210,6 +212,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	uintptr_t crash_chain_sp;
 	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
 	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
+	struct rte_alloc_thread alloc;      /* alloc/alloc.h */
 };
 extern __thread struct rte_thread *rte_self_p RTE_TLS;
 /* The calling thread's state, allocated on first use (core.c). Never NULL:
