@@ -29,10 +29,13 @@
 
 /* Per-thread state, a member of struct rte_thread (wiped by fork: a child
  * starts with nothing counted and a fresh random stream). Touched only by
- * its thread, inside the guard (or by its own flush). */
+ * its thread. The guard is set only around our own slow work (a sample, a
+ * flush): the calls it makes (libunwind's) pass straight through. */
 struct rte_alloc_thread {
-	int guard;          /* inside a wrapper: nested calls pass straight */
-	uint32_t pending;   /* calls since the last flush */
+	int guard;          /* inside our slow work: calls pass straight */
+	uint32_t unused;
+	uint64_t check_at;  /* look at the flush rules when calls + frees
+	                       reaches it */
 	uint64_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size */
 	uint64_t calls, bytes, frees, freed; /* since the last flush */
 	uint64_t last_ns;   /* time of the last flush (0: none yet) */
@@ -59,23 +62,99 @@ size_t rte_alloc_real_usable(void *p);
 
 /* ---- alloc/sample.c ----------------------------------------------------- */
 
+/* The set of live sampled addresses (sample.c): 2^15 buckets of 8
+ * addresses, guarded by 4096 counters indexed by another hash. */
+#define RTE_ALLOC_SET_BITS 15u
+#define RTE_ALLOC_SET_WAYS 8u
+#define RTE_ALLOC_FILTER_BITS 12u
+
+struct rte_alloc_set {
+	uint64_t live;                                   /* atomic */
+	uint32_t filter[1u << RTE_ALLOC_FILTER_BITS];    /* atomic */
+	uint64_t ways[1u << RTE_ALLOC_SET_BITS][RTE_ALLOC_SET_WAYS]
+		__attribute__((aligned(64)));
+};
+/* NULL until sampling starts; mapped with MADV_WIPEONFORK. */
+extern struct rte_alloc_set *rte_alloc_g_set;
+
+static inline uint64_t rte_alloc_addr_hash(uint64_t addr)
+{
+	return (addr >> 4) * 0x9e3779b97f4a7c15ull;
+}
+
+static inline uint32_t *rte_alloc_filter_of(struct rte_alloc_set *s,
+                                            uint64_t h)
+{
+	return &s->filter[(h >> 20) & ((1u << RTE_ALLOC_FILTER_BITS) - 1)];
+}
+
+/* 0 if p was surely never sampled (the common case: one or two loads);
+ * 1 if it may have been (then call rte_alloc_note_free). */
+static inline int rte_alloc_maybe_sampled(const void *p)
+{
+	/* Relaxed: see sample.c (set_add / set_remove). */
+	struct rte_alloc_set *s =
+		__atomic_load_n(&rte_alloc_g_set, __ATOMIC_RELAXED);
+
+	return s && __atomic_load_n(&s->live, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(rte_alloc_filter_of(
+	                               s, rte_alloc_addr_hash((uintptr_t)p)),
+	                       __ATOMIC_RELAXED);
+}
+
+/* The slow part of rte_alloc_count: the thread's first allocation (its
+ * first interval drawn) or the end of an interval (a sample). */
+void rte_alloc_sample_slow(struct rte_alloc_thread *a, void *p, size_t n,
+                           unsigned fn);
+/* The slow part of rte_alloc_tick: apply the flush rules. */
+void rte_alloc_check_flush(struct rte_alloc_thread *a);
+
+/* rte_alloc_bucket(w) for w < 100, as a table (sample.c). */
+extern uint8_t rte_alloc_bucket_of[100];
+
+/* Count an allocation call of n bytes that returned p (NULL: failed) made
+ * by fn (enum rte_alloc_fn), and maybe sample it. Outside the guard.
+ * Preserves errno. */
+static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
+                                   size_t n, unsigned fn)
+{
+	uint64_t words = n / 8 + ((n & 7) != 0);
+
+	a->buckets[words < 100 ? rte_alloc_bucket_of[words] : 19]++;
+	a->calls++;
+	if (__builtin_expect(p == NULL, 0))
+		return;
+	a->bytes += n;
+	a->left -= (int64_t)n; /* n < 2^63: p is not NULL */
+	if (__builtin_expect(a->left <= 0, 0))
+		rte_alloc_sample_slow(a, p, n, fn);
+}
+
+/* Count a free of `usable` bytes. Outside the guard. */
+static inline void rte_alloc_count_free(struct rte_alloc_thread *a,
+                                        size_t usable)
+{
+	a->frees++;
+	a->freed += usable;
+}
+
+/* At the end of each wrapper: flush if N calls or T ms have passed (the
+ * rules are looked at every 64 calls at most). Outside the guard. */
+static inline void rte_alloc_tick(struct rte_alloc_thread *a)
+{
+	if (__builtin_expect(a->calls + a->frees >= a->check_at, 0))
+		rte_alloc_check_flush(a);
+}
+
 /* Tracing starts (registry lock held, not signal-safe): register the
  * rte.alloc.* events, read RTE_ALLOC_SAMPLE and the flush knobs, map the
  * sampled-address set, load libunwind. No-op unless rte_alloc_enabled(). */
 void rte_alloc_start(void);
-/* Count an allocation call of n bytes that returned p (NULL: failed) made
- * by fn (enum rte_alloc_fn), and maybe sample it. Inside the guard.
- * Preserves errno. */
-void rte_alloc_note(struct rte_alloc_thread *a, void *p, size_t n,
-                    unsigned fn);
-/* Count a free of p (non-NULL, allocated by the real allocator): counted
- * only if a != NULL (the thread may count). If p is a sampled address,
- * writes rte.alloc.free and forgets it, whatever a is. Call before the
- * real free. Preserves errno. */
-void rte_alloc_note_free(struct rte_alloc_thread *a, void *p);
-/* Flush if N calls or T ms have passed since the last flush. Inside the
- * guard. */
-void rte_alloc_maybe_flush(struct rte_alloc_thread *a);
+/* p (non-NULL, allocated by the real allocator) is being freed and
+ * rte_alloc_maybe_sampled(p) said it may be sampled: if it is, write
+ * rte.alloc.free and forget it. Call before the real free. Preserves
+ * errno. Lock-free. */
+void rte_alloc_note_free(void *p);
 /* Write the calling thread's counts now (thread end, fork prepare, exec,
  * exit); nothing if it has none or is inside a wrapper or a write.
  * Async-signal-safe. Preserves errno. */

@@ -108,40 +108,26 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 
 /* ---- the set of live sampled addresses --------------------------------------- */
 
-#define SET_BITS 15u
-#define SET_WAYS 8u
-#define FILTER_BITS 12u
-
-struct sample_set {
-	uint64_t live;                                 /* atomic */
-	uint32_t filter[1u << FILTER_BITS];            /* atomic counters */
-	uint64_t ways[1u << SET_BITS][SET_WAYS] __attribute__((aligned(64)));
-};
-
-static struct sample_set *g_set; /* mapped with MADV_WIPEONFORK */
-
-static inline uint64_t addr_hash(uint64_t addr)
-{
-	return (addr >> 4) * 0x9e3779b97f4a7c15ull;
-}
+struct rte_alloc_set *rte_alloc_g_set;
+#define g_set rte_alloc_g_set
 
 static inline uint32_t *filter_of(uint64_t h)
 {
-	return &g_set->filter[(h >> 20) & ((1u << FILTER_BITS) - 1)];
+	return rte_alloc_filter_of(g_set, h);
 }
 
 static inline uint64_t *bucket_of(uint64_t h)
 {
-	return g_set->ways[h >> (64 - SET_BITS)];
+	return g_set->ways[h >> (64 - RTE_ALLOC_SET_BITS)];
 }
 
 /* Add addr (not in the set: it was just returned by the allocator).
  * Returns 0, or -1 if its bucket is full. Lock-free. */
 static int set_add(uint64_t addr)
 {
-	uint64_t h = addr_hash(addr), *b = bucket_of(h);
+	uint64_t h = rte_alloc_addr_hash(addr), *b = bucket_of(h);
 
-	for (unsigned i = 0; i < SET_WAYS; i++) {
+	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
 		uint64_t zero = 0;
 
 		/* Relaxed everywhere: an address is added by the thread that
@@ -167,11 +153,11 @@ static inline int set_remove(uint64_t addr)
 
 	if (!g_set || !__atomic_load_n(&g_set->live, __ATOMIC_RELAXED))
 		return 0;
-	h = addr_hash(addr);
+	h = rte_alloc_addr_hash(addr);
 	if (!__atomic_load_n(filter_of(h), __ATOMIC_RELAXED))
 		return 0;
 	b = bucket_of(h);
-	for (unsigned i = 0; i < SET_WAYS; i++) {
+	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
 		uint64_t a = addr;
 
 		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == addr &&
@@ -211,6 +197,8 @@ void rte_alloc_start(void)
 		                                   FLUSH_CALLS_DEFAULT);
 		g_flush_ns = env_uint("RTE_ALLOC_FLUSH_MS", 1, 3600000,
 		                      FLUSH_MS_DEFAULT) * 1000000ull;
+		for (unsigned w = 0; w < 100; w++)
+			rte_alloc_bucket_of[w] = (uint8_t)rte_alloc_bucket(w);
 		if (dladdr((void *)rte_alloc_start, &info))
 			dl_iterate_phdr(find_text, (void *)rte_alloc_start);
 		g_started = 1;
@@ -232,22 +220,22 @@ static void start_sampling(void)
 	g_id_free = rte_api_register_own(RTE_ALLOC_EV_FREE, RTE_TYPE_CUSTOM);
 	rte_bt_init(1);
 	{
-		void *p = mmap(NULL, sizeof(struct sample_set),
+		void *p = mmap(NULL, sizeof(struct rte_alloc_set),
 		               PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
 		               0);
 
 		if (p == MAP_FAILED ||
-		    madvise(p, sizeof(struct sample_set), MADV_WIPEONFORK)) {
+		    madvise(p, sizeof(struct rte_alloc_set), MADV_WIPEONFORK)) {
 			if (p != MAP_FAILED)
-				munmap(p, sizeof(struct sample_set));
+				munmap(p, sizeof(struct rte_alloc_set));
 			rte_warn(NULL, "RTE_ALLOC: no memory for the sample set; "
 			         "allocations are counted, not sampled");
 			return;
 		}
 		/* Release: the mapping before its use (pairs with the
 		 * acquire in sample()). */
-		__atomic_store_n(&g_set, (struct sample_set *)p,
+		__atomic_store_n(&g_set, (struct rte_alloc_set *)p,
 		                 __ATOMIC_RELEASE);
 	}
 }
@@ -289,6 +277,8 @@ static uint64_t user_hdr(unsigned type, int id)
 	return rte_hdr_make(0, 1, type, (unsigned)id);
 }
 
+uint8_t rte_alloc_bucket_of[100]; /* filled by rte_alloc_start() */
+
 /* Write the sample of the block p of n bytes (inside the guard). */
 static void sample(struct rte_alloc_thread *a, void *p, size_t n,
                    unsigned fn)
@@ -324,43 +314,43 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	rte_leave_w(w);
 }
 
-void rte_alloc_note(struct rte_alloc_thread *a, void *p, size_t n,
-                    unsigned fn)
+void rte_alloc_sample_slow(struct rte_alloc_thread *a, void *p, size_t n,
+                           unsigned fn)
 {
-	uint64_t words = n / 8 + (n % 8 != 0);
+	int saved = errno;
 
-	a->buckets[rte_alloc_bucket(words)]++;
-	a->calls++;
-	a->pending++;
-	if (!p)
-		return;
-	a->bytes += n;
-	if (!g_period)
-		return;
-	if (__builtin_expect(a->left == 0, 0)) /* fresh state */
-		a->left = next_interval(a);
-	a->left -= (int64_t)(n < (size_t)INT64_MAX ? n : (size_t)INT64_MAX);
-	if (__builtin_expect(a->left <= 0, 0)) {
-		int saved = errno;
-
-		a->left = next_interval(a);
-		sample(a, p, n, fn);
-		errno = saved;
+	if (!g_period) {
+		a->left = INT64_MAX; /* no sampling: never here again */
+		goto out;
 	}
+	if (!a->rng) {
+		/* The thread's first allocation: its first interval, then
+		 * this allocation's bytes taken from it as from any. */
+		a->left += next_interval(a);
+		if (a->left > 0)
+			goto out;
+	}
+	a->left = next_interval(a);
+	/* Not in the shared state of threads that got none (busy), nor in
+	 * our own slow work (a nested call from libunwind). */
+	if (!a->guard && !rte_self_p->busy) {
+		a->guard = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		sample(a, p, n, fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		a->guard = 0;
+	}
+out:
+	errno = saved;
 }
 
-void rte_alloc_note_free(struct rte_alloc_thread *a, void *p)
+void rte_alloc_note_free(void *p)
 {
 	struct rte_alloc_free_rec r;
 	struct rte_ring_writer *w;
 	int saved;
 
-	if (a) {
-		a->frees++;
-		a->freed += rte_alloc_real_usable(p);
-		a->pending++;
-	}
-	if (__builtin_expect(!set_remove((uint64_t)(uintptr_t)p), 1))
+	if (!set_remove((uint64_t)(uintptr_t)p))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));
@@ -409,36 +399,45 @@ static void flush(struct rte_alloc_thread *a)
 clear:
 	memset(a->buckets, 0, sizeof(a->buckets));
 	a->calls = a->bytes = a->frees = a->freed = 0;
-	a->pending = 0;
+	a->check_at = 0;
 out:
 	errno = saved;
 }
 
-void rte_alloc_maybe_flush(struct rte_alloc_thread *a)
+/* flush() inside the guard, unless the thread is already inside it. */
+static void flush_guarded(struct rte_alloc_thread *a)
 {
-	if (__builtin_expect(a->pending >= g_flush_calls, 0)) {
-		flush(a);
+	if (a->guard)
 		return;
-	}
-	if (__builtin_expect((a->pending & 63) == 0 && a->pending, 0)) {
-		uint64_t now = rte_clock_ns();
+	a->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	flush(a);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->guard = 0;
+}
 
+void rte_alloc_check_flush(struct rte_alloc_thread *a)
+{
+	uint64_t pending = a->calls + a->frees, now;
+
+	if (pending >= g_flush_calls) {
+		flush_guarded(a);
+	} else if (pending) {
+		now = rte_clock_ns();
 		if (!a->last_ns)
 			a->last_ns = now;
 		else if (now - a->last_ns >= g_flush_ns)
-			flush(a);
+			flush_guarded(a);
 	}
+	a->check_at = a->calls + a->frees +
+	              (g_flush_calls < 64 ? g_flush_calls : 64);
 }
 
 void rte_alloc_flush_self(void)
 {
 	struct rte_thread *t = rte_self_p;
 
-	if (!t || t->busy || t->alloc.guard || !t->alloc.pending)
+	if (!t || t->busy || !(t->alloc.calls + t->alloc.frees))
 		return;
-	t->alloc.guard = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	flush(&t->alloc);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->alloc.guard = 0;
+	flush_guarded(&t->alloc);
 }

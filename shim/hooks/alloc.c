@@ -46,6 +46,7 @@ enum {
 };
 
 static int g_mode; /* atomic (relaxed: each value's pointers are set) */
+static int g_glibc; /* the real allocator is glibc's (see usable()) */
 static int g_wanted; /* RTE_ALLOC asked for profiling */
 static int g_ours = 1; /* our malloc is the one the program calls */
 
@@ -160,6 +161,18 @@ static void resolve(void)
 static void *own_malloc(size_t n)
 	__attribute__((malloc, alloc_size(1), nothrow));
 
+/* 1 if fn is defined in glibc's libc.so.6. */
+static int is_glibc(void *fn)
+{
+	Dl_info info;
+	const char *base;
+
+	if (!fn || !dladdr(fn, &info) || !info.dli_fname)
+		return 0;
+	base = strrchr(info.dli_fname, '/');
+	return strcmp(base ? base + 1 : info.dli_fname, "libc.so.6") == 0;
+}
+
 static inline int mode(void)
 {
 	/* Acquire: pairs with the release stores of the mode. */
@@ -181,6 +194,8 @@ void rte_alloc_init(void)
 	 * sanitizer comes before us in the lookup order. */
 	first = dlsym(RTLD_DEFAULT, "malloc");
 	g_ours = first == (void *)own_malloc;
+	g_glibc = is_glibc((void *)g_real.free) &&
+	          is_glibc((void *)g_real.usable);
 	/* Profiling waits for rte_alloc_on(): our own start-up is not
 	 * counted. */
 	if (!(g_wanted && g_ours) &&
@@ -225,27 +240,16 @@ size_t rte_alloc_real_usable(void *p)
 /* ---- the profiling path ------------------------------------------------------ */
 
 /* The calling thread's state if this call is to be counted: tracing runs,
- * and we are not inside our own code or a ring write. Sets the guard. */
-static inline struct rte_alloc_thread *enter(void)
+ * and we are not inside our own slow work. */
+static inline struct rte_alloc_thread *counting(void)
 {
-	struct rte_thread *t;
+	struct rte_alloc_thread *a;
 
 	/* Relaxed: only decides whether to count. */
 	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
 		return NULL;
-	t = rte_self_get();
-	if (t->busy || t->alloc.guard)
-		return NULL; /* also the shared no-state state (busy) */
-	t->alloc.guard = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return &t->alloc;
-}
-
-static inline void leave(struct rte_alloc_thread *a)
-{
-	rte_alloc_maybe_flush(a);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	a->guard = 0;
+	a = &rte_self_get()->alloc;
+	return a->guard ? NULL : a;
 }
 
 /* 1 if this mode must not call the real functions (yet). */
@@ -254,6 +258,7 @@ static inline int arena_only(int m)
 	return m == MODE_UNINIT || m == MODE_RESOLVING || m == MODE_BROKEN;
 }
 
+/* The mode, after resolving if nothing was yet. */
 static int mode_slow(void)
 {
 	int m = mode();
@@ -265,66 +270,108 @@ static int mode_slow(void)
 	return m;
 }
 
+/*
+ * malloc_usable_size(p) of a block the program is freeing. glibc's own
+ * function also reads the next chunk's header (a cache miss the free
+ * itself does not take, from its per-thread cache); for a block in use
+ * its answer is the block's own size field: the chunk size less the
+ * 8-byte header, or less 16 for a block of its own mmap (glibc's
+ * memsize()). Any other allocator: its malloc_usable_size.
+ */
+static inline size_t usable(void *p)
+{
+	size_t h;
+
+	if (!g_glibc)
+		return g_real.usable(p);
+	memcpy(&h, (char *)p - sizeof(h), sizeof(h));
+	return (h & ~(size_t)7) - (h & 2 ? 16 : 8);
+}
+
+/* A free of p (not NULL, not the arena's) about to happen: counted if
+ * a != NULL; written if p was sampled. Before the real call: p may be
+ * reused at once by another thread. */
+static inline void freeing(struct rte_alloc_thread *a, void *p)
+{
+	if (a)
+		rte_alloc_count_free(a, usable(p));
+	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+		rte_alloc_note_free(p);
+}
+
 /* ---- the wrappers ---------------------------------------------------------- */
 
-#define FAST(call)                                                            \
+/*
+ * Each wrapper: MODE_PASS, a tail call; MODE_ON, the counted call (the
+ * function's _on helper); anything else, its _other helper (the arena
+ * while nothing is resolved, a check for arena pointers, a pass-through).
+ * The relaxed load of the mode suffices on the fast path: the pointers
+ * were stored before the mode that lets them be used was (release).
+ */
+static inline int mode_fast(void)
+{
+	return __atomic_load_n(&g_mode, __ATOMIC_RELAXED);
+}
+
+/* The counted call of an allocating function: `call` returns the block
+ * (or NULL), n is the size asked for, fn the enum rte_alloc_fn. */
+#define COUNTED(call, n, fn)                                                  \
 	do {                                                                  \
-		if (__builtin_expect(__atomic_load_n(&g_mode,                 \
-		                                     __ATOMIC_RELAXED) ==     \
-		                             MODE_PASS,                       \
-		                     1))                                      \
-			return g_real.call;                                   \
+		struct rte_alloc_thread *a_ = counting();                     \
+		void *p_ = g_real.call;                                       \
+		if (a_) {                                                     \
+			rte_alloc_count(a_, p_, n, fn);                       \
+			rte_alloc_tick(a_);                                   \
+		}                                                             \
+		return p_;                                                    \
 	} while (0)
 
-static void *slow_malloc(size_t n)
+static void *malloc_other(size_t n)
 {
 	int m = mode_slow();
-	struct rte_alloc_thread *a;
-	void *p;
 
+	if (m == MODE_ON)
+		COUNTED(malloc(n), n, RTE_ALLOC_MALLOC);
 	if (arena_only(m))
 		return arena_alloc(n, 16);
-	if (m != MODE_ON || !(a = enter()))
-		return g_real.malloc(n);
-	p = g_real.malloc(n);
-	rte_alloc_note(a, p, n, RTE_ALLOC_MALLOC);
-	leave(a);
-	return p;
+	return g_real.malloc(n);
 }
 
 RTE_EXPORT void *malloc(size_t n)
 {
-	FAST(malloc(n));
-	return slow_malloc(n);
+	int m = mode_fast();
+
+	if (__builtin_expect(m == MODE_PASS, 1))
+		return g_real.malloc(n);
+	if (__builtin_expect(m == MODE_ON, 1))
+		COUNTED(malloc(n), n, RTE_ALLOC_MALLOC);
+	return malloc_other(n);
 }
 
 /* Our own malloc's address, not the one the dynamic linker binds. */
 static void *own_malloc(size_t n)
 	__attribute__((alias("malloc"), malloc, alloc_size(1), nothrow));
 
-static void *slow_calloc(size_t k, size_t n)
+static void *calloc_other(size_t k, size_t n)
 {
 	int m = mode_slow();
-	struct rte_alloc_thread *a;
 	size_t total;
-	void *p;
 
 	if (__builtin_mul_overflow(k, n, &total))
-		total = SIZE_MAX;
+		total = SIZE_MAX; /* the real calloc fails: counted as 0 */
+	if (m == MODE_ON)
+		COUNTED(calloc(k, n), total == SIZE_MAX ? 0 : total,
+		        RTE_ALLOC_CALLOC);
 	if (arena_only(m))
 		return arena_alloc(total, 16); /* zero: never reused */
-	if (m != MODE_ON || !(a = enter()))
-		return g_real.calloc(k, n);
-	p = g_real.calloc(k, n);
-	rte_alloc_note(a, p, total == SIZE_MAX ? 0 : total, RTE_ALLOC_CALLOC);
-	leave(a);
-	return p;
+	return g_real.calloc(k, n);
 }
 
 RTE_EXPORT void *calloc(size_t k, size_t n)
 {
-	FAST(calloc(k, n));
-	return slow_calloc(k, n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.calloc(k, n);
+	return calloc_other(k, n);
 }
 
 /* realloc of an arena block: a new block from the real allocator (through
@@ -342,23 +389,25 @@ static void *arena_realloc(void *p, size_t n)
 	return q;
 }
 
+/* realloc(p, n) counted: a free of p (if not NULL) and, unless it only
+ * frees (n == 0), an allocation of n. */
 static void *realloc_on(void *p, size_t n, unsigned fn)
 {
-	struct rte_alloc_thread *a = enter();
+	struct rte_alloc_thread *a = counting();
 	void *q;
 
 	if (p)
-		rte_alloc_note_free(a, p); /* before: p may be reused at once */
-	if (!a)
-		return g_real.realloc(p, n);
+		freeing(a, p);
 	q = g_real.realloc(p, n);
-	if (n || !p)
-		rte_alloc_note(a, q, n, fn);
-	leave(a);
+	if (a) {
+		if (n || !p)
+			rte_alloc_count(a, q, n, fn);
+		rte_alloc_tick(a);
+	}
 	return q;
 }
 
-static void *slow_realloc(void *p, size_t n)
+static void *realloc_other(void *p, size_t n)
 {
 	int m = mode_slow();
 
@@ -373,11 +422,12 @@ static void *slow_realloc(void *p, size_t n)
 
 RTE_EXPORT void *realloc(void *p, size_t n)
 {
-	FAST(realloc(p, n));
-	return slow_realloc(p, n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.realloc(p, n);
+	return realloc_other(p, n);
 }
 
-static void *slow_reallocarray(void *p, size_t k, size_t n)
+static void *reallocarray_other(void *p, size_t k, size_t n)
 {
 	int m = mode_slow();
 	size_t total;
@@ -399,98 +449,112 @@ static void *slow_reallocarray(void *p, size_t k, size_t n)
 RTE_EXPORT void *reallocarray(void *p, size_t k, size_t n)
 {
 	/* glibc has had reallocarray since 2.26: never NULL here in PASS. */
-	if (__builtin_expect(__atomic_load_n(&g_mode, __ATOMIC_RELAXED) ==
-	                             MODE_PASS && g_real.reallocarray,
+	if (__builtin_expect(mode_fast() == MODE_PASS && g_real.reallocarray,
 	                     1))
 		return g_real.reallocarray(p, k, n);
-	return slow_reallocarray(p, k, n);
+	return reallocarray_other(p, k, n);
 }
 
-static void slow_free(void *p)
+static inline void free_on(void *p)
+{
+	struct rte_alloc_thread *a;
+
+	if (__builtin_expect(!p || in_arena(p), 0))
+		return; /* arena blocks are never reused */
+	a = counting();
+	freeing(a, p);
+	g_real.free(p);
+	if (a)
+		rte_alloc_tick(a);
+}
+
+static void free_other(void *p)
 {
 	int m = mode_slow();
-	struct rte_alloc_thread *a;
 
 	if (!p || in_arena(p) || arena_only(m))
 		return; /* arena blocks are never reused */
-	if (m != MODE_ON) {
+	if (m == MODE_ON)
+		free_on(p);
+	else
 		g_real.free(p);
-		return;
-	}
-	a = enter();
-	rte_alloc_note_free(a, p);
-	g_real.free(p);
-	if (a)
-		leave(a);
 }
 
 RTE_EXPORT void free(void *p)
 {
-	FAST(free(p));
-	slow_free(p);
+	int m = mode_fast();
+
+	if (__builtin_expect(m == MODE_PASS, 1)) {
+		g_real.free(p);
+		return;
+	}
+	if (__builtin_expect(m == MODE_ON, 1)) {
+		free_on(p);
+		return;
+	}
+	free_other(p);
 }
 
 /* The aligned family: `call` is the real call, size n, function fn. */
-#define ALIGNED_SLOW(align, n, fn, call)                                      \
+#define ALIGNED_OTHER(align, n, fn, call)                                     \
 	do {                                                                  \
 		int m_ = mode_slow();                                         \
-		struct rte_alloc_thread *a_;                                  \
-		void *p_;                                                     \
+		if (m_ == MODE_ON)                                            \
+			COUNTED(call, n, fn);                                 \
 		if (arena_only(m_))                                           \
 			return arena_alloc(n, align);                         \
-		if (m_ != MODE_ON || !(a_ = enter()))                         \
-			return g_real.call;                                   \
-		p_ = g_real.call;                                             \
-		rte_alloc_note(a_, p_, n, fn);                                \
-		leave(a_);                                                    \
-		return p_;                                                    \
+		return g_real.call;                                           \
 	} while (0)
 
-static void *slow_aligned_alloc(size_t al, size_t n)
+static void *aligned_alloc_other(size_t al, size_t n)
 {
-	ALIGNED_SLOW(al, n, RTE_ALLOC_ALIGNED_ALLOC, aligned_alloc(al, n));
+	ALIGNED_OTHER(al, n, RTE_ALLOC_ALIGNED_ALLOC, aligned_alloc(al, n));
 }
 
 RTE_EXPORT void *aligned_alloc(size_t al, size_t n)
 {
-	FAST(aligned_alloc(al, n));
-	return slow_aligned_alloc(al, n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.aligned_alloc(al, n);
+	return aligned_alloc_other(al, n);
 }
 
-static void *slow_memalign(size_t al, size_t n)
+static void *memalign_other(size_t al, size_t n)
 {
-	ALIGNED_SLOW(al, n, RTE_ALLOC_MEMALIGN, memalign(al, n));
+	ALIGNED_OTHER(al, n, RTE_ALLOC_MEMALIGN, memalign(al, n));
 }
 
 RTE_EXPORT void *memalign(size_t al, size_t n)
 {
-	FAST(memalign(al, n));
-	return slow_memalign(al, n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.memalign(al, n);
+	return memalign_other(al, n);
 }
 
-static void *slow_valloc(size_t n)
+static void *valloc_other(size_t n)
 {
-	ALIGNED_SLOW(4096, n, RTE_ALLOC_VALLOC, valloc(n));
+	ALIGNED_OTHER(4096, n, RTE_ALLOC_VALLOC, valloc(n));
 }
 
 RTE_EXPORT void *valloc(size_t n)
 {
-	FAST(valloc(n));
-	return slow_valloc(n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.valloc(n);
+	return valloc_other(n);
 }
 
-static void *slow_pvalloc(size_t n)
+static void *pvalloc_other(size_t n)
 {
-	ALIGNED_SLOW(4096, n, RTE_ALLOC_PVALLOC, pvalloc(n));
+	ALIGNED_OTHER(4096, n, RTE_ALLOC_PVALLOC, pvalloc(n));
 }
 
 RTE_EXPORT void *pvalloc(size_t n)
 {
-	FAST(pvalloc(n));
-	return slow_pvalloc(n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.pvalloc(n);
+	return pvalloc_other(n);
 }
 
-static int slow_posix_memalign(void **pp, size_t al, size_t n)
+static int posix_memalign_other(void **pp, size_t al, size_t n)
 {
 	int m = mode_slow(), r;
 	struct rte_alloc_thread *a;
@@ -508,16 +572,20 @@ static int slow_posix_memalign(void **pp, size_t al, size_t n)
 		*pp = p;
 		return 0;
 	}
-	if (m != MODE_ON || !(a = enter()))
+	if (m != MODE_ON)
 		return g_real.posix_memalign(pp, al, n);
+	a = counting();
 	r = g_real.posix_memalign(pp, al, n);
-	rte_alloc_note(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
-	leave(a);
+	if (a) {
+		rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
+		rte_alloc_tick(a);
+	}
 	return r;
 }
 
 RTE_EXPORT int posix_memalign(void **pp, size_t al, size_t n)
 {
-	FAST(posix_memalign(pp, al, n));
-	return slow_posix_memalign(pp, al, n);
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.posix_memalign(pp, al, n);
+	return posix_memalign_other(pp, al, n);
 }
