@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
+
 ROWS = []
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
@@ -451,6 +454,8 @@ def main():
                          10000)
         bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
         bench_backtrace(build, rounds)
+        alloc.bench_alloc(build, rounds, 1000000 if a.quick else 10000000,
+                          row, base_env, traced_env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

@@ -1,0 +1,181 @@
+"""bench/alloc.py - the allocation profiler's rows of make bench (imported
+by bench/run.py): bench/mallocs (2 threads, 10 M malloc/free pairs of
+16..1040 bytes, 64 live blocks per thread) untraced, against RTE_ALLOC=1,
+tracing on without RTE_ALLOC, and heaptrack; then the fidelity of the
+samples: the top 5 allocation sites by bytes (estimated from the
+rte.alloc.sample records with include/rte/profile.h's estimator) against
+heaptrack's, and the estimated total bytes against the exact total the
+program prints.
+
+heaptrack 1.4's heaptrack_print ranks sites by calls, peak and temporary
+allocations, not by bytes allocated: heaptrack's bytes per site are read
+from its own data file (zstd text: "s" strings, "i" instruction pointers,
+"t" traces, "a" size and trace of an allocation kind, "+" one allocation).
+"""
+import json
+import math
+import os
+import shutil
+import statistics
+import struct
+import subprocess
+import tempfile
+
+SAMPLE = struct.Struct("<HHHHQQQ")  # struct rte_alloc_sample_rec
+
+
+def sites_by_address(exe):
+    """[(start, name)] of the site* functions of exe (built without PIE)."""
+    out = subprocess.run(["nm", "-n", exe], stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    syms = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT":
+            syms.append((int(f[0], 16), f[2]))
+    return syms
+
+
+def name_of(syms, pc):
+    best = None
+    for start, name in syms:
+        if start <= pc:
+            best = name
+        else:
+            break
+    return best
+
+
+def rte_sites(read, files, syms):
+    """Estimated bytes per site and in all, from the samples."""
+    per, total = {}, 0.0
+    for f in files:
+        out = subprocess.run([read, "-f", "jsonl", f], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            e = json.loads(line)
+            if e.get("event") != "rte.alloc.sample":
+                continue
+            raw = bytes.fromhex(e["hex"])
+            _, nframes, _, _, size, _, period = SAMPLE.unpack_from(raw)
+            if not size or not nframes:
+                continue
+            est = size / (1 - math.exp(-size / period))
+            total += est
+            pc = struct.unpack_from("<Q", raw, SAMPLE.size)[0]
+            site = name_of(syms, pc)
+            per[site] = per.get(site, 0.0) + est
+    return per, total
+
+
+def heaptrack_sites(data):
+    """Bytes per leaf function from a heaptrack data file."""
+    text = subprocess.run(["zstdcat", data], stdout=subprocess.PIPE,
+                          text=True, check=True).stdout
+    strings, ips, traces, infos, per = [None], [None], [None], [], {}
+    for line in text.splitlines():
+        f = line.split(" ")
+        k = f[0]
+        if k == "s":
+            strings.append(line.split(" ", 2)[2] if len(f) > 2 else "")
+        elif k == "i":
+            ips.append(int(f[3], 16) if len(f) > 3 else 0)
+        elif k == "t":
+            traces.append(int(f[1], 16))
+        elif k == "a":
+            infos.append((int(f[1], 16), int(f[2], 16)))
+        elif k == "+":
+            size, trace = infos[int(f[1], 16)]
+            fn = ips[traces[trace]] if trace else 0
+            name = strings[fn] if fn else "?"
+            per[name] = per.get(name, 0) + size
+    return per
+
+
+def timed(cmd, env, cwd=None):
+    import time
+    with open(os.devnull, "w") as null:
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, env=env, cwd=cwd, stdout=null,
+                           stderr=subprocess.PIPE, check=False)
+        t = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode,
+                                                    p.stderr.decode()[-300:]))
+    return t
+
+
+def bench_alloc(build, rounds, pairs, row, base_env, traced_env):
+    exe = os.path.join(build, "bench", "mallocs")
+    read = os.path.join(build, "rte-read")
+    tmp = tempfile.mkdtemp(prefix="rte-bench-alloc-")
+    have_ht = shutil.which("heaptrack") and shutil.which("zstdcat")
+    try:
+        plain = base_env(build)
+        on = traced_env(build, tmp)
+        on["RTE_ALLOC"] = "1"
+        off = traced_env(build, tmp)
+        t = {"plain": [], "on": [], "off": [], "heaptrack": []}
+        ht_data = None
+        for r in range(rounds):
+            t["plain"].append(timed([exe, str(pairs)], plain))
+            t["on"].append(timed([exe, str(pairs)], on))
+            t["off"].append(timed([exe, str(pairs)], off))
+            for f in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, f))
+            # heaptrack is slow: at most 3 rounds
+            if have_ht and r < 3:
+                out = os.path.join(tmp, "ht%d" % r)
+                t["heaptrack"].append(timed(
+                    ["heaptrack", "-o", out, exe, str(pairs)], plain))
+                ht_data = out + ".zst"
+        base = statistics.median(t["plain"])
+        row("alloc: malloc-heavy program, RTE_ALLOC=1",
+            statistics.median(t["on"]), "s", "same program untraced", base,
+            "<= 1.3x", statistics.median(t["on"]) / base <= 1.3,
+            "2 threads, %d malloc/free pairs of 16..1040 B" % pairs)
+        row("alloc: same, tracing on, RTE_ALLOC unset",
+            statistics.median(t["off"]), "s", "same program untraced", base,
+            "<= 1.05x", statistics.median(t["off"]) / base <= 1.05)
+        if t["heaptrack"]:
+            row("alloc: same under heaptrack", statistics.median(t["heaptrack"]),
+                "s", "same program untraced", base, None, None,
+                "%d rounds" % len(t["heaptrack"]))
+        else:
+            row("alloc: same under heaptrack", float("nan"), "s", None, None,
+                None, None, "skipped: heaptrack or zstdcat not installed")
+        fidelity(exe, read, tmp, pairs, ht_data, row, traced_env, build)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fidelity(exe, read, tmp, pairs, ht_data, row, traced_env, build):
+    d = os.path.join(tmp, "fid")
+    os.mkdir(d)
+    env = traced_env(build, d)
+    env["RTE_ALLOC"] = "1"
+    env["OCAML_RUNTIME_EVENTS_PRESERVE"] = "1"
+    env["OCAMLRUNPARAM"] = "e=20"  # rings of 8 MiB: none wraps
+    out = subprocess.run([exe, str(pairs)], env=env, stdout=subprocess.PIPE,
+                         text=True, check=True).stdout
+    true_total = int([l for l in out.splitlines()
+                      if l.startswith("bytes ")][0].split()[1])
+    files = [os.path.join(d, f) for f in os.listdir(d)
+             if f.endswith(".events")]
+    per, est = rte_sites(read, files, sites_by_address(exe))
+    err = abs(est - true_total) / true_total
+    row("alloc: estimated total bytes from samples", est / 1e9, "GB",
+        "exact total", true_total / 1e9, "within 5 %", err <= 0.05,
+        "error %.2f %%; RTE_ALLOC_SAMPLE default (512 KiB)" % (100 * err))
+    ours = [s for s, _ in sorted(per.items(), key=lambda x: -x[1])][:5]
+    if not ht_data or not os.path.exists(ht_data):
+        row("alloc: top 5 sites by bytes = heaptrack's", float("nan"), "",
+            None, None, None, None, "skipped: no heaptrack data; ours: "
+            + " ".join(ours))
+        return
+    hp = heaptrack_sites(ht_data)
+    theirs = [s for s, _ in sorted(hp.items(), key=lambda x: -x[1])][:5]
+    same = sum(1 for a, b in zip(ours, theirs) if a == b)
+    row("alloc: top 5 sites by bytes = heaptrack's", same, "of 5", None, None,
+        "5 of 5", same == 5, "rte: %s; heaptrack: %s"
+        % (" ".join(ours), " ".join(theirs)))
