@@ -19,6 +19,9 @@ SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 
 $(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden
+# The malloc wrappers: no SLP vectorisation of the per-thread counters (it
+# pairs two adds through a stack slot: a store-forwarding stall per call).
+$(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize
 
 ALL += $(SHIM_LIB)
 

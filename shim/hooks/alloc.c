@@ -239,16 +239,14 @@ size_t rte_alloc_real_usable(void *p)
 
 /* ---- the profiling path ------------------------------------------------------ */
 
-/* The calling thread's state if this call is to be counted: tracing runs,
- * and we are not inside our own slow work. */
+/* The calling thread's state if this call is to be counted: we are not
+ * inside our own slow work. Counted whether or not tracing is active at
+ * the moment (MODE_ON means it was started): a flush while it is paused or
+ * stopped drops the counts, which is cheaper than a look at it per call. */
 static inline struct rte_alloc_thread *counting(void)
 {
-	struct rte_alloc_thread *a;
+	struct rte_alloc_thread *a = &rte_self_get()->alloc;
 
-	/* Relaxed: only decides whether to count. */
-	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
-		return NULL;
-	a = &rte_self_get()->alloc;
 	return a->guard ? NULL : a;
 }
 
