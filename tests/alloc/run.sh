@@ -250,7 +250,25 @@ t_off() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_threads t_exec t_cxx t_tcmalloc t_arena t_off"
+# ---- rte-run --alloc ---------------------------------------------------------
+
+t_rte_run() {
+	begin rte_run
+	for opt in --alloc ""; do
+		# shellcheck disable=SC2086
+		$TMO env RTE_LIB="$LIB" RTE_READ="$READ" \
+			RTE_RUN_EXEC="$B/rte-run-exec" "$B/rte-run" $opt -q \
+			-d "$D/dir$opt" -- "$T/sizes" >"$D/out$opt" 2>"$D/err$opt" ||
+			fail "rte-run $opt: $(cat "$D/err$opt")"
+		"$READ" -f jsonl "$D/dir$opt"/*.events >"$D/j$opt" 2>&1 ||
+			fail "rte-read: $(cat "$D/j$opt")"
+	done
+	grep -q '"kind":"alloc"' "$D/j--alloc" || fail "no alloc event with --alloc"
+	grep -q '"kind":"alloc"' "$D/j" && fail "alloc events without --alloc"
+	finish
+}
+
+ALL="t_buckets t_sample_all t_leak t_threads t_exec t_cxx t_tcmalloc t_arena t_off t_rte_run"
 counting || ALL="t_sanitizer t_arena t_off"
 echo "alloc tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do
