@@ -12,8 +12,8 @@ READER_SRCS := reader/main.c reader/inputs.c reader/merge.c reader/procs.c \
 	reader/fmt_text.c reader/fmt_jsonl.c \
 	reader/fmt_chrome.c reader/fmt_summary.c reader/crash.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt_gcstats.c \
-	reader/jsonp.c reader/diff.c reader/top.c
-READER_LDLIBS := -lm
+	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/prof_out.c
+READER_LDLIBS := -lm -lz
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
 
@@ -67,3 +67,17 @@ reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)
+
+# The profiles (folded, pprof, flamegraph, summary sections) on a real
+# program under librte.so that writes the profilers' records itself
+# (tests/reader/profile.sh; -rdynamic: dladdr finds its functions, to
+# drop a sanitizer's frame above them).
+READER_PROFPROG := $(READER_TEST_BIN)/profprog
+$(READER_PROFPROG): $(BUILD)/obj/tests/reader/profprog.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -rdynamic -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS) -ldl
+.PHONY: reader-profile-test
+TEST_RUNS += reader-profile-test
+reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/profile.sh
+.SECONDARY: $(BUILD)/obj/tests/reader/profprog.o

@@ -18,6 +18,7 @@
 
 #include "gcstats.h"
 #include "hist.h"
+#include "profile.h"
 #include "sinks.h"
 
 enum fam { F_PHASE, F_SPAN, F_COUNTER, F_INT, F_UNIT, F_CUSTOM, F_NFAM };
@@ -63,6 +64,7 @@ struct psum {
 struct summary {
 	struct rd_sink sink;
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
+	struct rd_prof *prof; /* the profiles' section (profile.h); NULL: none */
 	int json;
 	int oom;
 };
@@ -286,6 +288,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 		return;
 	if (S->gc)
 		rd_gc_event(S->gc, c->procs, it);
+	rd_prof_event(S->prof, c->procs, it);
 	ps = psum_of(S, it->proc);
 	if (!ps)
 		return;
@@ -818,7 +821,8 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 }
 
 static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps, struct rd_gc *gc)
+                      struct psum *ps, struct rd_gc *gc,
+                      struct rd_prof *prof)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 	int f = 1, first = 1;
@@ -877,6 +881,7 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
 	rd_out_ch(o, '}');
 	rd_gc_summary_section(gc, o, P, pr, 1);
+	rd_prof_summary(prof, o, pr, 1);
 	rd_out_ch(o, '}');
 }
 
@@ -940,12 +945,13 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (S->json) {
 			if (shown++)
 				rd_out_ch(o, ',');
-			json_proc(o, P, pr, pr->fmt, S->gc);
+			json_proc(o, P, pr, pr->fmt, S->gc, S->prof);
 		} else {
 			if (shown++)
 				rd_out_ch(o, '\n');
 			text_proc(o, P, pr, pr->fmt);
 			rd_gc_summary_section(S->gc, o, P, pr, 0);
+			rd_prof_summary(S->prof, o, pr, 0);
 		}
 	}
 	if (S->json) {
@@ -973,6 +979,7 @@ static void summary_destroy(struct rd_sink *s)
 	struct summary *S = (struct summary *)s;
 
 	rd_gc_free(S->gc);
+	rd_prof_free(S->prof);
 	free(S);
 }
 
@@ -986,5 +993,6 @@ struct rd_sink *rd_sink_summary(int json)
 	                           summary_run };
 	S->json = json;
 	S->gc = rd_gc_new(); /* NULL: the summary without its GC section */
+	S->prof = rd_prof_new(); /* NULL: without its profiles */
 	return &S->sink;
 }

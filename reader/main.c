@@ -25,6 +25,7 @@
 #include "inputs.h"
 #include "merge.h"
 #include "ocamlver.h"
+#include "profile.h"
 #include "rundir.h"
 #include "serve.h"
 #include "sinks.h"
@@ -70,7 +71,7 @@ static const char usage_text[] =
 "\n"
 "Options:\n"
 "  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json,\n"
-"                       gc-stats, gc-stats-json\n"
+"                       gc-stats, gc-stats-json, folded, pprof, flamegraph\n"
 "  -o, --output=FILE    write to FILE instead of standard output (never an\n"
 "                       input or a file in an input directory: exit 2)\n"
 "  -d, --dir=DIR        directory of PID inputs\n"
@@ -108,6 +109,14 @@ static const char usage_text[] =
 "                       does (5.0, 5.1, 5.2, 5.3, 5.4dev); default: chosen\n"
 "                       per file from its phase nesting (gc-stats and\n"
 "                       summary say which, and how sure)\n"
+"      --profile=WHICH  what folded, pprof and flamegraph write: cpu\n"
+"                       (rte.sample), alloc (every sampled allocation) or\n"
+"                       inuse (those still live at the end); default: cpu\n"
+"                       if there are CPU samples, else alloc\n"
+"      --span=NAME      profiles (those formats and the summary's profile\n"
+"                       sections) keep only samples taken inside the user\n"
+"                       span or runtime phase NAME\n"
+"      --by-thread      folded and flamegraph: each thread its own root\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else librte.so's\n"
@@ -142,6 +151,14 @@ static const char usage_text[] =
 "                percentiles; >= marks lower bounds (lost words); see\n"
 "                doc/GC-STATS.md\n"
 "  gc-stats-json the same as one JSON document\n"
+"  folded        profile stacks collapsed, \"root;...;leaf VALUE\" a line\n"
+"                (flamegraph.pl, speedscope); VALUE: samples, or estimated\n"
+"                bytes for --profile=alloc|inuse\n"
+"  pprof         gzipped profile.proto for go tool pprof: samples/count +\n"
+"                cpu/nanoseconds, or alloc_objects, alloc_space,\n"
+"                inuse_objects, inuse_space (write it with -o FILE)\n"
+"  flamegraph    one self-contained SVG: open it in a browser (click a\n"
+"                frame to zoom, Search); see doc/PROFILING.md\n"
 "\n"
 "Exit status:\n"
 "  0  success (also when the reader of a pipe goes away)\n"
@@ -161,6 +178,8 @@ static const char usage_text[] =
 
 struct opts {
 	const char *format, *output, *dir;
+	const char *prof_span;         /* --span */
+	int prof_which, prof_by_thread; /* --profile, --by-thread */
 	int follow, wait;
 	int clean, dry_run; /* --clean [--dry-run] */
 	double wait_secs; /* < 0: forever */
@@ -421,6 +440,10 @@ static int parse_args(int argc, char **argv)
 		{ "wall-clock", no_argument, NULL, 'W' },
 		{ "all", no_argument, NULL, 'A' },
 		{ "top", required_argument, NULL, 'N' },
+		/* profiles (profile.h): long options only */
+		{ "profile", required_argument, NULL, 'p' + 256 },
+		{ "span", required_argument, NULL, 's' + 256 },
+		{ "by-thread", no_argument, NULL, 't' + 256 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -436,6 +459,12 @@ static int parse_args(int argc, char **argv)
 		case 'F': g.o.follow = 1; break;
 		case 'C': g.o.clean = 1; break;
 		case 'D': g.o.dry_run = 1; break;
+		case 'p' + 256:
+			if ((g.o.prof_which = rd_prof_parse_which(optarg)) < 0)
+				return usage_error("--profile: '%s' is not cpu, alloc or inuse", optarg);
+			break;
+		case 's' + 256: g.o.prof_span = optarg; break;
+		case 't' + 256: g.o.prof_by_thread = 1; break;
 		case 'V':
 			if (rd_ocaml_force(optarg))
 				return usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);
@@ -477,6 +506,7 @@ static int parse_args(int argc, char **argv)
 	}
 	g.o.inputs = argv + optind;
 	g.o.ninputs = argc - optind;
+	rd_prof_options(g.o.prof_which, g.o.prof_span, g.o.prof_by_thread);
 	if (g.o.dry_run && !g.o.clean)
 		return usage_error("%s", "--dry-run goes with --clean");
 	if (g.o.clean && g.o.ninputs > 1)
@@ -496,6 +526,12 @@ static struct rd_sink *make_sink(const char *f)
 		return rd_sink_chrome();
 	if (!strcmp(f, "summary"))
 		return rd_sink_summary(0);
+	if (!strcmp(f, "folded"))
+		return rd_sink_profile(RD_PFMT_FOLDED);
+	if (!strcmp(f, "pprof"))
+		return rd_sink_profile(RD_PFMT_PPROF);
+	if (!strcmp(f, "flamegraph"))
+		return rd_sink_profile(RD_PFMT_FLAME);
 	if (!strcmp(f, "summary-json"))
 		return rd_sink_summary(1);
 	if (!strcmp(f, "gc-stats") || !strcmp(f, "gc-stats-json"))
@@ -1393,6 +1429,8 @@ int main(int argc, char **argv)
 		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
 		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
 		    strcmp(g.o.format, "summary-json") &&
+		    strcmp(g.o.format, "folded") && strcmp(g.o.format, "pprof") &&
+		    strcmp(g.o.format, "flamegraph") &&
 		    strncmp(g.o.format, "gc-stats", 8))
 			return usage_error("--format: unknown format '%s'", g.o.format);
 		fail_line(EX_NOMEM, "out of memory");

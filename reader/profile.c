@@ -1,0 +1,1275 @@
+/*
+ * profile.c - the profilers' events in rte-read (profile.h): decoding,
+ * symbolising, aggregating into stacks, the liveness of sampled
+ * allocations, and the summary's section. The formats are in prof_out.c.
+ *
+ * Per file (one process image) a symboliser fed by its rte.module events;
+ * each code address is symbolised once per module set (a location), and
+ * stacks of locations are aggregated with their values. Sampled
+ * allocations and frees are kept with their times and replayed in time
+ * order at the end (rings may be read one after another), so that a free
+ * read before its allocation still frees it.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_int.h"
+#include "rte/crash.h"
+#include "rte/profile.h"
+
+int rd_prof_which_opt, rd_prof_by_thread;
+const char *rd_prof_span_opt;
+
+int rd_prof_parse_which(const char *s)
+{
+	if (!strcmp(s, "cpu"))
+		return RD_PROF_CPU;
+	if (!strcmp(s, "alloc"))
+		return RD_PROF_ALLOC;
+	if (!strcmp(s, "inuse"))
+		return RD_PROF_INUSE;
+	return -1;
+}
+
+void rd_prof_options(int which, const char *span, int by_thread)
+{
+	rd_prof_which_opt = which;
+	rd_prof_span_opt = span;
+	rd_prof_by_thread = by_thread;
+}
+
+/* ---- tables ----------------------------------------------------------- */
+
+static uint32_t hash_bytes(const void *k, uint32_t len)
+{
+	const unsigned char *p = k;
+	uint32_t h = 2166136261u;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h ? h : 1;
+}
+
+static int ptab_grow(struct ptab *t)
+{
+	uint32_t cap = t->cap ? t->cap * 2 : 256;
+	uint32_t *s = calloc(cap, sizeof *s);
+
+	if (!s)
+		return -1;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t j = t->e[i].hash & (cap - 1);
+
+		while (s[j])
+			j = (j + 1) & (cap - 1);
+		s[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return 0;
+}
+
+int64_t ptab_get(struct ptab *t, const void *key, uint32_t len, int *isnew)
+{
+	uint32_t h = hash_bytes(key, len), j;
+	struct pent *e;
+
+	*isnew = 0;
+	if ((t->n + 1) * 2 > t->cap && ptab_grow(t) < 0)
+		return -1;
+	for (j = h & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1)) {
+		e = &t->e[t->slot[j] - 1];
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+			return t->slot[j] - 1;
+	}
+	if (t->n == t->ecap) {
+		uint32_t c = t->ecap ? t->ecap * 2 : 256;
+		struct pent *n = realloc(t->e, c * sizeof *n);
+
+		if (!n)
+			return -1;
+		t->e = n;
+		t->ecap = c;
+	}
+	e = &t->e[t->n];
+	/* keys stay NUL-terminated (strings) and 8-byte aligned (malloc) */
+	if (!(e->key = malloc(len + 1)))
+		return -1;
+	memcpy(e->key, key, len);
+	e->key[len] = '\0';
+	e->len = len;
+	e->hash = h;
+	t->slot[j] = ++t->n;
+	*isnew = 1;
+	return t->n - 1;
+}
+
+void ptab_fini(struct ptab *t)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		free(t->e[i].key);
+	free(t->e);
+	free(t->slot);
+	memset(t, 0, sizeof *t);
+}
+
+/* Make room for index i in a parallel array of `size`-byte elements. */
+static int room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
+                size_t size)
+{
+	uint32_t c;
+	void *n;
+
+	if (i < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 256;
+	while (c <= i)
+		c *= 2;
+	n = realloc(*a, c * size);
+	if (!n) {
+		p->oom = 1;
+		return -1;
+	}
+	memset((char *)n + *cap * size, 0, (c - *cap) * size);
+	*a = n;
+	*cap = c;
+	return 0;
+}
+
+uint32_t pstr_id(struct rd_prof *p, const char *s)
+{
+	int isnew;
+	int64_t i = ptab_get(&p->strs, s, (uint32_t)strlen(s), &isnew);
+
+	if (i < 0) {
+		p->oom = 1;
+		return 0;
+	}
+	return (uint32_t)i;
+}
+
+struct rd_prof *rd_prof_new(void)
+{
+	struct rd_prof *p = calloc(1, sizeof *p);
+
+	if (p && pstr_id(p, "") != 0) { /* string 0 is "" (pprof's rule) */
+		rd_prof_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void rd_prof_free(struct rd_prof *p)
+{
+	if (!p)
+		return;
+	ptab_fini(&p->strs);
+	ptab_fini(&p->locs);
+	ptab_fini(&p->funcs);
+	ptab_fini(&p->cst);
+	ptab_fini(&p->ast);
+	for (unsigned i = 0; i < p->npp; i++)
+		free(p->pp[i].thr);
+	for (unsigned i = 0; i < p->nps; i++)
+		rd_sym_free(p->ps[i].sym);
+	free(p->loc);
+	free(p->fn);
+	free(p->cv);
+	free(p->av);
+	free(p->map);
+	free(p->pp);
+	free(p->ps);
+	free(p->aev);
+	free(p);
+}
+
+/* Per-process / per-file state, grown on first sight. */
+static struct pproc *pproc_of(struct rd_prof *p, const struct rd_proc *pr)
+{
+	unsigned i = pr->index;
+
+	if (i >= p->npp) {
+		unsigned n = i + 8;
+		struct pproc *a = realloc(p->pp, n * sizeof *a);
+
+		if (!a) {
+			p->oom = 1;
+			return NULL;
+		}
+		memset(a + p->npp, 0, (n - p->npp) * sizeof *a);
+		p->pp = a;
+		p->npp = n;
+	}
+	p->pp[i].used = 1;
+	p->pp[i].pid = pr->pid;
+	return &p->pp[i];
+}
+
+static struct psrc *psrc_of(struct rd_prof *p, unsigned i)
+{
+	if (i >= p->nps) {
+		unsigned n = i + 8;
+		struct psrc *a = realloc(p->ps, n * sizeof *a);
+
+		if (!a) {
+			p->oom = 1;
+			return NULL;
+		}
+		memset(a + p->nps, 0, (n - p->nps) * sizeof *a);
+		p->ps = a;
+		p->nps = n;
+	}
+	if (!p->ps[i].sym && !(p->ps[i].sym = rd_sym_new())) {
+		p->oom = 1;
+		return NULL;
+	}
+	return &p->ps[i];
+}
+
+/* ---- modules ---------------------------------------------------------- */
+
+/* Decode an rte.module payload (path only if `m->path` is wanted: the
+ * caller frees it). Returns 0 or -1 (malformed). */
+static int module_of(const struct rte_event *ev, struct rd_module *m,
+                     int with_path)
+{
+	const uint8_t *b = ev->u.custom.bytes;
+	size_t n = ev->u.custom.len, plen;
+	struct rte_module_rec r;
+
+	if (n < sizeof r)
+		return -1;
+	memcpy(&r, b, sizeof r);
+	if (r.version != RTE_MODULE_VERSION || r.end < r.start ||
+	    r.build_id_len > sizeof m->build_id || r.build_id_len > n - sizeof r)
+		return -1;
+	memset(m, 0, sizeof *m);
+	m->bias = r.bias;
+	m->start = r.start;
+	m->end = r.end;
+	m->build_id_len = r.build_id_len;
+	memcpy(m->build_id, b + sizeof r, r.build_id_len);
+	if (!with_path)
+		return 0;
+	plen = n - sizeof r - r.build_id_len;
+	if (memchr(b + sizeof r + r.build_id_len, '\0', plen) ||
+	    !(m->path = malloc(plen + 1)))
+		return -1;
+	memcpy(m->path, b + sizeof r + r.build_id_len, plen);
+	m->path[plen] = '\0';
+	return 0;
+}
+
+static void on_module(struct rd_prof *p, unsigned src, const struct rte_event *ev,
+                      int load)
+{
+	struct psrc *s = psrc_of(p, src);
+	struct rd_module m;
+	char hex[2 * sizeof m.build_id + 1];
+	struct pmap *pm;
+
+	if (!s || module_of(ev, &m, load) < 0)
+		return;
+	s->modgen++;
+	if (!load) {
+		rd_sym_remove(s->sym, m.bias, m.start);
+		return;
+	}
+	if (rd_sym_add(s->sym, &m) < 0 ||
+	    room(p, (void **)&p->map, &p->mapcap, p->nmap, sizeof *p->map) < 0) {
+		p->oom = 1;
+		free(m.path);
+		return;
+	}
+	for (unsigned i = 0; i < m.build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m.build_id[i]);
+	hex[2 * m.build_id_len] = '\0';
+	pm = &p->map[p->nmap++];
+	pm->start = m.start;
+	pm->end = m.end;
+	pm->off = m.start - m.bias; /* the object's address of the start */
+	pm->path = pstr_id(p, m.path);
+	pm->bid = pstr_id(p, hex);
+	pm->src = src;
+	free(m.path);
+}
+
+/* ---- locations -------------------------------------------------------- */
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static uint32_t map_of(const struct rd_prof *p, unsigned src, uint64_t pc)
+{
+	for (uint32_t i = p->nmap; i-- > 0;)
+		if (p->map[i].src == src && pc >= p->map[i].start && pc < p->map[i].end)
+			return i + 1;
+	return 0;
+}
+
+/* The location of pc in file src (ret: a return address); -1 if out of
+ * memory. */
+static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
+                      uint64_t pc, int ret)
+{
+	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, pad; } k;
+	struct pfunc fk;
+	struct rd_frame f;
+	struct ploc *l;
+	char name[512];
+	int64_t i, fi;
+	int isnew;
+
+	memset(&k, 0, sizeof k);
+	k.src = src;
+	k.gen = s->modgen;
+	k.pc = pc;
+	k.ret = (uint32_t)ret;
+	/* room first: an index is never handed out without its element */
+	if (room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
+	    room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0)
+		return -1;
+	i = ptab_get(&p->locs, &k, sizeof k, &isnew);
+	if (i < 0 || !isnew)
+		return i;
+	rd_sym_lookup(s->sym, pc, ret, &f);
+	if (f.func) {
+		snprintf(name, sizeof name, "%s", f.func);
+		name[strcspn(name, "@")] = '\0'; /* "memcpy@@GLIBC_2.14": memcpy */
+		if (!name[0])
+			snprintf(name, sizeof name, "%s", f.func);
+	}
+	else if (f.module)
+		snprintf(name, sizeof name, "%s+0x%" PRIx64, base_of(f.module), f.mod_off);
+	else
+		snprintf(name, sizeof name, "0x%" PRIx64, pc);
+	fk.name = pstr_id(p, name);
+	fk.file = f.file ? pstr_id(p, f.file) : 0;
+	l = &p->loc[i];
+	fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew);
+	if (fi < 0) {
+		memset(l, 0, sizeof *l); /* function 0 is "" */
+		return -1;
+	}
+	p->fn[fi] = fk;
+	l->pc = pc;
+	l->map = map_of(p, src, pc);
+	l->func = (uint32_t)fi;
+	l->line = f.file ? f.line : 0;
+	return i;
+}
+
+/* ---- span tags -------------------------------------------------------- */
+
+static uint32_t open_name(struct rd_prof *p, const struct rte_span_open *o,
+                          int user)
+{
+	char b[32];
+
+	if (o->name && *o->name)
+		return pstr_id(p, o->name);
+	snprintf(b, sizeof b, "(%s %u)", user ? "span" : "phase", o->id);
+	return pstr_id(p, b);
+}
+
+static int open_is(const struct rte_spans *st, const char *name)
+{
+	for (unsigned i = 0; i < st->depth; i++)
+		if (st->s[i].name && !strcmp(st->s[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* The innermost open user span or phase of th (0: none); 0 in *keep if
+ * --span is given and th is not inside it. */
+static uint32_t tag_of(struct rd_prof *p, const struct rd_thread *th, int *keep)
+{
+	const struct rte_span_open *u, *ph;
+
+	*keep = 1;
+	if (!th)
+		return (*keep = !rd_prof_span_opt), 0;
+	if (rd_prof_span_opt)
+		*keep = open_is(&th->spans, rd_prof_span_opt) ||
+		        open_is(&th->phases, rd_prof_span_opt);
+	u = th->spans.depth ? &th->spans.s[th->spans.depth - 1] : NULL;
+	ph = th->phases.depth ? &th->phases.s[th->phases.depth - 1] : NULL;
+	if (u && (!ph || u->ts >= ph->ts))
+		return open_name(p, u, 1);
+	return ph ? open_name(p, ph, 0) : 0;
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+/* The stack of key fields + pcs (ret: from frame `first_ret` on); its
+ * index in t, or -1. */
+static int64_t stack_of(struct rd_prof *p, struct ptab *t, unsigned src,
+                        uint32_t proc, int32_t tid, uint32_t tag,
+                        const uint8_t *pcs, unsigned n, unsigned first_ret)
+{
+	union { struct skey k; uint32_t w[4 + RTE_PROFILE_MAX_FRAMES]; } u;
+	struct psrc *s = psrc_of(p, src);
+	int isnew;
+
+	if (!s)
+		return -1;
+	u.k.proc = proc;
+	u.k.tid = tid;
+	u.k.tag = tag;
+	u.k.n = n;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t pc;
+		int64_t l;
+
+		memcpy(&pc, pcs + 8 * i, 8);
+		if ((l = loc_of(p, src, s, pc, i >= first_ret)) < 0)
+			return -1;
+		u.k.loc[i] = (uint32_t)l;
+	}
+	return ptab_get(t, &u, (uint32_t)(sizeof u.k + 4 * n), &isnew);
+}
+
+static struct pthr *thread_of(struct rd_prof *p, struct pproc *pp, unsigned src,
+                              const struct rd_item *it, long tid)
+{
+	for (unsigned i = 0; i < pp->nthr; i++)
+		if (pp->thr[i].src == src && pp->thr[i].ring == it->ev->ring &&
+		    pp->thr[i].tid == tid)
+			return &pp->thr[i];
+	if (pp->nthr == pp->thrcap) {
+		unsigned c = pp->thrcap ? pp->thrcap * 2 : 8;
+		struct pthr *n = realloc(pp->thr, c * sizeof *n);
+
+		if (!n) {
+			p->oom = 1;
+			return NULL;
+		}
+		pp->thr = n;
+		pp->thrcap = c;
+	}
+	memset(&pp->thr[pp->nthr], 0, sizeof pp->thr[0]);
+	pp->thr[pp->nthr].src = src;
+	pp->thr[pp->nthr].ring = it->ev->ring;
+	pp->thr[pp->nthr].tid = tid;
+	if (it->th)
+		snprintf(pp->thr[pp->nthr].name, sizeof pp->thr[0].name, "%s",
+		         it->th->name);
+	return &pp->thr[pp->nthr++];
+}
+
+/* 1 if n frames of 8 bytes fit after a fixed part of `fixed` bytes in a
+ * payload of len bytes (len >= fixed) and n is at most the maximum. */
+static int frames_ok(size_t len, size_t fixed, unsigned n)
+{
+	return n <= RTE_PROFILE_MAX_FRAMES && (len - fixed) / 8 >= n;
+}
+
+static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
+                      const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct rte_sample_rec r;
+	struct pthr *t;
+	uint32_t tag;
+	int64_t k;
+	int keep;
+
+	if (ev->u.custom.len < sizeof r) {
+		pp->bad_cpu++;
+		return;
+	}
+	memcpy(&r, ev->u.custom.bytes, sizeof r);
+	if (r.version != RTE_SAMPLE_VERSION ||
+	    !frames_ok(ev->u.custom.len, sizeof r, r.nframes)) {
+		pp->bad_cpu++;
+		return;
+	}
+	pp->has_cpu = 1;
+	tag = tag_of(p, it->th, &keep);
+	if (!keep) {
+		pp->outside_cpu++;
+		return;
+	}
+	if (room(p, (void **)&p->cv, &p->cvcap, p->cst.n, sizeof *p->cv) < 0)
+		return;
+	k = stack_of(p, &p->cst, src, it->proc->index, r.tid, tag,
+	             ev->u.custom.bytes + sizeof r, r.nframes, 1);
+	if (k < 0) {
+		p->oom = 1;
+		return;
+	}
+	p->cv[k].samples++;
+	p->cv[k].cpu_ns += r.cpu_ns;
+	pp->cpu_samples++;
+	pp->cpu_ns += r.cpu_ns;
+	if ((t = thread_of(p, pp, src, it, r.tid))) {
+		t->samples++;
+		t->cpu_ns += r.cpu_ns;
+		t->hz = r.hz;
+	}
+	if (r.hz)
+		p->hz = r.hz;
+}
+
+static int add_aev(struct rd_prof *p, const struct rd_item *it, uint64_t addr,
+                   uint32_t stack, uint64_t size, double obj, double bytes)
+{
+	if (p->naev == p->aevcap) {
+		size_t c = p->aevcap ? p->aevcap * 2 : 1024;
+		struct aev *n = realloc(p->aev, c * sizeof *n);
+
+		if (!n) {
+			p->oom = 1;
+			return -1;
+		}
+		p->aev = n;
+		p->aevcap = c;
+	}
+	p->aev[p->naev++] = (struct aev){ it->ts, p->seq++, addr, size, obj,
+	                                  bytes, it->proc->index, stack };
+	return 0;
+}
+
+static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
+                            const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct rte_alloc_sample_rec r;
+	double q, obj, bytes;
+	uint32_t tag;
+	int64_t k;
+	int keep;
+
+	if (ev->u.custom.len < sizeof r) {
+		pp->bad_alloc++;
+		return;
+	}
+	memcpy(&r, ev->u.custom.bytes, sizeof r);
+	if (r.version != RTE_ALLOC_SAMPLE_VERSION ||
+	    !frames_ok(ev->u.custom.len, sizeof r, r.nframes)) {
+		pp->bad_alloc++;
+		return;
+	}
+	pp->has_alloc = 1;
+	tag = tag_of(p, it->th, &keep);
+	if (!keep) {
+		pp->outside_alloc++;
+		return;
+	}
+	if (room(p, (void **)&p->av, &p->avcap, p->ast.n, sizeof *p->av) < 0)
+		return;
+	k = stack_of(p, &p->ast, src, it->proc->index,
+	             it->th ? (int32_t)it->th->tid : -1, tag,
+	             ev->u.custom.bytes + sizeof r, r.nframes, 0);
+	if (k < 0) {
+		p->oom = 1;
+		return;
+	}
+	/* sampled with probability q = 1 - exp(-size / period) */
+	q = r.period && r.size ? -expm1(-(double)r.size / (double)r.period) : 1.0;
+	if (!(q > 0)) /* a size far below the period: q underflowed */
+		q = (double)r.size / (double)r.period;
+	if (!(q > 0) || q > 1)
+		q = 1.0;
+	obj = 1.0 / q;
+	bytes = (double)r.size / q;
+	p->av[k].aobj += obj;
+	p->av[k].abytes += bytes;
+	p->av[k].n++;
+	p->av[k].sampled += r.size;
+	pp->alloc_samples++;
+	if (r.period)
+		p->period = r.period;
+	add_aev(p, it, r.addr, (uint32_t)k, r.size, obj, bytes);
+}
+
+static void on_alloc_free(struct rd_prof *p, struct pproc *pp,
+                          const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct rte_alloc_free_rec r;
+
+	if (ev->u.custom.len < sizeof r) {
+		pp->bad_free++;
+		return;
+	}
+	memcpy(&r, ev->u.custom.bytes, sizeof r);
+	if (r.version != RTE_ALLOC_FREE_VERSION) {
+		pp->bad_free++;
+		return;
+	}
+	pp->has_alloc = 1;
+	add_aev(p, it, r.addr, UINT32_MAX, 0, 0, 0);
+}
+
+static void on_int(struct pproc *pp, const struct rte_event *ev)
+{
+	const char *n = ev->name + 10; /* after "rte.alloc." */
+	uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
+
+	if (!strcmp(n, "calls"))
+		pp->calls += v;
+	else if (!strcmp(n, "bytes"))
+		pp->bytes += v;
+	else if (!strcmp(n, "frees"))
+		pp->frees += v;
+	else if (!strcmp(n, "freed"))
+		pp->freed += v;
+	else
+		return;
+	pp->has_alloc = 1;
+}
+
+void rd_prof_event(struct rd_prof *p, const struct rd_procs *P,
+                   const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	struct pproc *pp;
+	unsigned src;
+
+	if (!p || !it->proc || !it->src)
+		return;
+	if (ev->kind != RTE_EV_ALLOC &&
+	    ((ev->kind != RTE_EV_USER_CUSTOM && ev->kind != RTE_EV_USER_INT) ||
+	     !ev->name || strncmp(ev->name, "rte.", 4)))
+		return;
+	if (!(pp = pproc_of(p, it->proc)))
+		return;
+	src = (unsigned)(it->src - P->src);
+	p->settled = 0;
+	if (ev->kind == RTE_EV_ALLOC) {
+		pp->alloc_events++;
+		pp->has_alloc = 1;
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+			pp->hist[i] += ev->u.buckets[i];
+	} else if (ev->kind == RTE_EV_USER_INT) {
+		if (!strncmp(ev->name, "rte.alloc.", 10))
+			on_int(pp, ev);
+	} else if (!strcmp(ev->name, "rte.module")) {
+		on_module(p, src, ev, 1);
+	} else if (!strcmp(ev->name, "rte.module.unload")) {
+		on_module(p, src, ev, 0);
+	} else if (!strcmp(ev->name, RTE_SAMPLE_EV)) {
+		on_sample(p, pp, src, it);
+	} else if (!strcmp(ev->name, RTE_ALLOC_EV_SAMPLE)) {
+		on_alloc_sample(p, pp, src, it);
+	} else if (!strcmp(ev->name, RTE_ALLOC_EV_FREE)) {
+		on_alloc_free(p, pp, it);
+	}
+}
+
+/* ---- the end ---------------------------------------------------------- */
+
+static int by_addr_time(const void *a, const void *b)
+{
+	const struct aev *x = a, *y = b;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * A sampled allocation is live at the end if, among the events of its
+ * address in time order, it is the last and no free follows it (a second
+ * allocation at the same address means the first was freed, its free
+ * unsampled or lost).
+ */
+void rd_prof_settle(struct rd_prof *p)
+{
+	if (p->settled)
+		return;
+	p->settled = 1;
+	for (uint32_t i = 0; i < p->ast.n; i++) {
+		p->av[i].iobj = p->av[i].ibytes = 0;
+		p->av[i].nlive = p->av[i].live_sampled = 0;
+	}
+	if (p->naev)
+		qsort(p->aev, p->naev, sizeof *p->aev, by_addr_time);
+	for (size_t i = 0; i < p->naev; i++) {
+		const struct aev *e = &p->aev[i];
+		struct aval *v;
+
+		if (e->stack == UINT32_MAX)
+			continue;
+		if (i + 1 < p->naev && p->aev[i + 1].proc == e->proc &&
+		    p->aev[i + 1].addr == e->addr)
+			continue;
+		v = &p->av[e->stack];
+		v->nlive++;
+		v->iobj += e->obj;
+		v->ibytes += e->bytes;
+		v->live_sampled += e->size;
+	}
+}
+
+int rd_prof_any_cpu(const struct rd_prof *p)
+{
+	for (unsigned i = 0; i < p->npp; i++)
+		if (p->pp[i].has_cpu)
+			return 1;
+	return 0;
+}
+
+int rd_prof_pick(const struct rd_prof *p)
+{
+	if (rd_prof_which_opt != RD_PROF_AUTO)
+		return rd_prof_which_opt;
+	return rd_prof_any_cpu(p) ? RD_PROF_CPU : RD_PROF_ALLOC;
+}
+
+uint64_t rd_prof_malformed(const struct rd_prof *p)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < p->npp; i++)
+		n += p->pp[i].bad_cpu + p->pp[i].bad_alloc + p->pp[i].bad_free;
+	return n;
+}
+
+/* ---- the summary ------------------------------------------------------ */
+
+#define TOP_FUNCS 10u
+#define TOP_SPANS 5u
+#define TOP_SPAN_FUNCS 3u
+#define TOP_SITES 10u
+#define TOP_LIVE 10u
+
+static void outf(struct rd_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void outf(struct rd_out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		rd_out_mem(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* A value per string id (function names, span tags), and the ids sorted
+ * by it. */
+struct tally {
+	double *v;
+	uint32_t *ids;
+	uint32_t n;
+};
+
+static int tally_init(struct tally *t, const struct rd_prof *p)
+{
+	t->n = 0;
+	t->v = calloc(p->strs.n + 1, sizeof *t->v);
+	t->ids = malloc((p->strs.n + 1) * sizeof *t->ids);
+	return t->v && t->ids ? 0 : -1;
+}
+
+static const double *g_sort_v;
+
+static int by_value(const void *a, const void *b)
+{
+	double x = g_sort_v[*(const uint32_t *)a], y = g_sort_v[*(const uint32_t *)b];
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void tally_sort(struct tally *t, uint32_t nstr)
+{
+	t->n = 0;
+	for (uint32_t i = 0; i < nstr; i++)
+		if (t->v[i] > 0)
+			t->ids[t->n++] = i;
+	g_sort_v = t->v;
+	qsort(t->ids, t->n, sizeof *t->ids, by_value);
+}
+
+static void tally_fini(struct tally *t)
+{
+	free(t->v);
+	free(t->ids);
+}
+
+static uint32_t fname(const struct rd_prof *p, uint32_t loc)
+{
+	return p->fn[p->loc[loc].func].name;
+}
+
+/* Self (leaf) and total (anywhere in the stack, once) samples per function
+ * of process proc's CPU stacks, those of span tag `tag` only if tag. */
+static void cpu_funcs(const struct rd_prof *p, uint32_t proc, uint32_t tag,
+                      int only_tag, struct tally *self, struct tally *total,
+                      uint32_t *mark)
+{
+	for (uint32_t i = 0; i < p->cst.n; i++) {
+		const struct skey *k = pkey(&p->cst, i);
+		double v = (double)p->cv[i].samples;
+
+		if (k->proc != proc || (only_tag && k->tag != tag))
+			continue;
+		if (k->n)
+			self->v[fname(p, k->loc[0])] += v;
+		if (!total)
+			continue;
+		for (uint32_t j = 0; j < k->n; j++) {
+			uint32_t f = fname(p, k->loc[j]);
+
+			if (mark[f] != i + 1) {
+				mark[f] = i + 1;
+				total->v[f] += v;
+			}
+		}
+	}
+}
+
+static void json_key(struct rd_out *o, int *first, const char *k)
+{
+	if (!*first)
+		rd_out_ch(o, ',');
+	*first = 0;
+	rd_out_ch(o, '"');
+	rd_out_str(o, k);
+	rd_out_str(o, "\":");
+}
+
+static void json_num(struct rd_out *o, int *first, const char *k, double v)
+{
+	json_key(o, first, k);
+	outf(o, "%.3f", isfinite(v) ? v : 0.0);
+}
+
+static void json_int(struct rd_out *o, int *first, const char *k, uint64_t v)
+{
+	json_key(o, first, k);
+	rd_out_u64(o, v);
+}
+
+static void json_s(struct rd_out *o, int *first, const char *k, const char *v)
+{
+	json_key(o, first, k);
+	rd_out_json_str(o, v);
+}
+
+/* Top functions: text lines or a JSON array of {function, samples, share}. */
+static void top_funcs(const struct rd_prof *p, struct rd_out *o, int json,
+                      const struct tally *t, unsigned max, double all,
+                      const char *indent)
+{
+	if (json)
+		rd_out_ch(o, '[');
+	for (uint32_t i = 0; i < t->n && i < max; i++) {
+		uint32_t id = t->ids[i];
+		double v = t->v[id];
+
+		if (json) {
+			int f = 1;
+
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_s(o, &f, "function", pstr(p, id));
+			json_int(o, &f, "samples", (uint64_t)v);
+			json_num(o, &f, "share", all > 0 ? v / all : 0);
+			rd_out_ch(o, '}');
+		} else {
+			outf(o, "%s%10" PRIu64 " %6.2f%%  %s\n", indent, (uint64_t)v,
+			     all > 0 ? 100.0 * v / all : 0.0, pstr(p, id));
+		}
+	}
+	if (json)
+		rd_out_ch(o, ']');
+}
+
+static double rate_of(const struct pthr *t)
+{
+	return t->cpu_ns ? (double)t->samples * 1e9 / (double)t->cpu_ns : 0.0;
+}
+
+static void cpu_section(struct rd_prof *p, struct rd_out *o,
+                        const struct pproc *pp, uint32_t proc, int json)
+{
+	struct tally self, total, sp, ss;
+	uint32_t *mark = calloc(p->strs.n + 1, sizeof *mark);
+	double all = (double)pp->cpu_samples;
+	int f = 1;
+
+	memset(&ss, 0, sizeof ss);
+	if (!mark || tally_init(&self, p) || tally_init(&total, p) ||
+	    tally_init(&sp, p) || tally_init(&ss, p)) {
+		p->oom = 1;
+		goto out;
+	}
+	cpu_funcs(p, proc, 0, 0, &self, &total, mark);
+	tally_sort(&self, p->strs.n);
+	tally_sort(&total, p->strs.n);
+	for (uint32_t i = 0; i < p->cst.n; i++)
+		if (pkey(&p->cst, i)->proc == proc && pkey(&p->cst, i)->tag)
+			sp.v[pkey(&p->cst, i)->tag] += (double)p->cv[i].samples;
+	tally_sort(&sp, p->strs.n);
+	if (json) {
+		rd_out_str(o, ",\"cpu_profile\":{");
+		json_int(o, &f, "samples", pp->cpu_samples);
+		json_int(o, &f, "cpu_ns", pp->cpu_ns);
+		json_int(o, &f, "outside_span", pp->outside_cpu);
+		json_int(o, &f, "malformed", pp->bad_cpu);
+		json_key(o, &f, "threads");
+		rd_out_ch(o, '[');
+		for (unsigned i = 0; i < pp->nthr; i++) {
+			const struct pthr *t = &pp->thr[i];
+			int g = 1;
+
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_int(o, &g, "ring", t->ring);
+			json_key(o, &g, "tid");
+			rd_out_i64(o, t->tid);
+			json_key(o, &g, "thread");
+			if (t->name[0])
+				rd_out_json_str(o, t->name);
+			else
+				rd_out_str(o, "null");
+			json_int(o, &g, "samples", t->samples);
+			json_int(o, &g, "cpu_ns", t->cpu_ns);
+			json_int(o, &g, "hz", t->hz);
+			json_num(o, &g, "effective_hz", rate_of(t));
+			rd_out_ch(o, '}');
+		}
+		rd_out_ch(o, ']');
+		json_key(o, &f, "top_self");
+		top_funcs(p, o, 1, &self, TOP_FUNCS, all, "");
+		json_key(o, &f, "top_total");
+		top_funcs(p, o, 1, &total, TOP_FUNCS, all, "");
+		json_key(o, &f, "spans");
+		rd_out_ch(o, '[');
+	} else {
+		outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s CPU",
+		     pp->cpu_samples, (double)pp->cpu_ns / 1e9);
+		if (rd_prof_span_opt)
+			outf(o, ", inside span %s (%" PRIu64 " outside)",
+			     rd_prof_span_opt, pp->outside_cpu);
+		if (pp->bad_cpu)
+			outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
+		outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
+		     "thread", "samples", "cpu", "asked", "effective");
+		for (unsigned i = 0; i < pp->nthr; i++) {
+			const struct pthr *t = &pp->thr[i];
+
+			outf(o, "    %-5u %-8ld %-16s %9" PRIu64 " %10.3f s %6u Hz %9.1f Hz\n",
+			     t->ring, t->tid, t->name[0] ? t->name : "-", t->samples,
+			     (double)t->cpu_ns / 1e9, t->hz, rate_of(t));
+		}
+		outf(o, "    top functions by self samples:\n");
+		top_funcs(p, o, 0, &self, TOP_FUNCS, all, "    ");
+		outf(o, "    top functions by total samples:\n");
+		top_funcs(p, o, 0, &total, TOP_FUNCS, all, "    ");
+		if (sp.n)
+			outf(o, "    top spans (innermost span or phase at the sample):\n");
+	}
+	for (uint32_t i = 0; i < sp.n && i < TOP_SPANS; i++) {
+		uint32_t tag = sp.ids[i];
+		int g = 1;
+
+		memset(ss.v, 0, (p->strs.n + 1) * sizeof *ss.v);
+		cpu_funcs(p, proc, tag, 1, &ss, NULL, mark);
+		tally_sort(&ss, p->strs.n);
+		if (json) {
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_s(o, &g, "name", pstr(p, tag));
+			json_int(o, &g, "samples", (uint64_t)sp.v[tag]);
+			json_key(o, &g, "top_self");
+			top_funcs(p, o, 1, &ss, TOP_SPAN_FUNCS, sp.v[tag], "");
+			rd_out_ch(o, '}');
+		} else {
+			outf(o, "    %10" PRIu64 " %6.2f%%  %s\n", (uint64_t)sp.v[tag],
+			     all > 0 ? 100.0 * sp.v[tag] / all : 0.0, pstr(p, tag));
+			top_funcs(p, o, 0, &ss, TOP_SPAN_FUNCS, sp.v[tag], "      ");
+		}
+	}
+	if (json)
+		rd_out_str(o, "]}");
+out:
+	free(mark);
+	tally_fini(&self);
+	tally_fini(&total);
+	tally_fini(&sp);
+	tally_fini(&ss);
+}
+
+static void bucket_label(unsigned i, char *b, size_t len)
+{
+	if (i < 10)
+		snprintf(b, len, "%u", i);
+	else if (i < RTE_ALLOC_BUCKETS - 1)
+		snprintf(b, len, "%u-%u", (i - 9) * 10, (i - 9) * 10 + 9);
+	else
+		snprintf(b, len, "100+");
+}
+
+/* Stacks of proc's allocations sorted by a value. */
+static const struct rd_prof *g_sort_p;
+static int g_sort_live;
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct aval *x = &g_sort_p->av[*(const uint32_t *)a];
+	const struct aval *y = &g_sort_p->av[*(const uint32_t *)b];
+	double u = g_sort_live ? x->ibytes : x->abytes;
+	double v = g_sort_live ? y->ibytes : y->abytes;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void stack_lines(const struct rd_prof *p, struct rd_out *o, int json,
+                        const struct skey *k)
+{
+	if (json)
+		rd_out_ch(o, '[');
+	for (uint32_t j = 0; j < k->n; j++) {
+		const struct ploc *l = &p->loc[k->loc[j]];
+		const struct pfunc *fn = &p->fn[l->func];
+		char b[1024];
+
+		if (fn->file)
+			snprintf(b, sizeof b, "%s (%s:%d)", pstr(p, fn->name),
+			         pstr(p, fn->file), l->line);
+		else
+			snprintf(b, sizeof b, "%s", pstr(p, fn->name));
+		if (json) {
+			if (j)
+				rd_out_ch(o, ',');
+			rd_out_json_str(o, b);
+		} else {
+			outf(o, "        #%-2u 0x%016" PRIx64 " %s\n", j, l->pc, b);
+		}
+	}
+	if (json)
+		rd_out_ch(o, ']');
+}
+
+/* Top allocation sites (the allocator's caller) by estimated bytes. */
+static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
+                        int json, double allbytes)
+{
+	struct tally b, obj, n;
+	int f;
+
+	memset(&obj, 0, sizeof obj);
+	memset(&n, 0, sizeof n);
+	if (tally_init(&b, p) || tally_init(&obj, p) || tally_init(&n, p)) {
+		p->oom = 1;
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->ast.n; i++) {
+		const struct skey *k = pkey(&p->ast, i);
+		uint32_t fnm;
+
+		if (k->proc != proc)
+			continue;
+		fnm = k->n ? fname(p, k->loc[0]) : pstr_id(p, "(no stack)");
+		b.v[fnm] += p->av[i].abytes;
+		obj.v[fnm] += p->av[i].aobj;
+		n.v[fnm] += (double)p->av[i].n;
+	}
+	tally_sort(&b, p->strs.n);
+	if (json)
+		rd_out_ch(o, '[');
+	else if (b.n)
+		outf(o, "    top allocation sites (estimated; +- is the relative standard error, 1/sqrt(samples)):\n"
+		        "    %14s %12s %8s %7s  %s\n", "bytes", "objects", "samples", "+-", "site");
+	for (uint32_t i = 0; i < b.n && i < TOP_SITES; i++) {
+		uint32_t id = b.ids[i];
+		double rse = n.v[id] > 0 ? 1.0 / sqrt(n.v[id]) : 1.0;
+
+		if (json) {
+			f = 1;
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_s(o, &f, "function", pstr(p, id));
+			json_num(o, &f, "est_bytes", b.v[id]);
+			json_num(o, &f, "est_objects", obj.v[id]);
+			json_int(o, &f, "samples", (uint64_t)n.v[id]);
+			json_num(o, &f, "rel_error", rse);
+			json_num(o, &f, "share", allbytes > 0 ? b.v[id] / allbytes : 0);
+			rd_out_ch(o, '}');
+		} else {
+			outf(o, "    %14.0f %12.0f %8.0f %6.1f%%  %s\n", b.v[id], obj.v[id],
+			     n.v[id], 100.0 * rse, pstr(p, id));
+		}
+	}
+	if (json)
+		rd_out_ch(o, ']');
+out:
+	tally_fini(&b);
+	tally_fini(&obj);
+	tally_fini(&n);
+}
+
+/* The sampled allocations still live at the end, by stack. */
+static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
+                       int json)
+{
+	uint32_t *ids = malloc((p->ast.n + 1) * sizeof *ids), n = 0;
+	double live = 0;
+
+	if (!ids) {
+		p->oom = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < p->ast.n; i++)
+		if (pkey(&p->ast, i)->proc == proc && p->av[i].nlive) {
+			ids[n++] = i;
+			live += p->av[i].ibytes;
+		}
+	g_sort_p = p;
+	g_sort_live = 1;
+	qsort(ids, n, sizeof *ids, by_bytes);
+	if (json) {
+		int f = 1;
+
+		rd_out_str(o, ",\"live_est_bytes\":");
+		outf(o, "%.3f", live);
+		rd_out_str(o, ",\"live\":[");
+		for (uint32_t i = 0; i < n && i < TOP_LIVE; i++) {
+			const struct aval *v = &p->av[ids[i]];
+
+			f = 1;
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_num(o, &f, "est_bytes", v->ibytes);
+			json_num(o, &f, "est_objects", v->iobj);
+			json_int(o, &f, "samples", v->nlive);
+			json_int(o, &f, "sampled_bytes", v->live_sampled);
+			json_key(o, &f, "stack");
+			stack_lines(p, o, 1, pkey(&p->ast, ids[i]));
+			rd_out_ch(o, '}');
+		}
+		rd_out_ch(o, ']');
+	} else if (n) {
+		outf(o, "    still live at the end (leak candidates): %u stack%s, about %.0f bytes\n",
+		     n, n == 1 ? "" : "s", live);
+		for (uint32_t i = 0; i < n && i < TOP_LIVE; i++) {
+			const struct aval *v = &p->av[ids[i]];
+
+			outf(o, "      %.0f bytes estimated (%" PRIu64 " sampled allocation%s, %" PRIu64 " bytes), +-%.1f%%:\n",
+			     v->ibytes, v->nlive, v->nlive == 1 ? "" : "s",
+			     v->live_sampled, 100.0 / sqrt((double)v->nlive));
+			stack_lines(p, o, 0, pkey(&p->ast, ids[i]));
+		}
+	}
+	free(ids);
+}
+
+static void alloc_section(struct rd_prof *p, struct rd_out *o,
+                          const struct pproc *pp, uint32_t proc, int json)
+{
+	double secs = (double)pp->wall_ns / 1e9, ab = 0, ao = 0;
+	char lb[16];
+	int f = 1;
+
+	for (uint32_t i = 0; i < p->ast.n; i++)
+		if (pkey(&p->ast, i)->proc == proc) {
+			ab += p->av[i].abytes;
+			ao += p->av[i].aobj;
+		}
+	if (json) {
+		rd_out_str(o, ",\"alloc_profile\":{");
+		json_int(o, &f, "calls", pp->calls);
+		json_int(o, &f, "bytes", pp->bytes);
+		json_int(o, &f, "frees", pp->frees);
+		json_int(o, &f, "freed_bytes", pp->freed);
+		json_num(o, &f, "calls_per_s", secs > 0 ? (double)pp->calls / secs : 0);
+		json_num(o, &f, "bytes_per_s", secs > 0 ? (double)pp->bytes / secs : 0);
+		json_int(o, &f, "alloc_events", pp->alloc_events);
+		json_key(o, &f, "histogram");
+		rd_out_ch(o, '[');
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
+			int g = 1;
+
+			bucket_label(i, lb, sizeof lb);
+			if (i)
+				rd_out_ch(o, ',');
+			rd_out_ch(o, '{');
+			json_s(o, &g, "words", lb);
+			json_int(o, &g, "count", pp->hist[i]);
+			rd_out_ch(o, '}');
+		}
+		rd_out_ch(o, ']');
+		json_int(o, &f, "samples", pp->alloc_samples);
+		json_int(o, &f, "outside_span", pp->outside_alloc);
+		json_int(o, &f, "malformed", pp->bad_alloc + pp->bad_free);
+		json_num(o, &f, "est_bytes", ab);
+		json_num(o, &f, "est_objects", ao);
+		json_key(o, &f, "sites");
+		alloc_sites(p, o, proc, 1, ab);
+		alloc_live(p, o, proc, 1);
+		rd_out_ch(o, '}');
+		return;
+	}
+	outf(o, "\n  allocation profile: %" PRIu64 " calls (%.0f/s), %" PRIu64
+	        " bytes (%.0f/s), %" PRIu64 " frees, %" PRIu64 " bytes freed\n",
+	     pp->calls, secs > 0 ? (double)pp->calls / secs : 0, pp->bytes,
+	     secs > 0 ? (double)pp->bytes / secs : 0, pp->frees, pp->freed);
+	if (pp->alloc_events) {
+		outf(o, "    size histogram (%" PRIu64 " alloc events; size in words: calls):\n     ",
+		     pp->alloc_events);
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+			if (pp->hist[i]) {
+				bucket_label(i, lb, sizeof lb);
+				outf(o, " %s:%" PRIu64, lb, pp->hist[i]);
+			}
+		rd_out_ch(o, '\n');
+	}
+	outf(o, "    %" PRIu64 " sampled allocations: about %.0f bytes in %.0f objects",
+	     pp->alloc_samples, ab, ao);
+	if (rd_prof_span_opt)
+		outf(o, ", inside span %s (%" PRIu64 " outside)", rd_prof_span_opt,
+		     pp->outside_alloc);
+	if (pp->bad_alloc + pp->bad_free)
+		outf(o, ", %" PRIu64 " malformed skipped", pp->bad_alloc + pp->bad_free);
+	rd_out_ch(o, '\n');
+	alloc_sites(p, o, proc, 0, ab);
+	alloc_live(p, o, proc, 0);
+}
+
+void rd_prof_summary(struct rd_prof *p, struct rd_out *o,
+                     const struct rd_proc *pr, int json)
+{
+	const struct pproc *pp = p && pr->index < p->npp && p->pp[pr->index].used
+	                                 ? &p->pp[pr->index] : NULL;
+
+	if (p)
+		rd_prof_settle(p);
+	if (pp)
+		((struct pproc *)pp)->wall_ns = rd_proc_wall(pr);
+	if (pp && (pp->has_cpu || pp->bad_cpu))
+		cpu_section(p, o, pp, pr->index, json);
+	else if (json)
+		rd_out_str(o, ",\"cpu_profile\":null");
+	if (pp && (pp->has_alloc || pp->bad_alloc || pp->bad_free))
+		alloc_section(p, o, pp, pr->index, json);
+	else if (json)
+		rd_out_str(o, ",\"alloc_profile\":null");
+}

@@ -1,0 +1,149 @@
+/*
+ * profile_int.h - the aggregator's tables, shared by profile.c (input,
+ * summary) and prof_out.c (the folded, pprof and flamegraph writers).
+ * Private to those two files. Not thread-safe.
+ *
+ * Strings, locations (a code address of one file image, symbolised once),
+ * functions and mappings are global over every process, so that one pprof
+ * file can hold them all; stacks are keyed by process, thread and span
+ * tag.
+ */
+#ifndef RD_PROFILE_INT_H
+#define RD_PROFILE_INT_H
+
+#include <stdint.h>
+
+#include "profile.h"
+#include "symbolize.h"
+
+/* A hash table of byte strings: each distinct key gets the next index. */
+struct ptab {
+	uint32_t *slot;      /* index + 1, 0 empty */
+	uint32_t cap, n, ecap;
+	struct pent { char *key; uint32_t len, hash; } *e;
+};
+
+/* Index of key (added if new, *isnew set); -1 if out of memory. */
+int64_t ptab_get(struct ptab *t, const void *key, uint32_t len, int *isnew);
+void ptab_fini(struct ptab *t);
+
+struct ploc {
+	uint64_t pc;
+	uint32_t map;   /* mapping index + 1, 0: none */
+	uint32_t func;  /* function index */
+	int line;       /* 0: unknown */
+};
+
+struct pfunc {
+	uint32_t name, file; /* string ids */
+};
+
+struct pmap {
+	uint64_t start, end, off;
+	uint32_t path, bid;  /* string ids */
+	uint32_t src;
+};
+
+/* A stack's key: then n location indexes, the innermost first. */
+struct skey {
+	uint32_t proc;  /* rd_proc index */
+	int32_t tid;
+	uint32_t tag;   /* string id of the innermost span or phase, 0: none */
+	uint32_t n;
+	uint32_t loc[];
+};
+
+struct cval {
+	uint64_t samples, cpu_ns;
+};
+
+struct aval {
+	double aobj, abytes, iobj, ibytes;
+	uint64_t n, nlive, sampled, live_sampled;
+};
+
+struct pthr {
+	unsigned src, ring;
+	long tid;
+	char name[RD_THREAD_NAME_MAX];
+	uint64_t samples, cpu_ns;
+	unsigned hz;
+};
+
+struct pproc {
+	long pid;
+	int used, has_cpu, has_alloc;
+	uint64_t calls, bytes, frees, freed, alloc_events;
+	uint64_t hist[RTE_ALLOC_BUCKETS];
+	uint64_t bad_cpu, bad_alloc, bad_free;
+	uint64_t outside_cpu, outside_alloc; /* samples left out by --span */
+	uint64_t cpu_samples, cpu_ns, alloc_samples;
+	uint64_t wall_ns;
+	struct pthr *thr;
+	unsigned nthr, thrcap;
+};
+
+struct psrc {
+	struct rd_sym *sym;
+	uint32_t modgen;
+};
+
+/* One sampled allocation or free, replayed in time order at the end. */
+struct aev {
+	uint64_t ts, seq, addr, size;
+	double obj, bytes;    /* what the sample stands for */
+	uint32_t proc, stack; /* stack: UINT32_MAX for a free */
+};
+
+struct rd_prof {
+	struct ptab strs, locs, funcs, cst, ast;
+	struct ploc *loc;
+	struct pfunc *fn;
+	struct cval *cv;
+	struct aval *av;
+	uint32_t loccap, fncap, cvcap, avcap;
+	struct pmap *map;
+	uint32_t nmap, mapcap;
+	struct pproc *pp;
+	unsigned npp;
+	struct psrc *ps;
+	unsigned nps;
+	struct aev *aev;
+	size_t naev, aevcap;
+	uint64_t seq;
+	uint64_t period;  /* the last rte.alloc.sample's period */
+	unsigned hz;      /* the last rte.sample's rate */
+	int oom, settled;
+};
+
+/* The options (profile.c). */
+extern int rd_prof_which_opt, rd_prof_by_thread;
+extern const char *rd_prof_span_opt;
+
+/* String of id. */
+static inline const char *pstr(const struct rd_prof *p, uint32_t id)
+{
+	return p->strs.e[id].key;
+}
+
+static inline const struct skey *pkey(const struct ptab *t, uint32_t i)
+{
+	return (const struct skey *)(const void *)t->e[i].key;
+}
+
+/* Intern s; returns its id, 0 ("") if out of memory. */
+uint32_t pstr_id(struct rd_prof *p, const char *s);
+
+/* Replay the allocations in time order: fills the in-use values (once). */
+void rd_prof_settle(struct rd_prof *p);
+
+/* The profile a format writes: RD_PROF_CPU, _ALLOC or _INUSE. */
+int rd_prof_pick(const struct rd_prof *p);
+
+/* Any CPU samples / allocation samples at all. */
+int rd_prof_any_cpu(const struct rd_prof *p);
+
+/* Total malformed records over every process. */
+uint64_t rd_prof_malformed(const struct rd_prof *p);
+
+#endif
