@@ -128,6 +128,12 @@ t_leak() {
 			echo "frame $pc not in leak_here"
 	done >"$D/bad"
 	[ -s "$D/bad" ] && fail "$(cat "$D/bad")"
+	# rte-read's leak report finds it, symbolised
+	"$READ" -f summary "$D"/*.events >"$D/summary" 2>&1 ||
+		fail "rte-read -f summary: $(cat "$D/summary")"
+	sed -n '/still live at the end/,$p' "$D/summary" >"$D/leaks"
+	grep -q "4194304 bytes" "$D/leaks" && grep -q "leak_here" "$D/leaks" ||
+		fail "no leak of 4194304 bytes in leak_here: $(cat "$D/summary")"
 	finish
 }
 
