@@ -13,58 +13,25 @@ from its own data file (zstd text: "s" strings, "i" instruction pointers,
 "t" traces, "a" size and trace of an allocation kind, "+" one allocation).
 """
 import json
-import math
 import os
 import shutil
 import statistics
-import struct
 import subprocess
 import tempfile
 
-SAMPLE = struct.Struct("<HHHHQQQ")  # struct rte_alloc_sample_rec
 
-
-def sites_by_address(exe):
-    """[(start, name)] of the site* functions of exe (built without PIE)."""
-    out = subprocess.run(["nm", "-n", exe], stdout=subprocess.PIPE,
-                         text=True, check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "tT":
-            syms.append((int(f[0], 16), f[2]))
-    return syms
-
-
-def name_of(syms, pc):
-    best = None
-    for start, name in syms:
-        if start <= pc:
-            best = name
-        else:
-            break
-    return best
-
-
-def rte_sites(read, files, syms):
-    """Estimated bytes per site and in all, from the samples."""
+def rte_sites(read, files):
+    """Estimated bytes per site and in all, as rte-read's summary-json
+    reports them (the estimator of include/rte/profile.h)."""
+    out = subprocess.run([read, "-f", "summary-json"] + files,
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
     per, total = {}, 0.0
-    for f in files:
-        out = subprocess.run([read, "-f", "jsonl", f], stdout=subprocess.PIPE,
-                             text=True, check=True).stdout
-        for line in out.splitlines():
-            e = json.loads(line)
-            if e.get("event") != "rte.alloc.sample":
-                continue
-            raw = bytes.fromhex(e["hex"])
-            _, nframes, _, _, size, _, period = SAMPLE.unpack_from(raw)
-            if not size or not nframes:
-                continue
-            est = size / (1 - math.exp(-size / period))
-            total += est
-            pc = struct.unpack_from("<Q", raw, SAMPLE.size)[0]
-            site = name_of(syms, pc)
-            per[site] = per.get(site, 0.0) + est
+    for p in json.loads(out)["processes"]:
+        prof = p.get("alloc_profile") or {}
+        total += prof.get("est_bytes", 0.0)
+        for site in prof.get("sites", []):
+            per[site["function"]] = (per.get(site["function"], 0.0)
+                                     + site["est_bytes"])
     return per, total
 
 
@@ -162,7 +129,7 @@ def fidelity(exe, read, tmp, pairs, ht_data, row, traced_env, build):
                       if l.startswith("bytes ")][0].split()[1])
     files = [os.path.join(d, f) for f in os.listdir(d)
              if f.endswith(".events")]
-    per, est = rte_sites(read, files, sites_by_address(exe))
+    per, est = rte_sites(read, files)
     err = abs(est - true_total) / true_total
     row("alloc: estimated total bytes from samples", est / 1e9, "GB",
         "exact total", true_total / 1e9, "within 5 %", err <= 0.05,
