@@ -21,7 +21,10 @@ SHIM_LIB  := $(BUILD)/librte.so
 $(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden
 # The malloc wrappers: no SLP vectorisation of the per-thread counters (it
 # pairs two adds through a stack slot: a store-forwarding stall per call).
-$(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize
+# Not instrumented by a sanitizer either: they run before any runtime is
+# initialised (ld.so's first allocations) and inside its own calls.
+$(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize \
+	$(if $(SAN),-fno-sanitize=all)
 
 ALL += $(SHIM_LIB)
 

@@ -22,7 +22,7 @@
 #define EARLY 1000
 
 static pthread_barrier_t started, counted;
-static volatile int stop;
+static int stop; /* atomic */
 static void *early[NTHREADS][EARLY];
 
 static void *run(void *arg)
@@ -49,9 +49,9 @@ static void *run(void *arg)
 		}
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
 			exit(5);
-		stop = 1;
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	} else {
-		while (!stop)
+		while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			free(malloc(24));
 	}
 	return NULL;
