@@ -32,14 +32,18 @@
  * its thread. The guard is set only around our own slow work (a sample, a
  * flush): the calls it makes (libunwind's) pass straight through. */
 struct rte_alloc_thread {
+	/* The counted path's words, in two cache lines. The 32-bit counts
+	 * cannot wrap: a flush comes at most RTE_ALLOC_FLUSH_CALLS (< 2^30)
+	 * + 64 calls after the previous one. */
 	int guard;          /* inside our slow work: calls pass straight */
-	uint32_t unused;
-	uint64_t check_at;  /* look at the flush rules when calls + frees
+	uint32_t check_at;  /* look at the flush rules when calls + frees
 	                       reaches it */
-	uint64_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size */
-	uint64_t calls, bytes, frees, freed; /* since the last flush */
-	uint64_t last_ns;   /* time of the last flush (0: none yet) */
+	uint32_t calls;     /* allocation calls since the last flush */
+	uint32_t frees;     /* frees since the last flush */
+	uint64_t bytes, freed;                     /* since the last flush */
 	int64_t left;       /* bytes before the next sample */
+	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size */
+	uint64_t last_ns;   /* time of the last flush (0: none yet) */
 	uint64_t rng;       /* xorshift64* state; 0: not seeded */
 	uint64_t rec[(sizeof(struct rte_alloc_sample_rec) + 7) / 8 +
 	             RTE_PROFILE_MAX_FRAMES + 8]; /* sample record buffer */
@@ -102,32 +106,46 @@ static inline int rte_alloc_maybe_sampled(const void *p)
 	                       __ATOMIC_RELAXED);
 }
 
-/* The slow part of rte_alloc_count: the thread's first allocation (its
- * first interval drawn) or the end of an interval (a sample). */
-void rte_alloc_sample_slow(struct rte_alloc_thread *a, void *p, size_t n,
-                           unsigned fn);
 /* The slow part of rte_alloc_tick: apply the flush rules. */
 void rte_alloc_check_flush(struct rte_alloc_thread *a);
 
 /* rte_alloc_bucket(w) for w < 100, as a table (sample.c). */
 extern uint8_t rte_alloc_bucket_of[100];
 
-/* Count an allocation call of n bytes that returned p (NULL: failed) made
- * by fn (enum rte_alloc_fn), and maybe sample it. Outside the guard.
- * Preserves errno. */
-static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
-                                   size_t n, unsigned fn)
+/* Requests of this many bytes or more (no allocator can satisfy them on a
+ * 64-bit Linux) count as calls and add nothing to the bytes. */
+#define RTE_ALLOC_BYTES_MAX (UINT64_C(1) << 48)
+
+/* The first half of a counted allocation call of n bytes, before the real
+ * call: counts it (call, bucket, bytes asked for). Returns nonzero if the
+ * call must end with rte_alloc_after() (a sample is due, or the flush
+ * rules are to be looked at), 0 if the real function can be tail-called.
+ * Outside the guard. */
+static inline int rte_alloc_before(struct rte_alloc_thread *a, size_t n)
 {
 	uint64_t words = n / 8 + ((n & 7) != 0);
+	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
 
 	a->buckets[words < 100 ? rte_alloc_bucket_of[words] : 19]++;
 	a->calls++;
-	if (__builtin_expect(p == NULL, 0))
-		return;
-	a->bytes += n;
-	a->left -= (int64_t)n; /* n < 2^63: p is not NULL */
-	if (__builtin_expect(a->left <= 0, 0))
-		rte_alloc_sample_slow(a, p, n, fn);
+	a->bytes += b;
+	a->left -= (int64_t)b;
+	return (a->left <= 0) | (a->calls + a->frees >= a->check_at);
+}
+
+/* The second half, when rte_alloc_before() asked for it: the call made by
+ * fn (enum rte_alloc_fn) returned p (NULL: it failed). Takes the sample
+ * that was due (a failed call only draws the next interval) and looks at
+ * the flush rules. Preserves errno. */
+void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
+                     unsigned fn);
+
+/* Both halves around a call already made (the less common functions). */
+static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
+                                   size_t n, unsigned fn)
+{
+	if (__builtin_expect(rte_alloc_before(a, n), 0))
+		rte_alloc_after(a, p, n, fn);
 }
 
 /* Count a free of `usable` bytes. Outside the guard. */

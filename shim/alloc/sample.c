@@ -314,8 +314,9 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	rte_leave_w(w);
 }
 
-void rte_alloc_sample_slow(struct rte_alloc_thread *a, void *p, size_t n,
-                           unsigned fn)
+/* The sampling part of rte_alloc_after(): a->left <= 0. */
+static void sample_due(struct rte_alloc_thread *a, void *p, size_t n,
+                       unsigned fn)
 {
 	int saved = errno;
 
@@ -331,6 +332,8 @@ void rte_alloc_sample_slow(struct rte_alloc_thread *a, void *p, size_t n,
 			goto out;
 	}
 	a->left = next_interval(a);
+	if (!p)
+		goto out; /* a failed call: nothing to sample */
 	/* Not in the shared state of threads that got none (busy), nor in
 	 * our own slow work (a nested call from libunwind). */
 	if (!a->guard && !rte_self_p->busy) {
@@ -368,6 +371,7 @@ void rte_alloc_note_free(void *p)
 
 static void flush(struct rte_alloc_thread *a)
 {
+	uint64_t buckets[RTE_ALLOC_BUCKETS];
 	struct rte_ring_writer *w;
 	uint64_t ts;
 	int saved = errno;
@@ -380,8 +384,10 @@ static void flush(struct rte_alloc_thread *a)
 		goto out; /* a write of ours is interrupted: later */
 	}
 	ts = rte_clock_ns();
-	rte_ring_write(w, rte_hdr_make(0, 0, RTE_MSG_ALLOC, 0), ts,
-	               a->buckets, RTE_ALLOC_BUCKETS);
+	for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+		buckets[i] = a->buckets[i];
+	rte_ring_write(w, rte_hdr_make(0, 0, RTE_MSG_ALLOC, 0), ts, buckets,
+	               RTE_ALLOC_BUCKETS);
 	if (g_id_calls >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_calls), ts,
 		                a->calls);
@@ -416,9 +422,18 @@ static void flush_guarded(struct rte_alloc_thread *a)
 	a->guard = 0;
 }
 
+void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
+                     unsigned fn)
+{
+	if (a->left <= 0)
+		sample_due(a, p, n, fn);
+	if (a->calls + a->frees >= a->check_at)
+		rte_alloc_check_flush(a);
+}
+
 void rte_alloc_check_flush(struct rte_alloc_thread *a)
 {
-	uint64_t pending = a->calls + a->frees, now;
+	uint64_t pending = (uint64_t)a->calls + a->frees, now;
 
 	if (pending >= g_flush_calls) {
 		flush_guarded(a);

@@ -317,19 +317,38 @@ static inline int mode_fast(void)
 	do {                                                                  \
 		struct rte_alloc_thread *a_ = counting();                     \
 		void *p_ = g_real.call;                                       \
-		if (a_) {                                                     \
+		if (a_)                                                       \
 			rte_alloc_count(a_, p_, n, fn);                       \
-			rte_alloc_tick(a_);                                   \
-		}                                                             \
 		return p_;                                                    \
 	} while (0)
+
+/* The end of a counted malloc that rte_alloc_before() flagged. */
+__attribute__((noinline)) static void *malloc_after(struct rte_alloc_thread *a,
+                                                    size_t n)
+{
+	void *p = g_real.malloc(n);
+
+	rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
+	return p;
+}
+
+/* A counted malloc: counted before the call, which is then a tail call
+ * unless a sample is due or the flush rules are to be looked at. */
+static inline void *malloc_on(size_t n)
+{
+	struct rte_alloc_thread *a = counting();
+
+	if (a && __builtin_expect(rte_alloc_before(a, n), 0))
+		return malloc_after(a, n);
+	return g_real.malloc(n);
+}
 
 static void *malloc_other(size_t n)
 {
 	int m = mode_slow();
 
 	if (m == MODE_ON)
-		COUNTED(malloc(n), n, RTE_ALLOC_MALLOC);
+		return malloc_on(n);
 	if (arena_only(m))
 		return arena_alloc(n, 16);
 	return g_real.malloc(n);
@@ -342,7 +361,7 @@ RTE_EXPORT void *malloc(size_t n)
 	if (__builtin_expect(m == MODE_PASS, 1))
 		return g_real.malloc(n);
 	if (__builtin_expect(m == MODE_ON, 1))
-		COUNTED(malloc(n), n, RTE_ALLOC_MALLOC);
+		return malloc_on(n);
 	return malloc_other(n);
 }
 
@@ -400,7 +419,8 @@ static void *realloc_on(void *p, size_t n, unsigned fn)
 	if (a) {
 		if (n || !p)
 			rte_alloc_count(a, q, n, fn);
-		rte_alloc_tick(a);
+		else
+			rte_alloc_tick(a);
 	}
 	return q;
 }
@@ -460,10 +480,13 @@ static inline void free_on(void *p)
 	if (__builtin_expect(!p || in_arena(p), 0))
 		return; /* arena blocks are never reused */
 	a = counting();
-	freeing(a, p);
-	g_real.free(p);
-	if (a)
+	if (a) {
+		rte_alloc_count_free(a, usable(p));
 		rte_alloc_tick(a);
+	}
+	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+		rte_alloc_note_free(p);
+	g_real.free(p); /* a tail call: everything is done before */
 }
 
 static void free_other(void *p)
@@ -574,10 +597,8 @@ static int posix_memalign_other(void **pp, size_t al, size_t n)
 		return g_real.posix_memalign(pp, al, n);
 	a = counting();
 	r = g_real.posix_memalign(pp, al, n);
-	if (a) {
+	if (a)
 		rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
-		rte_alloc_tick(a);
-	}
 	return r;
 }
 
