@@ -109,8 +109,8 @@ static inline int rte_alloc_maybe_sampled(const void *p)
 /* The slow part of rte_alloc_tick: apply the flush rules. */
 void rte_alloc_check_flush(struct rte_alloc_thread *a);
 
-/* rte_alloc_bucket(w) for w < 100, as a table (sample.c). */
-extern uint8_t rte_alloc_bucket_of[100];
+/* rte_alloc_bucket(w) for w <= 100, as a table (sample.c). */
+extern uint8_t rte_alloc_bucket_of[101];
 
 /* Requests of this many bytes or more (no allocator can satisfy them on a
  * 64-bit Linux) count as calls and add nothing to the bytes. */
@@ -123,10 +123,11 @@ extern uint8_t rte_alloc_bucket_of[100];
  * Outside the guard. */
 static inline int rte_alloc_before(struct rte_alloc_thread *a, size_t n)
 {
-	uint64_t words = n / 8 + ((n & 7) != 0);
+	/* ceil(n / 8) words, or 100 for 100 words and more (n > 792) */
+	size_t w = n < 800 ? (n + 7) >> 3 : 100;
 	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
 
-	a->buckets[words < 100 ? rte_alloc_bucket_of[words] : 19]++;
+	a->buckets[rte_alloc_bucket_of[w]]++;
 	a->calls++;
 	a->bytes += b;
 	a->left -= (int64_t)b;

@@ -197,7 +197,7 @@ void rte_alloc_start(void)
 		                                   FLUSH_CALLS_DEFAULT);
 		g_flush_ns = env_uint("RTE_ALLOC_FLUSH_MS", 1, 3600000,
 		                      FLUSH_MS_DEFAULT) * 1000000ull;
-		for (unsigned w = 0; w < 100; w++)
+		for (unsigned w = 0; w <= 100; w++)
 			rte_alloc_bucket_of[w] = (uint8_t)rte_alloc_bucket(w);
 		if (dladdr((void *)rte_alloc_start, &info))
 			dl_iterate_phdr(find_text, (void *)rte_alloc_start);
@@ -277,7 +277,7 @@ static uint64_t user_hdr(unsigned type, int id)
 	return rte_hdr_make(0, 1, type, (unsigned)id);
 }
 
-uint8_t rte_alloc_bucket_of[100]; /* filled by rte_alloc_start() */
+uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
 
 /* Write the sample of the block p of n bytes (inside the guard). */
 static void sample(struct rte_alloc_thread *a, void *p, size_t n,
