@@ -18,6 +18,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import time
 
 
 def rte_sites(read, files):
@@ -59,17 +60,25 @@ def heaptrack_sites(data):
     return per
 
 
-def timed(cmd, env, cwd=None):
-    import time
+def timed(cmd, env):
+    """(wall seconds, CPU seconds: user + system) of one run of cmd."""
     with open(os.devnull, "w") as null:
         t0 = time.monotonic()
-        p = subprocess.run(cmd, env=env, cwd=cwd, stdout=null,
-                           stderr=subprocess.PIPE, check=False)
+        p = subprocess.Popen(cmd, env=env, stdout=null,
+                             stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
         t = time.monotonic() - t0
-    if p.returncode != 0:
-        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode,
-                                                    p.stderr.decode()[-300:]))
-    return t
+        err = p.stderr.read().decode()
+        p.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd), err[-300:]))
+    return t, ru.ru_utime + ru.ru_stime
+
+
+def medians(runs):
+    """(median wall, median CPU) of a list of timed() results."""
+    return (statistics.median(r[0] for r in runs),
+            statistics.median(r[1] for r in runs))
 
 
 def bench_alloc(build, rounds, pairs, row, base_env, traced_env):
@@ -89,25 +98,30 @@ def bench_alloc(build, rounds, pairs, row, base_env, traced_env):
             t["on"].append(timed([exe, str(pairs)], on))
             t["off"].append(timed([exe, str(pairs)], off))
             for f in os.listdir(tmp):
-                os.unlink(os.path.join(tmp, f))
+                if f.endswith(".events"):
+                    os.unlink(os.path.join(tmp, f))
             # heaptrack is slow: at most 3 rounds
             if have_ht and r < 3:
                 out = os.path.join(tmp, "ht%d" % r)
                 t["heaptrack"].append(timed(
                     ["heaptrack", "-o", out, exe, str(pairs)], plain))
                 ht_data = out + ".zst"
-        base = statistics.median(t["plain"])
-        row("alloc: malloc-heavy program, RTE_ALLOC=1",
-            statistics.median(t["on"]), "s", "same program untraced", base,
-            "<= 1.3x", statistics.median(t["on"]) / base <= 1.3,
-            "2 threads, %d malloc/free pairs of 16..1040 B" % pairs)
-        row("alloc: same, tracing on, RTE_ALLOC unset",
-            statistics.median(t["off"]), "s", "same program untraced", base,
-            "<= 1.05x", statistics.median(t["off"]) / base <= 1.05)
+        base, base_cpu = medians(t["plain"])
+        on, on_cpu = medians(t["on"])
+        off, off_cpu = medians(t["off"])
+        row("alloc: malloc-heavy program, RTE_ALLOC=1", on, "s",
+            "same program untraced", base, "<= 1.3x", on / base <= 1.3,
+            "2 threads, %d malloc/free pairs of 16..1040 B; CPU time "
+            "ratio %.2f" % (pairs, on_cpu / base_cpu))
+        row("alloc: same, tracing on, RTE_ALLOC unset", off, "s",
+            "same program untraced", base, "<= 1.05x", off / base <= 1.05,
+            "CPU time ratio %.2f" % (off_cpu / base_cpu))
         if t["heaptrack"]:
-            row("alloc: same under heaptrack", statistics.median(t["heaptrack"]),
-                "s", "same program untraced", base, None, None,
-                "%d rounds" % len(t["heaptrack"]))
+            ht, ht_cpu = medians(t["heaptrack"])
+            row("alloc: same under heaptrack", ht, "s",
+                "same program untraced", base, None, None,
+                "%d rounds; CPU time ratio %.2f"
+                % (len(t["heaptrack"]), ht_cpu / base_cpu))
         else:
             row("alloc: same under heaptrack", float("nan"), "s", None, None,
                 None, None, "skipped: heaptrack or zstdcat not installed")

@@ -473,7 +473,7 @@ RTE_EXPORT void *reallocarray(void *p, size_t k, size_t n)
 	return reallocarray_other(p, k, n);
 }
 
-static inline void free_on(void *p)
+__attribute__((always_inline)) static inline void free_on(void *p)
 {
 	struct rte_alloc_thread *a;
 
