@@ -1,9 +1,23 @@
-# common/: the format, the ring writer, the clock and the consumer library.
+# lib/: the two libraries, in three folders that show them.
+#
+#   lib/writer/    the ring writer and the clock (ring.c, clock.c): linked
+#                  into librte.so only (mk/shim.mk), and into the test and
+#                  fuzz programs that build ring files.
+#   lib/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c):
+#                  librteconsumer.{a,so}, which rte-read links.
+#   lib/common/    what both link: the format (format.c), error strings
+#                  (error.c) and the default directory of ring files
+#                  (rundir.c, rundir.h). A file here may include nothing from
+#                  lib/writer/ or lib/consumer/, so that either library is
+#                  built without the other.
+#
+# The public headers are in include/rte/; each lib/ folder is on the
+# include path (-I, in the Makefile) for its internal headers.
 
-CONSUMER_SRCS := common/error.c common/format.c common/consumer.c common/jsonl.c \
-	common/ocaml.c \
-	common/rundir.c
-WRITER_SRCS   := common/ring.c common/clock.c common/rundir.c
+COMMON_SRCS   := lib/common/error.c lib/common/format.c lib/common/rundir.c
+CONSUMER_SRCS := $(COMMON_SRCS) lib/consumer/consumer.c lib/consumer/jsonl.c \
+	lib/consumer/ocaml.c
+WRITER_SRCS   := lib/writer/ring.c lib/writer/clock.c lib/common/rundir.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -13,7 +13,7 @@
 # DESTDIR; to build against a staged DESTDIR tree, set
 # PKG_CONFIG_SYSROOT_DIR=$DESTDIR and PKG_CONFIG_LIBDIR=$DESTDIR$PKGCONFIGDIR.
 #
-# $(BUILD)/rte-run is scripts/rte-run copied next to librte.so, rte-read
+# $(BUILD)/rte-run is tools/rte-run/rte-run copied next to librte.so, rte-read
 # and rte-run-exec, so that it finds them as an installed one does. The
 # installed rte-run also knows LIBDIR and LIBEXECDIR (written in at install
 # time), for layouts where they are not ../lib and ../libexec of BINDIR.
@@ -34,10 +34,10 @@ INSTALL_MAN := $(sort $(wildcard doc/*.1))
 
 ALL += $(RUN_EXEC) $(RUN_SCRIPT)
 
-$(RUN_EXEC): $(BUILD)/obj/scripts/rte-run-exec.o
+$(RUN_EXEC): $(BUILD)/obj/tools/rte-run/rte-run-exec.o
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
 
-$(RUN_SCRIPT): scripts/rte-run
+$(RUN_SCRIPT): tools/rte-run/rte-run
 	@mkdir -p $(@D)
 	cp $< $@
 	chmod 755 $@
@@ -66,7 +66,7 @@ install: $(INSTALL_DEPS)
 	$(INSTALL) -m 755 $(BUILD)/rte-read $(DESTDIR)$(BINDIR)/rte-read
 	sed -e 's|^rte_libdir=$$|rte_libdir=$(LIBDIR)|' \
 		-e 's|^rte_libexecdir=$$|rte_libexecdir=$(LIBEXECDIR)|' \
-		scripts/rte-run >$(DESTDIR)$(BINDIR)/rte-run.tmp
+		tools/rte-run/rte-run >$(DESTDIR)$(BINDIR)/rte-run.tmp
 	chmod 755 $(DESTDIR)$(BINDIR)/rte-run.tmp
 	mv -f $(DESTDIR)$(BINDIR)/rte-run.tmp $(DESTDIR)$(BINDIR)/rte-run
 	$(INSTALL) -m 755 $(RUN_EXEC) $(DESTDIR)$(LIBEXECDIR)/rte/rte-run-exec

@@ -7,7 +7,7 @@
 #                         $(CHECK_LOOP_SHIM_RUNS) times to flush out races
 #
 # librte.so links the writer, the clock and the format/error helpers of
-# common/; shim/librte.map keeps everything but the public API and the
+# lib/writer/ and lib/common/; shim/librte.map keeps everything but the public API and the
 # interposed libc functions local. Link a program with
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
@@ -28,8 +28,8 @@ $(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize \
 
 ALL += $(SHIM_LIB)
 
-$(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format.o \
-		$(BUILD)/obj/common/error.o shim/librte.map
+$(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/lib/common/format.o \
+		$(BUILD)/obj/lib/common/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
 		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl -lm
 

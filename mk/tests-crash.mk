@@ -6,8 +6,10 @@
 # The crash programs are built with -g -O0 -fno-inline (and -rdynamic) so
 # that the functions they crash in have frames, names and lines to find.
 
-# rte-read symbolises stacks with elfutils (reader/symbolize.c).
-READER_DW_LIBS := # libdw: dlopen in reader/symbolize.c, when first needed
+# rte-read symbolises stacks with elfutils (reader/symbolize.c): its header
+# at build time, libdw loaded with dlopen when first needed, so nothing is
+# linked (empty on purpose; mk/reader.mk says the same).
+READER_DW_LIBS :=
 $(BUILD)/rte-read: BASE_LDFLAGS += $(READER_DW_LIBS)
 $(READER_TEST_BIN)/test_%: BASE_LDFLAGS += $(READER_DW_LIBS)
 

@@ -1,4 +1,4 @@
-# tests/unit/: cmocka unit tests of common/ (format, ring writer, consumer,
+# tests/unit/: cmocka unit tests of lib/ (format, ring writer, consumer,
 # JSONL, clock), run against real files in a temporary directory.
 #
 #   make test-unit    build and run every unit test (part of `make test`)

@@ -28,6 +28,8 @@
 
 #include "clean.h"
 #include "inputs.h"
+#include "liveness.h"
+#include "vec.h"
 
 enum kind { K_OTHER, K_RING, K_EXEC, K_TMP };
 
@@ -100,19 +102,6 @@ static int by_id(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t each)
-{
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	q = realloc(*p, (*cap = *cap ? 2 * *cap : 256) * each);
-	if (!q)
-		return -1;
-	*p = q;
-	return 0;
-}
-
 /* Add the writable shared mappings of process pid. Returns 0 or -1 (out
  * of memory); a process whose maps cannot be read goes to `hidden`. */
 static int snap_pid(struct mapped *m, long pid)
@@ -126,7 +115,7 @@ static int snap_pid(struct mapped *m, long pid)
 	if (!f) {
 		if (errno == ENOENT || errno == ESRCH)
 			return 0;
-		if (grow((void **)&m->hidden, &m->hcap, m->nhidden, sizeof *m->hidden))
+		if (RD_VEC_ROOM(m->hidden, m->hcap, m->nhidden, 256))
 			return -1;
 		m->hidden[m->nhidden++] = pid;
 		return 0;
@@ -139,7 +128,7 @@ static int snap_pid(struct mapped *m, long pid)
 		if (sscanf(line, "%*s %7s %*s %x:%x %llu", perm, &maj, &min, &ino) != 4 ||
 		    ino == 0 || perm[1] != 'w' || perm[3] != 's')
 			continue;
-		if (grow((void **)&m->ids, &m->cap, m->n, sizeof *m->ids))
+		if (RD_VEC_ROOM(m->ids, m->cap, m->n, 256))
 			rc = -1;
 		else
 			m->ids[m->n++] = (struct rd_maps_id){ makedev(maj, min), (ino_t)ino };

@@ -73,7 +73,7 @@ struct gfile {
 	unsigned nrings;
 	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
 	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
-	struct rte_hist *h;
+	struct rd_hist *h;
 	long double sumsq;
 };
 
@@ -176,7 +176,7 @@ static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
 	f = &g->f[src];
 	if (!f->r) {
 		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)) ||
-		    !(f->h = rte_hist_new())) {
+		    !(f->h = rd_hist_new())) {
 			free(f->r);
 			f->r = NULL;
 			goto oom;
@@ -268,7 +268,7 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 {
 	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
 
-	rte_hist_add(f->h, d);
+	rd_hist_add(f->h, d);
 	f->sumsq += (long double)d * (long double)d;
 	r->gc_ns += d;
 	r->pauses++;
@@ -415,7 +415,7 @@ struct totals {
 	uint64_t minors, majors, forced, compactions;
 	uint64_t minor_words, promoted_words, major_words;
 	int has_major_words, runtime;
-	struct rte_hist *h; /* every file's pauses */
+	struct rd_hist *h; /* every file's pauses */
 	long double sumsq;
 	struct dom *d;
 	unsigned nd;
@@ -439,7 +439,7 @@ static uint64_t ring_life(const struct gring *r, int *lb)
 	return t;
 }
 
-static void add_hist(struct rte_hist *to, const struct rte_hist *h)
+static void add_hist(struct rd_hist *to, const struct rd_hist *h)
 {
 	if (!h || !h->count)
 		return;
@@ -450,7 +450,7 @@ static void add_hist(struct rte_hist *to, const struct rte_hist *h)
 	to->count += h->count;
 	if (__builtin_add_overflow(to->sum, h->sum, &to->sum))
 		to->sum = UINT64_MAX;
-	for (unsigned i = 0; i < RTE_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++)
 		to->b[i] += h->b[i];
 }
 
@@ -495,7 +495,7 @@ static int totals(struct rd_gc *g, const struct rd_procs *P,
 	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
 		if (P->src[i].proc == pr && g->f[i].r)
 			n += g->f[i].nrings;
-	if (!(t->h = rte_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
+	if (!(t->h = rd_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
 		free(t->h);
 		return -1;
 	}
@@ -558,37 +558,22 @@ static uint64_t stddev(const struct totals *t)
 }
 
 /* The p-th percentile (0 < p <= 100); the 100th is the exact max. */
-static uint64_t pctl(const struct rte_hist *h, double p)
+static uint64_t pctl(const struct rd_hist *h, double p)
 {
-	return p >= 100 ? h->max : rte_hist_quantile(h, p / 100);
+	return p >= 100 ? h->max : rd_hist_quantile(h, p / 100);
 }
 
 /* How many pauses lie in buckets above the one holding value v. */
-static uint64_t count_above(const struct rte_hist *h, uint64_t v)
+static uint64_t count_above(const struct rd_hist *h, uint64_t v)
 {
 	uint64_t n = 0;
 
-	for (unsigned i = rte_hist_index(v) + 1; i < RTE_HIST_BUCKETS; i++)
+	for (unsigned i = rd_hist_index(v) + 1; i < RD_HIST_BUCKETS; i++)
 		n += h->b[i];
 	return n;
 }
 
 /* ---- text ------------------------------------------------------------- */
-
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
 
 #define GE(lb) ((lb) ? ">=" : "")
 #define S(ns) ((double)(ns) / 1e9)
@@ -596,33 +581,33 @@ static void outf(struct rd_out *o, const char *fmt, ...)
 
 static void text_times(struct rd_out *o, const struct totals *t, const char *in)
 {
-	outf(o, "%sExecution times:\n", in);
-	outf(o, "%s  Wall time (s):                %s%.6f%s\n", in, GE(t->wall_lb),
+	rd_outf(o, "%sExecution times:\n", in);
+	rd_outf(o, "%s  Wall time (s):                %s%.6f%s\n", in, GE(t->wall_lb),
 	     S(t->wall_ns), t->wall_lb ? "  (no ring_start/ring_stop pair: first to last event)" : "");
-	outf(o, "%s  CPU time (s):                 %s%.6f  (sum of domain lifetimes)\n",
+	rd_outf(o, "%s  CPU time (s):                 %s%.6f  (sum of domain lifetimes)\n",
 	     in, GE(t->cpu_lb), S(t->cpu_ns));
-	outf(o, "%s  GC time (s):                  %s%.6f  (outermost major, stw_leader, interrupt_remote)\n",
+	rd_outf(o, "%s  GC time (s):                  %s%.6f  (outermost major, stw_leader, interrupt_remote)\n",
 	     in, GE(t->gc_lb), S(t->gc_ns));
-	outf(o, "%s  GC overhead (%% of CPU time):  %s%.2f%%\n", in,
+	rd_outf(o, "%s  GC overhead (%% of CPU time):  %s%.2f%%\n", in,
 	     t->gc_lb || t->cpu_lb ? "~" : "", pct(t->gc_ns, t->cpu_ns));
-	outf(o, "%s  Waits (s):                    %s%.6f  (domain_condition_wait, %llu waits; not GC time)\n",
+	rd_outf(o, "%s  Waits (s):                    %s%.6f  (domain_condition_wait, %llu waits; not GC time)\n",
 	     in, GE(t->gc_lb), S(t->wait_ns), (unsigned long long)t->waits);
 	if (t->lost)
-		outf(o, "%s  Lost words:                   %llu  (figures marked >= are lower bounds, ~ uncertain)\n",
+		rd_outf(o, "%s  Lost words:                   %llu  (figures marked >= are lower bounds, ~ uncertain)\n",
 		     in, (unsigned long long)t->lost);
 }
 
 static void text_domains(struct rd_out *o, const struct totals *t, const char *in)
 {
-	outf(o, "\n%sPer domain stats:\n", in);
-	outf(o, "%s  %-4s %-6s %14s %12s %8s %8s %12s %12s\n", in, "File", "Domain",
+	rd_outf(o, "\n%sPer domain stats:\n", in);
+	rd_outf(o, "%s  %-4s %-6s %14s %12s %8s %8s %12s %12s\n", in, "File", "Domain",
 	     "Wall(s)", "GC(s)", "GC(%)", "Pauses", "Waits(s)", "Lost words");
 	for (unsigned i = 0; i < t->nd; i++) {
 		const struct dom *d = &t->d[i];
 		char life[32];
 
 		snprintf(life, sizeof life, "%s%.6f", GE(d->life_lb), S(d->life_ns));
-		outf(o, "%s  %-4u %-6u %14s %12.6f %8.2f %8llu %12.6f %12llu\n", in,
+		rd_outf(o, "%s  %-4u %-6u %14s %12.6f %8.2f %8llu %12.6f %12llu\n", in,
 		     d->file, d->ring, life, S(d->r->gc_ns),
 		     pct(d->r->gc_ns, d->life_ns), (unsigned long long)d->r->pauses,
 		     S(d->r->wait_ns), (unsigned long long)d->r->lost);
@@ -634,50 +619,50 @@ static void text_alloc(struct rd_out *o, const struct totals *t, const char *in)
 	const char *ge = GE(t->alloc_lb);
 	uint64_t total = t->minor_words - t->promoted_words + t->major_words;
 
-	outf(o, "\n%sCollections%s:\n", in, t->coll_lb ? " (ring 0 lost words: lower bounds)" : "");
-	outf(o, "%s  Minor Gen:    %s%llu collections\n", in, GE(t->coll_lb),
+	rd_outf(o, "\n%sCollections%s:\n", in, t->coll_lb ? " (ring 0 lost words: lower bounds)" : "");
+	rd_outf(o, "%s  Minor Gen:    %s%llu collections\n", in, GE(t->coll_lb),
 	     (unsigned long long)t->minors);
-	outf(o, "%s  Major Gen:    %s%llu collections, %s%llu forced collections\n", in,
+	rd_outf(o, "%s  Major Gen:    %s%llu collections, %s%llu forced collections\n", in,
 	     GE(t->coll_lb), (unsigned long long)t->majors, GE(t->coll_lb),
 	     (unsigned long long)t->forced);
-	outf(o, "%s  Compactions:  %s%llu\n", in, GE(t->coll_lb),
+	rd_outf(o, "%s  Compactions:  %s%llu\n", in, GE(t->coll_lb),
 	     (unsigned long long)t->compactions);
-	outf(o, "\n%sGC allocations (in words; rate per second of CPU time):\n", in);
-	outf(o, "%s  Minor heap:       %s%llu  (%.0f/s)\n", in, ge,
+	rd_outf(o, "\n%sGC allocations (in words; rate per second of CPU time):\n", in);
+	rd_outf(o, "%s  Minor heap:       %s%llu  (%.0f/s)\n", in, ge,
 	     (unsigned long long)t->minor_words, per_s(t->minor_words, t->cpu_ns));
-	outf(o, "%s  Promoted words:   %s%llu  (%.2f%% of minor, %.0f/s)\n", in, ge,
+	rd_outf(o, "%s  Promoted words:   %s%llu  (%.2f%% of minor, %.0f/s)\n", in, ge,
 	     (unsigned long long)t->promoted_words,
 	     pct(t->promoted_words, t->minor_words),
 	     per_s(t->promoted_words, t->cpu_ns));
 	if (t->has_major_words) {
-		outf(o, "%s  Major heap:       %s%llu  (%.0f/s)\n", in, ge,
+		rd_outf(o, "%s  Major heap:       %s%llu  (%.0f/s)\n", in, ge,
 		     (unsigned long long)t->major_words, per_s(t->major_words, t->cpu_ns));
-		outf(o, "%s  Total heap:       %s%llu  (minor - promoted + major)\n", in,
+		rd_outf(o, "%s  Total heap:       %s%llu  (minor - promoted + major)\n", in,
 		     ge, (unsigned long long)total);
 	} else {
-		outf(o, "%s  Major heap:       n/a (major_allocated_words needs OCaml 5.3 or later)\n", in);
+		rd_outf(o, "%s  Major heap:       n/a (major_allocated_words needs OCaml 5.3 or later)\n", in);
 	}
 }
 
 static void text_pauses(struct rd_out *o, const struct totals *t, const char *in)
 {
-	const struct rte_hist *h = t->h;
-	uint64_t p999 = rte_hist_quantile(h, 0.999);
+	const struct rd_hist *h = t->h;
+	uint64_t p999 = rd_hist_quantile(h, 0.999);
 
-	outf(o, "\n%sGC latency profile (%s%llu pauses; percentiles within 0.4%%):\n",
+	rd_outf(o, "\n%sGC latency profile (%s%llu pauses; percentiles within 0.4%%):\n",
 	     in, GE(t->gc_lb), (unsigned long long)h->count);
 	if (!h->count)
 		return;
-	outf(o, "%s  #[Mean (ms):   %.6f,  Stddev (ms): %.6f]\n", in,
+	rd_outf(o, "%s  #[Mean (ms):   %.6f,  Stddev (ms): %.6f]\n", in,
 	     MS(h->sum) / (double)h->count, MS(stddev(t)));
-	outf(o, "%s  #[Min (ms):    %.6f,  Max (ms):    %.6f]\n", in, MS(h->min), MS(h->max));
-	outf(o, "%s  Percentile    Latency (ms)\n", in);
+	rd_outf(o, "%s  #[Min (ms):    %.6f,  Max (ms):    %.6f]\n", in, MS(h->min), MS(h->max));
+	rd_outf(o, "%s  Percentile    Latency (ms)\n", in);
 	for (unsigned i = 0; i < NPCT; i++)
-		outf(o, "%s  %-12.4f  %.6f\n", in, percentiles[i],
+		rd_outf(o, "%s  %-12.4f  %.6f\n", in, percentiles[i],
 		     MS(pctl(h, percentiles[i])));
-	outf(o, "%s  Above p99.9:  %llu pauses;  beyond the histogram (>= 2^%u ns): %llu\n",
-	     in, (unsigned long long)count_above(h, p999), RTE_HIST_MAX_BITS,
-	     (unsigned long long)h->b[RTE_HIST_BUCKETS - 1]);
+	rd_outf(o, "%s  Above p99.9:  %llu pauses;  beyond the histogram (>= 2^%u ns): %llu\n",
+	     in, (unsigned long long)count_above(h, p999), RD_HIST_MAX_BITS,
+	     (unsigned long long)h->b[RD_HIST_BUCKETS - 1]);
 }
 
 int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
@@ -690,14 +675,14 @@ int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 		return -1;
 	if (t.ocaml) {
 		rd_ocaml_describe(t.ocaml, names, sizeof names);
-		outf(o, "%sNames: %s\n", in, names);
+		rd_outf(o, "%sNames: %s\n", in, names);
 	}
 	text_times(o, &t, in);
 	text_domains(o, &t, in);
 	text_pauses(o, &t, in);
 	text_alloc(o, &t, in);
 	if (t.unmatched)
-		outf(o, "\n%s(%llu phase ends without their begin were ignored)\n", in,
+		rd_outf(o, "\n%s(%llu phase ends without their begin were ignored)\n", in,
 		     (unsigned long long)t.unmatched);
 	free_totals(&t);
 	return g->oom ? -1 : 0;
@@ -707,12 +692,12 @@ int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 
 static void ju(struct rd_out *o, const char *k, uint64_t v)
 {
-	outf(o, ",\"%s\":%llu", k, (unsigned long long)v);
+	rd_outf(o, ",\"%s\":%llu", k, (unsigned long long)v);
 }
 
 static void jb(struct rd_out *o, const char *k, int v)
 {
-	outf(o, ",\"%s\":%s", k, v ? "true" : "false");
+	rd_outf(o, ",\"%s\":%s", k, v ? "true" : "false");
 }
 
 static void json_domains(struct rd_out *o, const struct totals *t)
@@ -722,11 +707,11 @@ static void json_domains(struct rd_out *o, const struct totals *t)
 		const struct dom *d = &t->d[i];
 		const struct gring *r = d->r;
 
-		outf(o, "%s{\"file\":%u,\"ring\":%u", i ? "," : "", d->file, d->ring);
+		rd_outf(o, "%s{\"file\":%u,\"ring\":%u", i ? "," : "", d->file, d->ring);
 		ju(o, "lifetime_ns", d->life_ns);
 		jb(o, "lifetime_lower_bound", d->life_lb);
 		ju(o, "gc_ns", r->gc_ns);
-		outf(o, ",\"gc_pct\":%.4f", pct(r->gc_ns, d->life_ns));
+		rd_outf(o, ",\"gc_pct\":%.4f", pct(r->gc_ns, d->life_ns));
 		ju(o, "pauses", r->pauses);
 		ju(o, "wait_ns", r->wait_ns);
 		ju(o, "waits", r->waits);
@@ -741,46 +726,46 @@ static void json_domains(struct rd_out *o, const struct totals *t)
 
 static void json_pauses(struct rd_out *o, const struct totals *t)
 {
-	const struct rte_hist *h = t->h;
+	const struct rd_hist *h = t->h;
 
-	outf(o, ",\"pauses\":{\"count\":%llu", (unsigned long long)h->count);
+	rd_outf(o, ",\"pauses\":{\"count\":%llu", (unsigned long long)h->count);
 	jb(o, "lower_bound", t->gc_lb);
 	ju(o, "total_ns", h->sum);
-	outf(o, ",\"mean_ns\":%.3f", h->count ? (double)h->sum / (double)h->count : 0.0);
+	rd_outf(o, ",\"mean_ns\":%.3f", h->count ? (double)h->sum / (double)h->count : 0.0);
 	ju(o, "stddev_ns", stddev(t));
 	ju(o, "min_ns", h->count ? h->min : 0);
 	ju(o, "max_ns", h->max);
 	rd_out_str(o, ",\"percentiles_ns\":{");
 	for (unsigned i = 0; i < NPCT; i++)
-		outf(o, "%s\"%g\":%llu", i ? "," : "", percentiles[i],
+		rd_outf(o, "%s\"%g\":%llu", i ? "," : "", percentiles[i],
 		     (unsigned long long)pctl(h, percentiles[i]));
 	rd_out_ch(o, '}');
-	ju(o, "above_p99_9", count_above(h, rte_hist_quantile(h, 0.999)));
-	ju(o, "beyond_histogram", h->b[RTE_HIST_BUCKETS - 1]);
+	ju(o, "above_p99_9", count_above(h, rd_hist_quantile(h, 0.999)));
+	ju(o, "beyond_histogram", h->b[RD_HIST_BUCKETS - 1]);
 	rd_out_str(o, ",\"relative_error\":0.004}");
 }
 
 static void json_alloc(struct rd_out *o, const struct totals *t)
 {
 	rd_out_str(o, ",\"collections\":{");
-	outf(o, "\"minor\":%llu", (unsigned long long)t->minors);
+	rd_outf(o, "\"minor\":%llu", (unsigned long long)t->minors);
 	ju(o, "major", t->majors);
 	ju(o, "forced_major", t->forced);
 	ju(o, "compactions", t->compactions);
 	jb(o, "lower_bound", t->coll_lb);
 	rd_out_str(o, "},\"allocations\":{");
-	outf(o, "\"minor_words\":%llu", (unsigned long long)t->minor_words);
+	rd_outf(o, "\"minor_words\":%llu", (unsigned long long)t->minor_words);
 	ju(o, "promoted_words", t->promoted_words);
-	outf(o, ",\"promoted_pct\":%.4f", pct(t->promoted_words, t->minor_words));
+	rd_outf(o, ",\"promoted_pct\":%.4f", pct(t->promoted_words, t->minor_words));
 	if (t->has_major_words) {
 		ju(o, "major_words", t->major_words);
 		ju(o, "total_heap_words", t->minor_words - t->promoted_words + t->major_words);
 	} else {
 		rd_out_str(o, ",\"major_words\":null,\"total_heap_words\":null");
 	}
-	outf(o, ",\"minor_words_per_cpu_s\":%.3f", per_s(t->minor_words, t->cpu_ns));
-	outf(o, ",\"promoted_words_per_cpu_s\":%.3f", per_s(t->promoted_words, t->cpu_ns));
-	outf(o, ",\"major_words_per_cpu_s\":%.3f", per_s(t->major_words, t->cpu_ns));
+	rd_outf(o, ",\"minor_words_per_cpu_s\":%.3f", per_s(t->minor_words, t->cpu_ns));
+	rd_outf(o, ",\"promoted_words_per_cpu_s\":%.3f", per_s(t->promoted_words, t->cpu_ns));
+	rd_outf(o, ",\"major_words_per_cpu_s\":%.3f", per_s(t->major_words, t->cpu_ns));
 	jb(o, "lower_bound", t->alloc_lb);
 	rd_out_ch(o, '}');
 }
@@ -796,7 +781,7 @@ int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 	if (t.ocaml) {
 		rd_out_str(o, "{\"version\":");
 		rd_out_json_str(o, t.ocaml->table->version);
-		outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
+		rd_outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
 		     rte_ocaml_sure_name(t.ocaml->sure), t.ocaml->same_from, t.ocaml->same_to);
 		ju(o, "nestings", t.ocaml->nestings);
 		ju(o, "explained", t.ocaml->explained);
@@ -811,8 +796,8 @@ int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 	jb(o, "cpu_lower_bound", t.cpu_lb);
 	ju(o, "gc_ns", t.gc_ns);
 	jb(o, "gc_lower_bound", t.gc_lb);
-	outf(o, ",\"gc_pct\":%.4f", pct(t.gc_ns, t.cpu_ns));
-	outf(o, ",\"waits\":{\"phases\":[\"domain_condition_wait\"],\"count\":%llu,\"ns\":%llu}",
+	rd_outf(o, ",\"gc_pct\":%.4f", pct(t.gc_ns, t.cpu_ns));
+	rd_outf(o, ",\"waits\":{\"phases\":[\"domain_condition_wait\"],\"count\":%llu,\"ns\":%llu}",
 	     (unsigned long long)t.waits, (unsigned long long)t.wait_ns);
 	ju(o, "lost_words", t.lost);
 	ju(o, "unmatched_ends", t.unmatched);

@@ -6,27 +6,27 @@
 
 #include "hist.h"
 
-struct rte_hist *rte_hist_new(void)
+struct rd_hist *rd_hist_new(void)
 {
-	return calloc(1, sizeof(struct rte_hist));
+	return calloc(1, sizeof(struct rd_hist));
 }
 
-void rte_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
+void rd_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
 {
 	unsigned shift;
 
-	if (i < (2u << RTE_HIST_SUB_BITS)) {
+	if (i < (2u << RD_HIST_SUB_BITS)) {
 		*lo = i;
 		*width = 1;
 		return;
 	}
-	shift = (i >> RTE_HIST_SUB_BITS) - 1u;
-	*lo = (uint64_t)((i & ((1u << RTE_HIST_SUB_BITS) - 1u)) |
-	                 (1u << RTE_HIST_SUB_BITS)) << shift;
+	shift = (i >> RD_HIST_SUB_BITS) - 1u;
+	*lo = (uint64_t)((i & ((1u << RD_HIST_SUB_BITS) - 1u)) |
+	                 (1u << RD_HIST_SUB_BITS)) << shift;
 	*width = (uint64_t)1 << shift;
 }
 
-uint64_t rte_hist_quantile(const struct rte_hist *h, double q)
+uint64_t rd_hist_quantile(const struct rd_hist *h, double q)
 {
 	uint64_t rank, seen = 0, lo, width, mid;
 	double r;
@@ -35,11 +35,11 @@ uint64_t rte_hist_quantile(const struct rte_hist *h, double q)
 		return 0;
 	r = ceil(q * (double)h->count);
 	rank = r < 1 ? 1 : r > (double)h->count ? h->count : (uint64_t)r;
-	for (unsigned i = 0; i < RTE_HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen < rank)
 			continue;
-		rte_hist_bucket_range(i, &lo, &width);
+		rd_hist_bucket_range(i, &lo, &width);
 		mid = lo + (width - 1) / 2;
 		if (mid < h->min)
 			return h->min;
@@ -48,7 +48,7 @@ uint64_t rte_hist_quantile(const struct rte_hist *h, double q)
 	return h->max;
 }
 
-uint64_t rte_hist_mean(const struct rte_hist *h)
+uint64_t rd_hist_mean(const struct rd_hist *h)
 {
 	return h->count ? h->sum / h->count : 0;
 }

@@ -1,50 +1,50 @@
 /*
  * hist.h - fixed-size log-linear histogram of durations (or any u64).
  *
- * Values below 2^RTE_HIST_SUB_BITS are counted exactly; above, each power of
- * two is split into 2^RTE_HIST_SUB_BITS equal buckets, so a bucket is at most
+ * Values below 2^RD_HIST_SUB_BITS are counted exactly; above, each power of
+ * two is split into 2^RD_HIST_SUB_BITS equal buckets, so a bucket is at most
  * 1/128 of its values wide and a percentile read from it (the bucket's
  * midpoint, clamped to the exact min and max) is within 0.4% of a value
- * that was recorded. Values of 2^RTE_HIST_MAX_BITS ns (about 78 hours) and
+ * that was recorded. Values of 2^RD_HIST_MAX_BITS ns (about 78 hours) and
  * more share the last bucket (max stays exact). The size never depends on
  * the number of values: about 43 KiB a histogram.
  *
  * Library candidate: depends on nothing but libc. Not thread-safe; pure
- * otherwise (no allocation after rte_hist_new()).
+ * otherwise (no allocation after rd_hist_new()).
  */
-#ifndef RTE_HIST_H
-#define RTE_HIST_H
+#ifndef RD_HIST_H
+#define RD_HIST_H
 
 #include <stdint.h>
 
-#define RTE_HIST_SUB_BITS 7u
-#define RTE_HIST_MAX_BITS 48u
-#define RTE_HIST_BUCKETS \
-	((RTE_HIST_MAX_BITS - RTE_HIST_SUB_BITS + 1u) << RTE_HIST_SUB_BITS)
+#define RD_HIST_SUB_BITS 7u
+#define RD_HIST_MAX_BITS 48u
+#define RD_HIST_BUCKETS \
+	((RD_HIST_MAX_BITS - RD_HIST_SUB_BITS + 1u) << RD_HIST_SUB_BITS)
 
-struct rte_hist {
+struct rd_hist {
 	uint64_t count, sum, min, max;
-	uint64_t b[RTE_HIST_BUCKETS];
+	uint64_t b[RD_HIST_BUCKETS];
 };
 
 /* A zeroed histogram, or NULL if out of memory. Free with free(). */
-struct rte_hist *rte_hist_new(void);
+struct rd_hist *rd_hist_new(void);
 
-static inline unsigned rte_hist_index(uint64_t v)
+static inline unsigned rd_hist_index(uint64_t v)
 {
 	unsigned msb, shift;
 
-	if (v < (1u << RTE_HIST_SUB_BITS))
+	if (v < (1u << RD_HIST_SUB_BITS))
 		return (unsigned)v;
-	if (v >= (uint64_t)1 << RTE_HIST_MAX_BITS)
-		return RTE_HIST_BUCKETS - 1;
+	if (v >= (uint64_t)1 << RD_HIST_MAX_BITS)
+		return RD_HIST_BUCKETS - 1;
 	msb = 63u - (unsigned)__builtin_clzll(v);
-	shift = msb - RTE_HIST_SUB_BITS;
-	return (shift << RTE_HIST_SUB_BITS) + (unsigned)(v >> shift);
+	shift = msb - RD_HIST_SUB_BITS;
+	return (shift << RD_HIST_SUB_BITS) + (unsigned)(v >> shift);
 }
 
 /* Record one value. The sum saturates at UINT64_MAX. */
-static inline void rte_hist_add(struct rte_hist *h, uint64_t v)
+static inline void rd_hist_add(struct rd_hist *h, uint64_t v)
 {
 	if (h->count == 0 || v < h->min)
 		h->min = v;
@@ -53,20 +53,20 @@ static inline void rte_hist_add(struct rte_hist *h, uint64_t v)
 	h->count++;
 	if (__builtin_add_overflow(h->sum, v, &h->sum))
 		h->sum = UINT64_MAX;
-	h->b[rte_hist_index(v)]++;
+	h->b[rd_hist_index(v)]++;
 }
 
 /* The lowest value and the width of bucket i. */
-void rte_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width);
+void rd_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width);
 
 /*
  * The q-quantile (0 < q <= 1) of the recorded values: the smallest bucket
  * holding the ceil(q * count)-th value, as its midpoint clamped to
  * [min, max]. 0 if the histogram is empty.
  */
-uint64_t rte_hist_quantile(const struct rte_hist *h, double q);
+uint64_t rd_hist_quantile(const struct rd_hist *h, double q);
 
 /* The mean, rounded down; 0 if empty. */
-uint64_t rte_hist_mean(const struct rte_hist *h);
+uint64_t rd_hist_mean(const struct rd_hist *h);
 
 #endif

@@ -2,7 +2,7 @@
  * merge.c - k-way merge of ring streams (see merge.h).
  *
  * Every (source, ring) pair is a stream. A stream is IDLE (nothing to give
- * right now, probed again by rte_merge_refill), QUEUED (in the heap, with
+ * right now, probed again by rd_merge_refill), QUEUED (in the heap, with
  * something to deliver: a pending loss, an event, or an error, in that
  * order) or DEAD (its ring failed). The stream whose event was delivered
  * last stays at the top of the heap until the next call, because the
@@ -16,7 +16,7 @@
 #include "merge.h"
 
 #define MAX_LOST_RUN 64 /* consecutive losses folded before delivering */
-#define RUN_EVENTS 256  /* events of a run (rte_merge_next_run) */
+#define RUN_EVENTS 256  /* events of a run (rd_merge_next_run) */
 #define STREAM_EVENTS 32 /* events read ahead on a stream (in time order) */
 
 enum { S_IDLE = 0, S_QUEUED, S_DEAD };
@@ -44,7 +44,7 @@ struct source {
 	unsigned rings;
 };
 
-struct rte_merge {
+struct rd_merge {
 	struct source *src;
 	unsigned nsrc, srccap;
 	struct stream **heap;
@@ -59,16 +59,16 @@ struct rte_merge {
 	char errmsg[600];
 };
 
-rte_merge *rte_merge_new(void)
+rd_merge *rd_merge_new(void)
 {
-	rte_merge *m = calloc(1, sizeof *m);
+	rd_merge *m = calloc(1, sizeof *m);
 
 	if (m)
 		m->current = -1;
 	return m;
 }
 
-void rte_merge_free(rte_merge *m)
+void rd_merge_free(rd_merge *m)
 {
 	if (!m)
 		return;
@@ -84,7 +84,7 @@ void rte_merge_free(rte_merge *m)
 	free(m);
 }
 
-int rte_merge_add(rte_merge *m, rte_cursor *c)
+int rd_merge_add(rd_merge *m, rte_cursor *c)
 {
 	unsigned rings = rte_cursor_rings(c);
 	struct stream *st = NULL;
@@ -122,11 +122,11 @@ fail:
 	return RTE_ENOMEM;
 }
 
-unsigned rte_merge_sources(const rte_merge *m) { return m->nsrc; }
-rte_cursor *rte_merge_cursor(const rte_merge *m, unsigned src) { return m->src[src].cur; }
-const char *rte_merge_errmsg(const rte_merge *m) { return m->errmsg; }
+unsigned rd_merge_sources(const rd_merge *m) { return m->nsrc; }
+rte_cursor *rd_merge_cursor(const rd_merge *m, unsigned src) { return m->src[src].cur; }
+const char *rd_merge_errmsg(const rd_merge *m) { return m->errmsg; }
 
-int rte_merge_current(const rte_merge *m)
+int rd_merge_current(const rd_merge *m)
 {
 	/* Relaxed: read by a signal handler of the same thread. */
 	return __atomic_load_n(&m->current, __ATOMIC_RELAXED);
@@ -143,7 +143,7 @@ static int before(const struct stream *a, const struct stream *b)
 	return a->ring < b->ring;
 }
 
-static void sift_down(rte_merge *m, size_t i)
+static void sift_down(rd_merge *m, size_t i)
 {
 	struct stream **h = m->heap, *s = h[i];
 
@@ -162,7 +162,7 @@ static void sift_down(rte_merge *m, size_t i)
 	h[i] = s;
 }
 
-static void push(rte_merge *m, struct stream *s)
+static void push(rd_merge *m, struct stream *s)
 {
 	struct stream **h = m->heap;
 	size_t i = m->hlen++;
@@ -175,7 +175,7 @@ static void push(rte_merge *m, struct stream *s)
 	s->state = S_QUEUED;
 }
 
-static void pop_top(rte_merge *m, int state)
+static void pop_top(rd_merge *m, int state)
 {
 	m->heap[0]->state = state;
 	m->heap[0] = m->heap[--m->hlen];
@@ -188,7 +188,7 @@ static void pop_top(rte_merge *m, int state)
 /* The next event of `s`, read ahead in batches: 1 (*ev set), 0 or an
  * error. The events of a batch stay valid until the next batch is read,
  * which is after the last of them was delivered. */
-static int stream_next(rte_merge *m, struct stream *s, struct rte_event **ev)
+static int stream_next(rd_merge *m, struct stream *s, struct rte_event **ev)
 {
 	int r;
 
@@ -212,7 +212,7 @@ static int stream_next(rte_merge *m, struct stream *s, struct rte_event **ev)
 }
 
 /* Read ahead on `s`. Returns 1 if it has something to deliver, else 0. */
-static int fill(rte_merge *m, struct stream *s)
+static int fill(rd_merge *m, struct stream *s)
 {
 	int run = 0;
 
@@ -241,7 +241,7 @@ static int fill(rte_merge *m, struct stream *s)
 	return s->pending_lost || s->err;
 }
 
-static void advance_last(rte_merge *m)
+static void advance_last(rd_merge *m)
 {
 	struct stream *s = m->last;
 
@@ -255,7 +255,7 @@ static void advance_last(rte_merge *m)
 		pop_top(m, S_IDLE);
 }
 
-int rte_merge_refill(rte_merge *m)
+int rd_merge_refill(rd_merge *m)
 {
 	if (m->unordered) {
 		m->u_src = m->u_ring = 0; /* one more pass over every ring */
@@ -274,7 +274,7 @@ int rte_merge_refill(rte_merge *m)
 	return RTE_OK;
 }
 
-void rte_merge_set_unordered(rte_merge *m, int on)
+void rd_merge_set_unordered(rd_merge *m, int on)
 {
 	m->unordered = on;
 }
@@ -283,7 +283,7 @@ void rte_merge_set_unordered(rte_merge *m, int on)
  * its events delivered: give back its mapping (rte_cursor_release), so
  * that a directory of many files never has more than one mapped at a
  * time, and move on to the next source. */
-static void next_source(rte_merge *m)
+static void next_source(rd_merge *m)
 {
 	rte_cursor_release(m->src[m->u_src].cur);
 	m->u_src++;
@@ -292,8 +292,8 @@ static void next_source(rte_merge *m)
 
 /* Unordered: deliver what rte_cursor_next() returned (r, 1 or an error)
  * on stream s. Returns r. */
-static int deliver_unordered(rte_merge *m, struct stream *s, int r,
-                             struct rte_merge_item *item)
+static int deliver_unordered(rd_merge *m, struct stream *s, int r,
+                             struct rd_merge_item *item)
 {
 	item->src = s->src;
 	if (r == 1) {
@@ -312,7 +312,7 @@ static int deliver_unordered(rte_merge *m, struct stream *s, int r,
 
 /* Unordered: the next event of the current stream, moving on to the next
  * stream when it has nothing. The heap is not used. */
-static int next_unordered(rte_merge *m, struct rte_merge_item *item)
+static int next_unordered(rd_merge *m, struct rd_merge_item *item)
 {
 	struct stream *s = m->u_cur;
 	int r;
@@ -355,7 +355,7 @@ static int next_unordered(rte_merge *m, struct rte_merge_item *item)
 }
 
 /* The stream read by the next run in unordered mode, NULL if none. */
-static struct stream *next_stream(rte_merge *m)
+static struct stream *next_stream(rd_merge *m)
 {
 	while (m->u_src < m->nsrc) {
 		struct source *src = &m->src[m->u_src];
@@ -371,7 +371,7 @@ static struct stream *next_stream(rte_merge *m)
 	return NULL;
 }
 
-int rte_merge_next_run(rte_merge *m, struct rte_merge_run *run)
+int rd_merge_next_run(rd_merge *m, struct rd_merge_run *run)
 {
 	struct stream *s;
 
@@ -405,7 +405,7 @@ int rte_merge_next_run(rte_merge *m, struct rte_merge_run *run)
 	return 0;
 }
 
-int rte_merge_next(rte_merge *m, struct rte_merge_item *item)
+int rd_merge_next(rd_merge *m, struct rd_merge_item *item)
 {
 	struct stream *s;
 

@@ -2,7 +2,7 @@
  * metrics.c - per-process Prometheus metrics from ring files, and their
  * exposition (see metrics.h; every metric is in doc/METRICS.md).
  *
- * Each followed file has its own merge (rte_merge, one source) and its own
+ * Each followed file has its own merge (rd_merge, one source) and its own
  * rd_procs, so begin/end matching is procs.c's, identical to the summary
  * formats', and a file is dropped by freeing what is its own. Values are
  * kept per process (pid) in series: one per family and label set, found
@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "rte/crash.h"
 #include "procs.h"
+#include "vec.h"
 
 /* ---- families ------------------------------------------------------------ */
 
@@ -123,7 +124,7 @@ struct centry {
 
 struct file {
 	char *path;
-	rte_merge *m;
+	rd_merge *m;
 	struct rd_procs procs;
 	struct proc *proc;
 	int done, failed;
@@ -295,15 +296,8 @@ static int tab_grow(struct proc *P)
 
 static int vec_push(struct vec *v, struct series *s)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 16;
-		struct series **n = realloc(v->v, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		v->v = n;
-		v->cap = cap;
-	}
+	if (RD_VEC_ROOM(v->v, v->cap, v->n, 16) < 0)
+		return -1;
 	v->v[v->n++] = s;
 	return 0;
 }
@@ -688,15 +682,8 @@ static struct proc *proc_of(struct rd_prom *p, long pid)
 			p->p[i]->final = 0;
 			return p->p[i];
 		}
-	if (p->np == p->pcap) {
-		size_t cap = p->pcap ? 2 * p->pcap : 16;
-		struct proc **n = realloc(p->p, cap * sizeof *n);
-
-		if (!n)
-			return NULL;
-		p->p = n;
-		p->pcap = cap;
-	}
+	if (RD_VEC_ROOM(p->p, p->pcap, p->np, 16) < 0)
+		return NULL;
 	P = calloc(1, sizeof *P);
 	if (!P || !(P->labels = proc_labels(p, pid))) {
 		free(P);
@@ -720,7 +707,7 @@ static void proc_free(struct proc *P)
 
 static void file_free(struct file *f)
 {
-	rte_merge_free(f->m);
+	rd_merge_free(f->m);
 	rd_procs_fini(&f->procs);
 	free(f->path);
 	free(f);
@@ -756,7 +743,7 @@ void rd_prom_error(rd_prom *p)
 int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < p->nf; i++) {
-		const struct stat *st = rte_cursor_stat(rte_merge_cursor(p->f[i]->m, 0));
+		const struct stat *st = rte_cursor_stat(rd_merge_cursor(p->f[i]->m, 0));
 
 		if (st->st_dev == dev && st->st_ino == ino)
 			return 1;
@@ -772,29 +759,22 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 
 	if (f)
 		rd_procs_init(&f->procs);
-	if (!f || !(f->path = strdup(path)) || !(f->m = rte_merge_new())) {
+	if (!f || !(f->path = strdup(path)) || !(f->m = rd_merge_new())) {
 		rte_cursor_close(c);
 		goto fail;
 	}
-	rte_merge_set_unordered(f->m, 1);
+	rd_merge_set_unordered(f->m, 1);
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
-	src = rte_merge_add(f->m, c);
+	src = rd_merge_add(f->m, c);
 	if (src < 0 ||
 	    rd_procs_add_src(&f->procs, (unsigned)src, f->path, pid,
 	                     rte_cursor_rings(c)) < 0 ||
 	    !(f->proc = proc_of(p, pid)))
 		goto fail;
-	if (p->nf == p->fcap) {
-		size_t cap = p->fcap ? 2 * p->fcap : 16;
-		struct file **n = realloc(p->f, cap * sizeof *n);
-
-		if (!n)
-			goto fail;
-		p->f = n;
-		p->fcap = cap;
-	}
+	if (RD_VEC_ROOM(p->f, p->fcap, p->nf, 16) < 0)
+		goto fail;
 	p->f[p->nf++] = f;
 	f->proc->nfiles++;
 	p->files_total++;
@@ -835,16 +815,16 @@ void rd_prom_catch_sigbus(void)
  * ring cannot starve the others. Returns 1 if the budget ran out. */
 static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 {
-	struct rte_merge_run run;
-	struct rte_merge_item mi;
+	struct rd_merge_run run;
+	struct rd_merge_item mi;
 	struct rd_item it;
 	size_t n = 0;
 	int r;
 
 	if (!f->in_pass)
-		rte_merge_refill(f->m);
+		rd_merge_refill(f->m);
 	f->in_pass = 1;
-	while ((r = rte_merge_next_run(f->m, &run)) != 0) {
+	while ((r = rd_merge_next_run(f->m, &run)) != 0) {
 		if (r < 0) {
 			p->errors++;
 			continue;
@@ -893,7 +873,7 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 		if (f->done)
 			continue;
 		if (check_alive)
-			alive = rd_src_alive(&f->procs.src[0], rte_merge_cursor(f->m, 0));
+			alive = rd_src_alive(&f->procs.src[0], rd_merge_cursor(f->m, 0));
 		r = read_guarded(p, f, budget);
 		if (r)
 			more |= r > 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ocamlver.h"
+#include "vec.h"
 
 static const struct rte_ocaml_table *forced;
 static struct entry {
@@ -33,15 +34,8 @@ int rd_ocaml_choose(rte_cursor *c, const char *path)
 		(void)rte_ocaml_detect(path, &ch); /* unreadable: the default */
 	}
 	rte_cursor_use_ocaml(c, ch.table);
-	if (nchosen == capchosen) {
-		size_t cap = capchosen ? 2 * capchosen : 8;
-		struct entry *n = realloc(chosen, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		chosen = n;
-		capchosen = cap;
-	}
+	if (RD_VEC_ROOM(chosen, capchosen, nchosen, 8) < 0)
+		return -1;
 	chosen[nchosen].path = path;
 	chosen[nchosen++].ch = ch;
 	return 0;

@@ -2,6 +2,8 @@
  * out.c - buffered output and fast formatting (see out.h).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -47,6 +49,20 @@ int rd_out_flush(struct rd_out *o)
 		return -1;
 	}
 	return 0;
+}
+
+/* Formatted straight into the buffer: reserve() leaves RD_OUT_SLACK free. */
+void rd_outf(struct rd_out *o, const char *fmt, ...)
+{
+	char *p = rd_out_reserve(o, RD_OUT_SLACK);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(p, RD_OUT_SLACK, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n < RD_OUT_SLACK ? (size_t)n : RD_OUT_SLACK - 1;
 }
 
 int rd_out_fini(struct rd_out *o)

@@ -38,6 +38,11 @@ int rd_out_fini(struct rd_out *o);
 /* From a signal handler: write what is buffered, ignoring errors. */
 void rd_out_flush_raw(struct rd_out *o);
 
+/* printf into the buffer, for the text of reports (not per event: a
+ * printf call costs). A line longer than RD_OUT_SLACK - 1 bytes is cut. */
+void rd_outf(struct rd_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Make room for at least `n` more bytes (n <= RD_OUT_SLACK); returns the
  * write position. */
 static inline char *rd_out_reserve(struct rd_out *o, size_t n)

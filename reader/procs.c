@@ -97,12 +97,12 @@ int rd_src_alive(struct rd_src *s, const rte_cursor *c)
 	return alive;
 }
 
-void rd_procs_judge_writers(struct rd_procs *p, const rte_merge *m)
+void rd_procs_judge_writers(struct rd_procs *p, const rd_merge *m)
 {
-	for (unsigned i = 0; i < p->nsrc && i < rte_merge_sources(m); i++) {
+	for (unsigned i = 0; i < p->nsrc && i < rd_merge_sources(m); i++) {
 		struct rd_src *s = &p->src[i];
 
-		if (s->stopped || rd_src_alive(s, rte_merge_cursor(m, i)))
+		if (s->stopped || rd_src_alive(s, rd_merge_cursor(m, i)))
 			continue;
 		/* Gone now; if it ended normally while the file was being read,
 		 * its ring_stop is there now. */
@@ -130,8 +130,8 @@ static void abandon_all(struct rd_thread *th, struct rd_item *it)
 	it->ab[1] = (struct rd_abandoned){ th->spans.s, th->spans.depth, 1 };
 	th->phases.dropped += th->phases.depth;
 	th->spans.dropped += th->spans.depth;
-	rte_spans_reset(&th->phases);
-	rte_spans_reset(&th->spans);
+	rd_spans_reset(&th->phases);
+	rd_spans_reset(&th->spans);
 }
 
 static void set_thread_name(struct rd_thread *th, const uint8_t *b, size_t n,
@@ -205,7 +205,7 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 
 static void phase_end(struct rd_thread *th, struct rd_item *it)
 {
-	const struct rte_span_open *d;
+	const struct rd_span_open *d;
 	unsigned nd = 0;
 
 	it->matched = rd_thread_phase_end(th, it->ev->id, it->ts, &it->begin_ts,
@@ -216,7 +216,7 @@ static void phase_end(struct rd_thread *th, struct rd_item *it)
 
 static void span_end(struct rd_thread *th, struct rd_item *it)
 {
-	const struct rte_span_open *d;
+	const struct rd_span_open *d;
 	unsigned nd = 0;
 
 	it->matched = rd_thread_span_end(th, it->ev->id, it->ts, &it->begin_ts,
@@ -230,7 +230,7 @@ static int is_name(const char *name, const char *want)
 	return name && name[0] == 'r' && strcmp(name, want) == 0;
 }
 
-void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
+void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
                      struct rd_item *it)
 {
 	const struct rte_event *ev = mi->ev;
@@ -286,7 +286,7 @@ void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
 		phase_end(th, it);
 		break;
 	case RTE_EV_USER_SPAN_BEGIN:
-		rte_spans_begin(&th->spans, ev->id, it->ts, ev->name);
+		rd_spans_begin(&th->spans, ev->id, it->ts, ev->name);
 		break;
 	case RTE_EV_USER_SPAN_END:
 		span_end(th, it);

@@ -24,6 +24,7 @@
 #define RD_PROCS_H
 
 #include "inputs.h"
+#include "liveness.h"
 #include "merge.h"
 #include "spans.h"
 
@@ -35,7 +36,7 @@ struct rd_thread {
 	unsigned name_gen;             /* bumped when name changes */
 	uint64_t name_ts;              /* time of the name (rings may be read
 	                                  one after another: latest wins) */
-	struct rte_spans phases, spans;
+	struct rd_spans phases, spans;
 	uint64_t events, lost_words;
 	uint64_t phase_open_ts;        /* when the outermost phase began */
 	uint64_t phase_ns;             /* time with at least one phase open */
@@ -70,7 +71,7 @@ enum { RD_WRITER_UNKNOWN = 0, RD_WRITER_RUNNING, RD_WRITER_GONE };
 
 /* An abandoned open span: its begin was seen, its end never will be. */
 struct rd_abandoned {
-	const struct rte_span_open *s;
+	const struct rd_span_open *s;
 	unsigned n;
 	int user; /* 1: user spans, 0: runtime phases */
 };
@@ -97,13 +98,13 @@ struct rd_procs {
 void rd_procs_init(struct rd_procs *p);
 void rd_procs_fini(struct rd_procs *p);
 
-/* Register source `index` (as numbered by rte_merge_add) of `rings` rings.
+/* Register source `index` (as numbered by rd_merge_add) of `rings` rings.
  * `path` must outlive p. Returns 0 or -1 (out of memory). */
 int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
                      long pid, unsigned rings);
 
 /* Account for one merged event and fill *it. */
-void rd_procs_update(struct rd_procs *p, const struct rte_merge_item *mi,
+void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
                      struct rd_item *it);
 
 /*
@@ -117,16 +118,16 @@ static inline void rd_thread_phase_begin(struct rd_thread *th, unsigned id,
 {
 	if (th->phases.depth == 0)
 		th->phase_open_ts = ts;
-	rte_spans_begin(&th->phases, id, ts, name);
+	rd_spans_begin(&th->phases, id, ts, name);
 }
 
 static inline int rd_thread_phase_end(struct rd_thread *th, unsigned id,
                                       uint64_t ts, uint64_t *begin_ts,
                                       uint64_t *dur,
-                                      const struct rte_span_open **d,
+                                      const struct rd_span_open **d,
                                       unsigned *nd)
 {
-	if (!rte_spans_end(&th->phases, id, begin_ts, d, nd))
+	if (!rd_spans_end(&th->phases, id, begin_ts, d, nd))
 		return 0;
 	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
 	if (th->phases.depth == 0 && ts >= th->phase_open_ts)
@@ -139,12 +140,12 @@ static inline int rd_thread_phase_end(struct rd_thread *th, unsigned id,
 static inline int rd_thread_span_end(struct rd_thread *th, unsigned id,
                                      uint64_t ts, uint64_t *begin_ts,
                                      uint64_t *dur,
-                                     const struct rte_span_open **d,
+                                     const struct rd_span_open **d,
                                      unsigned *nd)
 {
 	*d = NULL;
 	*nd = 0;
-	if (!rte_spans_end_one(&th->spans, id, begin_ts))
+	if (!rd_spans_end_one(&th->spans, id, begin_ts))
 		return 0;
 	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
 	return 1;
@@ -164,7 +165,7 @@ int rd_src_alive(struct rd_src *s, const rte_cursor *c);
  * normally during the read wrote one). m is the merge of the sources.
  * Asking after the read costs nothing for finished files.
  */
-void rd_procs_judge_writers(struct rd_procs *p, const rte_merge *m);
+void rd_procs_judge_writers(struct rd_procs *p, const rd_merge *m);
 
 /* 1 if source s ended without ring_stop and its writer is gone (killed). */
 int rd_src_killed(const struct rd_src *s);

@@ -370,7 +370,7 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 
 /* ---- span tags -------------------------------------------------------- */
 
-static uint32_t open_name(struct rd_prof *p, const struct rte_span_open *o,
+static uint32_t open_name(struct rd_prof *p, const struct rd_span_open *o,
                           int user)
 {
 	char b[32];
@@ -381,7 +381,7 @@ static uint32_t open_name(struct rd_prof *p, const struct rte_span_open *o,
 	return pstr_id(p, b);
 }
 
-static int open_is(const struct rte_spans *st, const char *name)
+static int open_is(const struct rd_spans *st, const char *name)
 {
 	for (unsigned i = 0; i < st->depth; i++)
 		if (st->s[i].name && !strcmp(st->s[i].name, name))
@@ -393,7 +393,7 @@ static int open_is(const struct rte_spans *st, const char *name)
  * --span is given and th is not inside it. */
 static uint32_t tag_of(struct rd_prof *p, const struct rd_thread *th, int *keep)
 {
-	const struct rte_span_open *u, *ph;
+	const struct rd_span_open *u, *ph;
 
 	*keep = 1;
 	if (!th)

@@ -8,9 +8,10 @@
  * by rendering the rd_prom. One mutex serialises the two; reading takes it
  * for a bounded number of events at a time so a scrape never waits long.
  *
- * Discovery repeats, in small, what main.c's --follow does (files told
- * apart by device and inode, transient open errors retried): to be unified
- * with it when main.c's inputs are refactored.
+ * Discovery repeats, in small, what discover.c does for --follow (files
+ * told apart by device and inode, transient open errors retried), but its
+ * files go to an rd_prom, not a merge, and are forgotten when they go
+ * away (forget_stale); the exit codes are rte-read's (status.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,10 +31,13 @@
 #include "metrics.h"
 #include "rundir.h"
 #include "serve.h"
+#include "status.h"
+#include "vec.h"
 
-/* Exit codes (the same meanings as rte-read's, --help). */
-enum { S_OK = 0, S_USAGE = 1, S_NOINPUT = 2, S_BADFILE = 3, S_CORRUPT = 4,
-       S_OUTPUT = 5, S_NOMEM = 7 };
+/* Exit codes (rte-read's, status.h; rd_exit_of() maps library errors). */
+enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
+       S_BADFILE = RD_EX_BADFILE, S_CORRUPT = RD_EX_CORRUPT,
+       S_OUTPUT = RD_EX_OUTPUT, S_NOMEM = RD_EX_NOMEM };
 
 #define SCAN_MS 250        /* directory rescan, writer liveness */
 #define IDLE_MS 50         /* sleep when nothing was read */
@@ -252,16 +256,9 @@ static int remember(const struct stat *st, const char *path)
 
 	if (!p)
 		return -1;
-	if (S.nids == S.idcap) {
-		size_t cap = S.idcap ? 2 * S.idcap : 64;
-		struct file_id *n = realloc(S.ids, cap * sizeof *n);
-
-		if (!n) {
-			free(p);
-			return -1;
-		}
-		S.ids = n;
-		S.idcap = cap;
+	if (RD_VEC_ROOM(S.ids, S.idcap, S.nids, 64) < 0) {
+		free(p);
+		return -1;
 	}
 	S.ids[S.nids].dev = st->st_dev;
 	S.ids[S.nids].ino = st->st_ino;
@@ -286,16 +283,6 @@ static void forget_stale(void)
 		S.ids[k++] = *e;
 	}
 	S.nids = k;
-}
-
-static int exit_of(int err)
-{
-	switch (err) {
-	case RTE_ENOENT: case RTE_EIO: case RTE_EINVAL: return S_NOINPUT;
-	case RTE_ECORRUPT: case RTE_ENAME: return S_CORRUPT;
-	case RTE_ENOMEM: return S_NOMEM;
-	default: return S_BADFILE;
-	}
 }
 
 /* Take up the file at path if it is new. With `retry`, a file that is not
@@ -342,7 +329,7 @@ static int take(const char *path, int retry, int quiet)
 		if (!quiet)
 			fprintf(stderr, "rte-read: %s\n", msg);
 		rd_prom_error(S.prom);
-		return remember(&st, path) < 0 ? S_NOMEM : exit_of(err);
+		return remember(&st, path) < 0 ? S_NOMEM : rd_exit_of(err);
 	}
 	/* Remember by the cursor's own identity: the name may move. */
 	if (remember(rte_cursor_stat(c), path) < 0) {

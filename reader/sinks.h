@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "crash.h"
+#include "crashrep.h"
 #include "filter.h"
 #include "out.h"
 #include "procs.h"
@@ -19,7 +19,7 @@ struct rd_ctx {
 	struct rd_procs *procs;
 	struct rd_filter *filter;
 	uint64_t lost_total;  /* lost words delivered so far */
-	/* The crash recorder's events (crash.h), NULL for jsonl: `crash` has
+	/* The crash recorder's events (crashrep.h), NULL for jsonl: `crash` has
 	 * seen every rte.module/crash/backtrace event so far (symbolising);
 	 * `report`, set before finish, has seen every event (the last events
 	 * before each crash) and writes the crash reports. */
@@ -43,7 +43,7 @@ struct rd_sink {
 /* 1 if a span that began with s (a user span if user, else a runtime
  * phase) passes filter f: the filter its end would meet. */
 static inline int rd_span_passes(struct rd_filter *f,
-                                 const struct rte_span_open *s, int user)
+                                 const struct rd_span_open *s, int user)
 {
 	struct rte_event ev;
 
@@ -56,7 +56,7 @@ static inline int rd_span_passes(struct rd_filter *f,
 
 /* How many of the n unfinished spans s[0..n) pass filter f. */
 static inline uint64_t rd_spans_passing(struct rd_filter *f,
-                                        const struct rte_span_open *s,
+                                        const struct rd_span_open *s,
                                         unsigned n, int user)
 {
 	uint64_t k = 0;
@@ -71,6 +71,6 @@ struct rd_sink *rd_sink_text(void);
 struct rd_sink *rd_sink_jsonl(void);
 struct rd_sink *rd_sink_chrome(void);
 struct rd_sink *rd_sink_summary(int json);
-struct rd_sink *rd_sink_gcstats(int json); /* fmt_gcstats.c */
+struct rd_sink *rd_sink_gcstats(int json); /* fmt/gcstats.c */
 
 #endif

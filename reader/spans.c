@@ -5,9 +5,9 @@
 
 #include "spans.h"
 
-void rte_spans_forget_oldest(struct rte_spans *st)
+void rd_spans_forget_oldest(struct rd_spans *st)
 {
-	memmove(st->s, st->s + 1, (RTE_SPANS_DEPTH - 1) * sizeof st->s[0]);
+	memmove(st->s, st->s + 1, (RD_SPANS_DEPTH - 1) * sizeof st->s[0]);
 	st->depth--;
 	st->dropped++;
 }

@@ -1,56 +1,56 @@
 /*
  * spans.h - match begin and end events of one ring into durations.
  *
- * One rte_spans stack per ring and per family (phases, user spans) pairs
+ * One rd_spans stack per ring and per family (phases, user spans) pairs
  * each end with the most recent open begin of the same id. An end whose id
  * is not open is "unmatched" (its begin was lost or came before the reader
  * started).
  *
- * Runtime phases nest: rte_spans_end() drops the opens above the matched
+ * Runtime phases nest: rd_spans_end() drops the opens above the matched
  * one as unmatched begins (their ends were lost). User spans of different
  * names need not nest (A begin, B begin, A end, B end: fibers, Eio), and
- * only the same name nests: rte_spans_end_one() takes out the matched open
+ * only the same name nests: rd_spans_end_one() takes out the matched open
  * alone and leaves the others open. The depth is bounded: past
- * RTE_SPANS_DEPTH the oldest open begin is forgotten, so a hostile stream
+ * RD_SPANS_DEPTH the oldest open begin is forgotten, so a hostile stream
  * of begins costs no memory.
  *
  * Library candidate: depends on nothing but libc. Not thread-safe; no
  * allocation.
  */
-#ifndef RTE_SPANS_H
-#define RTE_SPANS_H
+#ifndef RD_SPANS_H
+#define RD_SPANS_H
 
 #include <stdint.h>
 #include <stddef.h>
 
-#define RTE_SPANS_DEPTH 64u
+#define RD_SPANS_DEPTH 64u
 
-struct rte_span_open {
+struct rd_span_open {
 	uint64_t ts;
 	unsigned id;
 	const char *name; /* the caller's, kept for it */
 };
 
-struct rte_spans {
+struct rd_spans {
 	unsigned depth;
 	uint64_t dropped; /* begins forgotten without their end */
-	struct rte_span_open s[RTE_SPANS_DEPTH];
+	struct rd_span_open s[RD_SPANS_DEPTH];
 };
 
-static inline void rte_spans_reset(struct rte_spans *st)
+static inline void rd_spans_reset(struct rd_spans *st)
 {
 	st->depth = 0;
 }
 
-/* Slow path of rte_spans_begin(): the stack is full. */
-void rte_spans_forget_oldest(struct rte_spans *st);
+/* Slow path of rd_spans_begin(): the stack is full. */
+void rd_spans_forget_oldest(struct rd_spans *st);
 
 /* Open a span `id` at `ts`; `name` is kept with it for the caller. */
-static inline void rte_spans_begin(struct rte_spans *st, unsigned id,
+static inline void rd_spans_begin(struct rd_spans *st, unsigned id,
                                    uint64_t ts, const char *name)
 {
-	if (st->depth == RTE_SPANS_DEPTH)
-		rte_spans_forget_oldest(st);
+	if (st->depth == RD_SPANS_DEPTH)
+		rd_spans_forget_oldest(st);
 	st->s[st->depth].ts = ts;
 	st->s[st->depth].id = id;
 	st->s[st->depth].name = name;
@@ -62,11 +62,11 @@ static inline void rte_spans_begin(struct rte_spans *st, unsigned id,
  * *begin_ts if one was open, else 0 (nothing changes). Spans opened inside
  * it and still open are dropped (counted in st->dropped); if `dropped` is
  * not NULL it is set to the first of them and *ndropped to their number
- * (they stay readable until the next rte_spans_begin()).
+ * (they stay readable until the next rd_spans_begin()).
  */
-static inline int rte_spans_end(struct rte_spans *st, unsigned id,
+static inline int rd_spans_end(struct rd_spans *st, unsigned id,
                                 uint64_t *begin_ts,
-                                const struct rte_span_open **dropped,
+                                const struct rd_span_open **dropped,
                                 unsigned *ndropped)
 {
 	unsigned i = st->depth;
@@ -91,7 +91,7 @@ static inline int rte_spans_end(struct rte_spans *st, unsigned id,
  * stay open. Returns 1 and its begin timestamp in *begin_ts if one was
  * open, else 0 (nothing changes).
  */
-static inline int rte_spans_end_one(struct rte_spans *st, unsigned id,
+static inline int rd_spans_end_one(struct rd_spans *st, unsigned id,
                                     uint64_t *begin_ts)
 {
 	unsigned i = st->depth;
@@ -109,7 +109,7 @@ static inline int rte_spans_end_one(struct rte_spans *st, unsigned id,
 
 /* Time spent with at least one span open is tracked by the caller: depth 0
  * before a begin means an outermost span starts. */
-static inline unsigned rte_spans_depth(const struct rte_spans *st)
+static inline unsigned rd_spans_depth(const struct rd_spans *st)
 {
 	return st->depth;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symbolize.h"
+#include "vec.h"
 
 struct mod {
 	struct rd_module m;
@@ -108,15 +109,8 @@ int rd_sym_add(struct rd_sym *s, const struct rd_module *m)
 	struct mod *d;
 
 	rd_sym_remove(s, m->bias, m->start);
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct mod *p = realloc(s->mods, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		s->mods = p;
-		s->cap = cap;
-	}
+	if (RD_VEC_ROOM(s->mods, s->cap, s->n, 16) < 0)
+		return -1;
 	d = &s->mods[s->n];
 	memset(d, 0, sizeof(*d));
 	d->m = *m;

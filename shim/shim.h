@@ -46,7 +46,7 @@ struct rte_config {
 	unsigned log2_words; /* OCAMLRUNPARAM e=N */
 	unsigned rings;      /* RTE_RINGS */
 	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
-	int dir_default;     /* unset or empty: dir is common/rundir.h's */
+	int dir_default;     /* unset or empty: dir is lib/common/rundir.h's */
 	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, or the default */
 };
 
@@ -181,7 +181,7 @@ extern uint64_t rte_g_dropped;
 /*
  * Per-thread state. It lives in a pool of memory mapped with
  * MADV_WIPEONFORK (core.c), not in TLS: the only initial-exec TLS of ours
- * is the pointer rte_self_p (plus common/clock.h's anchor), so the shim
+ * is the pointer rte_self_p (plus lib/writer/clock.h's anchor), so the shim
  * takes a few words of each thread's stack, not kilobytes. The state is
  * allocated on the thread's first use without malloc or locks (mmap and a
  * CAS), so it is usable in signal handlers.

@@ -56,26 +56,26 @@ static void put_int(struct file *f, unsigned ring, uint64_t ts, uint64_t v)
 	rte_ring_write1(&w, rte_hdr_make(0, 1, RTE_UMSG_INT, 0), ts, v);
 }
 
-static rte_merge *merge_of(struct file *f, unsigned n)
+static rd_merge *merge_of(struct file *f, unsigned n)
 {
-	rte_merge *m = rte_merge_new();
+	rd_merge *m = rd_merge_new();
 
 	assert_non_null(m);
 	for (unsigned i = 0; i < n; i++) {
 		rte_cursor *c;
 
 		assert_int_equal(rte_cursor_open(f[i].path, &c, NULL, 0), RTE_OK);
-		assert_int_equal(rte_merge_add(m, c), (int)i);
+		assert_int_equal(rd_merge_add(m, c), (int)i);
 	}
-	assert_int_equal(rte_merge_refill(m), RTE_OK);
+	assert_int_equal(rd_merge_refill(m), RTE_OK);
 	return m;
 }
 
 static void streams_come_out_in_time_order_ties_by_source_then_ring(void **state)
 {
 	struct file f[2];
-	struct rte_merge_item it;
-	rte_merge *m;
+	struct rd_merge_item it;
+	rd_merge *m;
 	uint64_t last = 0;
 	unsigned n = 0, last_src = 0, last_ring = 0;
 
@@ -88,7 +88,7 @@ static void streams_come_out_in_time_order_ties_by_source_then_ring(void **state
 		put_int(&f[1], 1, 100 + 3 * i, i); /* same times as f0 ring 0 */
 	}
 	m = merge_of(f, 2);
-	while (rte_merge_next(m, &it) == 1) {
+	while (rd_merge_next(m, &it) == 1) {
 		assert_true(it.ts >= last);
 		if (it.ts == last && n)
 			assert_true(it.src > last_src ||
@@ -100,7 +100,7 @@ static void streams_come_out_in_time_order_ties_by_source_then_ring(void **state
 		n++;
 	}
 	assert_int_equal(n, 150);
-	rte_merge_free(m);
+	rd_merge_free(m);
 	drop_file(&f[0]);
 	drop_file(&f[1]);
 }
@@ -108,8 +108,8 @@ static void streams_come_out_in_time_order_ties_by_source_then_ring(void **state
 static void a_loss_is_placed_before_the_rings_next_event(void **state)
 {
 	struct file f;
-	struct rte_merge_item it;
-	rte_merge *m;
+	struct rd_merge_item it;
+	rd_merge *m;
 	uint64_t lost = 0, first_after = 0;
 	int saw_lost = 0;
 
@@ -119,7 +119,7 @@ static void a_loss_is_placed_before_the_rings_next_event(void **state)
 		put_int(&f, 0, 1000 + i, i);
 	put_int(&f, 1, 1010, 7);
 	m = merge_of(&f, 1);
-	while (rte_merge_next(m, &it) == 1) {
+	while (rd_merge_next(m, &it) == 1) {
 		if (it.ev->kind == RTE_EV_LOST) {
 			assert_int_equal(it.ev->ring, 0);
 			lost += it.ev->u.lost_words;
@@ -132,16 +132,16 @@ static void a_loss_is_placed_before_the_rings_next_event(void **state)
 	}
 	assert_true(saw_lost);
 	assert_true(lost > 0);
-	assert_int_equal(lost, rte_cursor_ring_lost(rte_merge_cursor(m, 0), 0));
-	rte_merge_free(m);
+	assert_int_equal(lost, rte_cursor_ring_lost(rd_merge_cursor(m, 0), 0));
+	rd_merge_free(m);
 	drop_file(&f);
 }
 
 static void a_corrupt_ring_fails_once_and_the_others_go_on(void **state)
 {
 	struct file f;
-	struct rte_merge_item it;
-	rte_merge *m;
+	struct rd_merge_item it;
+	rd_merge *m;
 	uint64_t *hdr, *data;
 	int errors = 0, events = 0, r;
 
@@ -155,11 +155,11 @@ static void a_corrupt_ring_fails_once_and_the_others_go_on(void **state)
 	data[0] = 0;
 	hdr[1] = 4;
 	m = merge_of(&f, 1);
-	while ((r = rte_merge_next(m, &it)) != 0) {
+	while ((r = rd_merge_next(m, &it)) != 0) {
 		if (r < 0) {
 			assert_int_equal(r, RTE_ECORRUPT);
 			assert_null(it.ev);
-			assert_non_null(strstr(rte_merge_errmsg(m), "ring 0"));
+			assert_non_null(strstr(rd_merge_errmsg(m), "ring 0"));
 			errors++;
 		} else {
 			assert_int_equal(it.ev->ring, 1);
@@ -168,41 +168,41 @@ static void a_corrupt_ring_fails_once_and_the_others_go_on(void **state)
 	}
 	assert_int_equal(errors, 1);
 	assert_int_equal(events, 2);
-	rte_merge_free(m);
+	rd_merge_free(m);
 	drop_file(&f);
 }
 
 static void refill_picks_up_what_was_written_later(void **state)
 {
 	struct file f;
-	struct rte_merge_item it;
-	rte_merge *m;
+	struct rd_merge_item it;
+	rd_merge *m;
 
 	(void)state;
 	make_file(&f, "live.events", 4, 8);
 	put_int(&f, 0, 10, 1);
 	m = merge_of(&f, 1);
-	assert_int_equal(rte_merge_next(m, &it), 1);
+	assert_int_equal(rd_merge_next(m, &it), 1);
 	assert_int_equal(it.ev->u.value, 1);
-	assert_int_equal(rte_merge_next(m, &it), 0);
+	assert_int_equal(rd_merge_next(m, &it), 0);
 	put_int(&f, 0, 20, 2);
 	put_int(&f, 3, 15, 3); /* a ring that was empty before */
-	assert_int_equal(rte_merge_next(m, &it), 0); /* not before a refill */
-	assert_int_equal(rte_merge_refill(m), RTE_OK);
-	assert_int_equal(rte_merge_next(m, &it), 1);
+	assert_int_equal(rd_merge_next(m, &it), 0); /* not before a refill */
+	assert_int_equal(rd_merge_refill(m), RTE_OK);
+	assert_int_equal(rd_merge_next(m, &it), 1);
 	assert_int_equal(it.ev->u.value, 3);
-	assert_int_equal(rte_merge_next(m, &it), 1);
+	assert_int_equal(rd_merge_next(m, &it), 1);
 	assert_int_equal(it.ev->u.value, 2);
-	assert_int_equal(rte_merge_next(m, &it), 0);
-	rte_merge_free(m);
+	assert_int_equal(rd_merge_next(m, &it), 0);
+	rd_merge_free(m);
 	drop_file(&f);
 }
 
 static void unordered_mode_reads_ring_after_ring(void **state)
 {
 	struct file f[2];
-	struct rte_merge_item it;
-	rte_merge *m;
+	struct rd_merge_item it;
+	rd_merge *m;
 	rte_cursor *c;
 	unsigned n = 0, prev_key = 0;
 
@@ -214,14 +214,14 @@ static void unordered_mode_reads_ring_after_ring(void **state)
 		put_int(&f[0], 0, 200 + i, i);
 		put_int(&f[1], 0, 150 + i, i);
 	}
-	m = rte_merge_new();
-	rte_merge_set_unordered(m, 1);
+	m = rd_merge_new();
+	rd_merge_set_unordered(m, 1);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(rte_cursor_open(f[i].path, &c, NULL, 0), RTE_OK);
-		rte_merge_add(m, c);
+		rd_merge_add(m, c);
 	}
-	rte_merge_refill(m);
-	while (rte_merge_next(m, &it) == 1) {
+	rd_merge_refill(m);
+	while (rd_merge_next(m, &it) == 1) {
 		unsigned key = it.src * 10 + it.ev->ring;
 
 		assert_true(key >= prev_key); /* source by source, ring by ring */
@@ -229,7 +229,7 @@ static void unordered_mode_reads_ring_after_ring(void **state)
 		n++;
 	}
 	assert_int_equal(n, 30);
-	rte_merge_free(m);
+	rd_merge_free(m);
 	drop_file(&f[0]);
 	drop_file(&f[1]);
 }
@@ -350,8 +350,8 @@ static void batches_read_what_next_reads(void **state)
 static void runs_deliver_every_event_and_each_error_once(void **state)
 {
 	struct file f[2];
-	struct rte_merge_run run;
-	rte_merge *m;
+	struct rd_merge_run run;
+	rd_merge *m;
 	rte_cursor *c;
 	uint64_t *data;
 	unsigned events = 0, errors = 0;
@@ -367,19 +367,19 @@ static void runs_deliver_every_event_and_each_error_once(void **state)
 	}
 	data = (uint64_t *)((char *)f[0].base + f[0].l.data_offset);
 	data[f[0].l.ring_size_elements + 3 * 280] = 0; /* ring 1: 280 good */
-	m = rte_merge_new();
-	rte_merge_set_unordered(m, 1);
+	m = rd_merge_new();
+	rd_merge_set_unordered(m, 1);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(rte_cursor_open(f[i].path, &c, NULL, 0), RTE_OK);
-		rte_merge_add(m, c);
+		rd_merge_add(m, c);
 	}
-	rte_merge_refill(m);
-	while ((r = rte_merge_next_run(m, &run)) != 0) {
+	rd_merge_refill(m);
+	while ((r = rd_merge_next_run(m, &run)) != 0) {
 		if (r < 0) {
 			assert_int_equal(r, RTE_ECORRUPT);
 			assert_int_equal(run.src, 0);
 			assert_null(run.ev);
-			assert_non_null(strstr(rte_merge_errmsg(m), "ring 1"));
+			assert_non_null(strstr(rd_merge_errmsg(m), "ring 1"));
 			errors++;
 			continue;
 		}
@@ -392,7 +392,7 @@ static void runs_deliver_every_event_and_each_error_once(void **state)
 	}
 	assert_int_equal(errors, 1);
 	assert_int_equal(events, 300 + 280 + 300);
-	rte_merge_free(m);
+	rd_merge_free(m);
 	drop_file(&f[0]);
 	drop_file(&f[1]);
 }

@@ -451,7 +451,7 @@ test_make_order() {
 	fresh=$W/fresh-build
 	$MAKE -s -n -C "$TOP" BUILD="$fresh" demo >"$W/demo.n" 2>&1 ||
 		fail "make -n demo failed: $(tail -3 "$W/demo.n")"
-	for part in "cp scripts/rte-run $fresh/rte-run" "-o $fresh/rte-run-exec " \
+	for part in "cp tools/rte-run/rte-run $fresh/rte-run" "-o $fresh/rte-run-exec " \
 		"-o $fresh/rte-read " "-o $fresh/librte.so " "-o $fresh/demo/rte-demo "; do
 		grep -qF -- "$part" "$W/demo.n" || fail "make demo on a fresh clone does not build: $part"
 	done

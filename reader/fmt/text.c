@@ -1,5 +1,5 @@
 /*
- * fmt_text.c - the default output: one aligned line an event.
+ * fmt/text.c - the default output: one aligned line an event.
  *
  *   TIME           DELTA      PID RING THREAD  KIND        NAME        VALUE
  *   0.000123456  +1.203us    4242    0 main    end         minor       dur 12.35us

@@ -2,8 +2,9 @@
  * ring.h - the producer side of one ring (internal to rte).
  *
  * One writer per ring, any number of readers in any process, no locks.
- * The writer keeps private copies of head and tail and publishes them to
- * the shared ring header:
+ * head and tail live only in the shared ring header (no private copies:
+ * this writer is their only writer, so it reads them back relaxed); the
+ * writer publishes them as follows:
  *
  *   - head is advanced, message by message, before the words it covered are
  *     overwritten; each advance is a release store followed by a release

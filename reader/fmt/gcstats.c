@@ -1,5 +1,5 @@
 /*
- * fmt_gcstats.c - the gc-stats and gc-stats-json formats: per process,
+ * fmt/gcstats.c - the gc-stats and gc-stats-json formats: per process,
  * the GC statistics of gcstats.h, named as olly gc-stats names them.
  * Memory grows with the number of files and rings, never with the number
  * of events; the run() fast path handles every event but lifecycle and

@@ -1,5 +1,5 @@
 /*
- * fmt_jsonl.c - one JSON object a line, the stable schema of
+ * fmt/jsonl.c - one JSON object a line, the stable schema of
  * tests/fixtures/ocaml-5.2/README.md plus "pid" first, written straight
  * into the output buffer by the consumer library's rte_event_jsonl().
  */

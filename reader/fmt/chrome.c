@@ -1,5 +1,5 @@
 /*
- * fmt_chrome.c - Chrome Trace Event JSON (the "JSON Array Format" wrapped in
+ * fmt/chrome.c - Chrome Trace Event JSON (the "JSON Array Format" wrapped in
  * an object), for Perfetto UI and chrome://tracing.
  *
  *   pid   the process id; "process_name" metadata names it "pid N: <its
@@ -347,7 +347,7 @@ static void put_name(struct rd_out *o, const char *name, const char *cat)
 	rd_out_ch(o, '"');
 }
 
-static const char *span_name(const struct rte_span_open *s, int user,
+static const char *span_name(const struct rd_span_open *s, int user,
                              char *buf, size_t cap)
 {
 	struct rte_event ev;
@@ -367,7 +367,7 @@ static void unfinished(struct chrome *C, struct rd_ctx *c, long pid,
 	char buf[48];
 
 	for (unsigned i = 0; i < ab->n; i++) {
-		const struct rte_span_open *s = &ab->s[i];
+		const struct rd_span_open *s = &ab->s[i];
 
 		if (!rd_span_passes(c->filter, s, ab->user))
 			continue;

@@ -1,5 +1,5 @@
 /*
- * fmt_summary.c - the summary and summary-json formats.
+ * fmt/summary.c - the summary and summary-json formats.
  *
  * Per process (pid): wall time, rings, runtime phases and user spans with
  * count/total/mean/p50/p90/p99/p99.9/max from fixed-size histograms
@@ -41,7 +41,7 @@ struct ringval {
 struct entry {
 	int fam;
 	char *name;
-	struct rte_hist *h;   /* F_PHASE, F_SPAN */
+	struct rd_hist *h;   /* F_PHASE, F_SPAN */
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	uint64_t unfinished;  /* begins whose end never came */
@@ -50,7 +50,7 @@ struct entry {
 	struct ringval *rv;   /* per ring, in order of first value */
 	size_t nrv, rvcap, rvhint;
 	int hidden;           /* rte.thread.*: shown with the rings instead */
-	int rte;              /* rte.*: procs.c or crash.c may need the event */
+	int rte;              /* rte.*: procs.c or crashrep.c may need the event */
 };
 
 struct psum {
@@ -95,7 +95,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 	}
 	e = calloc(1, sizeof *e);
 	if (!e || !(e->name = strdup(name)) ||
-	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rte_hist_new()))) {
+	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rd_hist_new()))) {
 		if (e)
 			free(e->name);
 		free(e);
@@ -165,7 +165,7 @@ static void add_end(struct entry *e, const struct rd_item *it)
 	if (!e)
 		return;
 	if (it->matched) {
-		rte_hist_add(e->h, it->dur);
+		rd_hist_add(e->h, it->dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -238,7 +238,7 @@ static void add_value(struct summary *S, struct entry *e, int64_t v,
 
 /* The entry of an unfinished span (the begin kept in s). */
 static struct entry *open_entry(struct summary *S, struct psum *ps,
-                                const struct rte_span_open *s, int user)
+                                const struct rd_span_open *s, int user)
 {
 	struct rte_event ev;
 	char buf[48];
@@ -259,7 +259,7 @@ static struct entry *open_entry(struct summary *S, struct psum *ps,
 /* Count n unfinished spans s[0..n) of process ps that pass filter f (NULL:
  * all pass). */
 static void add_unfinished(struct summary *S, struct psum *ps,
-                           struct rd_filter *f, const struct rte_span_open *s,
+                           struct rd_filter *f, const struct rd_span_open *s,
                            unsigned n, int user)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -327,7 +327,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 /* ---- the fast path ------------------------------------------------------ */
 
 /* The cached entry of user event `id` if the fast path may use it: named,
- * of family `fam`, and none of the rte.* events procs.c or crash.c read. */
+ * of family `fam`, and none of the rte.* events procs.c or crashrep.c read. */
 static inline struct entry *fast_user(struct entry **cache, unsigned id,
                                       int fam)
 {
@@ -339,7 +339,7 @@ static inline struct entry *fast_user(struct entry **cache, unsigned id,
 static inline void fast_end(struct entry *e, int matched, uint64_t dur)
 {
 	if (matched) {
-		rte_hist_add(e->h, dur);
+		rd_hist_add(e->h, dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -361,7 +361,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	struct psum *ps = pr->fmt;
 	struct entry **cache = rs->fmt, *e;
 	struct rd_thread *th;
-	const struct rte_span_open *d;
+	const struct rd_span_open *d;
 	uint64_t lo, hi, b, dur, thi;
 	unsigned nd;
 	size_t i;
@@ -403,7 +403,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			add_value(S, e, x->u.value, 0, x->ts, src, x->ring);
 			break;
 		case RTE_EV_USER_SPAN_BEGIN:
-			rte_spans_begin(&th->spans, x->id, x->ts, x->name);
+			rd_spans_begin(&th->spans, x->id, x->ts, x->name);
 			break;
 		case RTE_EV_USER_SPAN_END:
 			if (!(e = fast_user(cache, x->id, F_SPAN)))
@@ -488,21 +488,6 @@ static void out_dur(struct rd_out *o, uint64_t ns, int width)
 	rd_out_mem(o, b, n);
 }
 
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char b[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(b, sizeof b, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-}
-
 static void text_durations(struct rd_out *o, struct psum *ps, int fam,
                            uint64_t wall)
 {
@@ -514,22 +499,22 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
+			rd_outf(o, "\n  %-28s %9s %10s %10s %10s %10s %10s %10s %10s %6s\n",
 			     fam_title[fam], "count", "total", "mean", "p50", "p90",
 			     "p99", "p99.9", "max", "%wall");
 			head = 1;
 		}
-		outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
+		rd_outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
 		out_dur(o, e->h->sum, 11);
-		out_dur(o, rte_hist_mean(e->h), 11);
+		out_dur(o, rd_hist_mean(e->h), 11);
 		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-			out_dur(o, rte_hist_quantile(e->h, quantiles[q].q), 11);
+			out_dur(o, rd_hist_quantile(e->h, quantiles[q].q), 11);
 		out_dur(o, e->h->max, 11);
-		outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
+		rd_outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
 		if (e->unmatched)
-			outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
+			rd_outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
 		if (e->unfinished)
-			outf(o, "  (%llu unfinished)", (unsigned long long)e->unfinished);
+			rd_outf(o, "  (%llu unfinished)", (unsigned long long)e->unfinished);
 		rd_out_ch(o, '\n');
 	}
 }
@@ -544,16 +529,16 @@ static void text_values(struct rd_out *o, struct psum *ps, int fam)
 		if (e->fam != fam || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
+			rd_outf(o, "\n  %-28s %9s %20s %20s %20s\n", fam_title[fam],
 			     "count", "last (latest time)", "min", "max");
 			head = 1;
 		}
 		if (u)
-			outf(o, "  %-28.127s %9llu %20llu %20llu %20llu\n", e->name,
+			rd_outf(o, "  %-28.127s %9llu %20llu %20llu %20llu\n", e->name,
 			     (unsigned long long)e->count, (unsigned long long)e->last,
 			     (unsigned long long)e->min, (unsigned long long)e->max);
 		else
-			outf(o, "  %-28.127s %9llu %20lld %20lld %20lld\n", e->name,
+			rd_outf(o, "  %-28.127s %9llu %20lld %20lld %20lld\n", e->name,
 			     (unsigned long long)e->count, (long long)e->last,
 			     (long long)e->min, (long long)e->max);
 	}
@@ -569,17 +554,17 @@ static void text_counts(struct rd_out *o, struct psum *ps)
 		if ((e->fam != F_UNIT && e->fam != F_CUSTOM) || e->hidden)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
+			rd_outf(o, "\n  %-28s %9s\n", "user event (unit, custom)", "count");
 			head = 1;
 		}
-		outf(o, "  %-28.127s %9llu  %s\n", e->name, (unsigned long long)e->count,
+		rd_outf(o, "  %-28.127s %9llu  %s\n", e->name, (unsigned long long)e->count,
 		     e->fam == F_UNIT ? "unit" : "custom");
 	}
 }
 
 static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 {
-	outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
+	rd_outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
 	     "tid", "events", "lost words", "in phases");
 	for (unsigned i = 0; i < P->nsrc; i++) {
 		struct rd_src *s = &P->src[i];
@@ -594,7 +579,7 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 				continue;
 			if (t->tid >= 0)
 				snprintf(tid, sizeof tid, "%ld", t->tid);
-			outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
+			rd_outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
 			     t->name[0] ? t->name : "-", tid,
 			     (unsigned long long)t->events,
 			     (unsigned long long)t->lost_words);
@@ -616,16 +601,16 @@ static void text_ring_values(struct rd_out *o, struct psum *ps)
 		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden || e->nrv < 2)
 			continue;
 		if (!head) {
-			outf(o, "\n  %-28s %4s %4s %20s\n", "last value per ring",
+			rd_outf(o, "\n  %-28s %4s %4s %20s\n", "last value per ring",
 			     "file", "ring", "last");
 			head = 1;
 		}
 		for (size_t k = 0; k < e->nrv; k++)
 			if (e->fam == F_COUNTER)
-				outf(o, "  %-28.127s %4u %4u %20llu\n", e->name, e->rv[k].src,
+				rd_outf(o, "  %-28.127s %4u %4u %20llu\n", e->name, e->rv[k].src,
 				     e->rv[k].ring, (unsigned long long)e->rv[k].last);
 			else
-				outf(o, "  %-28.127s %4u %4u %20lld\n", e->name, e->rv[k].src,
+				rd_outf(o, "  %-28.127s %4u %4u %20lld\n", e->name, e->rv[k].src,
 				     e->rv[k].ring, (long long)e->rv[k].last);
 	}
 }
@@ -634,14 +619,14 @@ static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 {
 	int any = 0;
 
-	outf(o, "\n  lifecycle:");
+	rd_outf(o, "\n  lifecycle:");
 	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
 		if (pr->lifecycle[i]) {
-			outf(o, "%s %s %llu", any ? "," : "", rte_lifecycle_name(i),
+			rd_outf(o, "%s %s %llu", any ? "," : "", rte_lifecycle_name(i),
 			     (unsigned long long)pr->lifecycle[i]);
 			any = 1;
 		}
-	outf(o, "%s\n", any ? "" : " none");
+	rd_outf(o, "%s\n", any ? "" : " none");
 }
 
 /* How the file ended, after its name in the text summary. */
@@ -662,22 +647,22 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 
 	if (pr->pid >= 0)
-		outf(o, "process %ld\n", pr->pid);
+		rd_outf(o, "process %ld\n", pr->pid);
 	else
-		outf(o, "process (pid unknown)\n");
+		rd_outf(o, "process (pid unknown)\n");
 	for (unsigned i = 0; i < P->nsrc; i++)
 		if (P->src[i].proc == pr)
-			outf(o, "  file %u: %s%s\n", i, P->src[i].path,
+			rd_outf(o, "  file %u: %s%s\n", i, P->src[i].path,
 			     file_note(&P->src[i]));
-	outf(o, "  wall time       ");
+	rd_outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
-	outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
+	rd_outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
 	                                              : "first to last event");
-	outf(o, "  events          %llu\n  lost words      %llu\n",
+	rd_outf(o, "  events          %llu\n  lost words      %llu\n",
 	     (unsigned long long)pr->events, (unsigned long long)pr->lost_words);
-	outf(o, "  runtime phases  ");
+	rd_outf(o, "  runtime phases  ");
 	out_dur(o, ph, 0);
-	outf(o, " = %.1f%% of wall time (outermost phases, summed over rings)\n",
+	rd_outf(o, " = %.1f%% of wall time (outermost phases, summed over rings)\n",
 	     100.0 * share(ph, wall));
 	text_rings(o, P, pr);
 	if (ps) {
@@ -690,7 +675,7 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		text_values(o, ps, F_INT);
 		text_counts(o, ps);
 		if (ps->alloc_events)
-			outf(o, "\n  alloc events: %llu\n", (unsigned long long)ps->alloc_events);
+			rd_outf(o, "\n  alloc events: %llu\n", (unsigned long long)ps->alloc_events);
 	}
 	text_lifecycle(o, pr);
 }
@@ -723,15 +708,15 @@ static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
 	json_u(o, &f, "count", e->count);
 	if (e->h) {
 		json_u(o, &f, "total_ns", e->h->sum);
-		json_u(o, &f, "mean_ns", rte_hist_mean(e->h));
+		json_u(o, &f, "mean_ns", rd_hist_mean(e->h));
 		json_u(o, &f, "min_ns", e->h->count ? e->h->min : 0);
-		json_u(o, &f, "p50_ns", rte_hist_quantile(e->h, 0.5));
-		json_u(o, &f, "p90_ns", rte_hist_quantile(e->h, 0.9));
-		json_u(o, &f, "p99_ns", rte_hist_quantile(e->h, 0.99));
-		json_u(o, &f, "p999_ns", rte_hist_quantile(e->h, 0.999));
+		json_u(o, &f, "p50_ns", rd_hist_quantile(e->h, 0.5));
+		json_u(o, &f, "p90_ns", rd_hist_quantile(e->h, 0.9));
+		json_u(o, &f, "p99_ns", rd_hist_quantile(e->h, 0.99));
+		json_u(o, &f, "p999_ns", rd_hist_quantile(e->h, 0.999));
 		json_u(o, &f, "max_ns", e->h->max);
 		json_key(o, &f, "wall_share");
-		outf(o, "%.6f", share(e->h->sum, wall));
+		rd_outf(o, "%.6f", share(e->h->sum, wall));
 		json_u(o, &f, "unmatched_ends", e->unmatched);
 		json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
@@ -858,13 +843,13 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	json_u(o, &f, "lost_words", pr->lost_words);
 	json_u(o, &f, "runtime_phase_ns", ph);
 	json_key(o, &f, "runtime_phase_share");
-	outf(o, "%.6f", share(ph, wall));
+	rd_outf(o, "%.6f", share(ph, wall));
 	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 	json_rings(o, P, pr, ps);
 	for (int fam = 0; fam < F_NFAM; fam++) {
 		first = 1;
-		outf(o, ",\"%s\":[", fam_key[fam]);
+		rd_outf(o, ",\"%s\":[", fam_key[fam]);
 		for (size_t i = 0; ps && i < ps->n; i++)
 			if (ps->e[i]->fam == fam && !ps->e[i]->hidden) {
 				if (!first)
@@ -965,11 +950,11 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, S->oom ? "false" : "true");
 		rd_out_str(o, "}\n");
 	} else {
-		outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
+		rd_outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
 		     P->nproc == 1 ? "" : "es", (unsigned long long)events,
 		     (unsigned long long)c->lost_total);
 		if (S->oom)
-			outf(o, "(incomplete: out of memory while summarising)\n");
+			rd_outf(o, "(incomplete: out of memory while summarising)\n");
 	}
 	free_state(P);
 }

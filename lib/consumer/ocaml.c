@@ -219,7 +219,7 @@ static int scan_ring(rte_cursor *c, unsigned ring, struct seen *s)
 	struct rte_event ev[64];
 	unsigned stack[MAXDEPTH], depth = 0;
 	size_t total = 0;
-	int n;
+	int n = 0;
 
 	while (total < EVENTS_PER_RING && s->nestings < ENOUGH &&
 	       (n = rte_cursor_next_batch(c, ring, ev, 64)) > 0) {

@@ -1,5 +1,5 @@
 /*
- * crash.c - rte.crash, rte.backtrace and rte.module* in rte-read (crash.h).
+ * crashrep.c - rte.crash, rte.backtrace and rte.module* in rte-read (crashrep.h).
  *
  * Per file (one process image): a symboliser fed by its module events, and
  * per ring the last RD_CRASH_LAST events (a small copy each: kind, time,
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash.h"
+#include "crashrep.h"
 #include "rte/crash.h"
 #include "symbolize.h"
 
@@ -643,37 +643,21 @@ unsigned rd_crash_count(const struct rd_crash *c, int fatal_only)
 
 /* ---- text -------------------------------------------------------------------- */
 
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, buf, (size_t)n < sizeof(buf) ? (size_t)n
-		                                           : sizeof(buf) - 1);
-}
-
 static void crash_headline(struct rd_out *o, const struct rte_crash_rec *r)
 {
 	char sb[32];
 	const char *code = code_name(r->signo, r->code);
 
-	outf(o, "%s", sig_name(r->signo, sb, sizeof(sb)));
+	rd_outf(o, "%s", sig_name(r->signo, sb, sizeof(sb)));
 	if (code)
-		outf(o, " (%s)", code);
+		rd_outf(o, " (%s)", code);
 	else
-		outf(o, " (si_code %d)", r->code);
+		rd_outf(o, " (si_code %d)", r->code);
 	if (r->signo != SIGABRT && r->code > 0)
-		outf(o, " at address 0x%" PRIx64, r->addr);
+		rd_outf(o, " at address 0x%" PRIx64, r->addr);
 	if (r->code <= 0 && r->sender)
-		outf(o, " from pid %d", r->sender);
-	outf(o, "%s%s", r->flags & RTE_CRASH_FATAL ? ", fatal" : "",
+		rd_outf(o, " from pid %d", r->sender);
+	rd_outf(o, "%s%s", r->flags & RTE_CRASH_FATAL ? ", fatal" : "",
 	     r->flags & RTE_CRASH_HANDLED ? ", passed to the program's handler"
 	                                  : "");
 }
@@ -695,7 +679,7 @@ void rd_crash_text_value(struct rd_crash *c, const struct rd_item *it,
 		if (decode_crash(ev, &cr, &s) < 0)
 			goto bad;
 		crash_headline(o, &cr);
-		outf(o, ", tid %d", cr.tid);
+		rd_outf(o, ", tid %d", cr.tid);
 		if (f)
 			fr = symbolise(f->sym, &s, 1, &nf);
 		break;
@@ -703,19 +687,19 @@ void rd_crash_text_value(struct rd_crash *c, const struct rd_item *it,
 		if (decode_bt(ev, &br, &s) < 0)
 			goto bad;
 		if (br.kind == RTE_BT_FORK)
-			outf(o, "fork of pid %" PRId64 " by tid %d", br.data, br.tid);
+			rd_outf(o, "fork of pid %" PRId64 " by tid %d", br.data, br.tid);
 		else if (br.kind == RTE_BT_THREAD)
-			outf(o, "thread made by ring %" PRId64 " (tid %d)", br.data,
+			rd_outf(o, "thread made by ring %" PRId64 " (tid %d)", br.data,
 			     br.tid);
 		else
-			outf(o, "kind %u", br.kind);
+			rd_outf(o, "kind %u", br.kind);
 		if (f)
 			fr = symbolise(f->sym, &s, 0, &nf);
 		break;
 	case OWN_MOD:
 		if (decode_mod(ev, &m, 1) < 0)
 			goto bad;
-		outf(o, "%s at 0x%" PRIx64 "-0x%" PRIx64 " bias 0x%" PRIx64
+		rd_outf(o, "%s at 0x%" PRIx64 "-0x%" PRIx64 " bias 0x%" PRIx64
 		     " build id ", m.path, m.start, m.end, m.bias);
 		if (m.build_id_len)
 			rd_out_hex(o, m.build_id, m.build_id_len);
@@ -726,17 +710,17 @@ void rd_crash_text_value(struct rd_crash *c, const struct rd_item *it,
 	case OWN_UNMOD:
 		if (decode_mod(ev, &m, 0) < 0)
 			goto bad;
-		outf(o, "at 0x%" PRIx64 " bias 0x%" PRIx64, m.start, m.bias);
+		rd_outf(o, "at 0x%" PRIx64 " bias 0x%" PRIx64, m.start, m.bias);
 		return;
 	default:
 		return;
 	}
 	for (unsigned i = 0; i < nf; i++)
-		outf(o, "\n    %s", fr[i]);
+		rd_outf(o, "\n    %s", fr[i]);
 	free_strs(fr, nf);
 	return;
 bad:
-	outf(o, "(malformed %s payload, %zu bytes)", ev->name,
+	rd_outf(o, "(malformed %s payload, %zu bytes)", ev->name,
 	     ev->u.custom.len);
 }
 
@@ -754,9 +738,9 @@ static void text_frames(struct rd_out *o, char **v, unsigned n)
 				break;
 			run++;
 		}
-		outf(o, "    %s\n", v[k]);
+		rd_outf(o, "    %s\n", v[k]);
 		if (run > 2) {
-			outf(o, "    ... the same frame %u more times\n", run - 1);
+			rd_outf(o, "    ... the same frame %u more times\n", run - 1);
 			k += run;
 		} else {
 			k++;
@@ -767,9 +751,9 @@ static void text_frames(struct rd_out *o, char **v, unsigned n)
 static void text_last(void *ud, const char *head, const char *line)
 {
 	if (head)
-		outf(ud, "    %s\n", head);
+		rd_outf(ud, "    %s\n", head);
 	else
-		outf(ud, "      %s\n", line);
+		rd_outf(ud, "      %s\n", line);
 }
 
 void rd_crash_report_text(const struct rd_crash *c, struct rd_out *o)
@@ -777,22 +761,22 @@ void rd_crash_report_text(const struct rd_crash *c, struct rd_out *o)
 	for (unsigned i = 0; c && i < c->ncrashes; i++) {
 		const struct crash *cr = &c->crashes[i];
 
-		outf(o, "\n%s in process %ld: ",
+		rd_outf(o, "\n%s in process %ld: ",
 		     cr->r.flags & RTE_CRASH_FATAL ? "CRASH" : "SIGNAL", cr->pid);
 		crash_headline(o, &cr->r);
-		outf(o, "\n  thread %s (tid %d), ring %u of %s\n",
+		rd_outf(o, "\n  thread %s (tid %d), ring %u of %s\n",
 		     cr->thread[0] ? cr->thread : "(no name)", cr->r.tid,
 		     cr->ring, cr->path);
-		outf(o, "  stack:\n");
+		rd_outf(o, "  stack:\n");
 		if (!cr->nframes)
-			outf(o, "    (no frames recorded)\n");
+			rd_outf(o, "    (no frames recorded)\n");
 		text_frames(o, cr->frames, cr->nframes);
 		if (cr->nmade) {
-			outf(o, "  thread made by ring %d (tid %ld) at:\n",
+			rd_outf(o, "  thread made by ring %d (tid %ld) at:\n",
 			     cr->made_ring, cr->made_tid);
 			text_frames(o, cr->made_by, cr->nmade);
 		}
-		outf(o, "  last events before it, by ring (time relative to "
+		rd_outf(o, "  last events before it, by ring (time relative to "
 		     "the crash):\n");
 		each_last(c, cr, text_last, o);
 	}
@@ -818,12 +802,12 @@ static void json_crash_fields(struct rd_out *o, const struct rte_crash_rec *r)
 
 	rd_out_str(o, "\"signal\":");
 	rd_out_json_str(o, sig_name(r->signo, sb, sizeof(sb)));
-	outf(o, ",\"signo\":%d,\"si_code\":%d", r->signo, r->code);
+	rd_outf(o, ",\"signo\":%d,\"si_code\":%d", r->signo, r->code);
 	if (code) {
 		rd_out_str(o, ",\"si_code_name\":");
 		rd_out_json_str(o, code);
 	}
-	outf(o, ",\"addr\":\"0x%" PRIx64 "\",\"tid\":%d,\"fatal\":%s,"
+	rd_outf(o, ",\"addr\":\"0x%" PRIx64 "\",\"tid\":%d,\"fatal\":%s,"
 	     "\"handled\":%s", r->addr, r->tid,
 	     r->flags & RTE_CRASH_FATAL ? "true" : "false",
 	     r->flags & RTE_CRASH_HANDLED ? "true" : "false");
@@ -866,16 +850,16 @@ void rd_crash_report_json(const struct rd_crash *c, struct rd_out *o)
 
 		if (i)
 			rd_out_ch(o, ',');
-		outf(o, "{\"pid\":%ld,\"file\":", cr->pid);
+		rd_outf(o, "{\"pid\":%ld,\"file\":", cr->pid);
 		rd_out_json_str(o, cr->path);
-		outf(o, ",\"ring\":%u,\"thread\":", cr->ring);
+		rd_outf(o, ",\"ring\":%u,\"thread\":", cr->ring);
 		rd_out_json_str(o, cr->thread);
-		outf(o, ",\"ts\":%" PRIu64 ",", cr->ts);
+		rd_outf(o, ",\"ts\":%" PRIu64 ",", cr->ts);
 		json_crash_fields(o, &cr->r);
 		rd_out_str(o, ",\"stack\":");
 		json_strs(o, cr->frames, cr->nframes);
 		if (cr->nmade) {
-			outf(o, ",\"made_by_ring\":%d,\"made_by_stack\":",
+			rd_outf(o, ",\"made_by_ring\":%d,\"made_by_stack\":",
 			     cr->made_ring);
 			json_strs(o, cr->made_by, cr->nmade);
 		}
@@ -936,7 +920,7 @@ void rd_crash_chrome_args(struct rd_crash *c, const struct rd_item *it,
 	case OWN_BT:
 		if (decode_bt(it->ev, &br, &s) < 0)
 			goto bad;
-		outf(o, "\"kind\":\"%s\",\"data\":%" PRId64 ",\"tid\":%d",
+		rd_outf(o, "\"kind\":\"%s\",\"data\":%" PRId64 ",\"tid\":%d",
 		     br.kind == RTE_BT_FORK ? "fork" : "thread", br.data, br.tid);
 		break;
 	default:

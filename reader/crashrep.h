@@ -1,5 +1,5 @@
 /*
- * crash.h - rte-read's view of the crash recorder's events (rte/crash.h):
+ * crashrep.h - rte-read's view of the crash recorder's events (rte/crash.h):
  * rte.module / rte.module.unload feed a symboliser per file
  * (symbolize.h), rte.crash and rte.backtrace are decoded and their stacks
  * symbolised, and for every crash the last events of every ring of the
@@ -11,8 +11,8 @@
  *
  * Not thread-safe.
  */
-#ifndef RD_CRASH_H
-#define RD_CRASH_H
+#ifndef RD_CRASHREP_H
+#define RD_CRASHREP_H
 
 #include "out.h"
 #include "procs.h"

@@ -1,0 +1,321 @@
+/*
+ * liveness.c - is the writer of a ring file still there: /proc/PID/stat and
+ * /proc/PID/maps (see liveness.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inputs.h"
+#include "liveness.h"
+
+/*
+ * The state letter and the start time (field 22, clock ticks since boot)
+ * of process pid from /proc/PID/stat. Returns 0, or -1 if there is no such
+ * process (or its stat cannot be parsed).
+ */
+static int proc_stat(long pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold anything */
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	*state = p[2];
+	/* Fields 3.. follow ") "; the start time is the 20th of them. */
+	p += 2;
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+static int dead_state(char s)
+{
+	return s == 'Z' || s == 'X' || s == 'x';
+}
+
+int rd_pid_alive(long pid)
+{
+	char st;
+	unsigned long long start;
+
+	if (pid <= 0)
+		return 0;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return 0;
+	return proc_stat(pid, &st, &start) < 0 || !dead_state(st);
+}
+
+/*
+ * Parse one line of /proc/PID/maps: its start address, permissions, device
+ * and inode. Returns 1 if it is a writable shared mapping of a file (how
+ * the shim maps its ring; rte-read's own mappings are read-only), 0 for
+ * another mapping of a file, -1 for anything else.
+ */
+static int maps_line(const char *line, unsigned long long *lo,
+                     unsigned long long *hi, struct rd_maps_id *id)
+{
+	unsigned maj, min;
+	unsigned long long in;
+	char perm[8];
+
+	if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu", lo, hi, perm, &maj, &min,
+	           &in) != 6 || in == 0)
+		return -1;
+	id->dev = makedev(maj, min);
+	id->ino = (ino_t)in;
+	return perm[1] == 'w' && perm[3] == 's';
+}
+
+/*
+ * 1 if the mapping [lo, hi) of process pid is the file (dev, ino) as
+ * stat() sees it, 0 if it is another file, -1 if that cannot be told
+ * (map_files needs privileges): the device and inode of maps alone are
+ * then taken as the answer.
+ */
+static int map_files_is(long pid, unsigned long long lo, unsigned long long hi,
+                        dev_t dev, ino_t ino)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof path, "/proc/%ld/map_files/%llx-%llx", pid, lo, hi);
+	if (stat(path, &st) < 0)
+		return -1;
+	return st.st_dev == dev && st.st_ino == ino;
+}
+
+/*
+ * 1 if /proc/PID/maps maps the file w writable and shared, 0 if not (also:
+ * no such process, or a zombie, whose maps are empty), -1 if it cannot be
+ * read. Maps name a file by the device and inode the kernel's mapping
+ * holds, which are not always stat()'s (btrfs gives maps the file
+ * system's device and stat() the subvolume's; overlayfs maps the file of
+ * the layer below): w->maps holds the pair as maps shows it for this file
+ * (rd_writer_locate), and map_files, where it may be read, settles the
+ * rare case of two files showing the same pair.
+ */
+static int maps_file(long pid, const struct rd_writer *w)
+{
+	char path[64], line[4096 + 128];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	while (!found && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+		struct rd_maps_id id;
+
+		if (maps_line(line, &lo, &hi, &id) == 1 && id.dev == w->maps.dev &&
+		    id.ino == w->maps.ino)
+			found = map_files_is(pid, lo, hi, w->dev, w->ino) != 0;
+	}
+	if (ferror(f) && !found)
+		found = -1;
+	fclose(f);
+	return found;
+}
+
+int rd_maps_id_of_fd(int fd, struct rd_maps_id *id)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char line[4096 + 128];
+	void *m;
+	FILE *f;
+	int found = -1;
+
+	m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	f = fopen("/proc/self/maps", "re");
+	while (f && found < 0 && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+
+		if (maps_line(line, &lo, &hi, id) >= 0 && lo == (uintptr_t)m)
+			found = 0;
+	}
+	if (f)
+		fclose(f);
+	munmap(m, (size_t)page);
+	return found;
+}
+
+int rd_writer_locate(struct rd_writer *w, const char *path)
+{
+	struct rd_maps_id id;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == w->dev &&
+	    st.st_ino == w->ino && rd_maps_id_of_fd(fd, &id) == 0) {
+		w->maps = id;
+		rc = 0;
+	}
+	close(fd);
+	return rc;
+}
+
+/* Nanoseconds to add to a CLOCK_REALTIME time to get CLOCK_BOOTTIME. */
+static int64_t realtime_to_boottime(void)
+{
+	struct timespec r, b;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	return ((int64_t)b.tv_sec - r.tv_sec) * 1000000000 + (b.tv_nsec - r.tv_nsec);
+}
+
+/* 1 if a process that started `start` ticks after boot started after the
+ * realtime ns `t` (with a margin for the tick and the clock reads). */
+static int started_after(unsigned long long start, uint64_t t)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	int64_t bt = (int64_t)t + realtime_to_boottime();
+	int64_t st;
+
+	if (hz <= 0 || t == 0)
+		return 0;
+	/* The start time is rounded down to a tick: the process started in
+	 * [st, st + tick). A 20 ms margin covers a stepped clock's jitter. */
+	st = (int64_t)(start * (1000000000ull / (unsigned long long)hz));
+	return st > bt + 20000000;
+}
+
+int rd_pid_newer_than(long pid, uint64_t changed_ns)
+{
+	char state;
+	unsigned long long start;
+
+	if (pid <= 0 || proc_stat(pid, &state, &start) < 0 || dead_state(state))
+		return 1;
+	return started_after(start, changed_ns);
+}
+
+static uint64_t ts_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+void rd_writer_init(struct rd_writer *w, long pid, const struct stat *st)
+{
+	uint64_t c = ts_ns(&st->st_ctim), m = ts_ns(&st->st_mtim);
+
+	memset(w, 0, sizeof *w);
+	w->pid = pid;
+	w->dev = st->st_dev;
+	w->ino = st->st_ino;
+	w->uid = st->st_uid;
+	w->changed_ns = c < m ? c : m;
+	w->maps.dev = st->st_dev; /* until rd_writer_locate() knows better */
+	w->maps.ino = st->st_ino;
+}
+
+/* Look through every process whose maps can be read for one that maps the
+ * file: the writer under another pid (it ran in a pid namespace). Stores
+ * its pid and start time. Returns 1 if found, else 0. */
+static int find_mapper(struct rd_writer *w)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		long pid = rd_is_pid(e->d_name) ? atol(e->d_name) : 0;
+		unsigned long long start;
+		char state;
+
+		if (pid <= 0 || proc_stat(pid, &state, &start) < 0 || dead_state(state) ||
+		    maps_file(pid, w) != 1)
+			continue;
+		w->seen_pid = pid;
+		w->start = start;
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The process seen mapping the file is still the same and running. */
+static int same_process(const struct rd_writer *w)
+{
+	unsigned long long start;
+	char state;
+
+	return proc_stat(w->seen_pid, &state, &start) == 0 && !dead_state(state) &&
+	       start == w->start;
+}
+
+#define RESCAN_MS 1000 /* when nothing could tell, ask again this often */
+
+int rd_writer_alive(struct rd_writer *w)
+{
+	unsigned long long start = 0;
+	char state;
+	int m = 0, exists;
+
+	if (w->gone || w->pid <= 0)
+		return !(w->gone = 1);
+	if (w->seen_pid) /* seen mapping it: alive while it runs */
+		return same_process(w) || !(w->gone = 1);
+	if (w->retry_ms && rd_now_ms() < w->retry_ms)
+		return 1;
+	exists = proc_stat(w->pid, &state, &start) == 0 && !dead_state(state);
+	if (exists && (m = maps_file(w->pid, w)) == 1) {
+		w->seen_pid = w->pid;
+		w->start = start;
+		return 1;
+	}
+	if (m < 0 && started_after(start, w->changed_ns))
+		return !(w->gone = 1); /* not the writer: born after the file */
+	if (find_mapper(w))
+		return 1;
+	/* Nobody we can see maps it. If the writer could be a process whose
+	 * maps we may not read (another user's, and we are not root), we
+	 * cannot tell: keep it alive and ask again later. */
+	if (m < 0 && geteuid() != 0 && geteuid() != w->uid) {
+		w->retry_ms = rd_now_ms() + RESCAN_MS;
+		return 1;
+	}
+	return !(w->gone = 1);
+}
+
+int rd_writer_maps_now(struct rd_writer *w)
+{
+	if (w->gone || w->pid <= 0)
+		return 0;
+	if (w->seen_pid)
+		return same_process(w) && maps_file(w->seen_pid, w) != 0;
+	return rd_writer_alive(w);
+}
