@@ -167,6 +167,18 @@ t_threads() {
 	finish
 }
 
+# 70000 threads one after another, then one that allocates 1000 blocks of
+# 48 bytes: the pool of per-thread states (65536) is never exhausted by
+# states kept by ended threads.
+t_manythreads() {
+	begin manythreads
+	run many -- "$T/manythreads"
+	[ "$STATUS" = 0 ] || fail "manythreads exited $STATUS"
+	b6=$(bucket "$(totals many)" 6)
+	in_range "${b6:-0}" 1000 1064 || fail "the last thread's bucket 6: $b6"
+	finish
+}
+
 # ---- exec: the counts reach the file before the image goes ------------------
 
 t_exec() {
@@ -280,7 +292,7 @@ t_rte_run() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_threads t_exec t_cxx t_tcmalloc t_arena t_off t_rte_run"
+ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_tcmalloc t_arena t_off t_rte_run"
 case $SAN in
 # ASan's runtime is preloaded first: its malloc takes the calls.
 *address*) ALL="t_sanitizer t_off" ;;
