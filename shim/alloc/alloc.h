@@ -60,9 +60,10 @@ int rte_alloc_enabled(void);
 /* Start counting (the end of rte_alloc_start: the shim's own start-up is
  * not counted). */
 void rte_alloc_on(void);
-/* The real allocator's malloc_usable_size (never one of our arena's
- * pointers). */
-size_t rte_alloc_real_usable(void *p);
+/* NULL, or when RTE_ALLOC asked for profiling but another allocator (or a
+ * sanitizer) comes before librte.so and takes the calls: the file that
+ * defines it, for the warning. Not signal-safe. */
+const char *rte_alloc_first_owner(void);
 
 /* ---- alloc/sample.c ----------------------------------------------------- */
 

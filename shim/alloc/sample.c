@@ -44,7 +44,6 @@
 #include "rte/rte.h"
 
 int rte_api_register_own(const char *name, enum rte_type type);
-const char *rte_alloc_first_owner(void);
 
 /* ---- configuration ----------------------------------------------------------- */
 

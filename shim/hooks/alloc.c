@@ -217,8 +217,6 @@ void rte_alloc_on(void)
 		__atomic_store_n(&g_mode, MODE_ON, __ATOMIC_RELEASE);
 }
 
-/* For the warning of alloc/sample.c: who takes the calls instead of us. */
-const char *rte_alloc_first_owner(void);
 const char *rte_alloc_first_owner(void)
 {
 	Dl_info info;
@@ -230,11 +228,6 @@ const char *rte_alloc_first_owner(void)
 	if (first && dladdr(first, &info) && info.dli_fname)
 		return info.dli_fname;
 	return "another library";
-}
-
-size_t rte_alloc_real_usable(void *p)
-{
-	return p && !in_arena(p) && g_real.usable ? g_real.usable(p) : 0;
 }
 
 /* ---- the profiling path ------------------------------------------------------ */

@@ -274,6 +274,19 @@ t_off() {
 	finish
 }
 
+# ---- a malformed value: its default and one warning -------------------------
+
+t_badvalue() {
+	begin badvalue
+	run bad RTE_ALLOC_SAMPLE=lots RTE_ALLOC_FLUSH_MS=0 -- "$T/sizes"
+	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS"
+	grep -q "RTE_ALLOC_SAMPLE=lots is not a number" "$D/bad.err" &&
+		grep -q "RTE_ALLOC_FLUSH_MS=0 is not a number" "$D/bad.err" ||
+		fail "warnings: $(cat "$D/bad.err")"
+	grep -q '"kind":"alloc"' "$D/bad.jsonl" || fail "no alloc event"
+	finish
+}
+
 # ---- rte-run --alloc ---------------------------------------------------------
 
 t_rte_run() {
@@ -292,7 +305,7 @@ t_rte_run() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_tcmalloc t_arena t_off t_rte_run"
+ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_tcmalloc t_arena t_off t_badvalue t_rte_run"
 case $SAN in
 # ASan's runtime is preloaded first: its malloc takes the calls.
 *address*) ALL="t_sanitizer t_off" ;;
