@@ -1,6 +1,6 @@
 /*
  * backtrace.c - cost of one captured stack, with the shim's own capture
- * code (shim/backtrace.c, linked in directly): libunwind local unwinding,
+ * code (shim/crash/backtrace.c, linked in directly): libunwind local unwinding,
  * with its per-thread cache (what librte.so uses) and without it.
  *
  * Each capture walks the same stack: the benchmark recurses DEPTH frames
@@ -17,12 +17,13 @@
  *
  * usage: backtrace [CAPTURES [ROUNDS<=64 [DEPTH]]]
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "../shim/backtrace.h"
+#include "../shim/crash/backtrace.h"
 
 #define MAX_ROUNDS 64
 
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
 		        argv[0]);
 		return 2;
 	}
-	if (rte_bt_init(1) < 0) {
+	if (rte_bt_init(1, dlopen, dlclose) < 0) {
 		fprintf(stderr, "libunwind.so.8 cannot be loaded\n");
 		return 1;
 	}

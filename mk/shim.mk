@@ -11,14 +11,20 @@
 # interposed libc functions local. Link a program with
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
-SHIM_SRCS := shim/core.c shim/api.c shim/file.c shim/config.c \
-	shim/thread.c shim/proc.c shim/ocaml.c shim/real.c \
-	shim/crash.c shim/modules.c shim/backtrace.c \
-	shim/hooks/alloc.c shim/alloc/sample.c
+# Layers (see shim/init.c): leaves, the tracer, hooks and the crash
+# recorder, then api.c and init.c.
+SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
+	shim/real.c shim/registry.c \
+	shim/tracer.c \
+	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
+	shim/hooks/dl.c \
+	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \
+	shim/alloc/sample.c shim/hooks/alloc.c \
+	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 
-$(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden
+$(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden -Ishim
 # The malloc wrappers: no SLP vectorisation of the per-thread counters (it
 # pairs two adds through a stack slot: a store-forwarding stall per call).
 # Not instrumented by a sanitizer either: they run before any runtime is

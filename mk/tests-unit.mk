@@ -1,5 +1,7 @@
 # tests/unit/: cmocka unit tests of lib/ (format, ring writer, consumer,
-# JSONL, clock), run against real files in a temporary directory.
+# JSONL, clock) and of the shim's modules that link alone (config, the
+# event registry, the tracer's state machine), run against real files in a
+# temporary directory; and tests/unit/layers.sh (shim/ includes point down).
 #
 #   make test-unit    build and run every unit test (part of `make test`)
 #   make check-loop   rerun the reader/writer concurrency test 50 times
@@ -8,7 +10,8 @@
 # (tests/fixtures/ocaml-5.2/) so that a clean clone can run them; the path
 # is compiled in and can be overridden with RTE_FIXTURES_DIR at run time.
 
-UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml
+UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml \
+	shim_config shim_registry shim_tracer
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
 UNIT_HELPER_OBJ := $(BUILD)/obj/tests/unit/rte_test.o
 UNIT_OBJS := $(UNIT_TESTS:%=$(BUILD)/obj/tests/unit/test_%.o) $(UNIT_HELPER_OBJ)
@@ -20,14 +23,27 @@ $(UNIT_OBJS): BASE_CFLAGS += -Itests/unit -DRTE_FIXTURES='"$(UNIT_FIXTURES)"'
 $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) \
 		$(BUILD)/librteconsumer.a $(WRITER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(WRITER_OBJS) \
-		$(BUILD)/librteconsumer.a $(BASE_LDFLAGS) -lcmocka -lz
+	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(filter $(BUILD)/obj/shim/%,$^) \
+		$(WRITER_OBJS) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) \
+		-lcmocka -lz -ldl
+
+# The shim's modules that link alone (shim/init.c draws the layers): each
+# test links the module and the layers below it, nothing above.
+SHIM_UNIT_LEAVES := $(BUILD)/obj/shim/fd.o $(BUILD)/obj/shim/log.o
+$(BUILD)/tests/unit/test_shim_config: $(SHIM_UNIT_LEAVES) \
+	$(BUILD)/obj/shim/config.o
+$(BUILD)/tests/unit/test_shim_registry: $(BUILD)/obj/shim/registry.o
+$(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
+	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
+	$(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
+	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/tracer.o
 
 .PHONY: test-unit check-loop
 TEST_RUNS += test-unit
 
 test-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done; \
+		echo "== tests/unit/layers.sh"; sh tests/unit/layers.sh
 
 check-loop: $(BUILD)/tests/unit/test_concurrent
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_RUNS) ]; do \

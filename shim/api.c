@@ -1,122 +1,18 @@
 /*
- * api.c - the public producer API (rte/rte.h): start/pause/resume, the
- * user event registry, and the lock-free event writers.
- *
- * Registry: names live in a private table (so that events registered
- * before tracing starts reach the file when it does, and again in each
- * fork child's file) and in an open-addressing hash for lookups by name.
- * rte_g_types[id] (enum rte_type + 1, 0 = free) is what the write path
- * checks: one byte load per event. User ids are handed out from 0 upwards
- * like OCaml's; rte's own rte.* events take ids from the top (8191 down),
- * so they never shift a program's ids.
+ * api.c - the public producer API (rte/rte.h): start/pause/resume,
+ * rte_register (on registry.h) and the lock-free event writers.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "clock.h"
+#include "registry.h"
 #include "rte/rte.h"
-#include "shim.h"
-
-#define HASH_SLOTS (2 * RTE_MAX_USER_EVENTS)
-
-static char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
-static uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
-static unsigned g_low;              /* lowest id that may be free */
-static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */
-
-int rte_api_register_own(const char *name, enum rte_type type);
-void rte_api_write_all_names(void);
-
-static unsigned type_of(int id)
-{
-	/* Relaxed: a byte that is set once per id; the write path only needs
-	 * the value (the name slot is independent of the event). */
-	return __atomic_load_n(&rte_g_types[id], __ATOMIC_RELAXED);
-}
-
-/* Length of a valid name (1..127 printable ASCII bytes), or -1. */
-static int name_len(const char *name)
-{
-	size_t n = 0;
-
-	if (!name)
-		return -1;
-	for (; name[n]; n++)
-		if (n >= RTE_NAME_MAX || name[n] < 0x20 || name[n] > 0x7e)
-			return -1;
-	return n ? (int)n : -1;
-}
-
-static unsigned hash_name(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h & (HASH_SLOTS - 1);
-}
-
-/* Hash slot holding `name`, or the empty slot where it would go. */
-static unsigned hash_find(const char *name)
-{
-	unsigned i = hash_name(name);
-
-	while (g_hash[i] && strcmp(g_names[g_hash[i] - 1], name))
-		i = (i + 1) & (HASH_SLOTS - 1);
-	return i;
-}
-
-static int free_id(int top)
-{
-	if (top) {
-		while (g_high > 0 && rte_g_types[g_high])
-			g_high--;
-		return rte_g_types[g_high] ? -1 : (int)g_high;
-	}
-	while (g_low < RTE_MAX_USER_EVENTS && rte_g_types[g_low])
-		g_low++;
-	return g_low < RTE_MAX_USER_EVENTS ? (int)g_low : -1;
-}
-
-static int add_locked(const char *name, size_t len, enum rte_type type,
-                      int top)
-{
-	unsigned h = hash_find(name);
-	int id;
-
-	if (g_hash[h]) {
-		id = g_hash[h] - 1;
-		return type_of(id) == (unsigned)type + 1 ? id : RTE_ETYPE;
-	}
-	id = free_id(top);
-	if (id < 0)
-		return RTE_ETOOMANY;
-	memcpy(g_names[id], name, len + 1);
-	g_hash[h] = (uint16_t)(id + 1);
-	rte_core_write_name((unsigned)id, g_names[id]);
-	/* Relaxed: see type_of(); the lock orders registrations. */
-	__atomic_store_n(&rte_g_types[id], (uint8_t)(type + 1),
-	                 __ATOMIC_RELAXED);
-	return id;
-}
-
-int rte_api_register_own(const char *name, enum rte_type type)
-{
-	int id = add_locked(name, strlen(name), type, 1);
-
-	return id >= 0 ? id : -1;
-}
-
-void rte_api_write_all_names(void)
-{
-	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
-		if (rte_g_types[id])
-			rte_core_write_name(id, g_names[id]);
-}
+#include "tracer.h"
 
 RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 {
-	int saved = errno, len = name_len(name), r;
+	int saved = errno, len = rte_registry_name_len(name), r;
 	sigset_t old_mask;
 
 	if (len < 0 || !strncmp(name, "rte.", 4))
@@ -124,7 +20,7 @@ RTE_EXPORT int rte_register(const char *name, enum rte_type type)
 	if ((unsigned)type > RTE_TYPE_CUSTOM)
 		return RTE_EINVAL;
 	rte_lock(&old_mask);
-	r = add_locked(name, (size_t)len, type, 0);
+	r = rte_registry_add(name, (size_t)len, type, 0, rte_tracer_write_name);
 	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
@@ -138,7 +34,7 @@ RTE_EXPORT int rte_start(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	r = rte_core_start_locked();
+	r = rte_tracer_start_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 	return r;
@@ -150,18 +46,7 @@ RTE_EXPORT void rte_pause(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	if (rte_g_state == ST_FORKED && !rte_g_paused) {
-		/* A fork child without its file yet: nothing to write. */
-		rte_g_paused = 1;
-		/* Release: as below. */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && !rte_g_paused) {
-		rte_core_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
-		rte_g_paused = 1;
-		/* Release: pairs with nothing in particular; writers that
-		 * still see the old value finish a valid write. */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-	}
+	rte_tracer_pause_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 }
@@ -172,19 +57,7 @@ RTE_EXPORT void rte_resume(void)
 	sigset_t old_mask;
 
 	rte_lock(&old_mask);
-	if (rte_g_state == ST_FORKED && rte_g_paused) {
-		rte_g_paused = 0;
-		/* Release: the pending value sends the next event to the
-		 * slow path, which makes the file. */
-		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
-		                 __ATOMIC_RELEASE);
-	} else if (rte_g_state == ST_RUNNING && rte_g_paused) {
-		rte_g_paused = 0;
-		/* Release: pairs with the acquire in rte_core_attach() (the
-		 * generation is already published; this only re-opens). */
-		__atomic_store_n(&rte_g_active, rte_g_gen, __ATOMIC_RELEASE);
-		rte_core_lifecycle(RTE_LC_RING_RESUME, 0, 1);
-	}
+	rte_tracer_resume_locked();
 	rte_unlock(&old_mask);
 	errno = saved;
 }
@@ -197,18 +70,19 @@ RTE_EXPORT int rte_is_active(void)
 
 RTE_EXPORT int rte_path(char *buf, size_t len)
 {
-	int r;
+	int r, st;
 	size_t n;
 	sigset_t old_mask;
 
-	rte_core_materialize(); /* a fork child's file is made on demand */
+	rte_tracer_materialize(); /* a fork child's file is made on demand */
 	rte_lock(&old_mask);
-	if (rte_g_state != ST_RUNNING && rte_g_state != ST_STOPPED) {
+	st = rte_tracer_state();
+	if (st != ST_RUNNING && st != ST_STOPPED) {
 		r = RTE_ESTATE;
-	} else if (!buf || (n = strlen(rte_g_file.path)) + 1 > len) {
+	} else if (!buf || (n = strlen(rte_tracer_file()->path)) + 1 > len) {
 		r = RTE_EINVAL;
 	} else {
-		memcpy(buf, rte_g_file.path, n + 1);
+		memcpy(buf, rte_tracer_file()->path, n + 1);
 		r = (int)n;
 	}
 	rte_unlock(&old_mask);
@@ -228,7 +102,7 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
 	struct rte_ring_writer *w = rte_enter();
 
 	if (w && ((unsigned)id >= RTE_MAX_USER_EVENTS ||
-	          type_of(id) != (unsigned)type + 1)) {
+	          rte_registry_type(id) != (unsigned)type + 1)) {
 		rte_leave_w(w);
 		return NULL;
 	}
@@ -284,7 +158,7 @@ RTE_EXPORT void (rte_custom)(int id, const void *bytes, size_t len)
 		return;
 	if (!bytes)
 		len = 0;
-	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, len);
 	rte_leave_w(w);
 }
 

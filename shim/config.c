@@ -5,20 +5,7 @@
  * traced through the environment (its C API calls still work with the
  * defaults). A malformed value never stops the program: it gets the
  * default and one warning line on stderr.
- *
- * Also here: where the warning lines go (RTE_LOG), read when the library
- * is loaded:
- *   RTE_LOG=stderr (default)  fd 2, but only while it is still the file it
- *                             was at load (device and inode): a program that
- *                             closed fd 2 and reused the number for its own
- *                             data never finds our lines in it
- *   RTE_LOG=none              nowhere
- *   RTE_LOG=PATH              appended to PATH (made 0600 if missing;
- *                             opened per line, O_APPEND|O_CLOEXEC, so lines
- *                             of many processes interleave whole). A
- *                             relative PATH is taken from the working
- *                             directory at load.
- * Each line is "rte: <message>\n", written with one write().
+ * RTE_LOG is log.c's (read at load, before anything else).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,102 +16,9 @@
 #include <unistd.h>
 
 #include "rundir.h"
-#include "shim.h"
-
-/* ---- RTE_LOG ------------------------------------------------------------------ */
-
-enum { LOG_UNSET = 0, LOG_STDERR, LOG_NONE, LOG_FILE };
-
-static struct {
-	int kind;            /* LOG_*, set once (load, or first line) */
-	int err_ok;          /* fd 2 was open at load */
-	dev_t dev;           /* ... and was this file */
-	ino_t ino;
-	char path[PATH_MAX]; /* LOG_FILE: absolute */
-} g_log;
-
-static void log_init(void)
-{
-	const char *s = secure_getenv("RTE_LOG");
-	struct stat st;
-	char cwd[PATH_MAX];
-	int n;
-
-	if (fstat(STDERR_FILENO, &st) == 0) {
-		g_log.err_ok = 1;
-		g_log.dev = st.st_dev;
-		g_log.ino = st.st_ino;
-	}
-	if (!s || !*s || !strcmp(s, "stderr")) {
-		g_log.kind = LOG_STDERR;
-		return;
-	}
-	if (!strcmp(s, "none")) {
-		g_log.kind = LOG_NONE;
-		return;
-	}
-	if (s[0] == '/')
-		n = snprintf(g_log.path, sizeof(g_log.path), "%s", s);
-	else if (getcwd(cwd, sizeof(cwd)))
-		n = snprintf(g_log.path, sizeof(g_log.path), "%s/%s", cwd, s);
-	else
-		n = -1;
-	/* A path we cannot spell goes nowhere (never to someone's fd 2). */
-	g_log.kind = n < 0 || (size_t)n >= sizeof(g_log.path) ? LOG_NONE
-	                                                       : LOG_FILE;
-}
-
-/* Before the other constructors of librte.so: the fd 2 of the start. */
-__attribute__((constructor(101))) static void log_load(void)
-{
-	int saved = errno;
-
-	if (!g_log.kind)
-		log_init();
-	errno = saved;
-}
-
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; /* nothing sensible to do: the log is gone */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-void rte_log_line(const char *line, size_t n)
-{
-	struct stat st;
-	int fd;
-
-	if (!g_log.kind) /* called before our constructor ran */
-		log_init();
-	switch (g_log.kind) {
-	case LOG_STDERR:
-		if (g_log.err_ok && fstat(STDERR_FILENO, &st) == 0 &&
-		    st.st_dev == g_log.dev && st.st_ino == g_log.ino)
-			write_all(STDERR_FILENO, line, n);
-		break;
-	case LOG_FILE:
-		fd = rte_fd_high(open(g_log.path,
-		                      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		                              O_NOCTTY,
-		                      0600));
-		if (fd >= 0) {
-			write_all(fd, line, n);
-			close(fd);
-		}
-		break;
-	default:
-		break;
-	}
-}
+#include "config.h"
+#include "rte/format.h"
+#include "log.h"
 
 /* ---- the variables ----------------------------------------------------------- */
 
@@ -203,6 +97,11 @@ static void read_clock(struct rte_config *c)
 		         "using auto", s);
 }
 
+int rte_config_start_at_load(void)
+{
+	return secure_getenv("OCAML_RUNTIME_EVENTS_START") != NULL;
+}
+
 void rte_config_read(struct rte_config *c)
 {
 	const char *dir = secure_getenv("OCAML_RUNTIME_EVENTS_DIR");
@@ -210,7 +109,6 @@ void rte_config_read(struct rte_config *c)
 	memset(c, 0, sizeof(*c));
 	c->log2_words = RTE_RING_LOG2_DEFAULT;
 	c->rings = RTE_MAX_DOMAINS_DEFAULT;
-	c->start = secure_getenv("OCAML_RUNTIME_EVENTS_START") != NULL;
 	c->preserve = secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
 	c->trace_ocaml = secure_getenv("RTE_TRACE_OCAML") != NULL;
 	if (dir && *dir) {
@@ -232,4 +130,37 @@ void rte_config_read(struct rte_config *c)
 	read_runparam(c);
 	read_rings(c);
 	read_clock(c);
+}
+
+unsigned rte_config_backtrace_parse(const char *s)
+{
+	unsigned m = RTE_BTM_CRASH;
+
+	if (!s || !*s || !strcmp(s, "0") || !strcmp(s, "crash"))
+		return m;
+	if (!strcmp(s, "off") || !strcmp(s, "none"))
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 3 && !strncmp(s, "all", 3))
+			m |= RTE_BTM_FORK | RTE_BTM_THREAD;
+		else if (n == 4 && !strncmp(s, "fork", 4))
+			m |= RTE_BTM_FORK;
+		else if (n == 6 && !strncmp(s, "thread", 6))
+			m |= RTE_BTM_THREAD;
+		else if (!(n == 5 && !strncmp(s, "crash", 5)))
+			rte_warn(NULL, "RTE_BACKTRACE: ignoring '%.*s' (crash, "
+			         "fork, thread, all or off)",
+			         (int)(n > 32 ? 32 : n), s);
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return m;
+}
+
+unsigned rte_config_backtrace(void)
+{
+	return rte_config_backtrace_parse(secure_getenv("RTE_BACKTRACE"));
 }

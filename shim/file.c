@@ -55,28 +55,12 @@
 
 #include "clock.h"
 #include "rundir.h"
-#include "shim.h"
+#include "file.h"
+#include "log.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
 #endif
-
-int rte_fd_high(int fd)
-{
-	int n;
-
-	if (fd < 0 || fd >= RTE_FD_MIN)
-		return fd;
-	n = fcntl(fd, F_DUPFD_CLOEXEC, RTE_FD_MIN);
-	if (n < 0) /* RLIMIT_NOFILE below RTE_FD_MIN: above stdio at least */
-		n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (n < 0 && fd > 2)
-		return fd;
-	close(fd);
-	if (n < 0)
-		errno = EMFILE;
-	return n;
-}
 
 /* ---- the directory ---------------------------------------------------------- */
 
@@ -88,6 +72,7 @@ static struct {
 	ino_t ino;
 	int ok;              /* resolved */
 	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
+	const char *spelled; /* that relative spelling (the config's dir) */
 	char path[PATH_MAX]; /* absolute, for messages and re-opening */
 } g_dir = {.fd = -1};
 
@@ -147,6 +132,7 @@ static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
 	g_dir.ino = st.st_ino;
 	g_dir.fd = fd;
 	g_dir.relative = !c->dir_default && c->dir[0] != '/';
+	g_dir.spelled = c->dir;
 	g_dir.ok = 1;
 	return 0;
 fail:
@@ -196,7 +182,7 @@ const char *rte_file_env_dir(const char *entry)
 	size_t n = sizeof(DIR_VAR) - 1;
 
 	if (!g_dir.ok || !g_dir.relative || strncmp(entry, DIR_VAR, n) ||
-	    strcmp(entry + n, rte_g_cfg.dir))
+	    strcmp(entry + n, g_dir.spelled))
 		return NULL;
 	return g_dir.path;
 }
@@ -276,7 +262,7 @@ static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
 	/* The header, the ring headers and ring 0 now, before the file is
 	 * published: a file nobody can write ring_start into must never
 	 * appear. Other rings when they are claimed, each page of names when
-	 * a name is written (core.c). */
+	 * a name is written (tracer.c). */
 	if ((e = rte_file_reserve(f, 0, l->data_offset + l->ring_size_bytes)))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -21,7 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "ocaml.h"
+#include "real.h"
 
 static const char k_symbol[] = "caml_runtime_events_init";
 
@@ -106,7 +107,7 @@ out:
 	return r;
 }
 
-int rte_ocaml_detect(void)
+int rte_ocaml_in_process(void)
 {
 	return rte_dlsym(RTLD_DEFAULT, k_symbol) != NULL || exe_has_symbol();
 }

@@ -8,10 +8,15 @@
  * fork before ours has run. Where dlsym finds nothing (a static libc
  * stripped of a symbol, a libc too old for execveat), the wrappers fall back
  * to the raw system call or report ENOSYS; see proc.c and thread.c.
+ *
+ * This is the only place that looks up a symbol with RTLD_NEXT: a new
+ * wrapper adds its field to struct rte_real and one RESOLVE line here.
+ * (openpty and login_tty are libc's since glibc 2.34; with an older glibc
+ * they are found if libutil was loaded before librte.so's constructor.)
  */
 #include <dlfcn.h>
 
-#include "shim.h"
+#include "real.h"
 
 struct rte_real rte_real;
 
@@ -57,5 +62,13 @@ void rte_real_resolve(void)
 	RESOLVE(execveat, "execveat");
 	RESOLVE(exit_, "_exit");
 	RESOLVE(quick_exit, "quick_exit");
+	RESOLVE(openpty, "openpty");
+	RESOLVE(login_tty, "login_tty");
+	RESOLVE(sigaction, "sigaction");
+	RESOLVE(signal, "signal");
+	RESOLVE(bsd_signal, "bsd_signal");
+	RESOLVE(sysv_signal, "sysv_signal");
+	RESOLVE(dlopen, "dlopen");
+	RESOLVE(dlclose, "dlclose");
 	__atomic_store_n(&g_resolved, 1, __ATOMIC_RELEASE);
 }

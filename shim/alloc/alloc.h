@@ -10,10 +10,14 @@
  *                   and the lock-free set of live sampled addresses
  *                   (rte.alloc.free)
  *
- * What the rest of the shim calls (each a one-line hook):
+ * Its place in the layers (shim/init.c): above the tracer (whose per-
+ * thread state holds alloc/state.h's struct), beside the crash recorder,
+ * below hooks/. init.c wires it in:
  *   rte_alloc_init()        the constructor, before tracing may start
- *   rte_alloc_start()       tracing starts (registry lock held)
- *   rte_alloc_flush_self()  thread end, fork prepare, exec, exit, stop
+ *   rte_alloc_start()       tracer observer `started` (registry lock held)
+ *   rte_alloc_flush_self()  tracer observers `thread_end` and `stopping`
+ *                           (exit, a fatal signal, exec), hook observer
+ *                           `fork_prepare`
  * Records: include/rte/profile.h. Everything here is hidden.
  */
 #ifndef RTE_ALLOC_H
@@ -22,32 +26,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc/state.h"
 #include "rte/format.h"
 #include "rte/profile.h"
+#include "tracer.h"
 
 #pragma GCC visibility push(hidden)
 
-/* Per-thread state, a member of struct rte_thread (wiped by fork: a child
- * starts with nothing counted and a fresh random stream). Touched only by
- * its thread. The guard is set only around our own slow work (a sample, a
- * flush): the calls it makes (libunwind's) pass straight through. */
-struct rte_alloc_thread {
-	/* The counted path's words, in two cache lines. The 32-bit counts
-	 * cannot wrap: a flush comes at most RTE_ALLOC_FLUSH_CALLS (< 2^30)
-	 * + 64 calls after the previous one. */
-	int guard;          /* inside our slow work: calls pass straight */
-	uint32_t check_at;  /* look at the flush rules when calls + frees
-	                       reaches it */
-	uint32_t calls;     /* allocation calls since the last flush */
-	uint32_t frees;     /* frees since the last flush */
-	uint64_t bytes, freed;                     /* since the last flush */
-	int64_t left;       /* bytes before the next sample */
-	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size */
-	uint64_t last_ns;   /* time of the last flush (0: none yet) */
-	uint64_t rng;       /* xorshift64* state; 0: not seeded */
-	uint64_t rec[(sizeof(struct rte_alloc_sample_rec) + 7) / 8 +
-	             RTE_PROFILE_MAX_FRAMES + 8]; /* sample record buffer */
-};
 
 /* ---- hooks/alloc.c ------------------------------------------------------ */
 

@@ -39,11 +39,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../shim.h"
+#include "alloc/alloc.h"
+#include "tracer.h"
 #include "clock.h"
 #include "rte/rte.h"
-
-int rte_api_register_own(const char *name, enum rte_type type);
 
 /* ---- configuration ----------------------------------------------------------- */
 
@@ -202,10 +201,10 @@ void rte_alloc_start(void)
 			dl_iterate_phdr(find_text, (void *)rte_alloc_start);
 		g_started = 1;
 	}
-	g_id_calls = rte_api_register_own(RTE_ALLOC_EV_CALLS, RTE_TYPE_INT);
-	g_id_bytes = rte_api_register_own(RTE_ALLOC_EV_BYTES, RTE_TYPE_INT);
-	g_id_frees = rte_api_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
-	g_id_freed = rte_api_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
+	g_id_calls = rte_tracer_register_own(RTE_ALLOC_EV_CALLS, RTE_TYPE_INT);
+	g_id_bytes = rte_tracer_register_own(RTE_ALLOC_EV_BYTES, RTE_TYPE_INT);
+	g_id_frees = rte_tracer_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
+	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
 	if (g_period && !g_set)
 		start_sampling();
 	rte_alloc_on();
@@ -214,10 +213,10 @@ void rte_alloc_start(void)
 /* The sampling part of rte_alloc_start(). */
 static void start_sampling(void)
 {
-	g_id_sample = rte_api_register_own(RTE_ALLOC_EV_SAMPLE,
+	g_id_sample = rte_tracer_register_own(RTE_ALLOC_EV_SAMPLE,
 	                                   RTE_TYPE_CUSTOM);
-	g_id_free = rte_api_register_own(RTE_ALLOC_EV_FREE, RTE_TYPE_CUSTOM);
-	rte_bt_init(1);
+	g_id_free = rte_tracer_register_own(RTE_ALLOC_EV_FREE, RTE_TYPE_CUSTOM);
+	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
 	{
 		void *p = mmap(NULL, sizeof(struct rte_alloc_set),
 		               PROT_READ | PROT_WRITE,
@@ -308,7 +307,7 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	r->period = g_period;
 	if (!(w = rte_enter()))
 		return; /* stays in the set: its free is written (and dropped) */
-	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_sample), r,
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_sample), r,
 	                      sizeof(*r) + k * sizeof(uint64_t));
 	rte_leave_w(w);
 }
@@ -359,7 +358,7 @@ void rte_alloc_note_free(void *p)
 	r.version = RTE_ALLOC_FREE_VERSION;
 	r.addr = (uint64_t)(uintptr_t)p;
 	if (g_id_free >= 0 && (w = rte_enter())) {
-		rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_free),
+		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_free),
 		                      &r, sizeof(r));
 		rte_leave_w(w);
 	}

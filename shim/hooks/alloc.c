@@ -31,7 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../shim.h"
+#include "alloc/alloc.h"
+#include "tracer.h"
 
 /* Modes, in g_mode. Only MODE_PASS takes the fast path. */
 enum {

@@ -1,5 +1,5 @@
 /*
- * crash.c - the crash flight recorder: when a traced program receives
+ * crash/handler.c - the crash flight recorder: when a traced program receives
  * SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGABRT, write rte.crash (signal,
  * si_code, fault address, the stack) on the crashing thread's ring, keep
  * the file, then let the signal do exactly what it would without us.
@@ -66,15 +66,13 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "backtrace.h"
+#include "crash/backtrace.h"
 #include "clock.h"
-#include "crash.h"
+#include "crash/altstack.h"
+#include "crash/crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
-#include "shim.h"
-
-/* Implemented in api.c: register an rte.* event (registry lock held). */
-int rte_api_register_own(const char *name, enum rte_type type);
+#include "tracer.h"
 
 static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
@@ -92,7 +90,6 @@ static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
 /* The functions that run on the stack the program's handler gets (a small
  * alternate stack of the program's, maybe): no sanitizer instrumentation,
  * whose redzones would double their frames. */
-#define LEAN __attribute__((no_sanitize_address, no_sanitize_undefined))
 
 static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
@@ -106,19 +103,13 @@ static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
 static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
 static int g_fork_threaded;      /* the parent had threads (lock held) */
-static int (*g_real_sigaction)(int, const struct sigaction *,
-                               struct sigaction *);
-static pthread_key_t g_alt_key;
-static int g_alt_key_ok;
-static size_t g_alt_size;
 static size_t g_page = 4096;     /* set at start */
-static int g_once_alt;
 
-/* Per-thread state, kept in struct rte_thread (shim.h), not in TLS. */
+/* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
 #define t_recording (rte_self.crash_recording) /* inside our own work */
 #define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
 #define t_chained (rte_self.crash_chained) /* inside the program's handler */
-#define t_chain_sp (rte_self.crash_chain_sp) /* see shim.h */
+#define t_chain_sp (rte_self.crash_chain_sp) /* see tracer.h */
 #define t_bt (rte_self.crash_bt)               /* record buffer */
 _Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
@@ -138,16 +129,12 @@ static int real_sigaction(int sig, const struct sigaction *act,
 {
 	int (*f)(int, const struct sigaction *, struct sigaction *);
 
+	rte_real_resolve();
 	/* Relaxed: the pointer is the same whoever stores it. */
-	f = __atomic_load_n(&g_real_sigaction, __ATOMIC_RELAXED);
+	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
 	if (!f) {
-		*(void **)&f = rte_dlsym(RTLD_NEXT, "sigaction");
-		if (!f) {
-			errno = ENOSYS;
-			return -1;
-		}
-		/* Relaxed: as the load above. */
-		__atomic_store_n(&g_real_sigaction, f, __ATOMIC_RELAXED);
+		errno = ENOSYS;
+		return -1;
 	}
 	return f(sig, act, old);
 }
@@ -191,15 +178,14 @@ static struct rte_ring_writer *enter_forced(void)
 {
 	struct rte_ring_writer *w;
 
-	/* Acquire: pairs with the release stores of rte_g_state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
-		rte_core_materialize();
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) != ST_RUNNING)
+	if (rte_tracer_state() == ST_FORKED)
+		rte_tracer_materialize();
+	if (rte_tracer_state() != ST_RUNNING)
 		return NULL;
 	/* The interrupted write (if any) never resumes: take the ring. */
 	rte_self.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = rte_core_attach(0);
+	w = rte_tracer_attach(0);
 	if (!w)
 		rte_leave();
 	return w;
@@ -215,13 +201,13 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
 	w = force ? enter_forced() : rte_enter();
 	if (!w)
 		return -1;
-	r = rte_core_write_custom(w, custom_hdr(id), bytes, n);
+	r = rte_tracer_write_custom(w, custom_hdr(id), bytes, n);
 	rte_leave();
 	return r;
 }
 
 /* Encoding buffer of stack records (used only inside a write of this
- * thread, like core.c's own). */
+ * thread, like tracer.c's own). */
 #define t_enc (rte_self.crash_enc)
 
 /*
@@ -263,101 +249,33 @@ static int emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
 	return r;
 }
 
-/* ---- alternate signal stacks ---------------------------------------------- */
+struct bt_start {
+	int ring;
+	int32_t tid;
+	unsigned n;
+	uint64_t pcs[RTE_BT_MAX];
+};
 
-/*
- * Alternate stacks of ended threads, kept for the next threads to start: a
- * thread start then costs no mmap and mprotect, a thread end no munmap
- * (the pool measured a third of the shim's cost of pthread_create+join).
- * A slot holds a stack's base or NULL.
- */
-#define ALT_POOL 64
-static void *g_alt_pool[ALT_POOL];
+static void write_bt(uint32_t kind, int64_t data, int32_t tid,
+                     const uint64_t *pcs, unsigned n);
+static void bt_free(struct bt_start *s);
 
-static void *alt_get(void)
+/* Give the calling thread an alternate stack if crashes are recorded. */
+static void alt_start(void)
 {
-	for (unsigned i = 0; i < ALT_POOL; i++)
-		/* Relaxed: skips empty slots cheaply. The acquire exchange
-		 * pairs with the release CAS in alt_put(). */
-		if (__atomic_load_n(&g_alt_pool[i], __ATOMIC_RELAXED)) {
-			void *p = __atomic_exchange_n(&g_alt_pool[i], NULL,
-			                              __ATOMIC_ACQUIRE);
-			if (p)
-				return p;
-		}
-	return NULL;
+	if (mode() & RTE_BTM_CRASH)
+		rte_alt_thread_start();
 }
 
-static int alt_put(void *p)
+void rte_crash_thread_start(void *ctx)
 {
-	for (unsigned i = 0; i < ALT_POOL; i++) {
-		void *empty = NULL;
+	struct bt_start *bt = ctx;
 
-		/* Release: the stack is no longer ours once another thread
-		 * can take it; pairs with the acquire in alt_get(). */
-		if (__atomic_compare_exchange_n(&g_alt_pool[i], &empty, p, 0,
-		                                __ATOMIC_RELEASE,
-		                                __ATOMIC_RELAXED))
-			return 1;
+	alt_start();
+	if (bt) {
+		write_bt(RTE_BT_THREAD, bt->ring, bt->tid, bt->pcs, bt->n);
+		bt_free(bt);
 	}
-	return 0;
-}
-
-static void alt_free(void *p)
-{
-	stack_t cur, off = {.ss_flags = SS_DISABLE};
-	char *base = p;
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
-
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == base + guard) {
-		if (cur.ss_flags & SS_ONSTACK)
-			return; /* ending inside a handler: leave it be */
-		sigaltstack(&off, NULL);
-	}
-	/* Disabled above: no signal of this thread can run on it now. */
-	if (!alt_put(base))
-		munmap(base, g_alt_size + guard);
-}
-
-void rte_crash_thread_start(void)
-{
-	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
-	stack_t cur, ss;
-	char *base;
-	int saved = errno;
-
-	if (!(mode() & RTE_BTM_CRASH))
-		return;
-	/* A thread that has one already (the program's) keeps it. */
-	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
-		goto out;
-	base = alt_get();
-	if (!base) {
-		base = mmap(NULL, g_alt_size + guard, PROT_READ | PROT_WRITE,
-		            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (base == MAP_FAILED) {
-			rte_warn(&g_once_alt, "cannot map an alternate signal "
-			         "stack (%s); a stack overflow in such threads "
-			         "is not recorded", strerrordesc_np(errno));
-			goto out;
-		}
-		/* The lowest page stays inaccessible: an overflow of the
-		 * handler's own stack faults rather than writing into other
-		 * memory. */
-		mprotect(base, guard, PROT_NONE);
-	}
-	ss.ss_sp = base + guard;
-	ss.ss_size = g_alt_size;
-	ss.ss_flags = 0;
-	if (sigaltstack(&ss, NULL) < 0) {
-		if (!alt_put(base))
-			munmap(base, g_alt_size + guard);
-		goto out;
-	}
-	if (g_alt_key_ok)
-		pthread_setspecific(g_alt_key, base);
-out:
-	errno = saved;
 }
 
 /* ---- running on another stack -------------------------------------------- */
@@ -392,13 +310,6 @@ __asm__(".text\n"
 #else
 #define HAVE_STACK_SWITCH 0
 #endif
-
-/* This thread's alternate stack of ours (its base, below the guard page),
- * or NULL. pthread_getspecific only reads the thread's own table. */
-static LEAN char *own_alt(void)
-{
-	return g_alt_key_ok ? pthread_getspecific(g_alt_key) : NULL;
-}
 
 /* sigprocmask on the kernel's 64-bit set (8 bytes of stack, not 128). */
 static LEAN void kmask(int how, const unsigned long *set, unsigned long *old)
@@ -435,7 +346,7 @@ static LEAN int cur_altstack(stack_t *cur)
 static LEAN int run_with_room(void (*fn)(void *), void *arg)
 {
 	stack_t cur;
-	char *mine = own_alt();
+	char *mine = rte_alt_own();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
 	if (cur_altstack(&cur) < 0 || !(cur.ss_flags & SS_ONSTACK) ||
@@ -451,7 +362,7 @@ static LEAN int run_with_room(void (*fn)(void *), void *arg)
 		for (unsigned i = 0; i < NSIGS; i++)
 			block &= ~kbit(g_sigs[i]);
 		kmask(SIG_SETMASK, &block, &old);
-		rte_call_on_stack(mine + g_page + g_alt_size, fn, arg);
+		rte_call_on_stack(mine + g_page + rte_alt_size(), fn, arg);
 		kmask(SIG_SETMASK, &old, NULL);
 		return 0;
 	}
@@ -588,7 +499,7 @@ call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 	const ucontext_t *u = uc;
 	size_t guard = g_page;
 	uintptr_t sp, low = (uintptr_t)__builtin_frame_address(0) - 1024;
-	char *mine = own_alt();
+	char *mine = rte_alt_own();
 
 	if (!u || sigaltstack(NULL, &c.alt) < 0 ||
 	    !(c.alt.ss_flags & SS_ONSTACK))
@@ -597,7 +508,7 @@ call_on_interrupted(int sig, siginfo_t *si, void *uc, const struct pact *p)
 	/* A program handler that left ours with siglongjmp left it short:
 	 * ours is known whole. */
 	if (mine && (char *)c.alt.ss_sp == mine + guard)
-		c.alt.ss_size = g_alt_size;
+		c.alt.ss_size = rte_alt_size();
 	c.shortened = c.alt;
 	if (low > (uintptr_t)c.alt.ss_sp + (size_t)sysconf(_SC_MINSIGSTKSZ))
 		c.shortened.ss_size = low - (uintptr_t)c.alt.ss_sp;
@@ -668,9 +579,10 @@ static int ring_fault(int sig, const siginfo_t *si)
 {
 	/* Relaxed: the mapping is published before any thread can write
 	 * to it; a fault on it implies we see it. */
-	char *base = __atomic_load_n(&rte_g_file.base, __ATOMIC_RELAXED);
+	char *base = __atomic_load_n(&rte_tracer_file()->base,
+	                             __ATOMIC_RELAXED);
 	char *a = si->si_addr;
-	size_t size = (size_t)rte_g_file.l.total_size;
+	size_t size = (size_t)rte_tracer_file()->l.total_size;
 
 	if (sig != SIGBUS || si->si_code <= 0 || !base || a < base ||
 	    a >= base + size)
@@ -680,13 +592,7 @@ static int ring_fault(int sig, const siginfo_t *si)
 		mmap(base, size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
 		     -1, 0);
-		/* Release: pairs with the relaxed load in rte_enter(). */
-		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
-		/* Release: pairs with the state loads of core.c: no exit
-		 * path writes or removes anything from now on. */
-		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
-		if (!rte_g_cfg.preserve)
-			rte_file_remove(&rte_g_file);
+		rte_tracer_lost();
 	}
 	return 1;
 }
@@ -695,7 +601,7 @@ static void warn_lost(void *unused)
 {
 	(void)unused;
 	rte_warn(&g_once_lost, "%s lost its disk blocks under the program "
-	         "(truncated?); tracing disabled", rte_g_file.path);
+	         "(truncated?); tracing disabled", rte_tracer_file()->path);
 }
 
 struct work {
@@ -738,7 +644,7 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 		return 0; /* sent by someone and ignored: nothing happens */
 	/* A vfork child shares our memory (and this thread's ring) but not
 	 * our pid: it must neither write nor mark the parent's file. */
-	if (room && getpid() == rte_g_pid && (mode() & RTE_BTM_CRASH)) {
+	if (room && getpid() == rte_tracer_pid() && (mode() & RTE_BTM_CRASH)) {
 		t_recording = 1;
 		t_first_sig = sig;
 		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
@@ -803,9 +709,9 @@ static void term_record(void *arg)
 
 	/* A fork child that never wrote has no file, and keeps none without
 	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
-	 * core.c's release stores of the state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED &&
-	    !rte_g_cfg.preserve)
+	 * tracer.c's release stores of the state. */
+	if (rte_tracer_state() == ST_FORKED &&
+	    !rte_tracer_config()->preserve)
 		return;
 	/* Forced as a fatal crash: also while paused, and over a write of
 	 * this thread that the signal interrupted (it never resumes). */
@@ -815,7 +721,7 @@ static void term_record(void *arg)
 		                rte_clock_ns(), (uint64_t)sig);
 		rte_leave();
 	}
-	rte_core_stop(); /* ring_stop; the file removed unless PRESERVE */
+	rte_tracer_stop(); /* ring_stop; the file removed unless PRESERVE */
 }
 
 /* Our handler of a g_term signal (its disposition is SIG_DFL for the
@@ -827,7 +733,7 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	/* Not in a vfork child (it shares our memory, not our pid), nor
 	 * inside our own recording (then: just die). */
-	if (getpid() == rte_g_pid && !t_recording) {
+	if (getpid() == rte_tracer_pid() && !t_recording) {
 		t_recording = 1;
 		t_first_sig = sig;
 		run_with_room(term_record, &sig);
@@ -919,10 +825,10 @@ static int term_sigaction(int sig, const struct sigaction *act,
 	return r;
 }
 
-/* ---- the program's sigaction/signal ---------------------------------------- */
+/* ---- the program's sigaction/signal (hooks/signals.c) ------------------------- */
 
-RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
-                         struct sigaction *old)
+int rte_crash_sigaction(int sig, const struct sigaction *act,
+                        struct sigaction *old)
 {
 	struct sigaction a, prev;
 	sigset_t o;
@@ -943,106 +849,18 @@ RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
 	return 0;
 }
 
-static sighandler_t set_handler(int sig, sighandler_t h, int flags)
-{
-	struct sigaction sa, old;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = h;
-	sa.sa_flags = flags;
-	sigemptyset(&sa.sa_mask);
-	if (!(flags & SA_NODEFER))
-		sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old) < 0)
-		return SIG_ERR;
-	return old.sa_handler;
-}
-
-static sighandler_t real_signal(const char *name, int sig, sighandler_t h)
-{
-	sighandler_t (*f)(int, sighandler_t);
-
-	*(void **)&f = rte_dlsym(RTLD_NEXT, name);
-	if (!f) {
-		errno = ENOSYS;
-		return SIG_ERR;
-	}
-	return f(sig, h);
-}
-
-/* 1 if signal(sig, h) must go through our sigaction: one of the crash
- * signals, or SIG_DFL for a terminating one (which brings our handler
- * back). A terminating signal's handler or SIG_IGN goes to libc's, which
- * also honours siginterrupt(), straight to the kernel. */
-static int ours_to_set(int sig, sighandler_t h)
+int rte_crash_signal_ours(int sig, sighandler_t h)
 {
 	return h != SIG_ERR &&
 	       (installed(sig) || (h == SIG_DFL && term_managed(sig)));
 }
 
-/* The program's previous handler of a terminating signal, for signal()
- * of one that goes to libc: what sigaction() would report. */
-static sighandler_t term_prev(sighandler_t r)
+sighandler_t rte_crash_signal_prev(sighandler_t r)
 {
 	struct sigaction ours;
 
 	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
 	return r == ours.sa_handler ? SIG_DFL : r;
-}
-
-/* signal() and bsd_signal(): BSD semantics, as glibc's. Other signals
- * than ours go to libc's (which also honours siginterrupt()). */
-RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("signal", sig, h));
-	return set_handler(sig, h, SA_RESTART);
-}
-
-sighandler_t bsd_signal(int sig, sighandler_t h);
-RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("bsd_signal", sig, h));
-	return set_handler(sig, h, SA_RESTART);
-}
-
-/* sysv_signal(): one-shot, not blocked in its handler, as glibc's. */
-RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
-{
-	if (!ours_to_set(sig, h))
-		return term_prev(real_signal("sysv_signal", sig, h));
-	return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
-}
-
-/* ---- RTE_BACKTRACE ----------------------------------------------------------- */
-
-static unsigned parse_mode(const char *s)
-{
-	unsigned m = RTE_BTM_CRASH;
-
-	if (!s || !*s || !strcmp(s, "0") || !strcmp(s, "crash"))
-		return m;
-	if (!strcmp(s, "off") || !strcmp(s, "none"))
-		return 0;
-	while (*s) {
-		size_t n = strcspn(s, ",");
-
-		if (n == 3 && !strncmp(s, "all", 3))
-			m |= RTE_BTM_FORK | RTE_BTM_THREAD;
-		else if (n == 4 && !strncmp(s, "fork", 4))
-			m |= RTE_BTM_FORK;
-		else if (n == 6 && !strncmp(s, "thread", 6))
-			m |= RTE_BTM_THREAD;
-		else if (!(n == 5 && !strncmp(s, "crash", 5)))
-			rte_warn(NULL, "RTE_BACKTRACE: ignoring '%.*s' (crash, "
-			         "fork, thread, all or off)",
-			         (int)(n > 32 ? 32 : n), s);
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	return m;
 }
 
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,
@@ -1084,66 +902,47 @@ void rte_crash_fork_parent(pid_t child)
  * pool (no malloc at thread creation); when all slots are in flight the
  * thread simply starts without it. */
 #define BT_SLOTS 32
-struct bt_start {
-	void *(*fn)(void *);
-	void *arg;
-	int ring;
-	int32_t tid;
-	unsigned n;
-	uint64_t pcs[RTE_BT_MAX];
-};
 static struct bt_start g_bt_pool[BT_SLOTS];
 static uint8_t g_bt_used[BT_SLOTS]; /* atomic */
 
-static void *bt_trampoline(void *p)
+static void bt_free(struct bt_start *s)
 {
-	struct bt_start *s = p;
-	void *(*fn)(void *) = s->fn;
-	void *arg = s->arg;
-
-	write_bt(RTE_BT_THREAD, s->ring, s->tid, s->pcs, s->n);
 	/* Release: we are done reading the slot; pairs with the acquire
-	 * CAS in rte_crash_thread_wrap(). */
+	 * CAS in rte_crash_thread_create(). */
 	__atomic_store_n(&g_bt_used[s - g_bt_pool], 0, __ATOMIC_RELEASE);
-	return fn(arg);
 }
 
-void rte_crash_thread_wrap(void *(**fn)(void *), void **arg)
+void *rte_crash_thread_create(void)
 {
 	int saved = errno;
+	struct bt_start *r = NULL;
 
 	if (!(mode() & RTE_BTM_THREAD))
-		return;
+		return NULL;
 	for (unsigned i = 0; i < BT_SLOTS; i++) {
 		uint8_t free_ = 0;
 		struct bt_start *s = &g_bt_pool[i];
 
-		/* Acquire: pairs with the release in bt_trampoline(). */
+		/* Acquire: pairs with the release in bt_free(). */
 		if (!__atomic_compare_exchange_n(&g_bt_used[i], &free_, 1, 0,
 		                                 __ATOMIC_ACQUIRE,
 		                                 __ATOMIC_RELAXED))
 			continue;
-		s->fn = *fn;
-		s->arg = *arg;
 		s->ring = rte_self.ring;
 		s->tid = (int32_t)gettid();
 		/* Skip this hook and the pthread_create wrapper. */
 		s->n = rte_bt_capture_here(s->pcs, RTE_BT_MAX, 2);
-		*fn = bt_trampoline;
-		*arg = s;
+		r = s;
 		break;
 	}
 	errno = saved;
+	return r;
 }
 
-void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg)
+void rte_crash_thread_create_failed(void *ctx)
 {
-	struct bt_start *s = arg;
-
-	if (fn == bt_trampoline)
-		/* Release: as in bt_trampoline(). */
-		__atomic_store_n(&g_bt_used[s - g_bt_pool], 0,
-		                 __ATOMIC_RELEASE);
+	if (ctx)
+		bt_free(ctx);
 }
 
 /* ---- start ---------------------------------------------------------------- */
@@ -1185,34 +984,28 @@ static void fork_child(void)
  * the stack size and the key, then the calling thread's stack. */
 static void start_recorder(unsigned m)
 {
-	long min = sysconf(_SC_MINSIGSTKSZ);
-
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
-	g_id_crash = rte_api_register_own("rte.crash", RTE_TYPE_CUSTOM);
+	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
-		g_id_bt = rte_api_register_own("rte.backtrace",
+		g_id_bt = rte_tracer_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
-	if (rte_bt_init(1) < 0)
+	rte_real_resolve();
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
 		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
 		         "recorded without their stack");
-	/* 64 KiB: libunwind's walk plus a program handler chained from ours
-	 * (mapped lazily: untouched pages cost nothing). */
-	g_alt_size = 64u << 10;
-	if (min > 0 && (size_t)min * 4 > g_alt_size)
-		g_alt_size = (size_t)min * 4;
-	g_alt_key_ok = pthread_key_create(&g_alt_key, alt_free) == 0;
-	/* Release: publishes the ids, g_alt_size and the key to the hooks of
-	 * other threads; pairs with mode(). */
+	rte_alt_init();
+	/* Release: publishes the ids and the alternate stacks' size and key
+	 * to the hooks of other threads; pairs with mode(). */
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
-	rte_crash_thread_start();
+	alt_start();
 }
 
 void rte_crash_start(void)
 {
-	unsigned m = parse_mode(secure_getenv("RTE_BACKTRACE"));
+	unsigned m = rte_config_backtrace();
 
-	g_id_signal = rte_api_register_own("rte.signal", RTE_TYPE_INT);
+	g_id_signal = rte_tracer_register_own("rte.signal", RTE_TYPE_INT);
 	if (m)
 		start_recorder(m);
 	/* The handlers are installed whatever the mode: a truncated file
@@ -1225,12 +1018,3 @@ void rte_crash_start(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-/* Resolve the real sigaction early: a program may call sigaction from a
- * signal handler before tracing ever starts. */
-__attribute__((constructor)) static void crash_init(void)
-{
-	int saved = errno;
-
-	real_sigaction(SIGSEGV, NULL, NULL);
-	errno = saved;
-}

@@ -1,6 +1,6 @@
 /*
- * thread.c - threads: pthread_create (domain_spawn at start; the ring is
- * given back by a pthread key destructor, see core.c), and thread names
+ * hooks/threads.c - threads: pthread_create (domain_spawn at start; the ring is
+ * given back by a pthread key destructor, see tracer.c), and thread names
  * (pthread_setname_np, prctl(PR_SET_NAME)) recorded as rte.thread.name /
  * rte.thread.name_of events.
  */
@@ -11,12 +11,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crash.h"
-#include "shim.h"
+#include "hooks.h"
+#include "tracer.h"
 
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	void *ctx[RTE_HOOK_OBSERVERS_MAX]; /* each observer's, in order */
 };
 
 /*
@@ -66,8 +67,21 @@ static void *trampoline(void *p)
 	w = rte_enter();
 	if (w)
 		rte_leave();
-	rte_crash_thread_start(); /* crash.c: alternate signal stack */
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->thread_start)
+			rte_hook_observers[i]->thread_start(s.ctx[i]);
 	return s.fn(s.arg);
+}
+
+/* Ask each observer for its context. Always inlined: an observer may
+ * count the frames above it (this wrapper's caller is the program). */
+static inline __attribute__((always_inline)) void created(struct start *s)
+{
+	for (unsigned i = 0; i < RTE_HOOK_OBSERVERS_MAX; i++)
+		s->ctx[i] = NULL;
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->thread_create)
+			s->ctx[i] = rte_hook_observers[i]->thread_create();
 }
 
 RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
@@ -90,11 +104,13 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return rte_real.pthread_create(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
-	/* crash.c: RTE_BACKTRACE=thread records the creator's stack. */
-	rte_crash_thread_wrap(&s->fn, &s->arg);
+	created(s); /* e.g. RTE_BACKTRACE=thread records our stack */
 	r = rte_real.pthread_create(th, attr, trampoline, s);
 	if (r) {
-		rte_crash_thread_unwrap(s->fn, s->arg);
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->thread_create_failed)
+				rte_hook_observers[i]->thread_create_failed(
+					s->ctx[i]);
 		start_free(s);
 	}
 	errno = saved;
@@ -114,9 +130,9 @@ RTE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 		return r;
 	saved = errno;
 	if (pthread_equal(th, pthread_self()))
-		rte_core_write_thread_name();
+		rte_tracer_write_thread_name();
 	else
-		rte_core_write_name_of(th, name);
+		rte_tracer_write_name_of(th, name);
 	errno = saved;
 	return r;
 }
@@ -142,7 +158,7 @@ RTE_EXPORT int prctl(int option, ...)
 	if (r == 0 && option == PR_SET_NAME &&
 	    __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
-		rte_core_write_thread_name();
+		rte_tracer_write_thread_name();
 		errno = saved;
 	}
 	return (int)r;

@@ -25,14 +25,8 @@
  * (which cannot fault, even if the parent was unloading it at the fork).
  * Objects loaded by such a child are not recorded.
  *
- * dlopen: glibc resolves a bare name with the RUNPATH of the object that
- * called dlopen (found from the return address) and expands $ORIGIN
- * relative to it, so a wrapper that calls the real dlopen would change
- * what gets loaded. The wrapper therefore calls it normally only when the
- * caller cannot matter (NULL, a path without '$', or a caller without
- * RPATH/RUNPATH), and otherwise jumps to it as a tail call, leaving the
- * caller's return address in place; the module is then recorded at the
- * next sync.
+ * The dlopen and dlclose wrappers that call rte_modules_sync() are
+ * hooks/dl.c's.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -42,14 +36,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backtrace.h"
-#include "crash.h"
+#include "crash/backtrace.h"
+#include "crash/crash.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
-#include "shim.h"
-
-/* Implemented in api.c: register an rte.* event (registry lock held). */
-int rte_api_register_own(const char *name, enum rte_type type);
+#include "tracer.h"
 
 #define MODS_MAX 1024
 #define BUILD_ID_MAX 64u
@@ -68,8 +59,6 @@ static int g_id_load = -1, g_id_unload = -1;
 static unsigned long long g_adds, g_subs; /* dl_iterate_phdr's counters */
 static uint32_t g_synced_gen;
 static char g_exe[PATH_MAX];
-static void *(*g_real_dlopen)(const char *, int);
-static int (*g_real_dlclose)(void *);
 static pid_t g_loader_pid; /* atomic: where the loader's lock is sound */
 
 /* Payload being encoded (under g_lock). */
@@ -78,8 +67,7 @@ static union {
 	char bytes[sizeof(struct rte_module_rec) + BUILD_ID_MAX + PATH_MAX];
 } g_buf;
 
-/* 1 once rte_modules_register() ran (and the events have ids). */
-static int enabled(void)
+int rte_modules_enabled(void)
 {
 	/* Acquire: pairs with the release store in rte_modules_register(). */
 	return __atomic_load_n(&g_id_load, __ATOMIC_ACQUIRE) >= 0;
@@ -89,15 +77,15 @@ void rte_modules_register(void)
 {
 	ssize_t n;
 
-	g_id_unload = rte_api_register_own("rte.module.unload",
+	g_id_unload = rte_tracer_register_own("rte.module.unload",
 	                                   RTE_TYPE_CUSTOM);
 	/* Relaxed: read by this process's threads after they see the ids. */
 	__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
 	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
 	g_exe[n > 0 ? n : 0] = '\0';
-	/* Release: g_id_unload and g_exe are set; pairs with enabled(). */
+	/* Release: g_id_unload and g_exe are set; pairs with rte_modules_enabled(). */
 	__atomic_store_n(&g_id_load,
-	                 rte_api_register_own("rte.module", RTE_TYPE_CUSTOM),
+	                 rte_tracer_register_own("rte.module", RTE_TYPE_CUSTOM),
 	                 __ATOMIC_RELEASE);
 }
 
@@ -341,8 +329,7 @@ static void sync_recorded(int all)
 
 	if (pthread_mutex_trylock(&g_lock))
 		return;
-	/* Acquire: pairs with the release of rte_g_gen in core.c. */
-	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	gen = rte_tracer_gen();
 	for (unsigned i = 0; i < MODS_MAX; i++) {
 		struct mod *m = &g_mods[i];
 
@@ -358,13 +345,13 @@ static void sync_modules(int from_signal, int all)
 	struct walk w = {.changed = -1, .all = all};
 	int saved = errno;
 
-	if (!enabled())
+	if (!rte_modules_enabled())
 		return;
 	/* A fork child makes its file first: its generation is the one
-	 * the events below belong to. Acquire: pairs with core.c's release
+	 * the events below belong to. Acquire: pairs with tracer.c's release
 	 * stores of the state. */
-	if (__atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE) == ST_FORKED)
-		rte_core_materialize();
+	if (rte_tracer_state() == ST_FORKED)
+		rte_tracer_materialize();
 	if (!loader_ok()) {
 		sync_recorded(all);
 		goto out;
@@ -372,8 +359,7 @@ static void sync_modules(int from_signal, int all)
 	if (from_signal ? pthread_mutex_trylock(&g_lock)
 	                : pthread_mutex_lock(&g_lock))
 		goto out;
-	/* Acquire: pairs with the release of rte_g_gen in core.c. */
-	w.gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
+	w.gen = rte_tracer_gen();
 	for (unsigned i = 0; i < MODS_MAX; i++)
 		g_mods[i].seen = 0;
 	dl_iterate_phdr(visit, &w);
@@ -396,72 +382,4 @@ void rte_modules_sync(int from_signal)
 void rte_modules_resend(void)
 {
 	sync_modules(1, 1);
-}
-
-/* ---- dlopen / dlclose -------------------------------------------------------- */
-
-static void resolve(void)
-{
-	/* Relaxed: the pointers are the same whoever stores them. */
-	if (!__atomic_load_n(&g_real_dlopen, __ATOMIC_RELAXED)) {
-		void *o = rte_dlsym(RTLD_NEXT, "dlopen");
-		void *c = rte_dlsym(RTLD_NEXT, "dlclose");
-
-		__atomic_store_n((void **)&g_real_dlclose, c, __ATOMIC_RELAXED);
-		__atomic_store_n((void **)&g_real_dlopen, o, __ATOMIC_RELAXED);
-	}
-}
-
-/* 1 if the object containing `addr` has DT_RPATH or DT_RUNPATH. */
-static int caller_has_paths(const void *addr)
-{
-	struct link_map *lm = NULL;
-	Dl_info info;
-
-	if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
-	    !lm->l_ld)
-		return 1; /* unknown: assume it matters */
-	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
-		if (d->d_tag == DT_RPATH || d->d_tag == DT_RUNPATH)
-			return 1;
-	return 0;
-}
-
-static int caller_matters(const char *file, const void *ret)
-{
-	if (!file)
-		return 0;
-	if (strchr(file, '$'))
-		return 1;
-	return !strchr(file, '/') && caller_has_paths(ret);
-}
-
-RTE_EXPORT void *dlopen(const char *file, int mode)
-{
-	void *h;
-
-	resolve();
-	if (!g_real_dlopen)
-		return NULL;
-	/* Relaxed: only decides whether to record. */
-	if (!enabled() || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
-	    caller_matters(file, __builtin_return_address(0)))
-		return g_real_dlopen(file, mode); /* tail call: see above */
-	h = g_real_dlopen(file, mode);
-	rte_modules_sync(0);
-	return h;
-}
-
-RTE_EXPORT int dlclose(void *handle)
-{
-	int r;
-
-	resolve();
-	if (!g_real_dlclose)
-		return -1;
-	r = g_real_dlclose(handle);
-	/* Relaxed: only decides whether to record. */
-	if (enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
-		rte_modules_sync(0);
-	return r;
 }

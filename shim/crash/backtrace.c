@@ -1,6 +1,6 @@
 /*
  * backtrace.c - stack capture with libunwind (local unwinding), for the
- * crash recorder and RTE_BACKTRACE (crash.c).
+ * crash recorder and RTE_BACKTRACE (handler.c).
  *
  * libunwind is loaded privately with dlopen(RTLD_LOCAL) rather than linked:
  * libunwind.so.8 also defines the _Unwind_* functions of the C++ exception
@@ -84,9 +84,11 @@ static void unplug_std(const int plugged[3])
 			close(fd);
 }
 
-static int init_plugged(int cached);
+static int init_plugged(int cached, void *(*open)(const char *, int),
+                        int (*close)(void *));
 
-int rte_bt_init(int cached)
+int rte_bt_init(int cached, void *(*open)(const char *, int),
+                int (*close)(void *))
 {
 	int plugged[3], saved = errno, r;
 
@@ -94,15 +96,16 @@ int rte_bt_init(int cached)
 	if (__atomic_load_n(&g_ready, __ATOMIC_ACQUIRE))
 		return 0;
 	plug_std(plugged);
-	r = init_plugged(cached);
+	r = open && close ? init_plugged(cached, open, close) : -1;
 	unplug_std(plugged);
 	errno = saved;
 	return r;
 }
 
-static int init_plugged(int cached)
+static int init_plugged(int cached, void *(*open)(const char *, int),
+                        int (*close)(void *))
 {
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	void *h = open("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
 		dlerror();
@@ -120,7 +123,7 @@ static int init_plugged(int cached)
 	    !g_uw.get_reg || !g_uw.set_caching_policy || !g_uw.flush_cache ||
 	    !g_uw.local_as) {
 		memset(&g_uw, 0, sizeof(g_uw));
-		dlclose(h);
+		close(h);
 		return -1;
 	}
 	rte_bt_set_cached(cached);

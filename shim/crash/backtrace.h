@@ -13,11 +13,14 @@
 /* Most frames a captured stack holds. */
 #define RTE_BT_MAX 64u
 
-/* Load libunwind (once) and set its caching policy: cached != 0 is
- * UNW_CACHE_PER_THREAD, 0 is UNW_CACHE_NONE. Returns 0, or -1 if
- * libunwind is not available (captures then return 0 frames). Not
- * signal-safe (dlopen). */
-int rte_bt_init(int cached);
+/* Load libunwind (once) with `open` (and `close` it again if incomplete)
+ * and set its caching policy: cached != 0 is UNW_CACHE_PER_THREAD, 0 is
+ * UNW_CACHE_NONE. librte.so passes the real dlopen/dlclose of real.h, so
+ * that loading libunwind never goes through its own dlopen wrapper; the
+ * benchmark passes libc's. Returns 0, or -1 if libunwind is not available
+ * (captures then return 0 frames). Not signal-safe (dlopen). */
+int rte_bt_init(int cached, void *(*open)(const char *, int),
+                int (*close)(void *));
 /* Change the caching policy (benchmark). Not signal-safe. */
 void rte_bt_set_cached(int cached);
 /* fast = 0: never use unw_backtrace's trace cache, always walk frame by

@@ -1,18 +1,18 @@
 /*
- * proc.c - processes: fork, the exec family, _exit/_Exit/quick_exit.
+ * hooks/process.c - processes: fork, the exec family, _exit/_Exit/quick_exit.
  *
  * fork: pthread_atfork handlers do the work, so that forks made inside
  * libc (daemon(), ...) are covered too. prepare blocks every signal and
  * takes the registry lock, so the child never inherits it held by a
  * thread that does not exist there; the child re-initialises the lock and
- * switches to a fresh <childpid>.events (core.c). Our fork() wrapper only
+ * switches to a fresh <childpid>.events (tracer.c). Our fork() wrapper only
  * adds fork_parent(child pid) in the parent, which the handlers cannot
  * know.
  *
  * daemon() and forkpty() are ours (below): glibc's fork inside libc
  * (the parent would get no fork_parent) and daemon's parent leaves by an
  * internal _exit. A child made without atfork handlers (_Fork, a raw fork or clone
- * system call) is recognised by core.c's MADV_WIPEONFORK page instead.
+ * system call) is recognised by tracer.c's MADV_WIPEONFORK page instead.
  *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.
@@ -41,12 +41,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "crash.h"
-#include "shim.h"
+#include "hooks.h"
+#include "tracer.h"
 
 extern char **environ;
 
-void rte_proc_init(void);
 
 /* ---- fork ------------------------------------------------------------------ */
 
@@ -59,7 +58,9 @@ static void fork_prepare(void)
 {
 	sigset_t old;
 
-	rte_alloc_flush_self(); /* the child starts with nothing counted */
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->fork_prepare)
+			rte_hook_observers[i]->fork_prepare();
 	rte_lock(&old);
 	g_fork_mask = old;
 }
@@ -75,12 +76,12 @@ static void fork_child(void)
 {
 	int saved = errno;
 
-	rte_core_atfork_child();
+	rte_tracer_atfork_child();
 	pthread_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 	errno = saved;
 }
 
-void rte_proc_init(void)
+void rte_hooks_process_init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
@@ -100,8 +101,12 @@ RTE_EXPORT pid_t fork(void)
 	 * OCaml). */
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
-		rte_core_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
-		rte_crash_fork_parent(pid); /* crash.c: RTE_BACKTRACE=fork */
+		rte_tracer_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
+		/* Inline loop: an observer may count frames (the program's
+		 * start above this wrapper). */
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->fork_parent)
+				rte_hook_observers[i]->fork_parent(pid);
 		errno = saved;
 	}
 	return pid;
@@ -126,7 +131,7 @@ RTE_EXPORT int daemon(int nochdir, int noclose)
 		return -1;
 	if (pid > 0)
 		_exit(0);
-	rte_core_materialize();
+	rte_tracer_materialize();
 	if (setsid() < 0)
 		return -1;
 	if (!nochdir && chdir("/") < 0) {
@@ -159,28 +164,15 @@ RTE_EXPORT int daemon(int nochdir, int noclose)
 RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
                          const struct winsize *wp)
 {
-	typedef int open_fn(int *, int *, char *, const struct termios *,
-	                    const struct winsize *);
-	typedef int login_fn(int);
-	static void *open_p, *login_p; /* atomic */
 	int master, slave;
 	pid_t pid;
 
-	/* Acquire: pairs with the release below (open_p is stored first);
-	 * any thread stores the same values. */
-	if (!__atomic_load_n(&login_p, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&open_p, rte_dlsym(RTLD_NEXT, "openpty"),
-		                 __ATOMIC_RELAXED);
-		__atomic_store_n(&login_p, rte_dlsym(RTLD_NEXT, "login_tty"),
-		                 __ATOMIC_RELEASE);
-	}
-	if (!__atomic_load_n(&open_p, __ATOMIC_RELAXED) ||
-	    !__atomic_load_n(&login_p, __ATOMIC_RELAXED)) {
+	rte_real_resolve();
+	if (!rte_real.openpty || !rte_real.login_tty) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (((open_fn *)__atomic_load_n(&open_p, __ATOMIC_RELAXED))(
-	            &master, &slave, name, tp, wp) < 0)
+	if (rte_real.openpty(&master, &slave, name, tp, wp) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0) {
@@ -190,8 +182,7 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
 	}
 	if (pid == 0) {
 		close(master);
-		if (((login_fn *)__atomic_load_n(&login_p, __ATOMIC_RELAXED))(
-		            slave) < 0)
+		if (rte_real.login_tty(slave) < 0)
 			_exit(1);
 		return 0;
 	}
@@ -211,7 +202,7 @@ static int exec_before(const char *prog)
 	if (rte_self.guard)
 		return 0;
 	rte_self.guard = 1;
-	r = rte_core_exec_begin(prog);
+	r = rte_tracer_exec_begin(prog);
 	rte_self.guard = 0;
 	errno = saved;
 	return r;
@@ -223,7 +214,7 @@ static int exec_after(int token, int r)
 	int saved = errno;
 
 	if (token)
-		rte_core_exec_failed(saved);
+		rte_tracer_exec_failed(saved);
 	errno = saved;
 	return r;
 }
@@ -436,7 +427,7 @@ static void exit_stop(void)
 
 	if (!rte_self.guard) {
 		rte_self.guard = 1;
-		rte_core_stop();
+		rte_tracer_stop();
 		rte_self.guard = 0;
 	}
 	errno = saved;

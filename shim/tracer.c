@@ -1,6 +1,49 @@
 /*
- * core.c - librte.so's global state: start, ring slots, the per-thread
- * writer, thread end, stop at exit, the fork child's fresh file, exec.
+ * tracer.c - the tracer: the one owner of the tracing state machine, the
+ * ring slots, the per-thread writer state, thread end, the rte.* and
+ * lifecycle event writers. No other file writes g_state, rte_g_active,
+ * g_paused or g_gen (they read them, with the orders noted there).
+ *
+ * The state machine (g_state; "paused" is a flag beside RUNNING and
+ * FORKED, rte_g_active is the generation while RUNNING and not paused,
+ * RTE_GEN_PENDING while FORKED and not paused, else 0):
+ *
+ *               start (rte_start, or the constructor with
+ *               OCAML_RUNTIME_EVENTS_START): file made, ring_start
+ *      +-----+ ----------------------------------------> +---------+
+ *      | OFF |                                           | RUNNING |<-+
+ *      +-----+ ---+  start: OCaml 5 runs its own events, +---------+  |
+ *                 |  no MADV_WIPEONFORK, or no file         | |  ^    |
+ *                 v                                         | |  |    | pause/resume
+ *           +----------+ <--- disable: an error (any state) | |  |    | (rte_pause,
+ *           | DISABLED | <--- lost: SIGBUS on the ring      | |  |    | rte_resume):
+ *           +----------+      (crash handler)               | |  |    | paused flag,
+ *                                                           | |  |    | ring_pause /
+ *                 stop (destructor at exit, _exit wrappers, | |  |    | ring_resume
+ *                 a terminating signal): ring_stop, file    | |  |    |
+ *                 removed unless PRESERVE or an observer    | |  |  --+
+ *                 keeps it                                  | |  |
+ *           +---------+ <-----------------------------------+ |  | exec failed
+ *           | STOPPED | <-------------------------------------+  | (exec wrappers):
+ *           +---------+    exec begin (exec wrappers): ring_stop,|  file back,
+ *                |         file moved away (<pid>.execN.events   |  ring_start,
+ *                +-------- or unlinked)  ------------------------+  rte.exec_failed
+ *
+ *   RUNNING or FORKED --fork child (atfork child handler, or adopt_child
+ *       for a child made without one)--> FORKED: the parent's mapping is
+ *       dropped; generation pending
+ *   FORKED --materialize (first event, exec, rte_path, or at once with
+ *       PRESERVE)--> RUNNING: <childpid>.events made, ring_start +
+ *       fork_child, a new generation
+ *   FORKED --stop, exec--> no transition without PRESERVE (no file was
+ *       made: nothing to stop or remove); with it, materialize first
+ *   fork parent: no transition (fork_parent lifecycle event, hooks)
+ *
+ * Illegal requests change nothing: start in STOPPED or DISABLED returns
+ * RTE_ESTATE, start in RUNNING or FORKED returns RTE_OK; pause/resume
+ * outside RUNNING/FORKED, or twice, are no-ops; stop and exec begin run
+ * once per file (g_stopping). tests/unit/test_shim_tracer.c makes each of
+ * these transitions.
  *
  * Rings are claimed, not assigned: a slot array of max_domains bytes
  * (FREE/TAKEN/BROKEN) where a thread takes the first FREE slot with a CAS
@@ -39,21 +82,20 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "crash.h"
+#include "registry.h"
 #include "rte/rte.h"
-#include "shim.h"
+#include "tracer.h"
 
 /* Exported: the inline check of rte/rte.h reads it in the caller. */
 RTE_EXPORT uint32_t rte_g_active;
-uint32_t rte_g_gen;
-int rte_g_state;
-int rte_g_paused;
-pid_t rte_g_pid;
-struct rte_config rte_g_cfg;
-struct rte_file rte_g_file = {.fd = -1};
-pthread_mutex_t rte_g_lock = PTHREAD_MUTEX_INITIALIZER;
-uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
-int rte_g_own[RTE_EV_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+static uint32_t g_gen;
+static int g_state;
+static int g_paused;
+static pid_t g_pid;
+static struct rte_config g_cfg;
+static struct rte_file g_file = {.fd = -1};
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
 __thread struct rte_thread *rte_self_p RTE_TLS;
 
@@ -65,49 +107,20 @@ static int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static pthread_key_t g_key;
 static int g_key_ok;
-static int g_once_full, g_once_reserve, g_once_names;
+static int g_once_full, g_once_reserve;
 
-/* Implemented in api.c: register an rte.* event from the top of the id
- * space (lock held), and write every registered name into the file. */
-int rte_api_register_own(const char *name, enum rte_type type);
-void rte_api_write_all_names(void);
-/* proc.c: pthread_atfork handlers. */
-void rte_proc_init(void);
 
 static const struct {
 	const char *name;
 	enum rte_type type;
-} g_own_events[RTE_EV_OWN_COUNT] = {
-	[RTE_EV_TID] = {"rte.thread.tid", RTE_TYPE_INT},
-	[RTE_EV_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
-	[RTE_EV_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
-	[RTE_EV_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
-	[RTE_EV_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
-	[RTE_EV_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
+} g_own_events[RTE_OWN_COUNT] = {
+	[RTE_OWN_TID] = {"rte.thread.tid", RTE_TYPE_INT},
+	[RTE_OWN_NAME] = {"rte.thread.name", RTE_TYPE_CUSTOM},
+	[RTE_OWN_NAME_OF] = {"rte.thread.name_of", RTE_TYPE_CUSTOM},
+	[RTE_OWN_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
+	[RTE_OWN_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
+	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
 };
-
-void rte_warn(int *once, const char *fmt, ...)
-{
-	int saved = errno;
-	char buf[PATH_MAX + 256];
-	va_list ap;
-	int n;
-
-	/* Relaxed: only decides who prints; nothing else is published. */
-	if (once && __atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
-		goto out;
-	memcpy(buf, "rte: ", 5);
-	va_start(ap, fmt);
-	n = vsnprintf(buf + 5, sizeof(buf) - 6, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		goto out;
-	n = 5 + (n < (int)sizeof(buf) - 6 ? n : (int)sizeof(buf) - 7);
-	buf[n++] = '\n';
-	rte_log_line(buf, (size_t)n); /* config.c: RTE_LOG */
-out:
-	errno = saved;
-}
 
 /* ---- per-thread state and the per-process page ------------------------------ */
 
@@ -272,8 +285,8 @@ static int adopt_child(void)
 	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
 		                                                           : -1;
-	pthread_mutex_init(&rte_g_lock, NULL);
-	rte_core_fork_child();
+	pthread_mutex_init(&g_lock, NULL);
+	rte_tracer_fork_child();
 	/* Release: pairs with the loads above. */
 	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
 	return 0;
@@ -287,32 +300,32 @@ void rte_lock(sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, &all, old);
 	if (foreign_child())
 		adopt_child();
-	pthread_mutex_lock(&rte_g_lock);
+	pthread_mutex_lock(&g_lock);
 }
 
 void rte_unlock(const sigset_t *old)
 {
-	pthread_mutex_unlock(&rte_g_lock);
+	pthread_mutex_unlock(&g_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-void rte_core_disable(const char *why)
+void rte_tracer_disable(const char *why)
 {
 	rte_warn(NULL, "%s; tracing disabled", why);
 	/* Release: pairs with the relaxed load in rte_enter() only as far as
 	 * stopping goes; writers already inside finish into a valid map. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	/* Release: pairs with state(); nothing is attached any more. */
-	__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
 static int state(void)
 {
-	/* Acquire: pairs with the release stores of rte_g_state. */
-	return __atomic_load_n(&rte_g_state, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release stores of g_state. */
+	return __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
 }
 
-int rte_core_owns_process(void)
+int rte_tracer_owns_process(void)
 {
 	int st;
 
@@ -320,14 +333,14 @@ int rte_core_owns_process(void)
 		return 0;
 	st = state();
 
-	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != rte_g_pid)
+	if ((st != ST_RUNNING && st != ST_FORKED) || getpid() != g_pid)
 		return 0;
 	if (st == ST_FORKED) {
 		/* A fork child that never wrote: without PRESERVE there is
 		 * nothing to stop or remove; with it, the file must exist. */
-		if (!rte_g_cfg.preserve)
+		if (!g_cfg.preserve)
 			return 0;
-		rte_core_materialize();
+		rte_tracer_materialize();
 	}
 	return state() == ST_RUNNING;
 }
@@ -336,13 +349,13 @@ int rte_core_owns_process(void)
 
 static int reserve_ring(unsigned i)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	int e;
 
 	/* Acquire: pairs with the release below (another thread reserved). */
 	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
 		return 0;
-	e = rte_file_reserve(&rte_g_file,
+	e = rte_file_reserve(&g_file,
 	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
 	                     l->ring_size_bytes);
 	if (e) {
@@ -350,7 +363,7 @@ static int reserve_ring(unsigned i)
 		         "cannot reserve space for ring %u of %s: %s; events of "
 		         "threads without a ring are dropped and counted in "
 		         "rte.dropped",
-		         i, rte_g_file.path, strerrordesc_np(e));
+		         i, g_file.path, strerrordesc_np(e));
 		return -1;
 	}
 	/* Release: pairs with the acquire above, in the next owner. */
@@ -362,7 +375,7 @@ static int reserve_ring(unsigned i)
  * be reserved, -2 if every ring is taken. */
 static int claim_ring(void)
 {
-	unsigned n = (unsigned)rte_g_file.l.max_domains;
+	unsigned n = (unsigned)g_file.l.max_domains;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t free_ = SLOT_FREE;
@@ -370,7 +383,7 @@ static int claim_ring(void)
 		/* Relaxed peek first: skip taken slots without a locked op. */
 		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
 			continue;
-		/* Acquire: pairs with the release in rte_core_release(), so
+		/* Acquire: pairs with the release in rte_tracer_release(), so
 		 * the previous owner's last tail store is visible before we
 		 * read the ring header. */
 		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
@@ -404,15 +417,15 @@ static uint64_t user_hdr(unsigned type, int id)
 static void write_labels(struct rte_ring_writer *w)
 {
 	char name[17];
-	int id = rte_g_own[RTE_EV_TID];
+	int id = g_own[RTE_OWN_TID];
 
 	if (id >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id), rte_clock_ns(),
 		                (uint64_t)gettid());
-	id = rte_g_own[RTE_EV_NAME];
+	id = g_own[RTE_OWN_NAME];
 	thread_name(name);
 	if (id >= 0)
-		rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
+		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), name,
 		                      strlen(name));
 }
 
@@ -423,7 +436,7 @@ static uint64_t lc_hdr(unsigned lc)
 
 static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 {
-	rte_ring_writer_attach(&t->w, rte_g_file.base, &rte_g_file.l, r);
+	rte_ring_writer_attach(&t->w, g_file.base, &g_file.l, r);
 	t->ring = (int)r;
 	t->gen = gen;
 	g_owner[r] = pthread_self();
@@ -435,7 +448,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t,
 
 /* The slow path makes system calls (fallocate, gettid, prctl): keep the
  * caller's errno, as every write function promises. */
-struct rte_ring_writer *rte_core_attach(int quiet)
+struct rte_ring_writer *rte_tracer_attach(int quiet)
 {
 	int saved = errno;
 	struct rte_ring_writer *w = attach(quiet);
@@ -453,7 +466,7 @@ static struct rte_ring_writer *attach(int quiet)
 	if (foreign_child() && adopt_child() < 0)
 		return NULL;
 	if (state() == ST_FORKED)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	return attach_running(t, quiet);
 }
 
@@ -487,8 +500,8 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 		return NULL;
 	/* Acquire: pairs with the release store in begin_file(): the file's
 	 * mapping, layout and slots are visible. */
-	gen = __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release increment in rte_core_release(). */
+	gen = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+	/* Acquire: pairs with the release increment in rte_tracer_release(). */
 	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
 	if (gen == 0)
 		return NULL;
@@ -507,15 +520,15 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 			         "all %u rings of %s are in use; events of "
 			         "further threads are dropped and counted in "
 			         "rte.dropped (RTE_RINGS sets the number)",
-			         (unsigned)rte_g_file.l.max_domains,
-			         rte_g_file.path);
+			         (unsigned)g_file.l.max_domains,
+			         g_file.path);
 		goto drop;
 	}
 	bind_ring(t, (unsigned)r, gen);
 	if (quiet)
 		return &t->w;
 	rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_SPAWN), rte_clock_ns(),
-	                (uint64_t)(int64_t)rte_g_pid);
+	                (uint64_t)(int64_t)g_pid);
 	write_labels(&t->w);
 	return &t->w;
 drop:
@@ -530,18 +543,18 @@ static struct rte_ring_writer *enter_any(int quiet)
 	struct rte_ring_writer *w;
 
 	if (state() == ST_FORKED && !rte_self.busy)
-		rte_core_materialize();
+		rte_tracer_materialize();
 	if (state() != ST_RUNNING || rte_self.busy)
 		return NULL;
 	rte_self.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = rte_core_attach(quiet);
+	w = rte_tracer_attach(quiet);
 	if (!w)
 		rte_leave();
 	return w;
 }
 
-void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
+void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data)
 {
 	struct rte_ring_writer *w = enter_any(0);
 
@@ -554,7 +567,7 @@ void rte_core_lifecycle(unsigned lc, int64_t data, int with_data)
 	rte_leave();
 }
 
-void rte_core_release(void)
+void rte_tracer_release(void)
 {
 	struct rte_thread *t = &rte_self, *me = t;
 	unsigned r;
@@ -567,7 +580,7 @@ void rte_core_release(void)
 	/* Acquire: pairs with begin_file(); a ring of an older file (fork
 	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
-	    t->gen != __atomic_load_n(&rte_g_gen, __ATOMIC_ACQUIRE)) {
+	    t->gen != __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) {
 		t->ring = -1;
 		t->gen = 0;
 		return;
@@ -577,7 +590,7 @@ void rte_core_release(void)
 		t->busy = 1;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_DOMAIN_TERMINATE),
-		                rte_clock_ns(), (uint64_t)(int64_t)rte_g_pid);
+		                rte_clock_ns(), (uint64_t)(int64_t)g_pid);
 		rte_leave();
 	}
 	r = (unsigned)t->ring;
@@ -586,7 +599,7 @@ void rte_core_release(void)
 	/* Release: our last ring stores happen before the slot is seen free;
 	 * pairs with the acquire CAS in claim_ring(). */
 	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
-	/* Release: pairs with the acquire load in rte_core_attach(). */
+	/* Release: pairs with the acquire load in rte_tracer_attach(). */
 	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
 }
 
@@ -598,8 +611,11 @@ static void thread_end(void *v)
 	int saved = errno;
 	uintptr_t i = (uintptr_t)v - 1;
 
-	rte_alloc_flush_self();
-	rte_core_release();
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->thread_end)
+			(*o)->thread_end();
+	rte_tracer_release();
 	rte_self_p = NULL;
 	/* Release: our last use of the state happens before its next owner
 	 * takes it (pairs with the CAS in rte_thread_new()). */
@@ -618,7 +634,7 @@ static void thread_end(void *v)
 
 /* ---- custom payloads ----------------------------------------------------- */
 
-int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
                           const void *bytes, size_t n)
 {
 	size_t max = (size_t)(w->mask + 1 - 2) * 8 - 1;
@@ -630,9 +646,9 @@ int rte_core_write_custom(struct rte_ring_writer *w, uint64_t hdr,
 	return rte_ring_write_bytes(w, hdr, rte_clock_ns(), n ? bytes : "", n);
 }
 
-void rte_core_own_int(int which, int64_t v)
+void rte_tracer_own_int(int which, int64_t v)
 {
-	int id = rte_g_own[which];
+	int id = g_own[which];
 	struct rte_ring_writer *w;
 
 	if (id < 0 || !(w = rte_enter()))
@@ -642,28 +658,28 @@ void rte_core_own_int(int which, int64_t v)
 	rte_leave();
 }
 
-void rte_core_own_custom(int which, const void *bytes, size_t n)
+void rte_tracer_own_custom(int which, const void *bytes, size_t n)
 {
-	int id = rte_g_own[which];
+	int id = g_own[which];
 	struct rte_ring_writer *w;
 
 	if (id < 0 || !(w = rte_enter()))
 		return;
-	rte_core_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
 	rte_leave();
 }
 
-void rte_core_write_thread_name(void)
+void rte_tracer_write_thread_name(void)
 {
 	char name[17];
 
 	thread_name(name);
-	rte_core_own_custom(RTE_EV_NAME, name, strlen(name));
+	rte_tracer_own_custom(RTE_OWN_NAME, name, strlen(name));
 }
 
-void rte_core_write_name_of(pthread_t th, const char *name)
+void rte_tracer_write_name_of(pthread_t th, const char *name)
 {
-	unsigned n = (unsigned)rte_g_file.l.max_domains;
+	unsigned n = (unsigned)g_file.l.max_domains;
 	char buf[64];
 	int len;
 
@@ -677,7 +693,7 @@ void rte_core_write_name_of(pthread_t th, const char *name)
 		    !pthread_equal(g_owner[i], th))
 			continue;
 		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
-		rte_core_own_custom(RTE_EV_NAME_OF, buf, (size_t)len);
+		rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
 		return;
 	}
 }
@@ -693,7 +709,7 @@ static int g_once_names;
  * child's new file costs a few pages, not a megabyte. */
 static int reserve_name(uint64_t off)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	uint64_t first = l->custom_events_offset / NAME_PAGE;
 
 	for (uint64_t pg = off / NAME_PAGE;
@@ -705,11 +721,11 @@ static int reserve_name(uint64_t off)
 			continue;
 		if (end > l->total_size) /* never grow the file */
 			end = l->total_size;
-		if ((e = rte_file_reserve(&rte_g_file, start, end - start))) {
+		if ((e = rte_file_reserve(&g_file, start, end - start))) {
 			rte_warn(&g_once_names,
 			         "cannot reserve space for event names in %s: "
 			         "%s; names are missing from the file",
-			         rte_g_file.path, strerrordesc_np(e));
+			         g_file.path, strerrordesc_np(e));
 			return -1;
 		}
 		g_name_pages[pg - first] = 1;
@@ -717,30 +733,30 @@ static int reserve_name(uint64_t off)
 	return 0;
 }
 
-void rte_core_write_name(unsigned id, const char *name)
+void rte_tracer_write_name(unsigned id, const char *name)
 {
 	uint64_t off;
 
 	/* The file exists (running, or stopped but still mapped), and it
 	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
 	 * which its caller holds). */
-	if (!rte_g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
+	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
 		return;
-	off = rte_g_file.l.custom_events_offset +
+	off = g_file.l.custom_events_offset +
 	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
 	if (reserve_name(off) == 0)
-		strncpy(rte_g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
+		strncpy(g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
 }
 
 /* ---- start, fork child, stop ---------------------------------------------- */
 
-/* Fresh file mapped in rte_g_file: reset the slots, give ring 0 to the
+/* Fresh file mapped in g_file: reset the slots, give ring 0 to the
  * calling thread, publish the generation, write ring_start (and
  * fork_child). */
 static void begin_file(int fork_child, uint64_t start_ts)
 {
 	struct rte_thread *t = &rte_self;
-	uint32_t gen = rte_g_gen + 1;
+	uint32_t gen = g_gen + 1;
 	/* In a fork child, ring 0 is the forking thread's even if another
 	 * thread of the child makes the file (it then writes ring 0's first
 	 * events, and the forking thread attaches to it later). */
@@ -761,7 +777,9 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	t->ring = -1;
 	t->gen = 0;
 	g_slots[0] = SLOT_TAKEN;
-	rte_api_write_all_names();
+	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
+		if (rte_registry_type((int)id)) /* inline: most ids are free */
+			rte_tracer_write_name(id, rte_registry_name(id));
 	if (reserve_ring(0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
 		int busy = t->busy;
@@ -770,7 +788,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		rte_ring_writer_reset(&t->w);
 		t->busy = 1;
 		rte_ring_write1(&t->w, lc_hdr(RTE_LC_RING_START), start_ts,
-		                (uint64_t)(int64_t)rte_g_pid);
+		                (uint64_t)(int64_t)g_pid);
 		if (fork_child)
 			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
 			                start_ts, 0);
@@ -780,7 +798,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 			t->ring = -1;
 			t->gen = 0;
 			g_owner[0] = g_heir_th;
-			/* Relaxed: published by the release of rte_g_gen. */
+			/* Relaxed: published by the release of g_gen. */
 			__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
 		}
 		t->busy = busy;
@@ -789,59 +807,69 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	}
 	/* Release: publishes the file, layout, slots and ring 0's first
 	 * events; pairs with the acquire load in attach_running(). */
-	__atomic_store_n(&rte_g_gen, gen, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_gen, gen, __ATOMIC_RELEASE);
 	/* Release, after the generation: pairs with state() in
 	 * attach_running(). */
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
-	/* Release: as for rte_g_gen; the fast path only needs the value. */
-	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : gen,
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	/* Release: as for g_gen; the fast path only needs the value. */
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : gen,
 	                 __ATOMIC_RELEASE);
+}
+
+int rte_tracer_register_own(const char *name, enum rte_type type)
+{
+	int id = rte_registry_add(name, strlen(name), type, 1,
+	                          rte_tracer_write_name);
+
+	return id >= 0 ? id : -1;
 }
 
 static void register_own_events(void)
 {
-	for (int i = 0; i < RTE_EV_OWN_COUNT; i++)
-		if (rte_g_own[i] < 0)
-			rte_g_own[i] = rte_api_register_own(g_own_events[i].name,
-			                                    g_own_events[i].type);
+	for (int i = 0; i < RTE_OWN_COUNT; i++)
+		if (g_own[i] < 0)
+			g_own[i] = rte_tracer_register_own(
+				g_own_events[i].name, g_own_events[i].type);
 }
 
-int rte_core_start_locked(void)
+int rte_tracer_start_locked(void)
 {
 	char err[PATH_MAX + 160];
 	pid_t pid = getpid();
 
-	if (rte_g_state == ST_RUNNING || rte_g_state == ST_FORKED)
+	if (g_state == ST_RUNNING || g_state == ST_FORKED)
 		return RTE_OK;
-	if (rte_g_state != ST_OFF)
+	if (g_state != ST_OFF)
 		return RTE_ESTATE;
-	rte_config_read(&rte_g_cfg);
-	if (!rte_g_cfg.trace_ocaml && rte_ocaml_detect()) {
+	rte_config_read(&g_cfg);
+	if (!g_cfg.trace_ocaml && rte_ocaml_in_process()) {
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
 		         "overrides)");
 		/* Release: pairs with state(). */
-		__atomic_store_n(&rte_g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 		return RTE_ESTATE;
 	}
 	if (!g_proc || !g_key_ok) {
 		/* Without a page that reads zero in a child, a child made by
 		 * a raw fork could write into our file. */
-		rte_core_disable("cannot map a page with MADV_WIPEONFORK "
+		rte_tracer_disable("cannot map a page with MADV_WIPEONFORK "
 		                 "(Linux 4.14 or later is needed)");
 		return RTE_ESTATE;
 	}
-	rte_clock_init(rte_g_cfg.force_monotonic);
-	if (rte_file_create(&rte_g_file, &rte_g_cfg, pid, err, sizeof(err)) <
+	rte_clock_init(g_cfg.force_monotonic);
+	if (rte_file_create(&g_file, &g_cfg, pid, err, sizeof(err)) <
 	    0) {
-		rte_core_disable(err);
+		rte_tracer_disable(err);
 		return RTE_ESTATE;
 	}
-	rte_g_pid = pid;
+	g_pid = pid;
 	register_own_events();
 	begin_file(0, rte_clock_ns());
-	rte_crash_start(); /* crash.c: crash handlers, modules, RTE_BACKTRACE */
-	rte_alloc_start(); /* alloc/sample.c: RTE_ALLOC */
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->started)
+			(*o)->started();
 	return RTE_OK;
 }
 
@@ -853,19 +881,19 @@ int rte_core_start_locked(void)
  */
 static uint64_t g_fork_ts;
 
-void rte_core_fork_child(void)
+void rte_tracer_fork_child(void)
 {
 	int st = state();
 
-	/* Acquire: pairs with the exchange in rte_core_stop(). */
+	/* Acquire: pairs with the exchange in rte_tracer_stop(). */
 	if ((st != ST_RUNNING && st != ST_FORKED) ||
 	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
 		return;
 	/* Only this thread exists now: nothing writes while we switch. The
 	 * parent's mapping goes at once, so nothing can ever write to it. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
-	rte_file_drop(&rte_g_file);
-	rte_g_pid = getpid();
+	rte_file_drop(&g_file);
+	g_pid = getpid();
 	g_fork_ts = rte_clock_ns();
 	rte_self.ring = -1;
 	rte_self.gen = 0;
@@ -874,31 +902,31 @@ void rte_core_fork_child(void)
 	g_heir_th = pthread_self();
 	/* Relaxed: read by this thread or by threads it creates. */
 	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
-	/* Release (both): pair with state() and the acquire of rte_g_gen in
+	/* Release (both): pair with state() and the acquire of g_gen in
 	 * attach_running(); the pending value sends writers there. */
-	__atomic_store_n(&rte_g_state, ST_FORKED, __ATOMIC_RELEASE);
-	__atomic_store_n(&rte_g_active, rte_g_paused ? 0 : RTE_GEN_PENDING,
+	__atomic_store_n(&g_state, ST_FORKED, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_g_active, g_paused ? 0 : RTE_GEN_PENDING,
 	                 __ATOMIC_RELEASE);
 }
 
-void rte_core_atfork_child(void)
+void rte_tracer_atfork_child(void)
 {
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
-	pthread_mutex_init(&rte_g_lock, NULL);
+	pthread_mutex_init(&g_lock, NULL);
 	pool_fork_child();
 	if (g_proc)
 		g_proc->pid = getpid();
-	rte_core_fork_child();
+	rte_tracer_fork_child();
 	/* With PRESERVE the child keeps a file whatever it does: make it
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
 	 * a half-made one, and its exit costs nothing more. */
-	if (rte_g_cfg.preserve)
-		rte_core_materialize();
+	if (g_cfg.preserve)
+		rte_tracer_materialize();
 }
 
-void rte_core_materialize(void)
+void rte_tracer_materialize(void)
 {
 	char err[PATH_MAX + 160];
 	sigset_t all, old;
@@ -913,28 +941,48 @@ void rte_core_materialize(void)
 	/* trylock: another thread may be making the file (or registering);
 	 * the event that asked is then dropped, and the next one tries
 	 * again. The lock orders us against rte_register(). */
-	if (pthread_mutex_trylock(&rte_g_lock) == 0) {
+	if (pthread_mutex_trylock(&g_lock) == 0) {
 		if (state() == ST_FORKED) {
-			if (rte_file_create(&rte_g_file, &rte_g_cfg, rte_g_pid,
+			if (rte_file_create(&g_file, &g_cfg, g_pid,
 			                    err, sizeof(err)) < 0)
-				rte_core_disable(err);
+				rte_tracer_disable(err);
 			else
 				begin_file(1, g_fork_ts);
 		}
-		pthread_mutex_unlock(&rte_g_lock);
+		pthread_mutex_unlock(&g_lock);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void rte_core_stop(void)
+/* Tell the observers that tracing is about to stop (see
+ * rte_tracer_observer). Async-signal-safe. */
+static void stopping(void)
+{
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->stopping)
+			(*o)->stopping();
+}
+
+/* 1 if an observer wants the file kept (see rte_tracer_observer). */
+static int keep_file(void)
+{
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->keep_file && (*o)->keep_file())
+			return 1;
+	return 0;
+}
+
+void rte_tracer_stop(void)
 {
 	struct rte_ring_writer *w;
-	int id = rte_g_own[RTE_EV_DROPPED];
+	int id = g_own[RTE_OWN_DROPPED];
 	uint64_t dropped;
 
-	if (!rte_core_owns_process())
+	if (!rte_tracer_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
-	rte_alloc_flush_self();
+	stopping();
 	/* Acq_rel: one stopper; pairs with the same exchange in a racing
 	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
@@ -952,26 +1000,26 @@ void rte_core_stop(void)
 		rte_leave();
 	}
 	/* Release: pairs with state(). */
-	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
-	/* crash.c: a crashed process keeps its file even without PRESERVE. */
-	if (!rte_g_cfg.preserve && !rte_crash_keep_file())
-		rte_file_remove(&rte_g_file);
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	/* A crashed process keeps its file even without PRESERVE. */
+	if (!g_cfg.preserve && !keep_file())
+		rte_file_remove(&g_file);
 }
 
 /* ---- exec ------------------------------------------------------------------ */
 
-int rte_core_exec_begin(const char *prog)
+int rte_tracer_exec_begin(const char *prog)
 {
 	struct rte_ring_writer *w;
 	int e;
 
-	if (!rte_core_owns_process())
+	if (!rte_tracer_owns_process())
 		return 0;
-	rte_alloc_flush_self();
+	stopping();
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	if (prog)
-		rte_core_own_custom(RTE_EV_EXEC, prog, strlen(prog));
+		rte_tracer_own_custom(RTE_OWN_EXEC, prog, strlen(prog));
 	/* Acq_rel: stops writers, keeps the value for a failed exec. */
 	g_exec_active = __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_ACQ_REL);
 	w = enter_any(1);
@@ -980,11 +1028,11 @@ int rte_core_exec_begin(const char *prog)
 		rte_leave();
 	}
 	/* Release: pairs with state(). */
-	__atomic_store_n(&rte_g_state, ST_STOPPED, __ATOMIC_RELEASE);
-	e = rte_file_exec_away(&rte_g_file, rte_g_cfg.preserve);
+	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
+	e = rte_file_exec_away(&g_file, g_cfg.preserve);
 	if (e)
 		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
-		         rte_g_file.path, strerrordesc_np(e));
+		         g_file.path, strerrordesc_np(e));
 	return 1;
 }
 
@@ -993,74 +1041,129 @@ int rte_core_exec_begin(const char *prog)
  * are reserved again in the copy (a full disk must never mean SIGBUS). */
 static int exec_rereserve(void)
 {
-	const struct rte_layout *l = &rte_g_file.l;
+	const struct rte_layout *l = &g_file.l;
 	uint64_t first = l->custom_events_offset / NAME_PAGE;
 
 	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
 		/* Acquire: pairs with the release in reserve_ring(). */
 		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
-		    rte_file_reserve(&rte_g_file,
+		    rte_file_reserve(&g_file,
 		                     l->data_offset +
 		                             (uint64_t)i * l->ring_size_bytes,
 		                     l->ring_size_bytes))
 			return -1;
 	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
 		if (g_name_pages[pg] &&
-		    rte_file_reserve(&rte_g_file, (first + pg) * NAME_PAGE,
+		    rte_file_reserve(&g_file, (first + pg) * NAME_PAGE,
 		                     NAME_PAGE))
 			return -1;
 	return 0;
 }
 
-void rte_core_exec_failed(int err)
+void rte_tracer_exec_failed(int err)
 {
-	int e = rte_file_exec_back(&rte_g_file, rte_g_pid);
+	int e = rte_file_exec_back(&g_file, g_pid);
 
 	if (!e && exec_rereserve() < 0)
 		e = ENOSPC;
 	if (e) {
 		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
-		         "tracing stopped", rte_g_file.path, strerrordesc_np(e));
+		         "tracing stopped", g_file.path, strerrordesc_np(e));
 		return;
 	}
 	/* Release (all three): pair with state(), the exchanges on
 	 * g_stopping and rte_enter(); the file is the same as before. */
-	__atomic_store_n(&rte_g_state, ST_RUNNING, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_RUNNING, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
-	rte_core_lifecycle(RTE_LC_RING_START, rte_g_pid, 1);
+	rte_tracer_lifecycle(RTE_LC_RING_START, g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
-	rte_core_own_int(RTE_EV_EXEC_FAIL, err);
+	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
 }
 
-/* ---- load and unload -------------------------------------------------------- */
+/* ---- read accessors ------------------------------------------------------ */
 
-__attribute__((constructor)) static void rte_init(void)
+int rte_tracer_state(void)
 {
-	int saved = errno;
+	return state();
+}
 
-	sigset_t old;
+int rte_tracer_paused(void)
+{
+	return g_paused;
+}
 
-	rte_real_resolve();
-	rte_alloc_init(); /* hooks/alloc.c: RTE_ALLOC */
+uint32_t rte_tracer_gen(void)
+{
+	/* Acquire: pairs with the release of g_gen in begin_file(). */
+	return __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
+}
+
+pid_t rte_tracer_pid(void)
+{
+	return g_pid;
+}
+
+const struct rte_config *rte_tracer_config(void)
+{
+	return &g_cfg;
+}
+
+const struct rte_file *rte_tracer_file(void)
+{
+	return &g_file;
+}
+
+/* ---- pause and resume ---------------------------------------------------- */
+
+void rte_tracer_pause_locked(void)
+{
+	if (g_state == ST_FORKED && !g_paused) {
+		/* A fork child without its file yet: nothing to write. */
+		g_paused = 1;
+		/* Release: as below. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	} else if (g_state == ST_RUNNING && !g_paused) {
+		rte_tracer_lifecycle(RTE_LC_RING_PAUSE, 0, 1);
+		g_paused = 1;
+		/* Release: pairs with nothing in particular; writers that
+		 * still see the old value finish a valid write. */
+		__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void rte_tracer_resume_locked(void)
+{
+	if (g_state == ST_FORKED && g_paused) {
+		g_paused = 0;
+		/* Release: the pending value sends the next event to the
+		 * slow path, which makes the file. */
+		__atomic_store_n(&rte_g_active, RTE_GEN_PENDING,
+		                 __ATOMIC_RELEASE);
+	} else if (g_state == ST_RUNNING && g_paused) {
+		g_paused = 0;
+		/* Release: pairs with the acquire in rte_tracer_attach() (the
+		 * generation is already published; this only re-opens). */
+		__atomic_store_n(&rte_g_active, g_gen, __ATOMIC_RELEASE);
+		rte_tracer_lifecycle(RTE_LC_RING_RESUME, 0, 1);
+	}
+}
+
+void rte_tracer_lost(void)
+{
+	/* Release: pairs with the relaxed load in rte_enter(). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	/* Release: pairs with the state loads: no exit path writes or
+	 * removes anything from now on. */
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+	if (!g_cfg.preserve)
+		rte_file_remove(&g_file);
+}
+
+/* ---- load --------------------------------------------------------------- */
+
+void rte_tracer_load(void)
+{
 	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
 	if ((g_proc = map_wiped(sizeof(*g_proc))))
 		g_proc->pid = getpid();
-	rte_proc_init();
-	if (secure_getenv("OCAML_RUNTIME_EVENTS_START")) {
-		rte_lock(&old);
-		rte_core_start_locked();
-		rte_unlock(&old);
-	}
-	errno = saved;
-}
-
-/* Runs from exit() after the program's atexit handlers (ld.so finalises a
- * preloaded library last), including the exit(0) glibc makes when the last
- * thread calls pthread_exit. */
-__attribute__((destructor)) static void rte_fini(void)
-{
-	int saved = errno;
-
-	rte_core_stop();
-	errno = saved;
 }

@@ -1,22 +1,19 @@
 /*
- * crash.h - the crash flight recorder inside librte.so (crash.c,
+ * crash/crash.h - the crash flight recorder inside librte.so (handler.c,
  * modules.c, backtrace.c): hook calls made by the rest of the shim.
  * Hidden; see README.md "Crash flight recorder".
  */
 #ifndef RTE_SHIM_CRASH_H
 #define RTE_SHIM_CRASH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #pragma GCC visibility push(hidden)
 
-/* RTE_BACKTRACE bits */
-#define RTE_BTM_CRASH 1u
-#define RTE_BTM_FORK 2u
-#define RTE_BTM_THREAD 4u
 
-/* Tracing has just started (rte_core_start_locked, registry lock held):
+/* Tracing has just started (rte_tracer_start_locked, registry lock held):
  * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
  * events, load libunwind, give the calling thread an alternate signal
  * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
@@ -28,16 +25,27 @@ void rte_crash_start(void);
  * was recorded, or the exit is made from a program's crash handler that
  * we called. Async-signal-safe. */
 int rte_crash_keep_file(void);
+/* The recorder's hook observers (hooks.h), wired by init.c:
+ * pthread_create, before the real one: with RTE_BACKTRACE=thread, the
+ * creator's stack in a slot of a static pool (the context), else NULL;
+ * _failed gives the slot back. */
+void *rte_crash_thread_create(void);
+void rte_crash_thread_create_failed(void *ctx);
 /* First code of a thread made by pthread_create while tracing runs: give
- * it an alternate signal stack. Not signal-safe (mmap is, but it runs once
+ * it an alternate signal stack, then write the creator's stack (ctx) as
+ * rte.backtrace on its ring. Not signal-safe (mmap is, but it runs once
  * per thread anyway). */
-void rte_crash_thread_start(void);
-/* pthread_create, before the real one: with RTE_BACKTRACE=thread, replace
- * (*fn, *arg) by a start routine that records the creator's stack on the
- * new thread's ring; rte_crash_thread_unwrap undoes it if the creation
- * failed. */
-void rte_crash_thread_wrap(void *(**fn)(void *), void **arg);
-void rte_crash_thread_unwrap(void *(*fn)(void *), void *arg);
+void rte_crash_thread_start(void *ctx);
+/* hooks/signals.c: the program's sigaction() (the recorder keeps the
+ * actions of the signals it handles, libc gets the others); 1 if
+ * signal(sig, h) must go through that sigaction (a crash signal, or
+ * SIG_DFL for a terminating one, which brings our handler back); and the
+ * previous handler libc's signal() returned, as sigaction() would report
+ * it (SIG_DFL for ours). Async-signal-safe. */
+int rte_crash_sigaction(int sig, const struct sigaction *act,
+                        struct sigaction *old);
+int rte_crash_signal_ours(int sig, sighandler_t h);
+sighandler_t rte_crash_signal_prev(sighandler_t r);
 /* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
 void rte_crash_fork_parent(pid_t child);
 /* Write an rte.* custom event of id `id` on the calling thread's ring.
@@ -48,6 +56,9 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force);
 
 /* ---- modules.c ---- */
 
+/* 1 once rte_modules_register() ran (and the events have ids).
+ * Async-signal-safe. */
+int rte_modules_enabled(void);
 /* Register rte.module / rte.module.unload (registry lock held). */
 void rte_modules_register(void);
 /* Bring the file's module events up to date: rte.module for each object
@@ -64,7 +75,7 @@ void rte_modules_resend(void);
  * child of a single-threaded parent. Elsewhere the syncs above use the
  * table the parent recorded, never the loader. Async-signal-safe. */
 int rte_modules_loader_ok(void);
-/* atfork child handler (crash.c): re-make the table's lock; trust the
+/* atfork child handler (handler.c): re-make the table's lock; trust the
  * loader's lock if the parent had a single thread when it forked. */
 void rte_modules_fork_child(int parent_threaded);
 

@@ -1,0 +1,20 @@
+/*
+ * fd.h - the descriptors librte.so keeps (a leaf: depends on nothing
+ * else in shim/).
+ */
+#ifndef RTE_SHIM_FD_H
+#define RTE_SHIM_FD_H
+
+#pragma GCC visibility push(hidden)
+
+/* Every descriptor the shim keeps is at least this (never 0, 1 or 2). */
+#define RTE_FD_MIN 100
+
+/* Move fd to a descriptor >= RTE_FD_MIN (else >= 3), O_CLOEXEC, closing the
+ * original. Returns the new fd, or -1 with errno (fd closed) if no
+ * descriptor above 2 is free. fd < 0 is returned as is. Signal-safe. */
+int rte_fd_high(int fd);
+
+#pragma GCC visibility pop
+
+#endif

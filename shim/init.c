@@ -1,0 +1,107 @@
+/*
+ * init.c - the one constructor (and destructor) of librte.so, which wires
+ * the modules together.
+ *
+ * The layers of shim/ (every #include points down; tests/unit/layers.sh
+ * checks it):
+ *
+ *   init.c                    wiring: constructor, destructor, observer lists
+ *   api.c                     the exported rte_* functions (rte/rte.h)
+ *   ------------------------------------------------------------------------
+ *   hooks/  threads.c  process.c  signals.c  dl.c      (hooks/hooks.h)
+ *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
+ *   ------------------------------------------------------------------------
+ *   tracer.c   the state machine, ring slots, per-thread state, rte.* and
+ *              lifecycle event writers                  (tracer.h)
+ *   ------------------------------------------------------------------------
+ *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
+ *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
+ *   warnings)  fd.c (high descriptors)  crash/backtrace.c (stack capture
+ *   with libunwind: a leaf kept beside its user)   leaves: file.h ... fd.h
+ *
+ * Lower layers learn of upper ones only through the observer lists defined
+ * here (struct rte_tracer_observer, struct rte_hook_observer): to add a
+ * module (an allocation profiler in hooks/alloc.c, a per-thread CPU
+ * profiler), add its hook file or module to mk/shim.mk and its entries to
+ * these lists; the tracer and the other hooks do not change.
+ */
+#include <errno.h>
+
+#include "alloc/alloc.h"
+#include "crash/crash.h"
+#include "hooks/hooks.h"
+#include "tracer.h"
+
+/* ---- who hears what ---------------------------------------------------------- */
+
+static const struct rte_tracer_observer g_crash_tracer = {
+	.started = rte_crash_start, /* handlers, modules, RTE_BACKTRACE */
+	.keep_file = rte_crash_keep_file,
+};
+
+/* The allocation profiler (RTE_ALLOC): after the crash recorder, whose
+ * start loads libunwind. Each thread writes its counts at its end, and
+ * the calling thread when tracing stops and before a fork. */
+static const struct rte_tracer_observer g_alloc_tracer = {
+	.started = rte_alloc_start,
+	.thread_end = rte_alloc_flush_self,
+	.stopping = rte_alloc_flush_self,
+};
+
+const struct rte_tracer_observer *const rte_tracer_observers[] = {
+	&g_crash_tracer,
+	&g_alloc_tracer,
+	NULL,
+};
+
+static const struct rte_hook_observer g_crash_hooks = {
+	.thread_create = rte_crash_thread_create,
+	.thread_create_failed = rte_crash_thread_create_failed,
+	.thread_start = rte_crash_thread_start, /* alternate signal stack */
+	.fork_parent = rte_crash_fork_parent,   /* RTE_BACKTRACE=fork */
+};
+
+static const struct rte_hook_observer g_alloc_hooks = {
+	.fork_prepare = rte_alloc_flush_self, /* the child starts from zero */
+};
+
+const struct rte_hook_observer *const rte_hook_observers[] = {
+	&g_crash_hooks,
+	&g_alloc_hooks,
+	NULL,
+};
+
+_Static_assert(sizeof(rte_hook_observers) / sizeof(rte_hook_observers[0]) <=
+                       RTE_HOOK_OBSERVERS_MAX + 1,
+               "raise RTE_HOOK_OBSERVERS_MAX");
+
+/* ---- load and unload -------------------------------------------------------- */
+
+__attribute__((constructor)) static void rte_init(void)
+{
+	int saved = errno;
+	sigset_t old;
+
+	rte_log_load(); /* first: the fd 2 of the start */
+	rte_real_resolve();
+	rte_alloc_init(); /* hooks/alloc.c: the real allocator, RTE_ALLOC */
+	rte_tracer_load();
+	rte_hooks_process_init();
+	if (rte_config_start_at_load()) {
+		rte_lock(&old);
+		rte_tracer_start_locked();
+		rte_unlock(&old);
+	}
+	errno = saved;
+}
+
+/* Runs from exit() after the program's atexit handlers (ld.so finalises a
+ * preloaded library last), including the exit(0) glibc makes when the last
+ * thread calls pthread_exit. */
+__attribute__((destructor)) static void rte_fini(void)
+{
+	int saved = errno;
+
+	rte_tracer_stop();
+	errno = saved;
+}

@@ -1,0 +1,28 @@
+/*
+ * log.h - the warning lines of librte.so (a leaf: depends only on fd.h).
+ */
+#ifndef RTE_SHIM_LOG_H
+#define RTE_SHIM_LOG_H
+
+#include <stddef.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Read RTE_LOG and remember the identity (device, inode) of fd 2: the
+ * first thing the constructor does (init.c). Idempotent. Not signal-safe. */
+void rte_log_load(void);
+
+/* Print "rte: <message>\n" where RTE_LOG says: stderr (only while fd 2 is
+ * still the file it was when the log was first used: device and inode),
+ * none, or appended to a file. Async-signal-safe. */
+void rte_log_line(const char *line, size_t n);
+
+/* Print "rte: <message>" as one line, at most once per *once flag (NULL:
+ * always). Async-signal-safe (vsnprintf on a stack buffer + write).
+ * Preserves errno. */
+void rte_warn(int *once, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#pragma GCC visibility pop
+
+#endif

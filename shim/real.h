@@ -1,0 +1,57 @@
+/*
+ * real.h - the one table of real libc functions behind our wrappers
+ * (real.c; a leaf). Every wrapper calls through rte_real; nothing else in
+ * shim/ looks a symbol up with RTLD_NEXT.
+ *
+ * Extension point: a new hook (e.g. hooks/alloc.c's malloc family) adds
+ * its fields to struct rte_real and one RESOLVE line to real.c. A hook
+ * that can run before the constructor (malloc from ld.so, another
+ * library's constructor) calls rte_real_resolve() first, or, where dlsym
+ * itself may call the hook (malloc), must provide its own bootstrap.
+ */
+#ifndef RTE_SHIM_REAL_H
+#define RTE_SHIM_REAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/types.h>
+
+struct termios;
+struct winsize;
+
+#pragma GCC visibility push(hidden)
+
+struct rte_real {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
+	                      void *(*)(void *), void *);
+	int (*pthread_setname_np)(pthread_t, const char *);
+	pid_t (*fork)(void);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	void (*exit_)(int);
+	void (*quick_exit)(int);
+	int (*openpty)(int *, int *, char *, const struct termios *,
+	               const struct winsize *);
+	int (*login_tty)(int);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+	sighandler_t (*bsd_signal)(int, sighandler_t);
+	sighandler_t (*sysv_signal)(int, sighandler_t);
+	void *(*dlopen)(const char *, int);
+	int (*dlclose)(void *);
+};
+
+extern struct rte_real rte_real;
+/* dlsym() that leaves no error state behind when the symbol is missing. */
+void *rte_dlsym(void *handle, const char *name);
+/* Resolve every real function (idempotent, cheap after the first call).
+ * Called from the constructor and lazily by each wrapper, in case another
+ * library's constructor calls a wrapper before ours ran. */
+void rte_real_resolve(void);
+
+#pragma GCC visibility pop
+
+#endif

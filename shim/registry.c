@@ -1,0 +1,88 @@
+/*
+ * registry.c - the event-name registry (registry.h).
+ */
+#include <string.h>
+
+#include "registry.h"
+
+#define HASH_SLOTS (2 * RTE_MAX_USER_EVENTS)
+
+uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
+static char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
+static uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
+static unsigned g_low;              /* lowest id that may be free */
+static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */
+
+int rte_registry_name_len(const char *name)
+{
+	size_t n = 0;
+
+	if (!name)
+		return -1;
+	for (; name[n]; n++)
+		if (n >= RTE_NAME_MAX || name[n] < 0x20 || name[n] > 0x7e)
+			return -1;
+	return n ? (int)n : -1;
+}
+
+static unsigned hash_name(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h & (HASH_SLOTS - 1);
+}
+
+/* Hash slot holding `name`, or the empty slot where it would go. */
+static unsigned hash_find(const char *name)
+{
+	unsigned i = hash_name(name);
+
+	while (g_hash[i] && strcmp(g_names[g_hash[i] - 1], name))
+		i = (i + 1) & (HASH_SLOTS - 1);
+	return i;
+}
+
+static int free_id(int top)
+{
+	if (top) {
+		while (g_high > 0 && rte_g_types[g_high])
+			g_high--;
+		return rte_g_types[g_high] ? -1 : (int)g_high;
+	}
+	while (g_low < RTE_MAX_USER_EVENTS && rte_g_types[g_low])
+		g_low++;
+	return g_low < RTE_MAX_USER_EVENTS ? (int)g_low : -1;
+}
+
+int rte_registry_add(const char *name, size_t len, enum rte_type type,
+                     int top, rte_registry_sink *sink)
+{
+	unsigned h = hash_find(name);
+	int id;
+
+	if (g_hash[h]) {
+		id = g_hash[h] - 1;
+		return rte_registry_type(id) == (unsigned)type + 1 ? id
+		                                                    : RTE_ETYPE;
+	}
+	id = free_id(top);
+	if (id < 0)
+		return RTE_ETOOMANY;
+	memcpy(g_names[id], name, len + 1);
+	g_hash[h] = (uint16_t)(id + 1);
+	if (sink)
+		sink((unsigned)id, g_names[id]);
+	/* Relaxed: see rte_registry_type(); the lock orders registrations. */
+	__atomic_store_n(&rte_g_types[id], (uint8_t)(type + 1),
+	                 __ATOMIC_RELAXED);
+	return id;
+}
+
+const char *rte_registry_name(unsigned id)
+{
+	if (id >= RTE_MAX_USER_EVENTS || !rte_g_types[id])
+		return NULL;
+	return g_names[id];
+}

@@ -1,0 +1,286 @@
+/*
+ * tracer.h - the tracer (tracer.c): the one owner of the tracing state
+ * machine (its diagram is in tracer.c's header), the ring slots, the
+ * per-thread writer state and the writers of rte.* and lifecycle events.
+ * Below it: the leaves (config, log, fd, file, ocaml, real, registry);
+ * above it: hooks/, the crash recorder, api.c and init.c (see init.c for
+ * the picture).
+ *
+ * The state globals below are written by tracer.c only; other files read
+ * them (with the memory orders their comments give). rte_g_active is the
+ * hot-path word and stays a plain exported global for the inline check.
+ *
+ * Everything here is hidden: librte.so exports only rte/rte.h, rte_strerror
+ * and the libc functions it interposes (shim/librte.map).
+ */
+#ifndef RTE_SHIM_TRACER_H
+#define RTE_SHIM_TRACER_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "alloc/state.h"
+#include "crash/backtrace.h"
+#include "config.h"
+#include "fd.h"
+#include "file.h"
+#include "log.h"
+#include "ocaml.h"
+#include "real.h"
+#include "ring.h"
+#include "rte/format.h"
+#include "rte/rte.h"
+
+#pragma GCC visibility push(hidden)
+
+#define RTE_EXPORT __attribute__((visibility("default")))
+#define RTE_TLS __attribute__((tls_model("initial-exec")))
+
+/* ---- global state (tracer.c) ---------------------------------------------- */
+
+enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
+/* ST_FORKED: a fork child whose own file is not made yet (it is made by
+ * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
+enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
+/* rte_g_active while ST_FORKED: matches no thread's generation, so the
+ * first event takes the slow path, which makes the file. */
+#define RTE_GEN_PENDING 0xffffffffu
+
+/* The ids of rte's own events (-1 if no id was free): RTE_OWN_*, not
+ * RTE_EV_* (the consumer library's event kinds). */
+enum {
+	RTE_OWN_TID,       /* rte.thread.tid, int */
+	RTE_OWN_NAME,      /* rte.thread.name, custom */
+	RTE_OWN_NAME_OF,   /* rte.thread.name_of, custom "<ring>:<name>" */
+	RTE_OWN_DROPPED,   /* rte.dropped, int */
+	RTE_OWN_EXEC,      /* rte.exec, custom: the program being executed */
+	RTE_OWN_EXEC_FAIL, /* rte.exec_failed, int: errno of the failed exec */
+	RTE_OWN_COUNT
+};
+
+/* Hot: the generation of the current file while tracing runs and is not
+ * paused, else 0. The only word the write path reads when tracing is off. */
+extern uint32_t rte_g_active RTE_EXPORT; /* also declared in rte/rte.h */
+/* Hot: events dropped (a nested signal handler, no ring). */
+extern uint64_t rte_g_dropped;
+
+/* Read accessors of the tracer's state (written by tracer.c only). All
+ * async-signal-safe. */
+int rte_tracer_state(void);      /* ST_*, acquire */
+int rte_tracer_paused(void);     /* rte_pause()d (lock held for a stable
+                                    answer) */
+uint32_t rte_tracer_gen(void);   /* generation of the current file, acquire */
+pid_t rte_tracer_pid(void);      /* process that owns the file */
+const struct rte_config *rte_tracer_config(void); /* read at start */
+const struct rte_file *rte_tracer_file(void);     /* the current file */
+
+/*
+ * Per-thread state. It lives in a pool of memory mapped with
+ * MADV_WIPEONFORK (tracer.c), not in TLS: the only initial-exec TLS of ours
+ * is the pointer rte_self_p (plus lib/writer/clock.h's anchor), so the shim
+ * takes a few words of each thread's stack, not kilobytes. The state is
+ * allocated on the thread's first use without malloc or locks (mmap and a
+ * CAS), so it is usable in signal handlers.
+ *
+ * Because the pool reads zero in any child process, however it was made
+ * (fork, _Fork, a raw fork or clone system call), a child's threads never
+ * find a writer attached to the parent's file: gen is 0, which never
+ * equals rte_g_active, so the first event takes the slow path, which sees
+ * the per-process page (also wiped) and adopts the child (tracer.c).
+ */
+struct __attribute__((aligned(64))) rte_thread {
+	/* The fast path's words first: gen, busy and the writer's pointers
+	 * share one cache line. */
+	uint32_t gen;        /* == the file's generation while w is attached */
+	int busy;            /* inside a write: a nested signal handler drops */
+	struct rte_ring_writer w;
+	int ring;            /* index of our ring, or -1 (0 after a wipe:
+	                        only meaningful while gen matches) */
+	uint32_t fail_gen;   /* claiming failed in this generation ... */
+	uint32_t fail_epoch; /* ... and no ring was released since */
+	int guard;           /* inside a wrapper: do not trace recursively */
+	/* crash/handler.c's per-thread state. */
+	int crash_recording;  /* inside our own work */
+	int crash_first_sig;  /* signal being recorded */
+	int crash_chained;    /* inside the program's handler */
+	/* the stack pointer a program handler was called with on its own
+	 * stack (0: none): below it, the handler is still running */
+	uintptr_t crash_chain_sp;
+	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
+	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
+	struct rte_alloc_thread alloc;      /* the allocation profiler's */
+};
+extern __thread struct rte_thread *rte_self_p RTE_TLS;
+/* The calling thread's state, allocated on first use (tracer.c). Never NULL:
+ * if no memory can be had, a shared state that never writes. Signal-safe. */
+struct rte_thread *rte_thread_new(void);
+
+static inline struct rte_thread *rte_self_get(void)
+{
+	struct rte_thread *t = rte_self_p;
+
+	if (__builtin_expect(t != NULL, 1))
+		return t;
+	return rte_thread_new();
+}
+/* rte_self.field reads as before; it goes through the pointer. */
+#define rte_self (*rte_self_get())
+
+/* Take the registry lock with every signal blocked (the previous mask in
+ * *old): a signal handler can never interrupt its holder, so a handler
+ * that forks (atfork prepare takes the lock) or registers cannot deadlock.
+ * In a fork child that no atfork handler saw, first adopts the child. */
+void rte_lock(sigset_t *old);
+void rte_unlock(const sigset_t *old);
+
+/*
+ * Extension point: what the layers above learn of the tracer's
+ * transitions. The list is defined by init.c (the wiring layer) as a
+ * constant table, so that it is in place even if another library's
+ * constructor starts tracing before ours ran; it ends with a NULL. Any
+ * member may be NULL. A new module (e.g. a CPU profiler arming its
+ * per-thread timers) adds one entry in init.c; nothing here changes.
+ */
+struct rte_tracer_observer {
+	/* Tracing has just started (registry lock held). Not signal-safe. */
+	void (*started)(void);
+	/* At stop: nonzero keeps the file even without PRESERVE (a crash was
+	 * recorded). Async-signal-safe. */
+	int (*keep_file)(void);
+	/* A thread that had a per-thread state is ending (pthread key
+	 * destructor), before its ring is given back. */
+	void (*thread_end)(void);
+	/* Tracing is about to stop in this process (exit, a fatal signal,
+	 * exec): the calling thread's last moment to write. Async-signal-
+	 * safe. */
+	void (*stopping)(void);
+};
+extern const struct rte_tracer_observer *const rte_tracer_observers[];
+
+/* Set up the per-thread state's key and the per-process page: called
+ * once by the constructor (init.c), before any start. */
+void rte_tracer_load(void);
+/* rte_pause()/rte_resume() (lock held): RUNNING <-> paused, writing
+ * ring_pause/ring_resume; a fork child without its file only changes the
+ * flag. */
+void rte_tracer_pause_locked(void);
+void rte_tracer_resume_locked(void);
+/* The ring mapping lost its blocks (SIGBUS on it, crash handler):
+ * tracing disabled for good, the file removed unless PRESERVE. The caller
+ * has replaced the mapping. Async-signal-safe. */
+void rte_tracer_lost(void);
+
+/* Start tracing (lock held by the caller). Returns RTE_OK or RTE_ESTATE. */
+int rte_tracer_start_locked(void);
+/* Disable tracing for good after an error, with one line on stderr. */
+void rte_tracer_disable(const char *why);
+/* Slow path of rte_tracer_writer(): attach the calling thread to a ring of
+ * generation `gen`. quiet: no domain_spawn/tid/name events (exit paths).
+ * Returns the writer or NULL (events are then dropped and counted). */
+struct rte_ring_writer *rte_tracer_attach(int quiet);
+/* Give the calling thread's ring back (thread end). Writes domain_terminate
+ * first if tracing is active. */
+void rte_tracer_release(void);
+/* Write ring_stop (and rte.dropped) once and remove the file unless
+ * PRESERVE. Safe at exit, in _exit, in a signal handler. */
+void rte_tracer_stop(void);
+/* Fork child: let go of the parent's file; our own is made lazily. The
+ * calling thread keeps ring 0 of the child's file. */
+void rte_tracer_fork_child(void);
+/* The atfork child handler's work (signals blocked, one thread): re-make
+ * the lock, keep only our per-thread state, mark the process page ours,
+ * rte_tracer_fork_child(), and with PRESERVE make the file at once. */
+void rte_tracer_atfork_child(void);
+/* Fork child: make the pending file now if we can (see ST_FORKED). */
+void rte_tracer_materialize(void);
+/* Write a name into name slot `id` of the file (lock held or single). */
+void rte_tracer_write_name(unsigned id, const char *name);
+/* Register an rte.* event from the top of the id space, its name written
+ * into the file if one is mapped (lock held). Returns the id or -1. */
+int rte_tracer_register_own(const char *name, enum rte_type type);
+/* Write the calling thread's name as rte.thread.name on its ring. */
+void rte_tracer_write_thread_name(void);
+/* Write rte.thread.name_of "<ring>:<name>" for thread `t` on our ring. */
+void rte_tracer_write_name_of(pthread_t t, const char *name);
+/* Lifecycle event on our ring, written whether or not tracing is paused
+ * (as long as it runs). */
+void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
+/* Write an rte.* event of the calling thread (no-op when not active). */
+void rte_tracer_own_int(int which, int64_t v);
+void rte_tracer_own_custom(int which, const void *bytes, size_t n);
+/* Write a custom message with a payload of n bytes. Returns 0 or -1. */
+int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
+                          const void *bytes, size_t n);
+
+/* exec: write ring_stop and move the file out of the new image's way;
+ * returns 1 if it did (then call rte_tracer_exec_failed if exec returns). */
+int rte_tracer_exec_begin(const char *prog);
+void rte_tracer_exec_failed(int err);
+
+/* 1 if the calling process owns the file and tracing runs (false in a
+ * vfork child, which shares our memory but has another pid). A fork child
+ * with PRESERVE makes its pending file here. */
+int rte_tracer_owns_process(void);
+
+/*
+ * The write path. Returns the calling thread's writer, marked busy, or NULL
+ * (nothing to do: tracing is off or paused, or no ring). Pair every
+ * non-NULL return with rte_leave().
+ */
+static inline struct rte_ring_writer *rte_enter(void)
+{
+	/* Relaxed: only decides whether to write at all. The writer's own
+	 * pointers were published by the acquire in rte_tracer_attach(). */
+	uint32_t a = __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED);
+	struct rte_ring_writer *w;
+	struct rte_thread *t;
+
+	if (__builtin_expect(a == 0, 0))
+		return NULL;
+	t = rte_self_get();
+	if (__builtin_expect(t->busy, 0)) {
+		/* A signal handler interrupted a write of this thread: its
+		 * ring is mid-message, so this event is dropped. */
+		__atomic_fetch_add(&rte_g_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	t->busy = 1;
+	/* Keeps the busy store before the ring stores (same thread: only a
+	 * signal handler observes it). */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(t->gen == a, 1))
+		return &t->w;
+	w = rte_tracer_attach(0);
+	if (!w) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+	}
+	return w;
+}
+
+/* rte_leave() for the writer w that rte_enter() returned: no second
+ * look at the TLS pointer. */
+static inline void rte_leave_w(struct rte_ring_writer *w)
+{
+	struct rte_thread *t =
+		(struct rte_thread *)((char *)w - offsetof(struct rte_thread, w));
+
+	/* Keeps the ring stores before the busy store, for signal handlers. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+static inline void rte_leave(void)
+{
+	/* Keeps the ring stores before the busy store, for signal handlers. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rte_self_p->busy = 0; /* set by rte_enter: allocated */
+}
+
+#pragma GCC visibility pop
+
+#endif
