@@ -8,8 +8,9 @@
  *   init.c                    wiring: constructor, destructor, observer lists
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
- *   hooks/  threads.c  process.c  signals.c  dl.c      (hooks/hooks.h)
+ *   hooks/  threads.c  process.c  signals.c  dl.c  alloc.c  (hooks/hooks.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
+ *   alloc/  sample.c           allocation profiler (alloc/alloc.h)
  *   ------------------------------------------------------------------------
  *   tracer.c   the state machine, ring slots, per-thread state, rte.* and
  *              lifecycle event writers                  (tracer.h)
@@ -17,7 +18,8 @@
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
  *   warnings)  fd.c (high descriptors)  crash/backtrace.c (stack capture
- *   with libunwind: a leaf kept beside its user)   leaves: file.h ... fd.h
+ *   with libunwind: a leaf kept beside its user)  alloc/state.h (the
+ *   profiler's per-thread state, in the tracer's)  leaves: file.h ... fd.h
  *
  * Lower layers learn of upper ones only through the observer lists defined
  * here (struct rte_tracer_observer, struct rte_hook_observer): to add a
