@@ -1,7 +1,7 @@
 /*
  * profile.c - the profilers' events in rte-read (profile.h): decoding,
  * symbolising, aggregating into stacks, the liveness of sampled
- * allocations, and the summary's section. The formats are in prof_out.c.
+ * allocations, and the summary's section. The formats are in fmt/profile.c.
  *
  * Per file (one process image) a symboliser fed by its rte.module events;
  * each code address is symbolised once per module set (a location), and

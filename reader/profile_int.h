@@ -1,6 +1,6 @@
 /*
  * profile_int.h - the aggregator's tables, shared by profile.c (input,
- * summary) and prof_out.c (the folded, pprof and flamegraph writers).
+ * summary) and fmt/profile.c (the folded, pprof and flamegraph writers).
  * Private to those two files. Not thread-safe.
  *
  * Strings, locations (a code address of one file image, symbolised once),

@@ -6,7 +6,7 @@
 #ifndef RD_STATUS_H
 #define RD_STATUS_H
 
-/* Exit codes: documented in --help, rte-read(1) and README.md. */
+/* Exit codes: documented in --help, rte-read(1) and doc/USAGE.md. */
 enum {
 	RD_EX_OK = 0,
 	RD_EX_USAGE = 1,     /* bad option or argument */

@@ -200,7 +200,7 @@ int rte_event_dispatch(const struct rte_event *ev,
 
 /*
  * Format one event as a JSON object on one line (no newline), with the
- * fields and order of the stable schema in shared/fixtures/ocaml-5.2/
+ * fields and order of the stable schema in tests/fixtures/ocaml-5.2/
  * README.md; if pid >= 0 a "pid" field is added first. Returns the length
  * written (excluding NUL). The output is always NUL-terminated and is
  * truncated if cap is too small; RTE_JSONL_MAX is always enough.

@@ -1,5 +1,5 @@
 /*
- * rte/crash.h - the payloads of rte's crash-recorder events (README.md,
+ * rte/crash.h - the payloads of rte's crash-recorder events (doc/DESIGN.md,
  * "Crash flight recorder"): rte.crash, rte.backtrace, rte.module and
  * rte.module.unload. All four are custom user events; their payload is one
  * of the records below, in the byte order of the machine that wrote it

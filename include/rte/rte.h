@@ -8,7 +8,7 @@
  *
  * Errors are the negative codes of rte/error.h. No function here changes
  * errno, and none ever stops or kills the program: when tracing cannot
- * work (see README.md, "librte.so"), it is disabled with one line on
+ * work (see doc/USAGE.md, "librte.so"), it is disabled with one line on
  * stderr and every call becomes a cheap no-op.
  *
  * Safety of each call (detailed again at each function):
@@ -24,7 +24,7 @@
  *
  * User event ids: rte_register() hands out ids from 0 upwards, as OCaml's
  * Runtime_events.User.register does. Once tracing runs, rte's own events
- * (the "rte.*" events documented in README.md) take ids from the top
+ * (the "rte.*" events documented in doc/USAGE.md) take ids from the top
  * (8191 downwards) out of the same 8192.
  */
 #ifndef RTE_RTE_H

@@ -1,5 +1,5 @@
 /*
- * prof_out.c - the profile formats of rte-read (profile.h): folded
+ * fmt/profile.c - the profile formats of rte-read (profile.h): folded
  * (collapsed stacks), pprof (gzipped profile.proto, by a small protobuf
  * encoder of our own) and flamegraph (one self-contained SVG with inline
  * JavaScript: search, click to zoom, no network).

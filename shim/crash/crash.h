@@ -1,7 +1,7 @@
 /*
  * crash/crash.h - the crash flight recorder inside librte.so (handler.c,
  * modules.c, backtrace.c): hook calls made by the rest of the shim.
- * Hidden; see README.md "Crash flight recorder".
+ * Hidden; see doc/DESIGN.md "Crash flight recorder".
  */
 #ifndef RTE_SHIM_CRASH_H
 #define RTE_SHIM_CRASH_H

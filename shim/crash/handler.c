@@ -38,7 +38,7 @@
  * mapping, disables tracing with one warning, and returns: the faulting
  * store is made again, into that memory, and the program goes on.
  *
- * Death by another signal (README.md "Never hurting the host"): for
+ * Death by another signal (doc/DESIGN.md "Signals"): for
  * the signals whose default action ends the process (g_term), while their
  * disposition is SIG_DFL, our handler is in the kernel instead: it writes
  * rte.signal, stops as exit does (ring_stop, the file removed unless

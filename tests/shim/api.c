@@ -44,9 +44,9 @@ static void check_register(void)
 }
 
 /* Fill the id space: 8192 ids exist in all, shared with the 6 rte.*
- * events (README) once tracing runs, and the crash recorder's 4 (rte.signal,
- * rte.crash, rte.module, rte.module.unload; README "Crash flight
- * recorder"); the next name fails. */
+ * events (doc/USAGE.md) once tracing runs, and the crash recorder's 4
+ * (rte.signal, rte.crash, rte.module, rte.module.unload; doc/USAGE.md
+ * "Crash events"); the next name fails. */
 static void check_too_many(int expect_last, int expect_first)
 {
 	char name[32];

@@ -231,7 +231,7 @@ test_fork_threaded() {
 
 # A child made without atfork handlers (_Fork, a raw fork or clone system
 # call) never writes into its parent's file: it is adopted as a fork child
-# and gets its own file (README "Never hurting the host").
+# and gets its own file (doc/DESIGN.md "Never hurting the host").
 test_fork_raw() {
 	for way in _Fork sysfork clone; do
 		begin "fork_raw_$way"

@@ -22,7 +22,7 @@
 # RTE_SAN_RT (sanitizer runtime to preload first, empty without),
 # RTE_SAN (the SAN flags of the build), STRESS_EVENTS (events per thread
 # of the default-ring run). Every program runs under `timeout`: a hang
-# fails the test. Lines starting "figure:" are the README's figures.
+# fails the test. Lines starting "figure:" are doc/TESTING.md's figures.
 set -u
 
 B=${RTE_BUILD:?RTE_BUILD is not set}
