@@ -4,6 +4,11 @@ same run, interleaved over several rounds; prints one table of medians and
 ratios and writes the same as JSON.
 
 usage: bench/run.py BUILD_DIR [--rounds N] [--quick] [--json FILE]
+                    [--only GROUP[,GROUP...]]
+
+Groups: producer, spawn, process, reader, many-files, lttng, backtrace.
+`--only reader,many-files` measures just the reader rows (e.g. to compare
+a change with its base: run it on each build directory).
 
 Each row names its goal (from the issues) and whether it was met. Timings on
 a shared machine are noisy: the median of the rounds is reported, and every
@@ -25,6 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
 
 ROWS = []
+GROUPS = ("producer", "spawn", "process", "reader", "many-files", "lttng",
+          "backtrace", "alloc")
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
 
@@ -438,24 +445,39 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="fewer events and rounds (a smoke test, not figures)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--only", default=None, metavar="GROUP[,GROUP...]",
+                    help="run only these groups of rows: " + ", ".join(GROUPS))
     a = ap.parse_args()
+    only = set(GROUPS if a.only is None else a.only.split(","))
+    if not only <= set(GROUPS):
+        ap.error("--only: unknown group(s) %s; groups: %s" % (
+            ", ".join(sorted(only - set(GROUPS))), ", ".join(GROUPS)))
     build = os.path.abspath(a.build)
     rounds = 3 if a.quick else a.rounds
     events = 200000 if a.quick else 2000000
     tmp = tempfile.mkdtemp(prefix="rte-bench-")
     start = time.monotonic()
     try:
-        bench_producer(build, tmp, rounds, events)
-        bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
-                    50 if a.quick else 300)
-        bench_process(build, rounds, 30 if a.quick else 200, 100)
-        bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
-        bench_many_files(build, tmp, rounds, 10000 if a.quick else 100000,
-                         10000)
-        bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
-        bench_backtrace(build, rounds)
-        alloc.bench_alloc(build, rounds, 1000000 if a.quick else 10000000,
-                          row, base_env, traced_env)
+        if "producer" in only:
+            bench_producer(build, tmp, rounds, events)
+        if "spawn" in only:
+            bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
+                        50 if a.quick else 300)
+        if "process" in only:
+            bench_process(build, rounds, 30 if a.quick else 200, 100)
+        if "reader" in only:
+            bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
+        if "many-files" in only:
+            bench_many_files(build, tmp, rounds,
+                             10000 if a.quick else 100000, 10000)
+        if "lttng" in only:
+            bench_lttng(build, tmp, rounds, events // 2, RTE_INT)
+        if "backtrace" in only:
+            bench_backtrace(build, rounds)
+        if "alloc" in only:
+            alloc.bench_alloc(build, rounds,
+                              1000000 if a.quick else 10000000,
+                              row, base_env, traced_env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

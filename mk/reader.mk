@@ -45,12 +45,13 @@ $(READER_TEST_BIN)/test_%: $(BUILD)/obj/tests/reader/test_%.o $(READER_LIB_OBJS)
 
 .PHONY: reader-test
 TEST_RUNS += reader-test
-reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS)
+reader-test: $(BUILD)/rte-read $(READER_GEN) $(READER_UNITS) $(BUILD)/bench/gen
 	@for t in $(READER_UNITS); do $$t || exit 1; done
 	@sh tests/reader/run.sh $(BUILD)
 	@sh tests/reader/gcstats.sh $(BUILD)
 	@sh tests/reader/diff.sh $(BUILD)
 	@sh tests/reader/inputs.sh $(BUILD)
+	@sh tests/reader/many.sh $(BUILD)
 
 # A real program traced by librte.so, for the --follow tests.
 READER_TRACED := $(READER_TEST_BIN)/traced

@@ -11,11 +11,11 @@
 # interposed libc functions local. Link a program with
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
-# Layers (see shim/init.c): leaves, the tracer, hooks and the crash
-# recorder, then api.c and init.c.
+# Layers (see shim/init.c): leaves, ring slots and the per-thread state
+# pool, the tracer, hooks and the crash recorder, then api.c and init.c.
 SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/real.c shim/registry.c \
-	shim/tracer.c \
+	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \

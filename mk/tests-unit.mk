@@ -1,6 +1,6 @@
 # tests/unit/: cmocka unit tests of lib/ (format, ring writer, consumer,
 # JSONL, clock) and of the shim's modules that link alone (config, the
-# event registry, the tracer's state machine), run against real files in a
+# event registry, the ring slots, the tracer's state machine), run against real files in a
 # temporary directory; and tests/unit/layers.sh (shim/ includes point down).
 #
 #   make test-unit    build and run every unit test (part of `make test`)
@@ -11,7 +11,7 @@
 # is compiled in and can be overridden with RTE_FIXTURES_DIR at run time.
 
 UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml \
-	shim_config shim_registry shim_tracer
+	shim_config shim_registry shim_slots shim_tracer
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
 UNIT_HELPER_OBJ := $(BUILD)/obj/tests/unit/rte_test.o
 UNIT_OBJS := $(UNIT_TESTS:%=$(BUILD)/obj/tests/unit/test_%.o) $(UNIT_HELPER_OBJ)
@@ -33,10 +33,14 @@ SHIM_UNIT_LEAVES := $(BUILD)/obj/shim/fd.o $(BUILD)/obj/shim/log.o
 $(BUILD)/tests/unit/test_shim_config: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o
 $(BUILD)/tests/unit/test_shim_registry: $(BUILD)/obj/shim/registry.o
+$(BUILD)/tests/unit/test_shim_slots: $(SHIM_UNIT_LEAVES) \
+	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
+	$(BUILD)/obj/shim/slots.o
 $(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
 	$(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
-	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/tracer.o
+	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/slots.o \
+	$(BUILD)/obj/shim/pool.o $(BUILD)/obj/shim/tracer.o
 
 .PHONY: test-unit check-loop
 TEST_RUNS += test-unit

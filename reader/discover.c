@@ -141,9 +141,7 @@ static int add_source(struct rd_discover *d, rte_cursor *c, const char *path)
 	rd_signals_peek(NULL);
 	if (pid < 0)
 		pid = rd_pid_from_name(p);
-	/* Mapped again when it is read: a summary of many files maps one
-	 * at a time (the merge releases each file it has read). */
-	rte_cursor_release(c);
+	/* The merge decides how many files stay mapped (rd_merge_add). */
 	src = rd_merge_add(d->merge, c);
 	if (src < 0)
 		return -1;

@@ -24,6 +24,8 @@
 
 #define MAXDEPTH 64
 #define ROLE_IDS 64 /* ids whose role is cached per file */
+#define SMALL_PAUSES 8 /* pauses of a file kept before a histogram (43 KiB):
+                          memory stays small with many small files */
 
 enum role {
 	R_NONE = 0,
@@ -68,18 +70,25 @@ struct gring {
 	int runtime;              /* phases or GC counters seen */
 };
 
+/* The role of each phase and counter id, cached for its name. */
+struct roles {
+	const char *pname[ROLE_IDS], *cname[ROLE_IDS];
+	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
+};
+
 struct gfile {
 	struct gring *r;
 	unsigned nrings;
-	const char *pname[ROLE_IDS], *cname[ROLE_IDS]; /* role cached for */
-	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
-	struct rd_hist *h;
+	struct roles *rc;         /* allocated with r, freed when forgotten */
+	struct rd_hist *h;       /* pauses, past SMALL_PAUSES of them */
+	uint64_t pause[SMALL_PAUSES]; /* ... the pauses until then */
+	unsigned npause;
 	long double sumsq;
 };
 
 struct rd_gc {
 	struct gfile *f;
-	unsigned nf;
+	unsigned nf, cap;         /* f[0..nf) in use, room for cap */
 	int oom;
 };
 
@@ -95,9 +104,20 @@ void rd_gc_free(struct rd_gc *g)
 	for (unsigned i = 0; i < g->nf; i++) {
 		free(g->f[i].r);
 		free(g->f[i].h);
+		free(g->f[i].rc);
 	}
 	free(g->f);
 	free(g);
+}
+
+void rd_gc_forget_file(struct rd_gc *g, unsigned src)
+{
+	if (!g || src >= g->nf)
+		return;
+	free(g->f[src].r);
+	free(g->f[src].h);
+	free(g->f[src].rc);
+	memset(&g->f[src], 0, sizeof g->f[src]);
 }
 
 /* ---- roles --------------------------------------------------------------- */
@@ -140,22 +160,22 @@ static inline unsigned char prole(struct gfile *f, const struct rte_event *ev)
 {
 	if (ev->id >= ROLE_IDS)
 		return phase_role(ev->name);
-	if (f->pname[ev->id] != ev->name || !ev->name) {
-		f->pname[ev->id] = ev->name;
-		f->prole[ev->id] = phase_role(ev->name);
+	if (f->rc->pname[ev->id] != ev->name || !ev->name) {
+		f->rc->pname[ev->id] = ev->name;
+		f->rc->prole[ev->id] = phase_role(ev->name);
 	}
-	return f->prole[ev->id];
+	return f->rc->prole[ev->id];
 }
 
 static inline unsigned char crole(struct gfile *f, const struct rte_event *ev)
 {
 	if (ev->id >= ROLE_IDS)
 		return counter_role(ev->name);
-	if (f->cname[ev->id] != ev->name || !ev->name) {
-		f->cname[ev->id] = ev->name;
-		f->crole[ev->id] = counter_role(ev->name);
+	if (f->rc->cname[ev->id] != ev->name || !ev->name) {
+		f->rc->cname[ev->id] = ev->name;
+		f->rc->crole[ev->id] = counter_role(ev->name);
 	}
-	return f->crole[ev->id];
+	return f->rc->crole[ev->id];
 }
 
 /* ---- state ------------------------------------------------------------- */
@@ -164,21 +184,26 @@ static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
 {
 	struct gfile *f;
 
-	if (src >= g->nf) {
-		struct gfile *n = realloc(g->f, (src + 1) * sizeof *n);
+	if (src >= g->cap) { /* doubling: many files cost no copies */
+		unsigned cap = g->cap ? 2 * g->cap : 16;
+		struct gfile *n;
 
-		if (!n)
+		while (cap <= src)
+			cap *= 2;
+		if (!(n = realloc(g->f, cap * sizeof *n)))
 			goto oom;
-		memset(n + g->nf, 0, (src + 1 - g->nf) * sizeof *n);
+		memset(n + g->cap, 0, (cap - g->cap) * sizeof *n);
 		g->f = n;
-		g->nf = src + 1;
+		g->cap = cap;
 	}
+	if (src >= g->nf)
+		g->nf = src + 1;
 	f = &g->f[src];
 	if (!f->r) {
-		if (!(f->r = calloc(rings ? rings : 1, sizeof *f->r)) ||
-		    !(f->h = rd_hist_new())) {
-			free(f->r);
-			f->r = NULL;
+		if (!(f->rc = calloc(1, sizeof *f->rc)) ||
+		    !(f->r = calloc(rings ? rings : 1, sizeof *f->r))) {
+			free(f->rc);
+			f->rc = NULL;
 			goto oom;
 		}
 		f->nrings = rings;
@@ -268,7 +293,15 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 {
 	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
 
-	rd_hist_add(f->h, d);
+	if (f->h) {
+		rd_hist_add(f->h, d);
+	} else if (f->npause < SMALL_PAUSES) {
+		f->pause[f->npause++] = d;
+	} else if ((f->h = rd_hist_new()) != NULL) {
+		for (unsigned i = 0; i < f->npause; i++)
+			rd_hist_add(f->h, f->pause[i]);
+		rd_hist_add(f->h, d);
+	}
 	f->sumsq += (long double)d * (long double)d;
 	r->gc_ns += d;
 	r->pauses++;
@@ -492,23 +525,23 @@ static int totals(struct rd_gc *g, const struct rd_procs *P,
 	unsigned n = 0;
 
 	memset(t, 0, sizeof *t);
-	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
-		if (P->src[i].proc == pr && g->f[i].r)
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (i < g->nf && g->f[i].r)
 			n += g->f[i].nrings;
 	if (!(t->h = rd_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
 		free(t->h);
 		return -1;
 	}
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		const struct gfile *f = i < g->nf ? &g->f[i] : NULL;
 
-		if (P->src[i].proc != pr)
-			continue;
 		if (!t->ocaml)
 			t->ocaml = rd_ocaml_choice_of(P->src[i].path);
 		if (!f || !f->r)
 			continue;
 		add_hist(t->h, f->h);
+		for (unsigned k = 0; !f->h && k < f->npause; k++)
+			rd_hist_add(t->h, f->pause[k]);
 		t->sumsq += f->sumsq;
 		for (unsigned r = 0; r < f->nrings; r++)
 			if (f->r[r].seen || f->r[r].lost)
@@ -529,8 +562,8 @@ static void free_totals(struct totals *t)
 int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,
                       const struct rd_proc *pr)
 {
-	for (unsigned i = 0; i < P->nsrc && i < g->nf; i++)
-		for (unsigned r = 0; P->src[i].proc == pr && g->f[i].r && r < g->f[i].nrings; r++)
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		for (unsigned r = 0; i < g->nf && g->f[i].r && r < g->f[i].nrings; r++)
 			if (g->f[i].r[r].runtime)
 				return 1;
 	return 0;

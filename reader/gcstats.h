@@ -25,6 +25,10 @@ struct rd_gc;
 struct rd_gc *rd_gc_new(void);
 void rd_gc_free(struct rd_gc *g);
 
+/* Forget what was gathered for file (source) src, once its process was
+ * written: its memory goes back. NULL g is allowed. */
+void rd_gc_forget_file(struct rd_gc *g, unsigned src);
+
 /* Account for one event (annotated by procs.c; it->src is one of P's). */
 void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
                  const struct rd_item *it);

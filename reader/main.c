@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,7 +329,7 @@ static void report_lost(void)
 /* Read every input into the sink and finish the output. */
 static void run(void)
 {
-	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL };
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL, 0 };
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
@@ -344,6 +343,7 @@ static void run(void)
 		    !strncmp(g.o.format, "gc-stats", 8)) {
 			rd_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
+			g.ctx.files_in_order = 1;
 		}
 		rd_merge_refill(g.merge);
 		drain();
@@ -382,10 +382,6 @@ int main(int argc, char **argv)
 		return rd_serve_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
 		return rd_diff_main(argc - 1, argv + 1);
-	/* Large, mostly empty tables (a format's per-file caches) come
-	 * from fresh zero pages instead of memset reused heap: memory stays
-	 * what is used with many files (issue 12, item 13). */
-	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = rd_options_parse(argc, argv, &g.o, &g.filter);

@@ -8,6 +8,13 @@
  * last stays at the top of the heap until the next call, because the
  * event's pointers live in the cursor's ring buffer until the ring is read
  * again.
+ *
+ * Mappings: in time order, at most MAX_MAPPED sources are mapped at once.
+ * Reading a source that is not mapped first releases the source mapped
+ * longest ago (rte_cursor_release); the events it read ahead and not yet
+ * delivered keep their payloads (custom bytes, alloc buckets) in a copy
+ * of their stream's own. A merge of 100,000 small files thus maps each
+ * about once and never more than MAX_MAPPED together.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +25,7 @@
 #define MAX_LOST_RUN 64 /* consecutive losses folded before delivering */
 #define RUN_EVENTS 256  /* events of a run (rd_merge_next_run) */
 #define STREAM_EVENTS 32 /* events read ahead on a stream (in time order) */
+#define MAX_MAPPED 256   /* sources mapped at once, in time order */
 
 enum { S_IDLE = 0, S_QUEUED, S_DEAD };
 
@@ -36,12 +44,15 @@ struct stream {
 	 * is the event to deliver when has_ev. */
 	struct rte_event *buf, *cur_ev;
 	unsigned bn, bi;
+	unsigned char *own;    /* payloads of buffered events whose source */
+	size_t owncap;         /* was released */
 };
 
 struct source {
 	rte_cursor *cur;
 	struct stream *streams;
 	unsigned rings;
+	int mapped;            /* in time order: counted in the FIFO below */
 };
 
 struct rd_merge {
@@ -56,6 +67,8 @@ struct rd_merge {
 	unsigned u_src, u_ring; /* unordered: the stream being read */
 	struct stream *u_cur;   /* ... and its stream, NULL to look it up */
 	struct rte_event run[RUN_EVENTS]; /* the events of the last run */
+	unsigned mq[MAX_MAPPED]; /* time order: the mapped sources, oldest */
+	unsigned mq_head, mq_len; /* first (a ring of MAX_MAPPED) */
 	char errmsg[600];
 };
 
@@ -74,9 +87,11 @@ void rd_merge_free(rd_merge *m)
 		return;
 	for (unsigned i = 0; i < m->nsrc; i++) {
 		rte_cursor_close(m->src[i].cur);
-		for (unsigned r = 0; r < m->src[i].rings; r++)
+		for (unsigned r = 0; r < m->src[i].rings; r++) {
 			if (m->src[i].streams[r].buf != &m->src[i].streams[r].ev)
 				free(m->src[i].streams[r].buf);
+			free(m->src[i].streams[r].own);
+		}
 		free(m->src[i].streams);
 	}
 	free(m->src);
@@ -115,7 +130,18 @@ int rd_merge_add(rd_merge *m, rte_cursor *c)
 		st[r].src = m->nsrc;
 		st[r].ring = r;
 	}
-	m->src[m->nsrc] = (struct source){ c, st, rings };
+	m->src[m->nsrc] = (struct source){ c, st, rings, 0 };
+	/* The first MAX_MAPPED sources stay mapped as they were opened: a
+	 * live file, or one its writer removes at exit before it is first
+	 * read, is read without being opened again by its name. The others
+	 * are given back until they are read (a directory of many files). */
+	if (m->mq_len < MAX_MAPPED) {
+		m->mq[(m->mq_head + m->mq_len) % MAX_MAPPED] = m->nsrc;
+		m->mq_len++;
+		m->src[m->nsrc].mapped = 1;
+	} else {
+		rte_cursor_release(c);
+	}
 	return (int)m->nsrc++;
 fail:
 	rte_cursor_close(c);
@@ -185,6 +211,108 @@ static void pop_top(rd_merge *m, int state)
 
 /* ---- streams ------------------------------------------------------------ */
 
+/* The bytes of event e's payload that live in its cursor's buffers (and
+ * *p, where they are), or 0. */
+static size_t payload(const struct rte_event *e, const unsigned char **p)
+{
+	if (e->kind == RTE_EV_USER_CUSTOM && e->u.custom.len) {
+		*p = e->u.custom.bytes;
+		return e->u.custom.len;
+	}
+	if (e->kind == RTE_EV_ALLOC && e->u.buckets) {
+		*p = (const unsigned char *)e->u.buckets;
+		return RTE_ALLOC_BUCKETS * sizeof *e->u.buckets;
+	}
+	return 0;
+}
+
+/* Before stream s's source is released: copy the payloads of the events it
+ * read ahead and did not deliver (cur_ev among them) into s->own. Returns
+ * 0, or -1 if out of memory (nothing changed). */
+static int keep_payloads(struct stream *s)
+{
+	struct rte_event *e = s->buf;
+	unsigned from = s->bi, to = s->bn;
+	const unsigned char *p;
+	size_t need = 0, at = 0, n;
+
+	if (!e)
+		return 0;
+	if (s->has_ev && from > 0)
+		from--; /* cur_ev is buf[bi - 1] */
+	for (unsigned i = from; i < to; i++)
+		need += (payload(&e[i], &p) + 7) & ~(size_t)7;
+	if (need == 0)
+		return 0;
+	if (need > s->owncap) {
+		unsigned char *o = malloc(need);
+
+		if (!o)
+			return -1;
+		/* the old copy may hold some of these payloads: copy first */
+		for (unsigned i = from; i < to; i++)
+			if ((n = payload(&e[i], &p)) != 0) {
+				memcpy(o + at, p, n);
+				at += (n + 7) & ~(size_t)7;
+			}
+		free(s->own);
+		s->own = o;
+		s->owncap = need;
+	} else {
+		/* in place: the payloads already in own come first, in order */
+		for (unsigned i = from; i < to; i++)
+			if ((n = payload(&e[i], &p)) != 0) {
+				memmove(s->own + at, p, n);
+				at += (n + 7) & ~(size_t)7;
+			}
+	}
+	at = 0;
+	for (unsigned i = from; i < to; i++)
+		if ((n = payload(&e[i], &p)) != 0) {
+			if (e[i].kind == RTE_EV_USER_CUSTOM)
+				e[i].u.custom.bytes = s->own + at;
+			else
+				e[i].u.buckets = (const uint64_t *)(void *)(s->own + at);
+			at += (n + 7) & ~(size_t)7;
+		}
+	return 0;
+}
+
+/* Release source i's mapping, its streams keeping what they read ahead.
+ * Returns 0, or -1 if it cannot be (out of memory: it stays mapped). */
+static int unmap_source(rd_merge *m, unsigned i)
+{
+	struct source *src = &m->src[i];
+
+	for (unsigned r = 0; r < src->rings; r++)
+		if (keep_payloads(&src->streams[r]) < 0)
+			return -1;
+	rte_cursor_release(src->cur);
+	src->mapped = 0;
+	return 0;
+}
+
+/* Source i is about to be read (mapped again if it was released): count
+ * it, releasing the one mapped longest ago if MAX_MAPPED are. */
+static void map_source(rd_merge *m, unsigned i)
+{
+	if (m->src[i].mapped)
+		return;
+	while (m->mq_len == MAX_MAPPED) {
+		unsigned old = m->mq[m->mq_head];
+
+		m->mq_head = (m->mq_head + 1) % MAX_MAPPED;
+		m->mq_len--;
+		if (unmap_source(m, old) < 0)
+			break; /* out of memory: one more mapped, no harm */
+	}
+	if (m->mq_len < MAX_MAPPED) {
+		m->mq[(m->mq_head + m->mq_len) % MAX_MAPPED] = i;
+		m->mq_len++;
+		m->src[i].mapped = 1;
+	}
+}
+
 /* The next event of `s`, read ahead in batches: 1 (*ev set), 0 or an
  * error. The events of a batch stay valid until the next batch is read,
  * which is after the last of them was delivered. */
@@ -199,11 +327,14 @@ static int stream_next(rd_merge *m, struct stream *s, struct rte_event **ev)
 			s->buf = &s->ev;
 		if (s->buf == &s->ev)
 			cap = 1;
+		map_source(m, s->src);
 		/* Relaxed: only this thread's SIGBUS handler reads it. */
 		__atomic_store_n(&m->current, (int)s->src, __ATOMIC_RELAXED);
 		r = rte_cursor_next_batch(s->cur, s->ring, s->buf, cap);
-		if (r <= 0)
+		if (r <= 0) {
+			s->bi = s->bn = 0; /* nothing read ahead any more */
 			return r;
+		}
 		s->bn = (unsigned)r;
 		s->bi = 0;
 	}

@@ -16,6 +16,12 @@
  * call rd_merge_refill() later to pick up what producers wrote meanwhile.
  * Across refills the order is only as good as the producers' timing allows.
  *
+ * Mappings: in time order, at most a bounded number of sources (256) are
+ * mapped at once: reading another releases the one mapped longest ago
+ * (rte_cursor_release; it is mapped again when read again). A cursor
+ * given to rd_merge_add() may be released by the merge at any time.
+ * Unordered, each source is released once read to its end.
+ *
  * Library candidate: uses only rte/consumer.h. Not thread-safe.
  */
 #ifndef RD_MERGE_H

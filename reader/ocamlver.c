@@ -43,6 +43,13 @@ int rd_ocaml_choose(rte_cursor *c, const char *path)
 
 const struct rte_ocaml_choice *rd_ocaml_choice_of(const char *path)
 {
+	static size_t hint; /* callers go through the files in order */
+
+	for (size_t i = hint; i < nchosen && i < hint + 2; i++)
+		if (chosen[i].path == path) {
+			hint = i + 1;
+			return &chosen[i].ch;
+		}
 	for (size_t i = nchosen; i-- > 0;)
 		if (chosen[i].path == path || !strcmp(chosen[i].path, path))
 			return &chosen[i].ch;

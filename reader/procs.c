@@ -17,22 +17,63 @@ void rd_procs_init(struct rd_procs *p)
 
 void rd_procs_fini(struct rd_procs *p)
 {
-	for (unsigned i = 0; i < p->nsrc; i++)
+	for (unsigned i = 0; i < p->nsrc; i++) {
+		for (unsigned r = 0; p->src[i].threads && r < p->src[i].rings; r++) {
+			rd_spans_free(&p->src[i].threads[r].phases);
+			rd_spans_free(&p->src[i].threads[r].spans);
+		}
 		free(p->src[i].threads);
+	}
 	for (unsigned i = 0; i < p->nproc; i++)
 		free(p->proc[i]);
 	free(p->src);
 	free(p->proc);
+	free(p->bypid);
 	memset(p, 0, sizeof *p);
 }
 
+/* The slot of pid in p->bypid: its process, or the empty slot where it
+ * goes. The table is never full. */
+static struct rd_proc **pid_slot(struct rd_procs *p, long pid)
+{
+	unsigned long h = (unsigned long)pid * 0x9e3779b97f4a7c15ul;
+	unsigned mask = p->bypidcap - 1, i = (unsigned)(h >> 32) & mask;
+
+	while (p->bypid[i] && p->bypid[i]->pid != pid)
+		i = (i + 1) & mask;
+	return &p->bypid[i];
+}
+
+/* Index process pr (pid >= 0) by its pid. Returns 0 or -1 (out of
+ * memory). */
+static int index_pid(struct rd_procs *p, struct rd_proc *pr)
+{
+	if (2 * (p->nproc + 1) > p->bypidcap) {
+		struct rd_proc **old = p->bypid;
+		unsigned oldcap = p->bypidcap, cap = oldcap ? 2 * oldcap : 64;
+
+		if (!(p->bypid = calloc(cap, sizeof *p->bypid))) {
+			p->bypid = old;
+			return -1;
+		}
+		p->bypidcap = cap;
+		for (unsigned i = 0; i < oldcap; i++)
+			if (old[i])
+				*pid_slot(p, old[i]->pid) = old[i];
+		free(old);
+	}
+	*pid_slot(p, pr->pid) = pr;
+	return 0;
+}
+
+/* The process of pid, created if new (a pid < 0, unknown, is a process of
+ * its own each time). NULL if out of memory. */
 static struct rd_proc *find_proc(struct rd_procs *p, long pid)
 {
 	struct rd_proc *pr;
 
-	for (unsigned i = 0; pid >= 0 && i < p->nproc; i++)
-		if (p->proc[i]->pid == pid)
-			return p->proc[i];
+	if (pid >= 0 && p->bypidcap && (pr = *pid_slot(p, pid)) != NULL)
+		return pr;
 	if (p->nproc == p->proccap) {
 		unsigned cap = p->proccap ? 2 * p->proccap : 8;
 		struct rd_proc **n = realloc(p->proc, cap * sizeof *n);
@@ -47,8 +88,30 @@ static struct rd_proc *find_proc(struct rd_procs *p, long pid)
 		return NULL;
 	pr->pid = pid;
 	pr->index = p->nproc;
+	pr->first_src = pr->last_src = RD_NO_SRC;
+	if (pid >= 0 && index_pid(p, pr) < 0) {
+		free(pr);
+		return NULL;
+	}
 	p->proc[p->nproc++] = pr;
 	return pr;
+}
+
+/* Link source index into its process's list, in index order (sources
+ * are added in increasing order: appended). */
+static void link_src(struct rd_procs *p, struct rd_proc *pr, unsigned index)
+{
+	unsigned *at = &pr->first_src;
+
+	if (pr->last_src != RD_NO_SRC && pr->last_src < index)
+		at = &p->src[pr->last_src].next_src;
+	while (*at != RD_NO_SRC && *at < index)
+		at = &p->src[*at].next_src;
+	p->src[index].next_src = *at;
+	*at = index;
+	if (p->src[index].next_src == RD_NO_SRC)
+		pr->last_src = index;
+	pr->nsrc++;
 }
 
 int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
@@ -77,6 +140,7 @@ int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
 	s->threads = calloc(rings, sizeof *s->threads);
 	if (!s->proc || !s->threads)
 		return -1;
+	link_src(p, s->proc, index);
 	for (unsigned r = 0; r < rings; r++)
 		s->threads[r].tid = -1;
 	if (index >= p->nsrc)

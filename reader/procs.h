@@ -52,8 +52,15 @@ struct rd_proc {
 	int has_base, has_ts, started, stopped;
 	uint64_t lifecycle[RTE_LC_COUNT];
 	uint64_t events, lost_words;
+	unsigned first_src, last_src; /* its sources, in index order, linked */
+	unsigned nsrc;                /* by rd_src.next_src; RD_NO_SRC: none */
 	void *fmt;                /* per-process state of the output format */
 };
+
+#define RD_NO_SRC 0xffffffffu
+
+/* The sources of process pr: for (i = pr->first_src; i != RD_NO_SRC;
+ * i = p->src[i].next_src). */
 
 struct rd_src {
 	const char *path;
@@ -64,6 +71,7 @@ struct rd_src {
 	int stopped;              /* ring_stop seen */
 	struct rd_writer writer;  /* is the file's writer still there? */
 	int writer_state;         /* RD_WRITER_*: last rd_src_alive() answer */
+	unsigned next_src;        /* the next source of proc, or RD_NO_SRC */
 	void *fmt;                /* per-file state of the output format */
 };
 
@@ -93,6 +101,8 @@ struct rd_procs {
 	unsigned nsrc, srccap;
 	struct rd_proc **proc;
 	unsigned nproc, proccap;
+	struct rd_proc **bypid;   /* open addressing on pid, bypidcap a power */
+	unsigned bypidcap;        /* of two, at most half full */
 };
 
 void rd_procs_init(struct rd_procs *p);

@@ -24,6 +24,11 @@ struct rd_ctx {
 	 * `report`, set before finish, has seen every event (the last events
 	 * before each crash) and writes the crash reports. */
 	struct rd_crash *crash, *report;
+	/* 1 if the sources are read one after another, each to its end, in
+	 * index order (a summary of files, not followed): once an event of
+	 * source i comes, every source before i was read, and a format may
+	 * finish their processes. */
+	int files_in_order;
 };
 
 struct rd_sink {

@@ -12,10 +12,13 @@
  * only the same name nests: rd_spans_end_one() takes out the matched open
  * alone and leaves the others open. The depth is bounded: past
  * RD_SPANS_DEPTH the oldest open begin is forgotten, so a hostile stream
- * of begins costs no memory.
+ * of begins costs no memory. The stack is allocated when a begin first
+ * needs room and grown to at most RD_SPANS_DEPTH entries: a ring that
+ * never nests deeply (most of them, and there may be 100,000 files of
+ * them) costs a few bytes; free it with rd_spans_free(). A zeroed struct
+ * is an empty stack.
  *
- * Library candidate: depends on nothing but libc. Not thread-safe; no
- * allocation.
+ * Library candidate: depends on nothing but libc. Not thread-safe.
  */
 #ifndef RD_SPANS_H
 #define RD_SPANS_H
@@ -32,9 +35,9 @@ struct rd_span_open {
 };
 
 struct rd_spans {
-	unsigned depth;
+	unsigned depth, cap;
 	uint64_t dropped; /* begins forgotten without their end */
-	struct rd_span_open s[RD_SPANS_DEPTH];
+	struct rd_span_open *s; /* cap entries, NULL until the first begin */
 };
 
 static inline void rd_spans_reset(struct rd_spans *st)
@@ -42,15 +45,21 @@ static inline void rd_spans_reset(struct rd_spans *st)
 	st->depth = 0;
 }
 
-/* Slow path of rd_spans_begin(): the stack is full. */
-void rd_spans_forget_oldest(struct rd_spans *st);
+/* Slow path of rd_spans_begin(): the stack is full. Grows it, or past
+ * RD_SPANS_DEPTH (or out of memory) forgets the oldest open begin.
+ * Returns 0 if there is room for one more, -1 if not (out of memory with
+ * nothing open: the begin is counted as dropped). */
+int rd_spans_make_room(struct rd_spans *st);
+
+/* Free the stack; st is then empty (its dropped count is kept). */
+void rd_spans_free(struct rd_spans *st);
 
 /* Open a span `id` at `ts`; `name` is kept with it for the caller. */
 static inline void rd_spans_begin(struct rd_spans *st, unsigned id,
                                    uint64_t ts, const char *name)
 {
-	if (st->depth == RD_SPANS_DEPTH)
-		rd_spans_forget_oldest(st);
+	if (st->depth == st->cap && rd_spans_make_room(st) < 0)
+		return;
 	st->s[st->depth].ts = ts;
 	st->s[st->depth].id = id;
 	st->s[st->depth].name = name;

@@ -12,8 +12,11 @@
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
  *   alloc/  sample.c           allocation profiler (alloc/alloc.h)
  *   ------------------------------------------------------------------------
- *   tracer.c   the state machine, ring slots, per-thread state, rte.* and
+ *   tracer.c   the state machine, the attach slow path, rte.* and
  *              lifecycle event writers                  (tracer.h)
+ *   ------------------------------------------------------------------------
+ *   slots.c  ring slots (claim, release, reserve), name slots (slots.h)
+ *   pool.c   per-thread state pool, rte_self_p, rte_self_get (pool.h)
  *   ------------------------------------------------------------------------
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,

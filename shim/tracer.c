@@ -1,7 +1,8 @@
 /*
  * tracer.c - the tracer: the one owner of the tracing state machine, the
- * ring slots, the per-thread writer state, thread end, the rte.* and
- * lifecycle event writers. No other file writes g_state, rte_g_active,
+ * binding of threads to rings (attach, thread end), the rte.* and
+ * lifecycle event writers. The ring slots are slots.c's, the per-thread
+ * states pool.c's. No other file writes g_state, rte_g_active,
  * g_paused or g_gen (they read them, with the orders noted there).
  *
  * The state machine (g_state; "paused" is a flag beside RUNNING and
@@ -45,11 +46,10 @@
  * once per file (g_stopping). tests/unit/test_shim_tracer.c makes each of
  * these transitions.
  *
- * Rings are claimed, not assigned: a slot array of max_domains bytes
- * (FREE/TAKEN/BROKEN) where a thread takes the first FREE slot with a CAS
- * on its first event and gives it back when it ends (pthread key
- * destructor), so ring indexes are reused and nothing on the write path
- * takes a lock. The thread that starts tracing takes ring 0.
+ * Rings are claimed, not assigned (slots.c): a thread takes the first FREE
+ * slot on its first event and gives it back when it ends (pthread key
+ * destructor, thread_end here), so ring indexes are reused and nothing on
+ * the write path takes a lock. The thread that starts tracing takes ring 0.
  *
  * Generations: each file this process maps (the first one, then a new one
  * in each fork child) has a generation number. rte_g_active holds it while
@@ -61,12 +61,12 @@
  * writing when ring_stop is written, and their stores must land in memory.
  *
  * Per-thread state (struct rte_thread) comes from a pool mapped with
- * MADV_WIPEONFORK, reached through one initial-exec TLS pointer; a page of
- * per-process state is mapped the same way. Both read zero in any child,
- * so a child made without our atfork handlers (_Fork, raw fork or clone
- * system calls) finds no writer attached (its first event takes the slow
- * path) and a zero pid in the page: it is then adopted as a fork child
- * (adopt_child), never writing into the parent's file.
+ * MADV_WIPEONFORK (pool.c), reached through one initial-exec TLS pointer;
+ * a page of per-process state is mapped the same way here. Both read zero
+ * in any child, so a child made without our atfork handlers (_Fork, raw
+ * fork or clone system calls) finds no writer attached (its first event
+ * takes the slow path) and a zero pid in the page: it is then adopted as
+ * a fork child (adopt_child), never writing into the parent's file.
  *
  * The registry lock is only ever held with every signal blocked
  * (rte_lock), so no signal handler can run in its holder.
@@ -97,17 +97,10 @@ static struct rte_file g_file = {.fd = -1};
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
-__thread struct rte_thread *rte_self_p RTE_TLS;
-
-static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
-static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
-static pthread_t g_owner[RTE_RINGS_MAX];  /* thread owning each ring */
-static uint32_t g_epoch;                  /* ring releases, atomic */
 static int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
-static pthread_key_t g_key;
-static int g_key_ok;
-static int g_once_full, g_once_reserve;
+static int g_pool_ok; /* the pool's key exists (rte_pool_load) */
+static int g_once_full;
 
 
 static const struct {
@@ -122,27 +115,7 @@ static const struct {
 	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
 };
 
-/* ---- per-thread state and the per-process page ------------------------------ */
-
-/*
- * The pool of per-thread states: up to POOL_CHUNKS chunks of POOL_CHUNK
- * states, each chunk mapped on first need with MADV_WIPEONFORK. g_used
- * (ordinary memory, copied by fork) says which are taken; a thread gives
- * its state back at its end (the pthread key destructor, whose value is
- * the state's index + 1).
- */
-#define POOL_CHUNK 64u
-#define POOL_CHUNKS 1024u
-#define POOL_MAX (POOL_CHUNK * POOL_CHUNKS)
-
-static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
-static uint8_t g_used[POOL_MAX];                 /* atomic */
-/* Atomic: at or below the lowest free index (give or take a race that
- * only costs compactness), so states are reused and memory stays flat. */
-static unsigned g_hint;
-static unsigned g_top; /* atomic: above every index ever taken */
-/* The state of threads that could get none: never writes (busy). */
-static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
+/* ---- the per-process page ---------------------------------------------- */
 
 /*
  * Per-process page, mapped with MADV_WIPEONFORK: pid is this process's id
@@ -158,108 +131,6 @@ static struct rte_proc *g_proc;
  * child's file (see begin_file) until it takes it or ends. */
 static struct rte_thread *g_heir;
 static pthread_t g_heir_th;
-
-static void *map_wiped(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
-static struct rte_thread *chunk(unsigned c)
-{
-	size_t len = POOL_CHUNK * sizeof(struct rte_thread);
-	/* Acquire: pairs with the CAS below (the mapping is complete). */
-	struct rte_thread *p = __atomic_load_n(&g_chunks[c], __ATOMIC_ACQUIRE);
-	struct rte_thread *none = NULL;
-
-	if (p)
-		return p;
-	if (!(p = map_wiped(len)))
-		return NULL;
-	/* Acq_rel: publishes our mapping, or sees the winner's. */
-	if (!__atomic_compare_exchange_n(&g_chunks[c], &none, p, 0,
-	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		munmap(p, len);
-		p = none;
-	}
-	return p;
-}
-
-struct rte_thread *rte_thread_new(void)
-{
-	int saved = errno;
-	/* Relaxed: only a place to start looking. */
-	unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
-	struct rte_thread *t = &g_nothread, *c;
-
-	for (unsigned n = 0; n < POOL_MAX; n++) {
-		unsigned i = (h + n) % POOL_MAX;
-		uint8_t free_ = 0;
-
-		/* Relaxed peek, then acquire: pairs with the release in
-		 * thread_end() (the previous owner is done with it). */
-		if (__atomic_load_n(&g_used[i], __ATOMIC_RELAXED) ||
-		    !__atomic_compare_exchange_n(&g_used[i], &free_, 1, 0,
-		                                 __ATOMIC_ACQUIRE,
-		                                 __ATOMIC_RELAXED))
-			continue;
-		if (!(c = chunk(i / POOL_CHUNK))) {
-			__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
-			break;
-		}
-		t = &c[i % POOL_CHUNK];
-		memset(t, 0, sizeof(*t));
-		t->ring = -1;
-		/* Relaxed (both): a place to start looking (unless a state
-		 * was freed meanwhile), and how much of g_used a fork child
-		 * clears. */
-		__atomic_compare_exchange_n(&g_hint, &h, i + 1, 0,
-		                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-		for (unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
-		     top < i + 1 &&
-		     !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
-		                                  __ATOMIC_RELAXED,
-		                                  __ATOMIC_RELAXED);)
-			;
-		/* Below PTHREAD_KEY_2NDLEVEL_SIZE: no allocation. */
-		if (g_key_ok)
-			pthread_setspecific(g_key, (void *)(uintptr_t)(i + 1));
-		break;
-	}
-	rte_self_p = t;
-	errno = saved;
-	return t;
-}
-
-/* Pool index of the calling thread's state, or -1. */
-static long self_index(void)
-{
-	return g_key_ok ? (long)(uintptr_t)pthread_getspecific(g_key) - 1 : -1;
-}
-
-/* Fork child (one thread): only our state is in use now. */
-static void pool_fork_child(void)
-{
-	long i = self_index();
-
-	/* Only the part ever used: each page written here is a copy. */
-	memset(g_used, 0, g_top);
-	if (i >= 0)
-		g_used[i] = 1;
-	if (rte_self_p && rte_self_p != &g_nothread) {
-		/* Wiped: make it a fresh state. */
-		memset(rte_self_p, 0, sizeof(*rte_self_p));
-		rte_self_p->ring = -1;
-	}
-}
 
 static int state(void);
 
@@ -345,60 +216,6 @@ int rte_tracer_owns_process(void)
 	return state() == ST_RUNNING;
 }
 
-/* ---- ring slots ---------------------------------------------------------- */
-
-static int reserve_ring(unsigned i)
-{
-	const struct rte_layout *l = &g_file.l;
-	int e;
-
-	/* Acquire: pairs with the release below (another thread reserved). */
-	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
-		return 0;
-	e = rte_file_reserve(&g_file,
-	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
-	                     l->ring_size_bytes);
-	if (e) {
-		rte_warn(&g_once_reserve,
-		         "cannot reserve space for ring %u of %s: %s; events of "
-		         "threads without a ring are dropped and counted in "
-		         "rte.dropped",
-		         i, g_file.path, strerrordesc_np(e));
-		return -1;
-	}
-	/* Release: pairs with the acquire above, in the next owner. */
-	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* Claim the first free ring. Returns its index, -1 if its pages could not
- * be reserved, -2 if every ring is taken. */
-static int claim_ring(void)
-{
-	unsigned n = (unsigned)g_file.l.max_domains;
-
-	for (unsigned i = 0; i < n; i++) {
-		uint8_t free_ = SLOT_FREE;
-
-		/* Relaxed peek first: skip taken slots without a locked op. */
-		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
-			continue;
-		/* Acquire: pairs with the release in rte_tracer_release(), so
-		 * the previous owner's last tail store is visible before we
-		 * read the ring header. */
-		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
-		                                 SLOT_TAKEN, 0, __ATOMIC_ACQUIRE,
-		                                 __ATOMIC_RELAXED))
-			continue;
-		if (reserve_ring(i) == 0)
-			return (int)i;
-		/* Never hand this ring out again: its pages may be missing. */
-		__atomic_store_n(&g_slots[i], SLOT_BROKEN, __ATOMIC_RELAXED);
-		return -1;
-	}
-	return -2;
-}
-
 static void thread_name(char name[17])
 {
 	memset(name, 0, 17);
@@ -439,7 +256,7 @@ static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 	rte_ring_writer_attach(&t->w, g_file.base, &g_file.l, r);
 	t->ring = (int)r;
 	t->gen = gen;
-	g_owner[r] = pthread_self();
+	rte_slots_set_owner(r, pthread_self());
 }
 
 static struct rte_ring_writer *attach(int quiet);
@@ -461,7 +278,7 @@ static struct rte_ring_writer *attach(int quiet)
 {
 	struct rte_thread *t = &rte_self;
 
-	if (t == &g_nothread)
+	if (rte_pool_is_none(t))
 		return NULL;
 	if (foreign_child() && adopt_child() < 0)
 		return NULL;
@@ -501,8 +318,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 	/* Acquire: pairs with the release store in begin_file(): the file's
 	 * mapping, layout and slots are visible. */
 	gen = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE);
-	/* Acquire: pairs with the release increment in rte_tracer_release(). */
-	epoch = __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+	epoch = rte_slots_epoch();
 	if (gen == 0)
 		return NULL;
 	if (t->gen == gen && t->ring >= 0)
@@ -511,7 +327,7 @@ static struct rte_ring_writer *attach_running(struct rte_thread *t, int quiet)
 		return &t->w;
 	if (t->fail_gen == gen && t->fail_epoch == epoch)
 		goto drop; /* no ring was released since we last looked */
-	r = claim_ring();
+	r = rte_slots_claim(&g_file);
 	if (r < 0) {
 		t->fail_gen = gen;
 		t->fail_epoch = epoch;
@@ -576,7 +392,7 @@ void rte_tracer_release(void)
 	 * ring 0 kept for it is free again (acq_rel: one taker). */
 	if (__atomic_compare_exchange_n(&g_heir, &me, NULL, 0, __ATOMIC_ACQ_REL,
 	                                __ATOMIC_RELAXED))
-		__atomic_store_n(&g_slots[0], SLOT_FREE, __ATOMIC_RELEASE);
+		rte_slots_free(0);
 	/* Acquire: pairs with begin_file(); a ring of an older file (fork
 	 * child) is simply forgotten. */
 	if (t->ring < 0 || t->busy ||
@@ -596,11 +412,7 @@ void rte_tracer_release(void)
 	r = (unsigned)t->ring;
 	t->ring = -1;
 	t->gen = 0;
-	/* Release: our last ring stores happen before the slot is seen free;
-	 * pairs with the acquire CAS in claim_ring(). */
-	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
-	/* Release: pairs with the acquire load in rte_tracer_attach(). */
-	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
+	rte_slots_release(r);
 }
 
 /* Thread end, however it ends (return, pthread_exit, cancellation): the
@@ -609,26 +421,13 @@ void rte_tracer_release(void)
 static void thread_end(void *v)
 {
 	int saved = errno;
-	uintptr_t i = (uintptr_t)v - 1;
 
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->thread_end)
 			(*o)->thread_end();
 	rte_tracer_release();
-	rte_self_p = NULL;
-	/* Release: our last use of the state happens before its next owner
-	 * takes it (pairs with the CAS in rte_thread_new()). */
-	if (i < POOL_MAX) {
-		unsigned h = __atomic_load_n(&g_hint, __ATOMIC_RELAXED);
-
-		__atomic_store_n(&g_used[i], 0, __ATOMIC_RELEASE);
-		/* Relaxed: the next search starts here or lower. */
-		while (i < h && !__atomic_compare_exchange_n(
-		                        &g_hint, &h, (unsigned)i, 1,
-		                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
-	}
+	rte_pool_put(v);
 	errno = saved;
 }
 
@@ -679,73 +478,26 @@ void rte_tracer_write_thread_name(void)
 
 void rte_tracer_write_name_of(pthread_t th, const char *name)
 {
-	unsigned n = (unsigned)g_file.l.max_domains;
 	char buf[64];
-	int len;
+	int i, len;
 
 	if (state() != ST_RUNNING)
 		return;
-	for (unsigned i = 0; i < n; i++) {
-		/* Acquire: pairs with the CAS in claim_ring(); the owner
-		 * is stored right after, a stale one only misnames. */
-		if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) !=
-		            SLOT_TAKEN ||
-		    !pthread_equal(g_owner[i], th))
-			continue;
-		len = snprintf(buf, sizeof(buf), "%u:%.16s", i, name);
-		rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
+	i = rte_slots_owned_by((unsigned)g_file.l.max_domains, th);
+	if (i < 0)
 		return;
-	}
-}
-
-#define NAME_PAGE 4096u
-/* Pages of the name area already reserved (lock held or single thread). */
-static uint8_t g_name_pages[RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES /
-                            NAME_PAGE + 2];
-static int g_once_names;
-
-/* Reserve the pages under the name slot at file offset `off`: 1 MiB of
- * names is reserved page by page as names are written, so that a fork
- * child's new file costs a few pages, not a megabyte. */
-static int reserve_name(uint64_t off)
-{
-	const struct rte_layout *l = &g_file.l;
-	uint64_t first = l->custom_events_offset / NAME_PAGE;
-
-	for (uint64_t pg = off / NAME_PAGE;
-	     pg <= (off + RTE_NAME_SLOT_BYTES - 1) / NAME_PAGE; pg++) {
-		uint64_t start = pg * NAME_PAGE, end = start + NAME_PAGE;
-		int e;
-
-		if (g_name_pages[pg - first])
-			continue;
-		if (end > l->total_size) /* never grow the file */
-			end = l->total_size;
-		if ((e = rte_file_reserve(&g_file, start, end - start))) {
-			rte_warn(&g_once_names,
-			         "cannot reserve space for event names in %s: "
-			         "%s; names are missing from the file",
-			         g_file.path, strerrordesc_np(e));
-			return -1;
-		}
-		g_name_pages[pg - first] = 1;
-	}
-	return 0;
+	len = snprintf(buf, sizeof(buf), "%d:%.16s", i, name);
+	rte_tracer_own_custom(RTE_OWN_NAME_OF, buf, (size_t)len);
 }
 
 void rte_tracer_write_name(unsigned id, const char *name)
 {
-	uint64_t off;
-
 	/* The file exists (running, or stopped but still mapped), and it
 	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
 	 * which its caller holds). */
 	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
 		return;
-	off = g_file.l.custom_events_offset +
-	      (uint64_t)id * RTE_NAME_SLOT_BYTES;
-	if (reserve_name(off) == 0)
-		strncpy(g_file.base + off, name, RTE_NAME_SLOT_BYTES - 1);
+	rte_slots_write_name(&g_file, id, name);
 }
 
 /* ---- start, fork child, stop ---------------------------------------------- */
@@ -767,20 +519,16 @@ static void begin_file(int fork_child, uint64_t start_ts)
 	if (!heir)
 		heir = t;
 
-	memset(g_slots, 0, sizeof(g_slots));
-	memset(g_reserved, 0, sizeof(g_reserved));
-	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
-	memset(g_name_pages, 0, sizeof(g_name_pages));
+	rte_slots_reset();
 	rte_g_dropped = 0;
 	/* Problems are reported once per file (a fork child's too). */
-	g_once_full = g_once_reserve = g_once_names = 0;
+	g_once_full = 0;
 	t->ring = -1;
 	t->gen = 0;
-	g_slots[0] = SLOT_TAKEN;
 	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
 		if (rte_registry_type((int)id)) /* inline: most ids are free */
 			rte_tracer_write_name(id, rte_registry_name(id));
-	if (reserve_ring(0) == 0) {
+	if (rte_slots_reserve(&g_file, 0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
 		int busy = t->busy;
 
@@ -797,13 +545,13 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		} else {
 			t->ring = -1;
 			t->gen = 0;
-			g_owner[0] = g_heir_th;
+			rte_slots_set_owner(0, g_heir_th);
 			/* Relaxed: published by the release of g_gen. */
 			__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
 		}
 		t->busy = busy;
 	} else {
-		g_slots[0] = SLOT_BROKEN;
+		rte_slots_break(0);
 	}
 	/* Release: publishes the file, layout, slots and ring 0's first
 	 * events; pairs with the acquire load in attach_running(). */
@@ -850,7 +598,7 @@ int rte_tracer_start_locked(void)
 		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 		return RTE_ESTATE;
 	}
-	if (!g_proc || !g_key_ok) {
+	if (!g_proc || !g_pool_ok) {
 		/* Without a page that reads zero in a child, a child made by
 		 * a raw fork could write into our file. */
 		rte_tracer_disable("cannot map a page with MADV_WIPEONFORK "
@@ -914,7 +662,7 @@ void rte_tracer_atfork_child(void)
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
 	pthread_mutex_init(&g_lock, NULL);
-	pool_fork_child();
+	rte_pool_fork_child();
 	if (g_proc)
 		g_proc->pid = getpid();
 	rte_tracer_fork_child();
@@ -1036,35 +784,14 @@ int rte_tracer_exec_begin(const char *prog)
 	return 1;
 }
 
-/* After the file was rebuilt (exec without PRESERVE failed): the blocks of
- * the claimed rings and of the written names, reserved in the old file,
- * are reserved again in the copy (a full disk must never mean SIGBUS). */
-static int exec_rereserve(void)
-{
-	const struct rte_layout *l = &g_file.l;
-	uint64_t first = l->custom_events_offset / NAME_PAGE;
-
-	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
-		/* Acquire: pairs with the release in reserve_ring(). */
-		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
-		    rte_file_reserve(&g_file,
-		                     l->data_offset +
-		                             (uint64_t)i * l->ring_size_bytes,
-		                     l->ring_size_bytes))
-			return -1;
-	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
-		if (g_name_pages[pg] &&
-		    rte_file_reserve(&g_file, (first + pg) * NAME_PAGE,
-		                     NAME_PAGE))
-			return -1;
-	return 0;
-}
-
 void rte_tracer_exec_failed(int err)
 {
 	int e = rte_file_exec_back(&g_file, g_pid);
 
-	if (!e && exec_rereserve() < 0)
+	/* The blocks of the claimed rings and written names, reserved in
+	 * the old file, are reserved again in the copy (a full disk must
+	 * never mean SIGBUS). */
+	if (!e && rte_slots_rereserve(&g_file) < 0)
 		e = ENOSPC;
 	if (e) {
 		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
@@ -1163,7 +890,7 @@ void rte_tracer_lost(void)
 
 void rte_tracer_load(void)
 {
-	g_key_ok = pthread_key_create(&g_key, thread_end) == 0;
-	if ((g_proc = map_wiped(sizeof(*g_proc))))
+	g_pool_ok = rte_pool_load(thread_end) == 0;
+	if ((g_proc = rte_pool_map_wiped(sizeof(*g_proc))))
 		g_proc->pid = getpid();
 }

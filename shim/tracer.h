@@ -1,8 +1,10 @@
 /*
  * tracer.h - the tracer (tracer.c): the one owner of the tracing state
- * machine (its diagram is in tracer.c's header), the ring slots, the
- * per-thread writer state and the writers of rte.* and lifecycle events.
- * Below it: the leaves (config, log, fd, file, ocaml, real, registry);
+ * machine (its diagram is in tracer.c's header), the attach slow path of
+ * the write path and the writers of rte.* and lifecycle events. Below it:
+ * the ring slots (slots.h) and the per-thread state pool (pool.h, struct
+ * rte_thread and rte_self_get), both included here, and the leaves
+ * (config, log, fd, file, ocaml, real, registry);
  * above it: hooks/, the crash recorder, api.c and init.c (see init.c for
  * the picture).
  *
@@ -23,14 +25,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "alloc/state.h"
 #include "crash/backtrace.h"
 #include "config.h"
 #include "fd.h"
 #include "file.h"
 #include "log.h"
 #include "ocaml.h"
+#include "pool.h"
 #include "real.h"
+#include "slots.h"
 #include "ring.h"
 #include "rte/format.h"
 #include "rte/rte.h"
@@ -38,11 +41,9 @@
 #pragma GCC visibility push(hidden)
 
 #define RTE_EXPORT __attribute__((visibility("default")))
-#define RTE_TLS __attribute__((tls_model("initial-exec")))
 
 /* ---- global state (tracer.c) ---------------------------------------------- */
 
-enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
  * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
 enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
@@ -78,57 +79,6 @@ pid_t rte_tracer_pid(void);      /* process that owns the file */
 const struct rte_config *rte_tracer_config(void); /* read at start */
 const struct rte_file *rte_tracer_file(void);     /* the current file */
 
-/*
- * Per-thread state. It lives in a pool of memory mapped with
- * MADV_WIPEONFORK (tracer.c), not in TLS: the only initial-exec TLS of ours
- * is the pointer rte_self_p (plus lib/writer/clock.h's anchor), so the shim
- * takes a few words of each thread's stack, not kilobytes. The state is
- * allocated on the thread's first use without malloc or locks (mmap and a
- * CAS), so it is usable in signal handlers.
- *
- * Because the pool reads zero in any child process, however it was made
- * (fork, _Fork, a raw fork or clone system call), a child's threads never
- * find a writer attached to the parent's file: gen is 0, which never
- * equals rte_g_active, so the first event takes the slow path, which sees
- * the per-process page (also wiped) and adopts the child (tracer.c).
- */
-struct __attribute__((aligned(64))) rte_thread {
-	/* The fast path's words first: gen, busy and the writer's pointers
-	 * share one cache line. */
-	uint32_t gen;        /* == the file's generation while w is attached */
-	int busy;            /* inside a write: a nested signal handler drops */
-	struct rte_ring_writer w;
-	int ring;            /* index of our ring, or -1 (0 after a wipe:
-	                        only meaningful while gen matches) */
-	uint32_t fail_gen;   /* claiming failed in this generation ... */
-	uint32_t fail_epoch; /* ... and no ring was released since */
-	int guard;           /* inside a wrapper: do not trace recursively */
-	/* crash/handler.c's per-thread state. */
-	int crash_recording;  /* inside our own work */
-	int crash_first_sig;  /* signal being recorded */
-	int crash_chained;    /* inside the program's handler */
-	/* the stack pointer a program handler was called with on its own
-	 * stack (0: none): below it, the handler is still running */
-	uintptr_t crash_chain_sp;
-	uint64_t crash_bt[RTE_BT_MAX + 4];  /* record buffer */
-	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
-	struct rte_alloc_thread alloc;      /* the allocation profiler's */
-};
-extern __thread struct rte_thread *rte_self_p RTE_TLS;
-/* The calling thread's state, allocated on first use (tracer.c). Never NULL:
- * if no memory can be had, a shared state that never writes. Signal-safe. */
-struct rte_thread *rte_thread_new(void);
-
-static inline struct rte_thread *rte_self_get(void)
-{
-	struct rte_thread *t = rte_self_p;
-
-	if (__builtin_expect(t != NULL, 1))
-		return t;
-	return rte_thread_new();
-}
-/* rte_self.field reads as before; it goes through the pointer. */
-#define rte_self (*rte_self_get())
 
 /* Take the registry lock with every signal blocked (the previous mask in
  * *old): a signal handler can never interrupt its holder, so a handler

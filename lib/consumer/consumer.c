@@ -64,8 +64,11 @@ struct rte_cursor {
 	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
 	const char *const *phase_names, *const *counter_names;
 	unsigned nphases, ncounters;
-	char errmsg[512];
+	char *errmsg; /* ERRMSG_CAP bytes, allocated at the first error: a
+	               * cursor of each of 100,000 files stays small */
 };
+
+#define ERRMSG_CAP 512
 
 static const char *const kind_names[RTE_EV_KIND_COUNT] = {
 	"begin",     "end",      "counter",   "alloc",
@@ -373,7 +376,23 @@ void rte_cursor_close(rte_cursor *c)
 	free(c->names);
 	free(c->rings);
 	free(c->path);
+	free(c->errmsg);
 	free(c);
+}
+
+/* Set the cursor's error message (its buffer allocated at the first
+ * error; out of memory, the message is lost). */
+static void set_errmsg(rte_cursor *c, const char *f, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_errmsg(rte_cursor *c, const char *f, ...)
+{
+	va_list ap;
+
+	if (!c->errmsg && !(c->errmsg = malloc(ERRMSG_CAP)))
+		return;
+	va_start(ap, f);
+	vsnprintf(c->errmsg, ERRMSG_CAP, f, ap);
+	va_end(ap);
 }
 
 /* ---- mapping only while reading --------------------------------------------- */
@@ -406,21 +425,20 @@ static int remap(rte_cursor *c)
 
 	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot open again: %s",
+		set_errmsg(c, "%s: cannot open again: %s",
 		         c->path, strerror(errno));
 		return RTE_EIO;
 	}
 	if (fstat(fd, &st) < 0 || st.st_dev != c->st.st_dev || st.st_ino != c->st.st_ino ||
 	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < c->layout.total_size) {
 		close(fd);
-		snprintf(c->errmsg, sizeof c->errmsg,
-		         "%s: replaced or cut short since it was opened", c->path);
+		set_errmsg(c, "%s: replaced or cut short since it was opened", c->path);
 		return RTE_ETRUNCATED;
 	}
 	base = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED) {
-		snprintf(c->errmsg, sizeof c->errmsg, "%s: mmap: %s", c->path,
+		set_errmsg(c, "%s: mmap: %s", c->path,
 		         strerror(errno));
 		return errno == ENOMEM ? RTE_ENOMEM : RTE_EIO;
 	}
@@ -449,7 +467,7 @@ void rte_cursor_use_ocaml(rte_cursor *c, const struct rte_ocaml_table *t)
 const struct stat *rte_cursor_stat(const rte_cursor *c) { return &c->st; }
 const struct rte_layout *rte_cursor_layout(const rte_cursor *c) { return &c->layout; }
 unsigned rte_cursor_rings(const rte_cursor *c) { return (unsigned)c->layout.max_domains; }
-const char *rte_cursor_errmsg(const rte_cursor *c) { return c->errmsg; }
+const char *rte_cursor_errmsg(const rte_cursor *c) { return c->errmsg ? c->errmsg : ""; }
 
 /* ---- ring access -------------------------------------------------------- */
 
@@ -492,10 +510,10 @@ static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
 	va_start(ap, f);
 	vsnprintf(why, sizeof why, f, ap);
 	va_end(ap);
-	snprintf(c->errmsg, sizeof c->errmsg, "%s: ring %u: %s", c->path, ring, why);
+	set_errmsg(c, "%s: ring %u: %s", c->path, ring, why);
 	if (err == RTE_ECORRUPT || err == RTE_ENAME) {
 		c->rings[ring].err = err;
-		c->rings[ring].why = strdup(c->errmsg); /* NULL: keep the last */
+		c->rings[ring].why = c->errmsg ? strdup(c->errmsg) : NULL; /* NULL: keep the last */
 		c->rings[ring].base = c->rings[ring].end = 0; /* no fast path */
 	}
 	return err;
@@ -802,7 +820,7 @@ static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
 
 	if (r->err) {
 		if (r->why) /* errmsg must describe the error just returned */
-			snprintf(c->errmsg, sizeof c->errmsg, "%s", r->why);
+			set_errmsg(c, "%s", r->why);
 		return r->err;
 	}
 	got = refill(c, ring, &head);
@@ -822,7 +840,7 @@ static int remap_failed(rte_cursor *c, unsigned ring)
 	if (err == RTE_OK)
 		return RTE_OK; /* cannot happen: mapped() just failed */
 	c->rings[ring].err = err;
-	c->rings[ring].why = strdup(c->errmsg);
+	c->rings[ring].why = c->errmsg ? strdup(c->errmsg) : NULL;
 	return err;
 }
 

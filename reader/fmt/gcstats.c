@@ -76,13 +76,12 @@ static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 	else
 		snprintf(line, sizeof line, "process (pid unknown)\n");
 	rd_out_str(o, line);
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr) {
-			snprintf(line, sizeof line, "  file %u: ", i);
-			rd_out_str(o, line);
-			rd_out_str(o, P->src[i].path);
-			rd_out_ch(o, '\n');
-		}
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		snprintf(line, sizeof line, "  file %u: ", i);
+		rd_out_str(o, line);
+		rd_out_str(o, P->src[i].path);
+		rd_out_ch(o, '\n');
+	}
 	if (!rd_gc_has_runtime(G->gc, P, pr)) {
 		rd_out_str(o, "  no OCaml runtime events (phases or GC counters)\n");
 		return;
@@ -99,13 +98,12 @@ static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 	rd_out_str(o, "{\"pid\":");
 	rd_out_i64(o, pr->pid);
 	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr) {
-			if (!first)
-				rd_out_ch(o, ',');
-			first = 0;
-			rd_out_json_str(o, P->src[i].path);
-		}
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		if (!first)
+			rd_out_ch(o, ',');
+		first = 0;
+		rd_out_json_str(o, P->src[i].path);
+	}
 	rd_out_str(o, "],\"runtime_events\":");
 	rd_out_str(o, rd_gc_has_runtime(G->gc, P, pr) ? "true" : "false");
 	rd_out_str(o, ",\"gc\":");

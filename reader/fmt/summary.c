@@ -10,11 +10,23 @@
  * listed per ring), user unit/custom counts, the lifecycle tally and lost
  * words. Memory grows with the number of distinct names (and of rings
  * writing each value), never with the number of events: each event is a
- * table lookup and a histogram add.
+ * table lookup and a histogram add. A duration entry keeps its first
+ * SMALL_DURS values as they are and takes a histogram (about 43 KiB) only
+ * past them, and a file's cache of user entries is as long as its highest
+ * id: a directory of 100,000 small files costs a few KiB each.
+ *
+ * Files read one after another (rd_ctx.files_in_order): a process whose
+ * files were all read and all ended with ring_stop is written at once to
+ * an unlinked temporary file and its state freed; the finish copies each
+ * process's text from there in order (a crash report still comes first).
+ * Memory then stays flat in the number of processes, whatever their
+ * number: the temporary file holds the output meanwhile.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gcstats.h"
 #include "hist.h"
@@ -31,6 +43,8 @@ static const char *const fam_key[F_NFAM] = {
 	"phases", "spans", "counters", "user_ints", "user_units", "user_customs",
 };
 
+#define SMALL_DURS 8 /* durations of an entry kept before a histogram */
+
 /* The last value a ring wrote for an entry (counters, user ints). */
 struct ringval {
 	unsigned src, ring;
@@ -41,7 +55,9 @@ struct ringval {
 struct entry {
 	int fam;
 	char *name;
-	struct rd_hist *h;   /* F_PHASE, F_SPAN */
+	struct rd_hist *h;   /* F_PHASE, F_SPAN, past SMALL_DURS values */
+	uint64_t dur[SMALL_DURS]; /* ... the values until then */
+	unsigned ndur;
 	uint64_t count;       /* values, or events for unit/custom */
 	uint64_t unmatched;   /* ends whose begin was not seen */
 	uint64_t unfinished;  /* begins whose end never came */
@@ -61,8 +77,27 @@ struct psum {
 	uint64_t alloc_events, alloc[RTE_ALLOC_BUCKETS];
 };
 
+/* A file's user entries by id, as long as its highest id seen + 1. */
+struct ucache {
+	unsigned n;
+	struct entry *e[];
+};
+
+/* Where a process written early is in the spool file. */
+struct seg {
+	uint64_t off, len; /* len 0: not written early */
+};
+
 struct summary {
 	struct rd_sink sink;
+	struct rd_hist *view; /* scratch: the histogram of a small entry */
+	/* processes written early (see the top): */
+	int spooling;          /* 0 not yet, 1 on, -1 off (cannot) */
+	struct rd_out spool;   /* the unlinked temporary file */
+	struct seg *seg;       /* by process index, nseg of them */
+	unsigned nseg;
+	unsigned scan;         /* the next process to consider */
+	unsigned cur_src;      /* the source being read */
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
 	struct rd_prof *prof; /* the profiles' section (profile.h); NULL: none */
 	int json;
@@ -94,8 +129,7 @@ static struct entry *find_entry(struct summary *S, struct psum *ps, int fam,
 		ps->cap = cap;
 	}
 	e = calloc(1, sizeof *e);
-	if (!e || !(e->name = strdup(name)) ||
-	    ((fam == F_PHASE || fam == F_SPAN) && !(e->h = rd_hist_new()))) {
+	if (!e || !(e->name = strdup(name))) {
 		if (e)
 			free(e->name);
 		free(e);
@@ -111,25 +145,108 @@ oom:
 	return NULL;
 }
 
+/* Room for id in the user entry cache of source rs (grown to id + 1):
+ * the cache, or NULL if out of memory. */
+static struct ucache *cache_for(struct rd_src *rs, unsigned id)
+{
+	struct ucache *c = rs->fmt;
+	unsigned n = c ? c->n : 0;
+
+	if (id < n)
+		return c;
+	c = realloc(c, sizeof *c + (id + 1) * sizeof c->e[0]);
+	if (!c)
+		return NULL;
+	memset(c->e + n, 0, (id + 1 - n) * sizeof c->e[0]);
+	c->n = id + 1;
+	rs->fmt = c;
+	return c;
+}
+
 /* The entry of a user event, cached per file and id once named. */
 static struct entry *user_entry(struct summary *S, struct psum *ps,
                                 const struct rd_item *it, int fam)
 {
 	const struct rte_event *ev = it->ev;
-	struct entry **cache = it->src->fmt, *e;
+	struct ucache *cache = it->src->fmt;
+	struct entry *e;
 	char buf[48];
 
-	if (cache && cache[ev->id] && cache[ev->id]->fam == fam)
-		return cache[ev->id];
+	if (cache && ev->id < cache->n && cache->e[ev->id] &&
+	    cache->e[ev->id]->fam == fam)
+		return cache->e[ev->id];
 	if (!ev->name || !ev->name[0]) { /* not registered (yet) */
 		snprintf(buf, sizeof buf, "(unnamed %u)", ev->id);
 		return find_entry(S, ps, fam, buf);
 	}
 	e = find_entry(S, ps, fam, ev->name);
-	if (!cache && !(cache = it->src->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
-		return e;
-	cache[ev->id] = e;
+	if ((cache = cache_for(it->src, ev->id)) != NULL)
+		cache->e[ev->id] = e;
 	return e;
+}
+
+/* Record duration v in e: kept as it is while there are few, then in a
+ * histogram. */
+static void dur_add(struct summary *S, struct entry *e, uint64_t v)
+{
+	if (e->h) {
+		rd_hist_add(e->h, v);
+		return;
+	}
+	if (e->ndur < SMALL_DURS) {
+		e->dur[e->ndur++] = v;
+		return;
+	}
+	if (!(e->h = rd_hist_new())) {
+		S->oom = 1;
+		return;
+	}
+	for (unsigned i = 0; i < e->ndur; i++)
+		rd_hist_add(e->h, e->dur[i]);
+	rd_hist_add(e->h, v);
+}
+
+/* The histogram of duration entry e, to read until dur_unview(): its own,
+ * or S->view filled with its few values. NULL if out of memory. */
+static const struct rd_hist *dur_view(struct summary *S, const struct entry *e)
+{
+	if (e->h)
+		return e->h;
+	if (!S->view && !(S->view = rd_hist_new())) {
+		S->oom = 1;
+		return NULL;
+	}
+	for (unsigned i = 0; i < e->ndur; i++)
+		rd_hist_add(S->view, e->dur[i]);
+	return S->view;
+}
+
+/* Empty S->view again after dur_view(e): only the buckets e filled. */
+static void dur_unview(struct summary *S, const struct entry *e)
+{
+	if (e->h || !S->view)
+		return;
+	for (unsigned i = 0; i < e->ndur; i++)
+		S->view->b[rd_hist_index(e->dur[i])] = 0;
+	S->view->count = S->view->sum = S->view->min = S->view->max = 0;
+}
+
+/* The total of duration entry e (saturated as the histogram's). */
+static uint64_t dur_sum(const struct entry *e)
+{
+	uint64_t t = 0;
+
+	if (e->h)
+		return e->h->sum;
+	for (unsigned i = 0; i < e->ndur; i++)
+		if (__builtin_add_overflow(t, e->dur[i], &t))
+			t = UINT64_MAX;
+	return t;
+}
+
+static int is_dur(const struct entry *e)
+{
+	return e->fam == F_PHASE || e->fam == F_SPAN;
 }
 
 static struct entry *phase_entry(struct summary *S, struct psum *ps,
@@ -160,12 +277,12 @@ static struct entry *counter_entry(struct summary *S, struct psum *ps,
 	return find_entry(S, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));
 }
 
-static void add_end(struct entry *e, const struct rd_item *it)
+static void add_end(struct summary *S, struct entry *e, const struct rd_item *it)
 {
 	if (!e)
 		return;
 	if (it->matched) {
-		rd_hist_add(e->h, it->dur);
+		dur_add(S, e, it->dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -272,6 +389,8 @@ static void add_unfinished(struct summary *S, struct psum *ps,
 	}
 }
 
+static void spool_ready(struct summary *S, struct rd_ctx *c, unsigned src);
+
 static void summary_event(struct rd_sink *s, struct rd_ctx *c,
                           const struct rd_item *it)
 {
@@ -280,6 +399,7 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 	struct psum *ps;
 	struct entry *e;
 
+	spool_ready(S, c, (unsigned)(it->src - c->procs->src));
 	if ((it->ab[0].n || it->ab[1].n) && (ps = psum_of(S, it->proc)))
 		for (int k = 0; k < 2; k++)
 			add_unfinished(S, ps, c->filter, it->ab[k].s, it->ab[k].n,
@@ -294,10 +414,10 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 		return;
 	switch (ev->kind) {
 	case RTE_EV_END:
-		add_end(phase_entry(S, ps, ev), it);
+		add_end(S, phase_entry(S, ps, ev), it);
 		break;
 	case RTE_EV_USER_SPAN_END:
-		add_end(user_entry(S, ps, it, F_SPAN), it);
+		add_end(S, user_entry(S, ps, it, F_SPAN), it);
 		break;
 	case RTE_EV_COUNTER:
 		add_value(S, counter_entry(S, ps, ev), (int64_t)ev->u.counter, 1,
@@ -328,18 +448,22 @@ static void summary_event(struct rd_sink *s, struct rd_ctx *c,
 
 /* The cached entry of user event `id` if the fast path may use it: named,
  * of family `fam`, and none of the rte.* events procs.c or crashrep.c read. */
-static inline struct entry *fast_user(struct entry **cache, unsigned id,
+static inline struct entry *fast_user(const struct ucache *cache, unsigned id,
                                       int fam)
 {
-	struct entry *e = cache[id];
+	struct entry *e = cache && id < cache->n ? cache->e[id] : NULL;
 
 	return e && e->fam == fam && !e->rte ? e : NULL;
 }
 
-static inline void fast_end(struct entry *e, int matched, uint64_t dur)
+static inline void fast_end(struct summary *S, struct entry *e, int matched,
+                            uint64_t dur)
 {
 	if (matched) {
-		rd_hist_add(e->h, dur);
+		if (__builtin_expect(e->h != NULL, 1))
+			rd_hist_add(e->h, dur);
+		else
+			dur_add(S, e, dur);
 		e->count++;
 	} else {
 		e->unmatched++;
@@ -359,7 +483,8 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	struct rd_src *rs = &c->procs->src[src];
 	struct rd_proc *pr = rs->proc;
 	struct psum *ps = pr->fmt;
-	struct entry **cache = rs->fmt, *e;
+	const struct ucache *cache = rs->fmt;
+	struct entry *e;
 	struct rd_thread *th;
 	const struct rd_span_open *d;
 	uint64_t lo, hi, b, dur, thi;
@@ -367,11 +492,10 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	size_t i;
 	int m;
 
+	spool_ready(S, c, src);
 	if (!pr->has_ts || n == 0)
 		return 0;
 	if (!ps && !(ps = psum_of(S, pr)))
-		return 0;
-	if (!cache && !(cache = rs->fmt = calloc(RTE_MAX_USER_EVENTS, sizeof *cache)))
 		return 0;
 	th = &rs->threads[ev[0].ring];
 	lo = pr->first_ts;
@@ -388,7 +512,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			if (x->id >= RTE_P_COUNT || !(e = ps->phase[x->id]))
 				goto out;
 			m = rd_thread_phase_end(th, x->id, x->ts, &b, &dur, &d, &nd);
-			fast_end(e, m, dur);
+			fast_end(S, e, m, dur);
 			if (m && nd)
 				add_unfinished(S, ps, NULL, d, nd, 0);
 			break;
@@ -409,7 +533,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			if (!(e = fast_user(cache, x->id, F_SPAN)))
 				goto out;
 			m = rd_thread_span_end(th, x->id, x->ts, &b, &dur, &d, &nd);
-			fast_end(e, m, dur);
+			fast_end(S, e, m, dur);
 			break;
 		case RTE_EV_USER_UNIT:
 		case RTE_EV_USER_CUSTOM:
@@ -448,7 +572,8 @@ out:
 static int by_total(const void *a, const void *b)
 {
 	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	uint64_t tx = x->h ? x->h->sum : x->count, ty = y->h ? y->h->sum : y->count;
+	uint64_t tx = is_dur(x) ? dur_sum(x) : x->count;
+	uint64_t ty = is_dur(y) ? dur_sum(y) : y->count;
 
 	if (x->fam != y->fam)
 		return x->fam - y->fam;
@@ -461,10 +586,9 @@ static uint64_t proc_phase_ns(struct rd_procs *P, const struct rd_proc *pr)
 {
 	uint64_t t = 0;
 
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr)
-			for (unsigned r = 0; r < P->src[i].rings; r++)
-				t += P->src[i].threads[r].phase_ns;
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		for (unsigned r = 0; r < P->src[i].rings; r++)
+			t += P->src[i].threads[r].phase_ns;
 	return t;
 }
 
@@ -488,9 +612,10 @@ static void out_dur(struct rd_out *o, uint64_t ns, int width)
 	rd_out_mem(o, b, n);
 }
 
-static void text_durations(struct rd_out *o, struct psum *ps, int fam,
-                           uint64_t wall)
+static void text_durations(struct summary *S, struct rd_out *o,
+                           struct psum *ps, int fam, uint64_t wall)
 {
+	const struct rd_hist *h;
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
@@ -505,12 +630,15 @@ static void text_durations(struct rd_out *o, struct psum *ps, int fam,
 			head = 1;
 		}
 		rd_outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
-		out_dur(o, e->h->sum, 11);
-		out_dur(o, rd_hist_mean(e->h), 11);
+		if (!(h = dur_view(S, e)))
+			continue;
+		out_dur(o, h->sum, 11);
+		out_dur(o, rd_hist_mean(h), 11);
 		for (size_t q = 0; q < sizeof quantiles / sizeof quantiles[0]; q++)
-			out_dur(o, rd_hist_quantile(e->h, quantiles[q].q), 11);
-		out_dur(o, e->h->max, 11);
-		rd_outf(o, " %5.1f%%", 100.0 * share(e->h->sum, wall));
+			out_dur(o, rd_hist_quantile(h, quantiles[q].q), 11);
+		out_dur(o, h->max, 11);
+		rd_outf(o, " %5.1f%%", 100.0 * share(h->sum, wall));
+		dur_unview(S, e);
 		if (e->unmatched)
 			rd_outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
 		if (e->unfinished)
@@ -566,11 +694,9 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 {
 	rd_outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
 	     "tid", "events", "lost words", "in phases");
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *s = &P->src[i];
 
-		if (s->proc != pr)
-			continue;
 		for (unsigned r = 0; r < s->rings; r++) {
 			struct rd_thread *t = &s->threads[r];
 			char tid[24] = "-";
@@ -641,8 +767,8 @@ static const char *file_note(const struct rd_src *s)
 	return " (no ring_stop)";
 }
 
-static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps)
+static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                      struct rd_proc *pr, struct psum *ps)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 
@@ -650,10 +776,9 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		rd_outf(o, "process %ld\n", pr->pid);
 	else
 		rd_outf(o, "process (pid unknown)\n");
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr)
-			rd_outf(o, "  file %u: %s%s\n", i, P->src[i].path,
-			     file_note(&P->src[i]));
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		rd_outf(o, "  file %u: %s%s\n", i, P->src[i].path,
+		     file_note(&P->src[i]));
 	rd_outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
 	rd_outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
@@ -669,8 +794,8 @@ static void text_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 		if (ps->n > 1)
 			qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 		text_ring_values(o, ps);
-		text_durations(o, ps, F_PHASE, wall);
-		text_durations(o, ps, F_SPAN, wall);
+		text_durations(S, o, ps, F_PHASE, wall);
+		text_durations(S, o, ps, F_SPAN, wall);
 		text_values(o, ps, F_COUNTER);
 		text_values(o, ps, F_INT);
 		text_counts(o, ps);
@@ -698,25 +823,28 @@ static void json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
 	rd_out_u64(o, v);
 }
 
-static void json_entry(struct rd_out *o, const struct entry *e, uint64_t wall)
+static void json_entry(struct summary *S, struct rd_out *o,
+                       const struct entry *e, uint64_t wall)
 {
+	const struct rd_hist *h;
 	int f = 1;
 
 	rd_out_ch(o, '{');
 	json_key(o, &f, "name");
 	rd_out_json_str(o, e->name);
 	json_u(o, &f, "count", e->count);
-	if (e->h) {
-		json_u(o, &f, "total_ns", e->h->sum);
-		json_u(o, &f, "mean_ns", rd_hist_mean(e->h));
-		json_u(o, &f, "min_ns", e->h->count ? e->h->min : 0);
-		json_u(o, &f, "p50_ns", rd_hist_quantile(e->h, 0.5));
-		json_u(o, &f, "p90_ns", rd_hist_quantile(e->h, 0.9));
-		json_u(o, &f, "p99_ns", rd_hist_quantile(e->h, 0.99));
-		json_u(o, &f, "p999_ns", rd_hist_quantile(e->h, 0.999));
-		json_u(o, &f, "max_ns", e->h->max);
+	if (is_dur(e) && (h = dur_view(S, e)) != NULL) {
+		json_u(o, &f, "total_ns", h->sum);
+		json_u(o, &f, "mean_ns", rd_hist_mean(h));
+		json_u(o, &f, "min_ns", h->count ? h->min : 0);
+		json_u(o, &f, "p50_ns", rd_hist_quantile(h, 0.5));
+		json_u(o, &f, "p90_ns", rd_hist_quantile(h, 0.9));
+		json_u(o, &f, "p99_ns", rd_hist_quantile(h, 0.99));
+		json_u(o, &f, "p999_ns", rd_hist_quantile(h, 0.999));
+		json_u(o, &f, "max_ns", h->max);
 		json_key(o, &f, "wall_share");
-		rd_outf(o, "%.6f", share(e->h->sum, wall));
+		rd_outf(o, "%.6f", share(h->sum, wall));
+		dur_unview(S, e);
 		json_u(o, &f, "unmatched_ends", e->unmatched);
 		json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
@@ -772,10 +900,10 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	int first = 1;
 
 	rd_out_str(o, ",\"rings\":[");
-	for (unsigned i = 0; i < P->nsrc; i++) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *s = &P->src[i];
 
-		for (unsigned r = 0; s->proc == pr && r < s->rings; r++) {
+		for (unsigned r = 0; r < s->rings; r++) {
 			struct rd_thread *t = &s->threads[r];
 			int f = 1;
 
@@ -805,8 +933,8 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_ch(o, ']');
 }
 
-static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                      struct psum *ps, struct rd_gc *gc,
+static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                      struct rd_proc *pr, struct psum *ps, struct rd_gc *gc,
                       struct rd_prof *prof)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
@@ -816,19 +944,18 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	json_key(o, &f, "pid");
 	rd_out_i64(o, pr->pid);
 	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr) {
-			if (!first)
-				rd_out_ch(o, ',');
-			first = 0;
-			rd_out_json_str(o, P->src[i].path);
-		}
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		if (!first)
+			rd_out_ch(o, ',');
+		first = 0;
+		rd_out_json_str(o, P->src[i].path);
+	}
 	rd_out_ch(o, ']');
 	/* Files whose writer ended without ring_stop and is gone. */
 	rd_out_str(o, ",\"killed_files\":[");
 	first = 1;
-	for (unsigned i = 0; i < P->nsrc; i++)
-		if (P->src[i].proc == pr && rd_src_killed(&P->src[i])) {
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (rd_src_killed(&P->src[i])) {
 			if (!first)
 				rd_out_ch(o, ',');
 			first = 0;
@@ -855,7 +982,7 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 				if (!first)
 					rd_out_ch(o, ',');
 				first = 0;
-				json_entry(o, ps->e[i], wall);
+				json_entry(S, o, ps->e[i], wall);
 			}
 		rd_out_ch(o, ']');
 	}
@@ -870,6 +997,22 @@ static void json_proc(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_ch(o, '}');
 }
 
+static void free_psum(struct rd_proc *pr)
+{
+	struct psum *ps = pr->fmt;
+
+	for (size_t k = 0; ps && k < ps->n; k++) {
+		free(ps->e[k]->rv);
+		free(ps->e[k]->name);
+		free(ps->e[k]->h);
+		free(ps->e[k]);
+	}
+	if (ps)
+		free(ps->e);
+	free(ps);
+	pr->fmt = NULL;
+}
+
 /* The per-file and per-process state this format hung on procs. */
 static void free_state(struct rd_procs *P)
 {
@@ -877,20 +1020,169 @@ static void free_state(struct rd_procs *P)
 		free(P->src[i].fmt);
 		P->src[i].fmt = NULL;
 	}
-	for (unsigned i = 0; i < P->nproc; i++) {
-		struct psum *ps = P->proc[i]->fmt;
+	for (unsigned i = 0; i < P->nproc; i++)
+		free_psum(P->proc[i]);
+}
 
-		for (size_t k = 0; ps && k < ps->n; k++) {
-			free(ps->e[k]->rv);
-			free(ps->e[k]->name);
-			free(ps->e[k]->h);
-			free(ps->e[k]);
+/* Spans of pr still open at the end of their file are unfinished: counted
+ * once (their stacks are emptied). */
+static void end_open_spans(struct summary *S, struct rd_ctx *c,
+                           struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	struct psum *ps;
+
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		struct rd_src *rs = &P->src[i];
+
+		for (unsigned r = 0; r < rs->rings; r++) {
+			struct rd_thread *t = &rs->threads[r];
+
+			if (!t->phases.depth && !t->spans.depth)
+				continue;
+			if (!(ps = psum_of(S, pr)))
+				return;
+			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
+			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
+			rd_spans_free(&t->phases);
+			rd_spans_free(&t->spans);
 		}
-		if (ps)
-			free(ps->e);
-		free(ps);
-		P->proc[i]->fmt = NULL;
 	}
+}
+
+/* Write process pr (text or JSON, without separator) to o. */
+static void write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                       struct rd_proc *pr)
+{
+	if (S->json) {
+		json_proc(S, o, P, pr, pr->fmt, S->gc, S->prof);
+	} else {
+		text_proc(S, o, P, pr, pr->fmt);
+		rd_gc_summary_section(S->gc, o, P, pr, 0);
+		rd_prof_summary(S->prof, o, pr, 0);
+	}
+}
+
+/* ---- processes written early ------------------------------------------- */
+
+/* Open the spool: an unlinked file in $TMPDIR (else /tmp). 0 or -1. */
+static int spool_open(struct summary *S)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof path, "%s/rte-read-XXXXXX", dir) >= sizeof path)
+		return -1;
+	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+		return -1;
+	unlink(path);
+	if (rd_out_init(&S->spool, fd, "a temporary file") < 0) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* The position of the next byte written to the spool. */
+static uint64_t spool_pos(struct summary *S)
+{
+	off_t at = lseek(S->spool.fd, 0, SEEK_CUR);
+
+	return (uint64_t)(at < 0 ? 0 : at) + S->spool.len;
+}
+
+/* 1 if every file of pr was read (the next source read is `src`) and
+ * ended with ring_stop: nothing can change what is said of it. */
+static int proc_done(const struct rd_procs *P, const struct rd_proc *pr,
+                     unsigned src)
+{
+	if (pr->last_src == RD_NO_SRC || pr->last_src >= src)
+		return 0;
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
+		if (!P->src[i].stopped)
+			return 0;
+	return 1;
+}
+
+/* Write pr to the spool and free its state. */
+static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
+{
+	struct rd_procs *P = c->procs;
+	uint64_t off;
+
+	if (pr->index >= S->nseg) {
+		unsigned n = S->nseg ? 2 * S->nseg : 1024;
+		struct seg *g;
+
+		while (n <= pr->index)
+			n *= 2;
+		if (!(g = realloc(S->seg, n * sizeof *g)))
+			return; /* written at the end instead */
+		memset(g + S->nseg, 0, (n - S->nseg) * sizeof *g);
+		S->seg = g;
+		S->nseg = n;
+	}
+	end_open_spans(S, c, pr);
+	if (rd_filter_pid_pass(c->filter, pr->pid)) { /* else not shown (--pid) */
+		off = spool_pos(S);
+		write_proc(S, &S->spool, P, pr);
+		S->seg[pr->index] = (struct seg){ off, spool_pos(S) - off };
+	}
+	free_psum(pr);
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		free(P->src[i].fmt);
+		P->src[i].fmt = NULL;
+		rd_gc_forget_file(S->gc, i);
+		for (unsigned r = 0; r < P->src[i].rings; r++) {
+			rd_spans_free(&P->src[i].threads[r].phases);
+			rd_spans_free(&P->src[i].threads[r].spans);
+		}
+	}
+}
+
+/* An event of source src comes: write the processes finished before it. */
+static void spool_ready(struct summary *S, struct rd_ctx *c, unsigned src)
+{
+	struct rd_procs *P = c->procs;
+
+	if (!c->files_in_order || src <= S->cur_src || S->spooling < 0)
+		return;
+	S->cur_src = src;
+	for (; S->scan < P->nproc; S->scan++) {
+		struct rd_proc *pr = P->proc[S->scan];
+
+		if (pr->last_src == RD_NO_SRC || pr->last_src >= src)
+			break; /* not read yet: wait (the processes stay in order) */
+		if (!proc_done(P, pr, src))
+			continue; /* written at the end */
+		if (!S->spooling)
+			S->spooling = spool_open(S) < 0 ? -1 : 1;
+		if (S->spooling < 0 || S->spool.state != RD_OUT_OK)
+			return;
+		spool_proc(S, c, pr);
+	}
+}
+
+/* Copy process pr's text from the spool to o. 0, or -1 if it cannot be
+ * read back. */
+static int spool_copy(struct summary *S, struct rd_out *o, const struct seg *g)
+{
+	char b[65536];
+	uint64_t done = 0;
+
+	while (done < g->len) {
+		size_t want = g->len - done < sizeof b ? (size_t)(g->len - done) : sizeof b;
+		ssize_t n = pread(S->spool.fd, b, want, (off_t)(g->off + done));
+
+		if (n <= 0)
+			return -1;
+		rd_out_mem(o, b, (size_t)n);
+		done += (uint64_t)n;
+	}
+	return 0;
 }
 
 static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
@@ -903,21 +1195,10 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
 	/* Spans still open at the end of their file are unfinished. */
-	for (unsigned i = 0; i < P->nsrc; i++) {
-		struct rd_src *rs = &P->src[i];
-		struct psum *ps;
-
-		for (unsigned r = 0; r < rs->rings; r++) {
-			struct rd_thread *t = &rs->threads[r];
-
-			if (!t->phases.depth && !t->spans.depth)
-				continue;
-			if (!(ps = psum_of(S, rs->proc)))
-				break;
-			add_unfinished(S, ps, c->filter, t->phases.s, t->phases.depth, 0);
-			add_unfinished(S, ps, c->filter, t->spans.s, t->spans.depth, 1);
-		}
-	}
+	for (unsigned i = 0; i < P->nproc; i++)
+		end_open_spans(S, c, P->proc[i]);
+	if (S->spooling > 0 && rd_out_flush(&S->spool) < 0)
+		S->oom = 1; /* the processes written there are lost */
 	if (S->json)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
@@ -927,16 +1208,13 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 
 		if (!rd_filter_pid_pass(c->filter, pr->pid)) /* --pid */
 			continue;
-		if (S->json) {
-			if (shown++)
-				rd_out_ch(o, ',');
-			json_proc(o, P, pr, pr->fmt, S->gc, S->prof);
+		if (shown++)
+			rd_out_ch(o, S->json ? ',' : '\n');
+		if (i < S->nseg && S->seg[i].len) {
+			if (spool_copy(S, o, &S->seg[i]) < 0)
+				S->oom = 1;
 		} else {
-			if (shown++)
-				rd_out_ch(o, '\n');
-			text_proc(o, P, pr, pr->fmt);
-			rd_gc_summary_section(S->gc, o, P, pr, 0);
-			rd_prof_summary(S->prof, o, pr, 0);
+			write_proc(S, o, P, pr);
 		}
 	}
 	if (S->json) {
@@ -964,6 +1242,14 @@ static void summary_destroy(struct rd_sink *s)
 	struct summary *S = (struct summary *)s;
 
 	rd_gc_free(S->gc);
+	free(S->view);
+	free(S->seg);
+	if (S->spooling > 0) {
+		int fd = S->spool.fd;
+
+		rd_out_fini(&S->spool);
+		close(fd);
+	}
 	rd_prof_free(S->prof);
 	free(S);
 }

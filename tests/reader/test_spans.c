@@ -29,6 +29,7 @@ static void nested_spans_match_innermost_first(void **state)
 	assert_int_equal(b, 100);
 	assert_int_equal(rd_spans_depth(&st), 0);
 	assert_int_equal(st.dropped, 0);
+	rd_spans_free(&st);
 }
 
 /* User spans: A begin, B begin, A end, B end (fibers) complete both, and
@@ -54,6 +55,7 @@ static void end_one_leaves_other_names_open(void **state)
 	assert_int_equal(rd_spans_end_one(&st, 2, &b), 0);
 	assert_int_equal(rd_spans_depth(&st), 0);
 	assert_int_equal(st.dropped, 0);
+	rd_spans_free(&st);
 }
 
 static void end_without_begin_is_unmatched_and_changes_nothing(void **state)
@@ -67,12 +69,13 @@ static void end_without_begin_is_unmatched_and_changes_nothing(void **state)
 	assert_int_equal(rd_spans_end(&st, 3, &b, NULL, NULL), 0);
 	assert_int_equal(b, 7);
 	assert_int_equal(rd_spans_depth(&st), 1);
+	rd_spans_free(&st);
 }
 
 static void closing_an_outer_span_drops_the_inner_ones(void **state)
 {
 	struct rd_spans st;
-	const struct rd_span_open *d;
+	const struct rd_span_open *d = NULL;
 	unsigned nd;
 	uint64_t b;
 
@@ -88,6 +91,7 @@ static void closing_an_outer_span_drops_the_inner_ones(void **state)
 	assert_string_equal(d[1].name, "c");
 	assert_int_equal(st.dropped, 2);
 	assert_int_equal(rd_spans_depth(&st), 0);
+	rd_spans_free(&st);
 }
 
 static void depth_is_bounded(void **state)
@@ -103,6 +107,7 @@ static void depth_is_bounded(void **state)
 	assert_int_equal(st.dropped, 9 * RD_SPANS_DEPTH);
 	assert_int_equal(rd_spans_end(&st, 10 * RD_SPANS_DEPTH - 1, &b, NULL, NULL), 1);
 	assert_int_equal(rd_spans_end(&st, 0, &b, NULL, NULL), 0); /* forgotten */
+	rd_spans_free(&st);
 }
 
 int main(void)

@@ -6,8 +6,9 @@
 #
 #   sh tests/unit/layers.sh [SHIM_DIR]     exit 0 if clean, 1 otherwise
 #
-# Ranks (low to high): the leaves, the tracer, the crash recorder and the
-# allocation profiler, the hooks, the exported API, the constructor.
+# Ranks (low to high): the leaves, the ring slots and the per-thread
+# state pool, the tracer, the crash recorder and the allocation profiler,
+# the hooks, the exported API, the constructor.
 set -u
 dir=${1:-shim}
 
@@ -17,11 +18,12 @@ rank() { # module name -> rank, empty if unknown
 	log | real | backtrace | registry | alloc_state) echo 1 ;;
 	config | ocaml) echo 2 ;;
 	file) echo 3 ;;
-	tracer) echo 4 ;;
-	crash | alloc) echo 5 ;;
-	hooks) echo 6 ;;
-	api) echo 7 ;;
-	init) echo 8 ;;
+	slots | pool) echo 4 ;;
+	tracer) echo 5 ;;
+	crash | alloc) echo 6 ;;
+	hooks) echo 7 ;;
+	api) echo 8 ;;
+	init) echo 9 ;;
 	esac
 }
 

@@ -1,0 +1,192 @@
+/*
+ * slots.c - the ring slots of the current file (see slots.h): a slot array
+ * of max_domains bytes (FREE/TAKEN/BROKEN) where a thread takes the first
+ * FREE slot with a CAS on its first event and gives it back when it ends,
+ * so ring indexes are reused and nothing on the write path takes a lock;
+ * which rings' pages are reserved in the file; and the name slots of the
+ * file, whose pages are reserved as names are written.
+ */
+#include <string.h>
+
+#include "log.h"
+#include "slots.h"
+
+static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
+static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
+static pthread_t g_owner[RTE_RINGS_MAX];  /* thread owning each ring */
+static uint32_t g_epoch;                  /* ring releases, atomic */
+static int g_once_reserve;
+
+#define NAME_PAGE 4096u
+/* Pages of the name area already reserved (lock held or single thread). */
+static uint8_t g_name_pages[RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES /
+                            NAME_PAGE + 2];
+static int g_once_names;
+
+
+void rte_slots_reset(void)
+{
+	memset(g_slots, 0, sizeof(g_slots));
+	memset(g_reserved, 0, sizeof(g_reserved));
+	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
+	memset(g_name_pages, 0, sizeof(g_name_pages));
+	/* Problems are reported once per file (a fork child's too). */
+	g_once_reserve = g_once_names = 0;
+	g_slots[0] = SLOT_TAKEN;
+}
+
+int rte_slots_reserve(const struct rte_file *f, unsigned i)
+{
+	const struct rte_layout *l = &f->l;
+	int e;
+
+	/* Acquire: pairs with the release below (another thread reserved). */
+	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
+		return 0;
+	e = rte_file_reserve(f,
+	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
+	                     l->ring_size_bytes);
+	if (e) {
+		rte_warn(&g_once_reserve,
+		         "cannot reserve space for ring %u of %s: %s; events of "
+		         "threads without a ring are dropped and counted in "
+		         "rte.dropped",
+		         i, f->path, strerrordesc_np(e));
+		return -1;
+	}
+	/* Release: pairs with the acquire above, in the next owner. */
+	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int rte_slots_claim(const struct rte_file *f)
+{
+	unsigned n = (unsigned)f->l.max_domains;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t free_ = SLOT_FREE;
+
+		/* Relaxed peek first: skip taken slots without a locked op. */
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_RELAXED) != SLOT_FREE)
+			continue;
+		/* Acquire: pairs with the release in rte_slots_release(), so
+		 * the previous owner's last tail store is visible before we
+		 * read the ring header. */
+		if (!__atomic_compare_exchange_n(&g_slots[i], &free_,
+		                                 SLOT_TAKEN, 0, __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		if (rte_slots_reserve(f, i) == 0)
+			return (int)i;
+		/* Never hand this ring out again: its pages may be missing. */
+		__atomic_store_n(&g_slots[i], SLOT_BROKEN, __ATOMIC_RELAXED);
+		return -1;
+	}
+	return -2;
+}
+
+/* Reserve the pages under the name slot at file offset `off`: 1 MiB of
+ * names is reserved page by page as names are written, so that a fork
+ * child's new file costs a few pages, not a megabyte. */
+static int reserve_name(const struct rte_file *f, uint64_t off)
+{
+	const struct rte_layout *l = &f->l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (uint64_t pg = off / NAME_PAGE;
+	     pg <= (off + RTE_NAME_SLOT_BYTES - 1) / NAME_PAGE; pg++) {
+		uint64_t start = pg * NAME_PAGE, end = start + NAME_PAGE;
+		int e;
+
+		if (g_name_pages[pg - first])
+			continue;
+		if (end > l->total_size) /* never grow the file */
+			end = l->total_size;
+		if ((e = rte_file_reserve(f, start, end - start))) {
+			rte_warn(&g_once_names,
+			         "cannot reserve space for event names in %s: "
+			         "%s; names are missing from the file",
+			         f->path, strerrordesc_np(e));
+			return -1;
+		}
+		g_name_pages[pg - first] = 1;
+	}
+	return 0;
+}
+
+int rte_slots_write_name(const struct rte_file *f, unsigned id,
+                         const char *name)
+{
+	uint64_t off = f->l.custom_events_offset +
+	               (uint64_t)id * RTE_NAME_SLOT_BYTES;
+
+	if (reserve_name(f, off) < 0)
+		return -1;
+	strncpy(f->base + off, name, RTE_NAME_SLOT_BYTES - 1);
+	return 0;
+}
+
+void rte_slots_set_owner(unsigned r, pthread_t th)
+{
+	g_owner[r] = th;
+}
+
+int rte_slots_owned_by(unsigned n, pthread_t th)
+{
+	for (unsigned i = 0; i < n; i++) {
+		/* Acquire: pairs with the CAS in rte_slots_claim(); the owner
+		 * is stored right after, a stale one only misnames. */
+		if (__atomic_load_n(&g_slots[i], __ATOMIC_ACQUIRE) ==
+		            SLOT_TAKEN &&
+		    pthread_equal(g_owner[i], th))
+			return (int)i;
+	}
+	return -1;
+}
+
+void rte_slots_free(unsigned r)
+{
+	/* Release: pairs with the acquire CAS in rte_slots_claim(). */
+	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+void rte_slots_release(unsigned r)
+{
+	/* Release: our last ring stores happen before the slot is seen free;
+	 * pairs with the acquire CAS in rte_slots_claim(). */
+	__atomic_store_n(&g_slots[r], SLOT_FREE, __ATOMIC_RELEASE);
+	/* Release: pairs with the acquire load in rte_slots_epoch(). */
+	__atomic_fetch_add(&g_epoch, 1, __ATOMIC_RELEASE);
+}
+
+void rte_slots_break(unsigned r)
+{
+	/* Relaxed: the file is not published yet, or the slot is ours. */
+	__atomic_store_n(&g_slots[r], SLOT_BROKEN, __ATOMIC_RELAXED);
+}
+
+uint32_t rte_slots_epoch(void)
+{
+	/* Acquire: pairs with the release increment in rte_slots_release(). */
+	return __atomic_load_n(&g_epoch, __ATOMIC_ACQUIRE);
+}
+
+int rte_slots_rereserve(const struct rte_file *f)
+{
+	const struct rte_layout *l = &f->l;
+	uint64_t first = l->custom_events_offset / NAME_PAGE;
+
+	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
+		/* Acquire: pairs with the release in rte_slots_reserve(). */
+		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
+		    rte_file_reserve(f,
+		                     l->data_offset +
+		                             (uint64_t)i * l->ring_size_bytes,
+		                     l->ring_size_bytes))
+			return -1;
+	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
+		if (g_name_pages[pg] &&
+		    rte_file_reserve(f, (first + pg) * NAME_PAGE, NAME_PAGE))
+			return -1;
+	return 0;
+}
