@@ -6,7 +6,8 @@ ratios and writes the same as JSON.
 usage: bench/run.py BUILD_DIR [--rounds N] [--quick] [--json FILE]
                     [--only GROUP[,GROUP...]]
 
-Groups: producer, spawn, process, reader, many-files, lttng, backtrace.
+Groups: producer, spawn, process, reader, many-files, lttng, backtrace,
+alloc (bench/alloc.py).
 `--only reader,many-files` measures just the reader rows (e.g. to compare
 a change with its base: run it on each build directory).
 
