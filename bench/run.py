@@ -6,7 +6,8 @@ ratios and writes the same as JSON.
 usage: bench/run.py BUILD_DIR [--rounds N] [--quick] [--json FILE]
                     [--only GROUP[,GROUP...]]
 
-Groups: producer, spawn, process, reader, many-files, lttng, backtrace.
+Groups: producer, spawn, process, reader, many-files, lttng, backtrace,
+alloc (bench/alloc.py).
 `--only reader,many-files` measures just the reader rows (e.g. to compare
 a change with its base: run it on each build directory).
 
@@ -27,10 +28,12 @@ import tempfile
 import time
 
 import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
 
 ROWS = []
 GROUPS = ("producer", "spawn", "process", "reader", "many-files", "lttng",
-          "backtrace", "profiler")
+          "backtrace", "profiler", "alloc")
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
 
@@ -483,6 +486,10 @@ def main():
             bench_backtrace(build, rounds)
         if "profiler" in only:
             prof.bench_profiler(build, rounds, a.quick, row)
+        if "alloc" in only:
+            alloc.bench_alloc(build, rounds,
+                              1000000 if a.quick else 10000000,
+                              row, base_env, traced_env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

@@ -4,7 +4,8 @@
 #   make bench BENCH_ARGS=--quick   a smoke run
 
 BENCH_ARGS ?=
-BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen
+BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen \
+	$(BUILD)/bench/mallocs
 
 # The LTTng-UST comparison is built only where liblttng-ust-dev is installed
 # (bench/run.py skips it with a printed reason otherwise).
@@ -23,6 +24,13 @@ bench-bins: $(BENCH_BINS)
 $(BUILD)/bench/producer: $(BUILD)/obj/bench/producer.o $(BUILD)/librte.so
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/..' $(BASE_LDFLAGS)
+
+# The allocation profiler's program: without PIE, so that bench/alloc.py
+# names the sites of the samples with nm.
+$(BUILD)/bench/mallocs: bench/mallocs.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -no-pie \
+		-Wall -Wextra -Werror -o $@ $< $(BASE_LDFLAGS)
 
 $(BUILD)/bench/spawn: $(BUILD)/obj/bench/spawn.o
 	@mkdir -p $(@D)

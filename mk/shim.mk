@@ -20,18 +20,25 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/hooks/dl.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \
 	shim/prof/profiler.c \
+	shim/alloc/sample.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
 
 $(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden -Ishim
+# The malloc wrappers: no SLP vectorisation of the per-thread counters (it
+# pairs two adds through a stack slot: a store-forwarding stall per call).
+# Not instrumented by a sanitizer either: they run before any runtime is
+# initialised (ld.so's first allocations) and inside its own calls.
+$(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize \
+	$(if $(SAN),-fno-sanitize=all)
 
 ALL += $(SHIM_LIB)
 
 $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/lib/common/format.o \
 		$(BUILD)/obj/lib/common/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
-		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
+		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl -lm
 
 # ---- tests ------------------------------------------------------------------
 

@@ -8,9 +8,10 @@
  *   init.c                    wiring: constructor, destructor, observer lists
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
- *   hooks/  threads.c  process.c  signals.c  dl.c      (hooks/hooks.h)
+ *   hooks/  threads.c  process.c  signals.c  dl.c  alloc.c  (hooks/hooks.h)
  *   prof/   profiler.c      CPU profiler: timers (prof/profiler.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
+ *   alloc/  sample.c  allocation profiler: counts, samples (alloc/alloc.h)
  *   ------------------------------------------------------------------------
  *   tracer.c   the state machine, the attach slow path, rte.* and
  *              lifecycle event writers                  (tracer.h)
@@ -21,7 +22,8 @@
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
  *   warnings)  fd.c (high descriptors)  crash/backtrace.c (stack capture
- *   with libunwind: a leaf kept beside its user)   leaves: file.h ... fd.h
+ *   with libunwind: a leaf kept beside its user)  alloc/state.h (the
+ *   profiler's per-thread state, in the tracer's)  leaves: file.h ... fd.h
  *
  * Lower layers learn of upper ones only through the observer lists defined
  * here (struct rte_tracer_observer, struct rte_hook_observer): to add a
@@ -31,6 +33,7 @@
  */
 #include <errno.h>
 
+#include "alloc/alloc.h"
 #include "crash/crash.h"
 #include "hooks/hooks.h"
 #include "prof/profiler.h"
@@ -50,12 +53,22 @@ static const struct rte_tracer_observer g_prof_tracer = {
 	.thread_end = rte_prof_thread_end,   /* its timer deleted */
 	.attached = rte_prof_thread_arm,     /* threads older than tracing */
 	.fork_child = rte_prof_fork_child,   /* the forking thread's timer */
-	.stopping = rte_prof_stop,           /* every timer deleted */
+	.final_stop = rte_prof_stop,         /* every timer deleted */
+};
+
+/* The allocation profiler (RTE_ALLOC): after the crash recorder, whose
+ * start loads libunwind. Each thread writes its counts at its end, and
+ * the calling thread when tracing stops and before a fork. */
+static const struct rte_tracer_observer g_alloc_tracer = {
+	.started = rte_alloc_start,
+	.thread_end = rte_alloc_flush_self,
+	.stopping = rte_alloc_flush_self,
 };
 
 const struct rte_tracer_observer *const rte_tracer_observers[] = {
 	&g_crash_tracer,
 	&g_prof_tracer,
+	&g_alloc_tracer,
 	NULL,
 };
 
@@ -66,8 +79,13 @@ static const struct rte_hook_observer g_crash_hooks = {
 	.fork_parent = rte_crash_fork_parent,   /* RTE_BACKTRACE=fork */
 };
 
+static const struct rte_hook_observer g_alloc_hooks = {
+	.fork_prepare = rte_alloc_flush_self, /* the child starts from zero */
+};
+
 const struct rte_hook_observer *const rte_hook_observers[] = {
 	&g_crash_hooks,
+	&g_alloc_hooks,
 	NULL,
 };
 
@@ -84,6 +102,7 @@ __attribute__((constructor)) static void rte_init(void)
 
 	rte_log_load(); /* first: the fd 2 of the start */
 	rte_real_resolve();
+	rte_alloc_init(); /* hooks/alloc.c: the real allocator, RTE_ALLOC */
 	rte_tracer_load();
 	rte_hooks_process_init();
 	if (rte_config_start_at_load()) {

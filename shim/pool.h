@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc/state.h"
 #include "crash/backtrace.h"
 #include "ring.h"
 
@@ -62,6 +63,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	int prof_slot;        /* its registry slot + 1 */
 	uint64_t prof_last;   /* thread CPU ns at the last written sample */
 	uint64_t prof_rec[3 + RTE_BT_MAX]; /* rte.sample record buffer */
+	struct rte_alloc_thread alloc;      /* the allocation profiler's */
 };
 extern __thread struct rte_thread *rte_self_p RTE_TLS;
 /* The calling thread's state, allocated on first use. Never NULL:

@@ -710,6 +710,16 @@ void rte_tracer_materialize(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Tell the observers that tracing is about to stop (see
+ * rte_tracer_observer). Async-signal-safe. */
+static void stopping(void)
+{
+	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
+	     *o; o++)
+		if ((*o)->stopping)
+			(*o)->stopping();
+}
+
 /* 1 if an observer wants the file kept (see rte_tracer_observer). */
 static int keep_file(void)
 {
@@ -728,14 +738,15 @@ void rte_tracer_stop(void)
 
 	if (!rte_tracer_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
+	stopping();
 	/* Acq_rel: one stopper; pairs with the same exchange in a racing
 	 * exec or exit. */
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
-		if ((*o)->stopping)
-			(*o)->stopping(); /* e.g. prof/: every timer deleted */
+		if ((*o)->final_stop)
+			(*o)->final_stop(); /* e.g. prof/: every timer deleted */
 	/* Release: from here on writers stop (those inside finish). */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	w = enter_any(1);
@@ -764,6 +775,7 @@ int rte_tracer_exec_begin(const char *prog)
 
 	if (!rte_tracer_owns_process())
 		return 0;
+	stopping();
 	if (__atomic_exchange_n(&g_stopping, 1, __ATOMIC_ACQ_REL))
 		return 0;
 	if (prog)

@@ -111,8 +111,12 @@ struct rte_tracer_observer {
 	/* atfork child handler, after the tracer's own work (one thread,
 	 * every signal blocked). */
 	void (*fork_child)(void);
-	/* Stop (exit, _exit, a terminating signal), before ring_stop is
-	 * written. Async-signal-safe. */
+	/* Stop for good (exit, _exit, a terminating signal; not exec),
+	 * once per process, before ring_stop is written. Async-signal-safe. */
+	void (*final_stop)(void);
+	/* Tracing is about to stop in this process (exit, a fatal signal,
+	 * exec): the calling thread's last moment to write. Async-signal-
+	 * safe. */
 	void (*stopping)(void);
 };
 extern const struct rte_tracer_observer *const rte_tracer_observers[];

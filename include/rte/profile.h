@@ -85,7 +85,9 @@ struct rte_alloc_free_rec {
  * the previous flush): each value counts what happened on that thread
  * since its previous flush, so totals are sums over events.
  *   rte.alloc.calls    allocation calls (malloc family)
- *   rte.alloc.bytes    bytes asked for by those calls
+ *   rte.alloc.bytes    bytes asked for by those calls (a request of 2^48
+ *                      bytes or more, which no allocator can satisfy,
+ *                      adds nothing)
  *   rte.alloc.frees    free calls with a non-NULL pointer
  *   rte.alloc.freed    bytes freed (malloc_usable_size of each)
  */

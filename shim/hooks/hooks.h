@@ -36,6 +36,10 @@ struct rte_hook_observer {
 	void (*thread_start)(void *ctx);
 	/* fork() in the parent, after fork_parent was written. */
 	void (*fork_parent)(pid_t child);
+	/* Any fork (pthread_atfork prepare), in the forking thread, before
+	 * the registry lock is taken: its last writes before the child
+	 * exists. */
+	void (*fork_prepare)(void);
 };
 /* Defined by init.c; ends with a NULL. */
 extern const struct rte_hook_observer *const rte_hook_observers[];

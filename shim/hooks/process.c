@@ -59,6 +59,9 @@ static void fork_prepare(void)
 {
 	sigset_t old;
 
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->fork_prepare)
+			rte_hook_observers[i]->fork_prepare();
 	rte_lock(&old);
 	g_fork_mask = old;
 }

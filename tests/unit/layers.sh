@@ -7,21 +7,21 @@
 #   sh tests/unit/layers.sh [SHIM_DIR]     exit 0 if clean, 1 otherwise
 #
 # Ranks (low to high): the leaves, the ring slots and the per-thread
-# state pool, the tracer, the crash recorder, the CPU profiler (prof/: it
-# uses the recorder's module events), the hooks, the exported API, the
-# constructor.
+# state pool, the tracer, the crash recorder and the allocation profiler,
+# the CPU profiler (prof/: it uses the recorder's module events), the hooks,
+# the exported API, the constructor.
 set -u
 dir=${1:-shim}
 
 rank() { # module name -> rank, empty if unknown
 	case $1 in
 	fd) echo 0 ;;
-	log | real | backtrace | registry) echo 1 ;;
+	log | real | backtrace | registry | alloc_state) echo 1 ;;
 	config | ocaml) echo 2 ;;
 	file) echo 3 ;;
 	slots | pool) echo 4 ;;
 	tracer) echo 5 ;;
-	crash) echo 6 ;;
+	crash | alloc) echo 6 ;;
 	profiler) echo 7 ;;
 	hooks) echo 8 ;;
 	api) echo 9 ;;
@@ -33,6 +33,8 @@ module() { # path relative to shim/ -> module name
 	case $1 in
 	hooks/*) echo hooks ;;
 	crash/backtrace.*) echo backtrace ;;
+	alloc/state.*) echo alloc_state ;;
+	alloc/*) echo alloc ;;
 	crash/*) echo crash ;;
 	*) b=${1##*/}; echo "${b%.*}" ;;
 	esac

@@ -1,0 +1,456 @@
+/*
+ * alloc/sample.c - the allocation profiler's counting, flushing and
+ * sampling (RTE_ALLOC; the records are in include/rte/profile.h).
+ *
+ * Counting: each thread counts its calls into OCaml's 20 size buckets
+ * (rte_alloc_bucket of the size in 8-byte words, rounded up) and its
+ * calls, bytes, frees and freed bytes, in its own state (no lock, no
+ * atomic). A flush writes them on the thread's ring, as the `alloc`
+ * runtime event and the four rte.alloc.* int events, every
+ * RTE_ALLOC_FLUSH_CALLS calls, or at the first call RTE_ALLOC_FLUSH_MS
+ * after the previous flush (the clock is read every 64 calls), and at
+ * thread end, fork, exec and exit (the exiting thread's counts; another
+ * thread's last unflushed calls are lost at exit).
+ *
+ * Sampling: each thread draws exponentially distributed byte intervals
+ * of mean RTE_ALLOC_SAMPLE (xorshift64* and -log(U)); the allocation that
+ * crosses the end of an interval is sampled, so an allocation of s bytes
+ * is sampled with probability 1 - exp(-s / period). A sample is an
+ * rte.alloc.sample with the stack (libunwind, per-thread cache), and its
+ * address goes into a lock-free set so that its free writes an
+ * rte.alloc.free. The set is 2^15 buckets of 8 addresses (one cache line
+ * each; insert and erase are CAS on one word), guarded by 4096 counters
+ * indexed by another hash of the address: a free of an address that was
+ * never sampled reads one counter (zero) and stops. A sample whose bucket
+ * is full (more than 8 live samples hashing together) is not written.
+ * The set lives in memory mapped with MADV_WIPEONFORK: a fork child starts
+ * with no live samples (its parent's are in its parent's file).
+ *
+ * Thread-safety: everything touches only the calling thread's state and
+ * the set (atomics). rte_alloc_flush_self() is async-signal-safe.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "alloc/alloc.h"
+#include "tracer.h"
+#include "clock.h"
+#include "rte/rte.h"
+
+/* ---- configuration ----------------------------------------------------------- */
+
+#define SAMPLE_DEFAULT 524288u
+#define FLUSH_CALLS_DEFAULT 65536u
+#define FLUSH_MS_DEFAULT 100u
+
+static uint64_t g_period = SAMPLE_DEFAULT; /* 0: no sampling */
+static uint32_t g_flush_calls = FLUSH_CALLS_DEFAULT;
+static uint64_t g_flush_ns = FLUSH_MS_DEFAULT * 1000000ull;
+
+/* ids of our events, -1 until registered */
+static int g_id_calls = -1, g_id_bytes = -1, g_id_frees = -1,
+           g_id_freed = -1, g_id_sample = -1, g_id_free = -1;
+static int g_started;
+
+/* An unsigned decimal in [lo, hi] from the environment, else def with a
+ * warning (malformed) or silently (unset). */
+static uint64_t env_uint(const char *name, uint64_t lo, uint64_t hi,
+                         uint64_t def)
+{
+	const char *s = secure_getenv(name);
+	uint64_t v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return def;
+	for (p = s; *p >= '0' && *p <= '9' && v <= hi; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	if (*p || v < lo || v > hi || p - s > 20) {
+		rte_warn(NULL, "%s=%.32s is not a number from %llu to %llu; "
+		         "using %llu", name, s, (unsigned long long)lo,
+		         (unsigned long long)hi, (unsigned long long)def);
+		return def;
+	}
+	return v;
+}
+
+/* ---- our own code's addresses (frames stripped from samples) ---------------- */
+
+static uintptr_t g_text_lo, g_text_hi;
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t me = (uintptr_t)data;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
+		    me < lo + ph->p_memsz) {
+			g_text_lo = lo;
+			g_text_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the set of live sampled addresses --------------------------------------- */
+
+struct rte_alloc_set *rte_alloc_g_set;
+#define g_set rte_alloc_g_set
+
+static inline uint32_t *filter_of(uint64_t h)
+{
+	return rte_alloc_filter_of(g_set, h);
+}
+
+static inline uint64_t *bucket_of(uint64_t h)
+{
+	return g_set->ways[h >> (64 - RTE_ALLOC_SET_BITS)];
+}
+
+/* Add addr (not in the set: it was just returned by the allocator).
+ * Returns 0, or -1 if its bucket is full. Lock-free. */
+static int set_add(uint64_t addr)
+{
+	uint64_t h = rte_alloc_addr_hash(addr), *b = bucket_of(h);
+
+	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
+		uint64_t zero = 0;
+
+		/* Relaxed everywhere: an address is added by the thread that
+		 * got it and removed by a free that the program orders after
+		 * the allocation; the counters only need their values. */
+		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&b[i], &zero, addr, 0,
+		                                __ATOMIC_RELAXED,
+		                                __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(filter_of(h), 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&g_set->live, 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Remove addr if it is in the set: 1 if it was. Lock-free; reads one
+ * counter when addr was never sampled. */
+static inline int set_remove(uint64_t addr)
+{
+	uint64_t h, *b;
+
+	if (!g_set || !__atomic_load_n(&g_set->live, __ATOMIC_RELAXED))
+		return 0;
+	h = rte_alloc_addr_hash(addr);
+	if (!__atomic_load_n(filter_of(h), __ATOMIC_RELAXED))
+		return 0;
+	b = bucket_of(h);
+	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
+		uint64_t a = addr;
+
+		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == addr &&
+		    __atomic_compare_exchange_n(&b[i], &a, 0, 0,
+		                                __ATOMIC_RELAXED,
+		                                __ATOMIC_RELAXED)) {
+			__atomic_fetch_sub(filter_of(h), 1, __ATOMIC_RELAXED);
+			__atomic_fetch_sub(&g_set->live, 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void start_sampling(void);
+
+/* ---- start ---------------------------------------------------------------------- */
+
+void rte_alloc_start(void)
+{
+	const char *owner = rte_alloc_first_owner();
+	Dl_info info;
+
+	if (owner) {
+		rte_warn(NULL, "RTE_ALLOC: malloc is interposed before librte.so "
+		         "(by %s): allocations are not profiled (put librte.so "
+		         "first in LD_PRELOAD)", owner);
+		return;
+	}
+	if (!rte_alloc_enabled())
+		return;
+	if (!g_started) {
+		g_period = env_uint("RTE_ALLOC_SAMPLE", 0, 1ull << 40,
+		                    SAMPLE_DEFAULT);
+		g_flush_calls = (uint32_t)env_uint("RTE_ALLOC_FLUSH_CALLS", 1,
+		                                   1u << 30,
+		                                   FLUSH_CALLS_DEFAULT);
+		g_flush_ns = env_uint("RTE_ALLOC_FLUSH_MS", 1, 3600000,
+		                      FLUSH_MS_DEFAULT) * 1000000ull;
+		for (unsigned w = 0; w <= 100; w++)
+			rte_alloc_bucket_of[w] = (uint8_t)rte_alloc_bucket(w);
+		if (dladdr((void *)rte_alloc_start, &info))
+			dl_iterate_phdr(find_text, (void *)rte_alloc_start);
+		g_started = 1;
+	}
+	g_id_calls = rte_tracer_register_own(RTE_ALLOC_EV_CALLS, RTE_TYPE_INT);
+	g_id_bytes = rte_tracer_register_own(RTE_ALLOC_EV_BYTES, RTE_TYPE_INT);
+	g_id_frees = rte_tracer_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
+	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
+	if (g_period && !g_set)
+		start_sampling();
+	rte_alloc_on();
+}
+
+/* The sampling part of rte_alloc_start(). */
+static void start_sampling(void)
+{
+	g_id_sample = rte_tracer_register_own(RTE_ALLOC_EV_SAMPLE,
+	                                   RTE_TYPE_CUSTOM);
+	g_id_free = rte_tracer_register_own(RTE_ALLOC_EV_FREE, RTE_TYPE_CUSTOM);
+	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
+	{
+		void *p = mmap(NULL, sizeof(struct rte_alloc_set),
+		               PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+		               0);
+
+		if (p == MAP_FAILED ||
+		    madvise(p, sizeof(struct rte_alloc_set), MADV_WIPEONFORK)) {
+			if (p != MAP_FAILED)
+				munmap(p, sizeof(struct rte_alloc_set));
+			rte_warn(NULL, "RTE_ALLOC: no memory for the sample set; "
+			         "allocations are counted, not sampled");
+			return;
+		}
+		/* Release: the mapping before its use (pairs with the
+		 * acquire in sample()). */
+		__atomic_store_n(&g_set, (struct rte_alloc_set *)p,
+		                 __ATOMIC_RELEASE);
+	}
+}
+
+/* ---- sampling ------------------------------------------------------------------ */
+
+static uint64_t next_random(struct rte_alloc_thread *a)
+{
+	uint64_t x = a->rng;
+
+	if (!x) {
+		x = (uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ull ^
+		    rte_clock_ns() ^ (uint64_t)(uintptr_t)a;
+		x = x ? x : 88172645463325252ull;
+	}
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	a->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Bytes to the next sample: exponential of mean g_period, at least 1. */
+static int64_t next_interval(struct rte_alloc_thread *a)
+{
+	/* U in (0, 1]: 53 random bits. */
+	double u = (double)((next_random(a) >> 11) + 1) * 0x1p-53;
+	double v = -log(u) * (double)g_period;
+
+	if (v < 1)
+		return 1;
+	if (v > 0x1p62)
+		return INT64_C(1) << 62;
+	return (int64_t)v;
+}
+
+static uint64_t user_hdr(unsigned type, int id)
+{
+	return rte_hdr_make(0, 1, type, (unsigned)id);
+}
+
+uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
+
+/* Write the sample of the block p of n bytes (inside the guard). */
+static void sample(struct rte_alloc_thread *a, void *p, size_t n,
+                   unsigned fn)
+{
+	struct rte_alloc_sample_rec *r = (void *)a->rec;
+	uint64_t *pcs = a->rec + sizeof(*r) / 8, raw[RTE_BT_MAX];
+	unsigned got, skip = 0, k;
+	struct rte_ring_writer *w;
+
+	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
+	    set_add((uint64_t)(uintptr_t)p) < 0)
+		return;
+	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
+	/* Our own frames (this function, the wrapper) are not the site. */
+	while (skip < got && raw[skip] >= g_text_lo && raw[skip] < g_text_hi)
+		skip++;
+	k = got - skip;
+	if (k > RTE_PROFILE_MAX_FRAMES)
+		k = RTE_PROFILE_MAX_FRAMES;
+	memcpy(pcs, raw + skip, k * sizeof(uint64_t));
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_ALLOC_SAMPLE_VERSION;
+	r->nframes = (uint16_t)k;
+	r->fn = (uint16_t)fn;
+	r->flags = got == RTE_BT_MAX || got == 0 ? RTE_STACK_TRUNCATED : 0;
+	r->size = n;
+	r->addr = (uint64_t)(uintptr_t)p;
+	r->period = g_period;
+	if (!(w = rte_enter()))
+		return; /* stays in the set: its free is written (and dropped) */
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_sample), r,
+	                      sizeof(*r) + k * sizeof(uint64_t));
+	rte_leave_w(w);
+}
+
+/* The sampling part of rte_alloc_after(): a->left <= 0. */
+static void sample_due(struct rte_alloc_thread *a, void *p, size_t n,
+                       unsigned fn)
+{
+	int saved = errno;
+
+	if (!g_period) {
+		a->left = INT64_MAX; /* no sampling: never here again */
+		goto out;
+	}
+	if (!a->rng) {
+		/* The thread's first allocation: its first interval, then
+		 * this allocation's bytes taken from it as from any. */
+		a->left += next_interval(a);
+		if (a->left > 0)
+			goto out;
+	}
+	a->left = next_interval(a);
+	if (!p)
+		goto out; /* a failed call: nothing to sample */
+	/* Not in the shared state of threads that got none (busy), nor in
+	 * our own slow work (a nested call from libunwind). */
+	if (!a->guard && !rte_self_p->busy) {
+		a->guard = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		sample(a, p, n, fn);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		a->guard = 0;
+	}
+out:
+	errno = saved;
+}
+
+void rte_alloc_note_free(void *p)
+{
+	struct rte_alloc_free_rec r;
+	struct rte_ring_writer *w;
+	int saved;
+
+	if (!set_remove((uint64_t)(uintptr_t)p))
+		return;
+	saved = errno;
+	memset(&r, 0, sizeof(r));
+	r.version = RTE_ALLOC_FREE_VERSION;
+	r.addr = (uint64_t)(uintptr_t)p;
+	if (g_id_free >= 0 && (w = rte_enter())) {
+		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_free),
+		                      &r, sizeof(r));
+		rte_leave_w(w);
+	}
+	errno = saved;
+}
+
+/* ---- flushing ------------------------------------------------------------------ */
+
+static void flush(struct rte_alloc_thread *a)
+{
+	uint64_t buckets[RTE_ALLOC_BUCKETS];
+	struct rte_ring_writer *w;
+	uint64_t ts;
+	int saved = errno;
+
+	w = rte_enter();
+	if (!w) {
+		/* Relaxed: tracing stopped or paused: drop what we have. */
+		if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+			goto clear;
+		goto out; /* a write of ours is interrupted: later */
+	}
+	ts = rte_clock_ns();
+	for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+		buckets[i] = a->buckets[i];
+	rte_ring_write(w, rte_hdr_make(0, 0, RTE_MSG_ALLOC, 0), ts, buckets,
+	               RTE_ALLOC_BUCKETS);
+	if (g_id_calls >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_calls), ts,
+		                a->calls);
+	if (g_id_bytes >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_bytes), ts,
+		                a->bytes);
+	if (g_id_frees >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_frees), ts,
+		                a->frees);
+	if (g_id_freed >= 0)
+		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_freed), ts,
+		                a->freed);
+	rte_leave_w(w);
+	a->last_ns = ts;
+clear:
+	memset(a->buckets, 0, sizeof(a->buckets));
+	a->calls = a->bytes = a->frees = a->freed = 0;
+	a->check_at = 0;
+out:
+	errno = saved;
+}
+
+/* flush() inside the guard, unless the thread is already inside it. */
+static void flush_guarded(struct rte_alloc_thread *a)
+{
+	if (a->guard)
+		return;
+	a->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	flush(a);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->guard = 0;
+}
+
+void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
+                     unsigned fn)
+{
+	if (a->left <= 0)
+		sample_due(a, p, n, fn);
+	if (a->calls + a->frees >= a->check_at)
+		rte_alloc_check_flush(a);
+}
+
+void rte_alloc_check_flush(struct rte_alloc_thread *a)
+{
+	uint64_t pending = (uint64_t)a->calls + a->frees, now;
+
+	if (pending >= g_flush_calls) {
+		flush_guarded(a);
+	} else if (pending) {
+		now = rte_clock_ns();
+		if (!a->last_ns)
+			a->last_ns = now;
+		else if (now - a->last_ns >= g_flush_ns)
+			flush_guarded(a);
+	}
+	a->check_at = a->calls + a->frees +
+	              (g_flush_calls < 64 ? g_flush_calls : 64);
+}
+
+void rte_alloc_flush_self(void)
+{
+	struct rte_thread *t = rte_self_p;
+
+	if (!t || t->busy || !(t->alloc.calls + t->alloc.frees))
+		return;
+	flush_guarded(&t->alloc);
+}

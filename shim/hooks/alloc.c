@@ -1,0 +1,604 @@
+/*
+ * hooks/alloc.c - the interposed malloc family (RTE_ALLOC).
+ *
+ * Every wrapper starts with one load and one predictable branch: while
+ * profiling is off (RTE_ALLOC unset, the default) and nothing else needs
+ * care, the call is a tail call into the real function. The real functions
+ * are the next definitions after librte.so (dlsym RTLD_NEXT): glibc's, or
+ * an allocator preloaded after us or linked into the program (jemalloc,
+ * tcmalloc): we wrap whatever comes next. An allocator that comes before
+ * us (preloaded first, or a sanitizer's interceptors) takes the calls
+ * itself: we see none, and say so once when tracing starts.
+ *
+ * Before the real functions are known (an allocation before our
+ * constructor ran, or made by dlsym while we resolve them) memory comes
+ * from a bootstrap arena in our own data: never reused, never given to the
+ * real free or realloc. If the arena was used, free and realloc check for
+ * its pointers (a second compare); otherwise they do not need to.
+ *
+ * malloc_usable_size and mmap are not interposed: malloc_usable_size works
+ * as before (on the real allocator's pointers), and memory a program maps
+ * itself is out of scope.
+ *
+ * Thread-safety: all wrappers are thread-safe and as async-signal-safe as
+ * the real functions; profiling state is per-thread (alloc/sample.c) with
+ * a guard against recursion from our own code (libunwind, dlsym).
+ */
+#include <dlfcn.h>
+#include <malloc.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc/alloc.h"
+#include "tracer.h"
+
+/* Modes, in g_mode. Only MODE_PASS takes the fast path. */
+enum {
+	MODE_UNINIT = 0, /* nothing resolved yet */
+	MODE_RESOLVING,  /* one thread resolving: the arena serves all */
+	MODE_EARLY,      /* resolved, RTE_ALLOC not read yet: pass, with
+	                    the arena check */
+	MODE_PASS,       /* off, arena unused: one branch, a tail call */
+	MODE_CHECK,      /* off, arena used: pass, with the arena check */
+	MODE_ON,         /* profiling */
+	MODE_BROKEN      /* no real malloc: the arena serves all */
+};
+
+static int g_mode; /* atomic (relaxed: each value's pointers are set) */
+static int g_glibc; /* the real allocator is glibc's (see usable()) */
+static int g_wanted; /* RTE_ALLOC asked for profiling */
+static int g_ours = 1; /* our malloc is the one the program calls */
+
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*usable)(void *);
+} g_real;
+
+/* ---- the bootstrap arena --------------------------------------------------- */
+
+#define ARENA_BYTES (256u * 1024u)
+#define ARENA_HDR 16u
+
+static char g_arena[ARENA_BYTES] __attribute__((aligned(4096)));
+static size_t g_arena_used; /* atomic: bytes handed out */
+
+static inline int in_arena(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)g_arena < ARENA_BYTES;
+}
+
+/* n bytes aligned to align (a power of two, at least 16) from the arena,
+ * zero-filled (the arena is never reused), or NULL with ENOMEM. The block's
+ * size is in the 8 bytes before it (for realloc). Lock-free. */
+static void *arena_alloc(size_t n, size_t align)
+{
+	size_t off, start, end;
+
+	if (align < ARENA_HDR)
+		align = ARENA_HDR;
+	if (n > ARENA_BYTES || align > 4096)
+		goto none;
+	off = __atomic_load_n(&g_arena_used, __ATOMIC_RELAXED);
+	do {
+		start = (off + ARENA_HDR + align - 1) & ~(align - 1);
+		end = start + ((n + 15) & ~(size_t)15);
+		if (end > ARENA_BYTES)
+			goto none;
+	} while (!__atomic_compare_exchange_n(&g_arena_used, &off, end, 1,
+	                                      __ATOMIC_RELAXED,
+	                                      __ATOMIC_RELAXED));
+	memcpy(g_arena + start - 8, &n, sizeof(n));
+	return g_arena + start;
+none:
+	errno = ENOMEM;
+	return NULL;
+}
+
+static size_t arena_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const char *)p - 8, sizeof(n));
+	return n;
+}
+
+/* ---- resolution and the mode ---------------------------------------------- */
+
+static void *next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		dlerror(); /* frees the error buffer (see real.c) */
+		dlerror();
+	}
+	return p;
+}
+
+#define RESOLVE(field, name) (*(void **)&g_real.field = next(name))
+
+/* Resolve the real functions once (the first call of any wrapper, or the
+ * constructor). A call made meanwhile (by dlsym itself, or another thread)
+ * is served by the arena. */
+static void resolve(void)
+{
+	int m = MODE_UNINIT;
+
+	if (!__atomic_compare_exchange_n(&g_mode, &m, MODE_RESOLVING, 0,
+	                                 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+		return;
+	RESOLVE(malloc, "malloc");
+	RESOLVE(calloc, "calloc");
+	RESOLVE(realloc, "realloc");
+	RESOLVE(reallocarray, "reallocarray");
+	RESOLVE(free, "free");
+	RESOLVE(posix_memalign, "posix_memalign");
+	RESOLVE(aligned_alloc, "aligned_alloc");
+	RESOLVE(memalign, "memalign");
+	RESOLVE(valloc, "valloc");
+	RESOLVE(pvalloc, "pvalloc");
+	RESOLVE(usable, "malloc_usable_size");
+	m = g_real.malloc && g_real.calloc && g_real.realloc && g_real.free &&
+	                    g_real.posix_memalign && g_real.aligned_alloc &&
+	                    g_real.memalign && g_real.valloc &&
+	                    g_real.pvalloc && g_real.usable
+	            ? MODE_EARLY
+	            : MODE_BROKEN;
+	/* Release: the pointers before the mode that lets them be used. */
+	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
+}
+
+static void *own_malloc(size_t n)
+	__attribute__((malloc, alloc_size(1), nothrow));
+
+/* 1 if fn is defined in glibc's libc.so.6. */
+static int is_glibc(void *fn)
+{
+	Dl_info info;
+	const char *base;
+
+	if (!fn || !dladdr(fn, &info) || !info.dli_fname)
+		return 0;
+	base = strrchr(info.dli_fname, '/');
+	return strcmp(base ? base + 1 : info.dli_fname, "libc.so.6") == 0;
+}
+
+static inline int mode(void)
+{
+	/* Acquire: pairs with the release stores of the mode. */
+	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
+}
+
+void rte_alloc_init(void)
+{
+	const char *s = secure_getenv("RTE_ALLOC");
+	void *first;
+	int m;
+
+	resolve();
+	m = mode();
+	if (m != MODE_EARLY)
+		return;
+	g_wanted = s && *s && strcmp(s, "0") != 0;
+	/* Is our malloc the one the program calls? Not if an allocator or a
+	 * sanitizer comes before us in the lookup order. */
+	first = dlsym(RTLD_DEFAULT, "malloc");
+	g_ours = first == (void *)own_malloc;
+	g_glibc = is_glibc((void *)g_real.free) &&
+	          is_glibc((void *)g_real.usable);
+	/* Profiling waits for rte_alloc_on(): our own start-up is not
+	 * counted. */
+	if (!(g_wanted && g_ours) &&
+	    !__atomic_load_n(&g_arena_used, __ATOMIC_RELAXED))
+		m = MODE_PASS;
+	else
+		m = MODE_CHECK;
+	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
+}
+
+int rte_alloc_enabled(void)
+{
+	return g_wanted && g_ours && mode() >= MODE_CHECK;
+}
+
+void rte_alloc_on(void)
+{
+	if (rte_alloc_enabled())
+		__atomic_store_n(&g_mode, MODE_ON, __ATOMIC_RELEASE);
+}
+
+const char *rte_alloc_first_owner(void)
+{
+	Dl_info info;
+	void *first;
+
+	if (!g_wanted || g_ours)
+		return NULL;
+	first = dlsym(RTLD_DEFAULT, "malloc");
+	if (first && dladdr(first, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "another library";
+}
+
+/* ---- the profiling path ------------------------------------------------------ */
+
+/* The calling thread's state if this call is to be counted: we are not
+ * inside our own slow work. Counted whether or not tracing is active at
+ * the moment (MODE_ON means it was started): a flush while it is paused or
+ * stopped drops the counts, which is cheaper than a look at it per call. */
+static inline struct rte_alloc_thread *counting(void)
+{
+	struct rte_alloc_thread *a = &rte_self_get()->alloc;
+
+	return a->guard ? NULL : a;
+}
+
+/* 1 if this mode must not call the real functions (yet). */
+static inline int arena_only(int m)
+{
+	return m == MODE_UNINIT || m == MODE_RESOLVING || m == MODE_BROKEN;
+}
+
+/* The mode, after resolving if nothing was yet. */
+static int mode_slow(void)
+{
+	int m = mode();
+
+	if (m == MODE_UNINIT) {
+		resolve();
+		m = mode();
+	}
+	return m;
+}
+
+/*
+ * malloc_usable_size(p) of a block the program is freeing. glibc's own
+ * function also reads the next chunk's header (a cache miss the free
+ * itself does not take, from its per-thread cache); for a block in use
+ * its answer is the block's own size field: the chunk size less the
+ * 8-byte header, or less 16 for a block of its own mmap (glibc's
+ * memsize()). Any other allocator: its malloc_usable_size.
+ */
+static inline size_t usable(void *p)
+{
+	size_t h;
+
+	if (!g_glibc)
+		return g_real.usable(p);
+	memcpy(&h, (char *)p - sizeof(h), sizeof(h));
+	return (h & ~(size_t)7) - (h & 2 ? 16 : 8);
+}
+
+/* A free of p (not NULL, not the arena's) about to happen: counted if
+ * a != NULL; written if p was sampled. Before the real call: p may be
+ * reused at once by another thread. */
+static inline void freeing(struct rte_alloc_thread *a, void *p)
+{
+	if (a)
+		rte_alloc_count_free(a, usable(p));
+	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+		rte_alloc_note_free(p);
+}
+
+/* ---- the wrappers ---------------------------------------------------------- */
+
+/*
+ * Each wrapper: MODE_PASS, a tail call; MODE_ON, the counted call (the
+ * function's _on helper); anything else, its _other helper (the arena
+ * while nothing is resolved, a check for arena pointers, a pass-through).
+ * The relaxed load of the mode suffices on the fast path: the pointers
+ * were stored before the mode that lets them be used was (release).
+ */
+static inline int mode_fast(void)
+{
+	return __atomic_load_n(&g_mode, __ATOMIC_RELAXED);
+}
+
+/* The counted call of an allocating function: `call` returns the block
+ * (or NULL), n is the size asked for, fn the enum rte_alloc_fn. */
+#define COUNTED(call, n, fn)                                                  \
+	do {                                                                  \
+		struct rte_alloc_thread *a_ = counting();                     \
+		void *p_ = g_real.call;                                       \
+		if (a_)                                                       \
+			rte_alloc_count(a_, p_, n, fn);                       \
+		return p_;                                                    \
+	} while (0)
+
+/* The end of a counted malloc that rte_alloc_before() flagged. */
+__attribute__((noinline)) static void *malloc_after(struct rte_alloc_thread *a,
+                                                    size_t n)
+{
+	void *p = g_real.malloc(n);
+
+	rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
+	return p;
+}
+
+/* A counted malloc: counted before the call, which is then a tail call
+ * unless a sample is due or the flush rules are to be looked at. */
+static inline void *malloc_on(size_t n)
+{
+	struct rte_alloc_thread *a = counting();
+
+	if (a && __builtin_expect(rte_alloc_before(a, n), 0))
+		return malloc_after(a, n);
+	return g_real.malloc(n);
+}
+
+static void *malloc_other(size_t n)
+{
+	int m = mode_slow();
+
+	if (m == MODE_ON)
+		return malloc_on(n);
+	if (arena_only(m))
+		return arena_alloc(n, 16);
+	return g_real.malloc(n);
+}
+
+RTE_EXPORT void *malloc(size_t n)
+{
+	int m = mode_fast();
+
+	if (__builtin_expect(m == MODE_PASS, 1))
+		return g_real.malloc(n);
+	if (__builtin_expect(m == MODE_ON, 1))
+		return malloc_on(n);
+	return malloc_other(n);
+}
+
+/* Our own malloc's address, not the one the dynamic linker binds. */
+static void *own_malloc(size_t n)
+	__attribute__((alias("malloc"), malloc, alloc_size(1), nothrow));
+
+static void *calloc_other(size_t k, size_t n)
+{
+	int m = mode_slow();
+	size_t total;
+
+	if (__builtin_mul_overflow(k, n, &total))
+		total = SIZE_MAX; /* the real calloc fails: counted as 0 */
+	if (m == MODE_ON)
+		COUNTED(calloc(k, n), total == SIZE_MAX ? 0 : total,
+		        RTE_ALLOC_CALLOC);
+	if (arena_only(m))
+		return arena_alloc(total, 16); /* zero: never reused */
+	return g_real.calloc(k, n);
+}
+
+RTE_EXPORT void *calloc(size_t k, size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.calloc(k, n);
+	return calloc_other(k, n);
+}
+
+/* realloc of an arena block: a new block from the real allocator (through
+ * our own malloc, so that it is counted), the old one left in place. */
+static void *arena_realloc(void *p, size_t n)
+{
+	size_t old = arena_size(p);
+	void *q;
+
+	if (n == 0)
+		return NULL; /* as glibc: freed (arena blocks stay) */
+	q = malloc(n);
+	if (q)
+		memcpy(q, p, old < n ? old : n);
+	return q;
+}
+
+/* realloc(p, n) counted: a free of p (if not NULL) and, unless it only
+ * frees (n == 0), an allocation of n. */
+static void *realloc_on(void *p, size_t n, unsigned fn)
+{
+	struct rte_alloc_thread *a = counting();
+	void *q;
+
+	if (p)
+		freeing(a, p);
+	q = g_real.realloc(p, n);
+	if (a) {
+		if (n || !p)
+			rte_alloc_count(a, q, n, fn);
+		else
+			rte_alloc_tick(a);
+	}
+	return q;
+}
+
+static void *realloc_other(void *p, size_t n)
+{
+	int m = mode_slow();
+
+	if (in_arena(p))
+		return arena_realloc(p, n);
+	if (arena_only(m))
+		return p ? NULL : arena_alloc(n, 16); /* p cannot be real yet */
+	if (m != MODE_ON)
+		return g_real.realloc(p, n);
+	return realloc_on(p, n, RTE_ALLOC_REALLOC);
+}
+
+RTE_EXPORT void *realloc(void *p, size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.realloc(p, n);
+	return realloc_other(p, n);
+}
+
+static void *reallocarray_other(void *p, size_t k, size_t n)
+{
+	int m = mode_slow();
+	size_t total;
+
+	if (__builtin_mul_overflow(k, n, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (in_arena(p))
+		return arena_realloc(p, total);
+	if (arena_only(m))
+		return p ? NULL : arena_alloc(total, 16);
+	if (m != MODE_ON)
+		return g_real.reallocarray ? g_real.reallocarray(p, k, n)
+		                           : g_real.realloc(p, total);
+	return realloc_on(p, total, RTE_ALLOC_REALLOCARRAY);
+}
+
+RTE_EXPORT void *reallocarray(void *p, size_t k, size_t n)
+{
+	/* glibc has had reallocarray since 2.26: never NULL here in PASS. */
+	if (__builtin_expect(mode_fast() == MODE_PASS && g_real.reallocarray,
+	                     1))
+		return g_real.reallocarray(p, k, n);
+	return reallocarray_other(p, k, n);
+}
+
+__attribute__((always_inline)) static inline void free_on(void *p)
+{
+	struct rte_alloc_thread *a;
+
+	if (__builtin_expect(!p || in_arena(p), 0))
+		return; /* arena blocks are never reused */
+	a = counting();
+	if (a) {
+		rte_alloc_count_free(a, usable(p));
+		rte_alloc_tick(a);
+	}
+	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+		rte_alloc_note_free(p);
+	g_real.free(p); /* a tail call: everything is done before */
+}
+
+static void free_other(void *p)
+{
+	int m = mode_slow();
+
+	if (!p || in_arena(p) || arena_only(m))
+		return; /* arena blocks are never reused */
+	if (m == MODE_ON)
+		free_on(p);
+	else
+		g_real.free(p);
+}
+
+RTE_EXPORT void free(void *p)
+{
+	int m = mode_fast();
+
+	if (__builtin_expect(m == MODE_PASS, 1)) {
+		g_real.free(p);
+		return;
+	}
+	if (__builtin_expect(m == MODE_ON, 1)) {
+		free_on(p);
+		return;
+	}
+	free_other(p);
+}
+
+/* The aligned family: `call` is the real call, size n, function fn. */
+#define ALIGNED_OTHER(align, n, fn, call)                                     \
+	do {                                                                  \
+		int m_ = mode_slow();                                         \
+		if (m_ == MODE_ON)                                            \
+			COUNTED(call, n, fn);                                 \
+		if (arena_only(m_))                                           \
+			return arena_alloc(n, align);                         \
+		return g_real.call;                                           \
+	} while (0)
+
+static void *aligned_alloc_other(size_t al, size_t n)
+{
+	ALIGNED_OTHER(al, n, RTE_ALLOC_ALIGNED_ALLOC, aligned_alloc(al, n));
+}
+
+RTE_EXPORT void *aligned_alloc(size_t al, size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.aligned_alloc(al, n);
+	return aligned_alloc_other(al, n);
+}
+
+static void *memalign_other(size_t al, size_t n)
+{
+	ALIGNED_OTHER(al, n, RTE_ALLOC_MEMALIGN, memalign(al, n));
+}
+
+RTE_EXPORT void *memalign(size_t al, size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.memalign(al, n);
+	return memalign_other(al, n);
+}
+
+static void *valloc_other(size_t n)
+{
+	ALIGNED_OTHER(4096, n, RTE_ALLOC_VALLOC, valloc(n));
+}
+
+RTE_EXPORT void *valloc(size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.valloc(n);
+	return valloc_other(n);
+}
+
+static void *pvalloc_other(size_t n)
+{
+	ALIGNED_OTHER(4096, n, RTE_ALLOC_PVALLOC, pvalloc(n));
+}
+
+RTE_EXPORT void *pvalloc(size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.pvalloc(n);
+	return pvalloc_other(n);
+}
+
+static int posix_memalign_other(void **pp, size_t al, size_t n)
+{
+	int m = mode_slow(), r;
+	struct rte_alloc_thread *a;
+
+	if (arena_only(m)) {
+		int saved = errno;
+		void *p;
+
+		if (al < sizeof(void *) || (al & (al - 1)))
+			return EINVAL;
+		p = arena_alloc(n, al);
+		errno = saved; /* posix_memalign never sets errno */
+		if (!p)
+			return ENOMEM;
+		*pp = p;
+		return 0;
+	}
+	if (m != MODE_ON)
+		return g_real.posix_memalign(pp, al, n);
+	a = counting();
+	r = g_real.posix_memalign(pp, al, n);
+	if (a)
+		rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
+	return r;
+}
+
+RTE_EXPORT int posix_memalign(void **pp, size_t al, size_t n)
+{
+	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+		return g_real.posix_memalign(pp, al, n);
+	return posix_memalign_other(pp, al, n);
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""check.py - decodes the allocation profiler's events from `rte-read -f
+jsonl` output (tests/alloc/run.sh), with include/rte/profile.h's layouts.
+
+  check.py totals JSONL        per pid: "pid calls bytes frees freed
+                               b0 .. b19" (sums over the process's rings;
+                               the bucket sums are of its `alloc` events)
+  check.py expect OUT          the buckets that tests/alloc/progs/sizes.c's
+                               output lines "fn size count" must give:
+                               "b0 .. b19"
+  check.py live JSONL          sampled allocations never freed: one line
+                               "pid size addr fn frame0 frame1 ..." each
+  check.py samples JSONL       every sample, as for live
+  check.py estimate JSONL      the total bytes estimated from the samples
+                               (profile.h's estimator), one number
+"""
+import json
+import math
+import struct
+import sys
+
+SAMPLE = struct.Struct("<HHHHQQQ")  # struct rte_alloc_sample_rec
+FREE = struct.Struct("<HHIQ")       # struct rte_alloc_free_rec
+
+
+def bucket(words):
+    if words < 10:
+        return words
+    if words < 100:
+        return 9 + words // 10
+    return 19
+
+
+def events(path):
+    with open(path) as f:
+        for line in f:
+            yield json.loads(line)
+
+
+def totals(path):
+    per = {}
+    for e in events(path):
+        t = per.setdefault(e["pid"], [0] * 24)
+        if e.get("kind") == "alloc":
+            for i, v in enumerate(e["buckets"]):
+                t[4 + i] += v
+        elif e.get("kind") == "user_int":
+            names = ["rte.alloc.calls", "rte.alloc.bytes",
+                     "rte.alloc.frees", "rte.alloc.freed"]
+            if e["event"] in names:
+                t[names.index(e["event"])] += e["value"]
+    for pid, t in sorted(per.items()):
+        print(pid, " ".join(str(v) for v in t))
+
+
+def expect(path):
+    b = [0] * 20
+    with open(path) as f:
+        for line in f:
+            fn, size, count = line.split()
+            b[bucket((int(size) + 7) // 8)] += int(count)
+    print(" ".join(str(v) for v in b))
+
+
+def decode_sample(hexs):
+    raw = bytes.fromhex(hexs)
+    ver, nframes, fn, flags, size, addr, period = SAMPLE.unpack_from(raw)
+    frames = struct.unpack_from("<%dQ" % nframes, raw, SAMPLE.size)
+    return size, addr, fn, period, frames
+
+
+def samples(path, only_live):
+    live = {}
+    out = []
+    for e in sorted(events(path), key=lambda e: e.get("ts", 0)):
+        if e.get("kind") != "user_custom":
+            continue
+        if e["event"] == "rte.alloc.sample":
+            size, addr, fn, period, frames = decode_sample(e["hex"])
+            rec = (e["pid"], size, addr, fn, period, frames)
+            live[(e["pid"], addr)] = rec
+            out.append(rec)
+        elif e["event"] == "rte.alloc.free":
+            _, _, _, addr = FREE.unpack_from(bytes.fromhex(e["hex"]))
+            live.pop((e["pid"], addr), None)
+    return list(live.values()) if only_live else out
+
+
+def show(recs):
+    for pid, size, addr, fn, period, frames in recs:
+        print(pid, size, "%x" % addr, fn, " ".join("%x" % f for f in frames))
+
+
+def estimate(path):
+    total = 0.0
+    for pid, size, addr, fn, period, frames in samples(path, False):
+        if size:
+            total += size / (1 - math.exp(-size / period))
+    print("%.0f" % total)
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2]
+    if cmd == "totals":
+        totals(path)
+    elif cmd == "expect":
+        expect(path)
+    elif cmd == "live":
+        show(samples(path, True))
+    elif cmd == "samples":
+        show(samples(path, False))
+    elif cmd == "estimate":
+        estimate(path)
+    else:
+        sys.exit("check.py: unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()
