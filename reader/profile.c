@@ -473,6 +473,19 @@ static int frames_ok(size_t len, size_t fixed, unsigned n)
 	return n <= RTE_PROFILE_MAX_FRAMES && (len - fixed) / 8 >= n;
 }
 
+/* Decode an rte.sample payload's fixed part into r: 0, or -1 if it is
+ * short, of an unknown version or its frames do not fit. */
+static int sample_rec(const struct rte_event *ev, struct rte_sample_rec *r)
+{
+	if (ev->u.custom.len < sizeof *r)
+		return -1;
+	memcpy(r, ev->u.custom.bytes, sizeof *r);
+	if (r->version != RTE_SAMPLE_VERSION ||
+	    !frames_ok(ev->u.custom.len, sizeof *r, r->nframes))
+		return -1;
+	return 0;
+}
+
 static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
                       const struct rd_item *it)
 {
@@ -483,13 +496,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	int64_t k;
 	int keep;
 
-	if (ev->u.custom.len < sizeof r) {
-		pp->bad_cpu++;
-		return;
-	}
-	memcpy(&r, ev->u.custom.bytes, sizeof r);
-	if (r.version != RTE_SAMPLE_VERSION ||
-	    !frames_ok(ev->u.custom.len, sizeof r, r.nframes)) {
+	if (sample_rec(ev, &r) < 0) {
 		pp->bad_cpu++;
 		return;
 	}
@@ -665,6 +672,38 @@ void rd_prof_event(struct rd_prof *p, const struct rd_procs *P,
 	} else if (!strcmp(ev->name, RTE_ALLOC_EV_FREE)) {
 		on_alloc_free(p, pp, it);
 	}
+}
+
+int rd_prof_sample(struct rd_prof *p, const struct rd_procs *P,
+                   const struct rd_item *it, struct rd_prof_stack *st)
+{
+	const struct rte_event *ev = it->ev;
+	struct rte_sample_rec r;
+	unsigned src;
+	struct psrc *s;
+
+	if (!p || !it->src || ev->kind != RTE_EV_USER_CUSTOM || !ev->name ||
+	    strcmp(ev->name, RTE_SAMPLE_EV) || sample_rec(ev, &r) < 0)
+		return 0;
+	src = (unsigned)(it->src - P->src);
+	if (!(s = psrc_of(p, src)))
+		return 0;
+	st->cpu_ns = r.cpu_ns;
+	st->tid = r.tid;
+	st->truncated = !!(r.flags & RTE_STACK_TRUNCATED);
+	st->n = r.nframes;
+	for (unsigned i = 0; i < r.nframes; i++) {
+		uint64_t pc;
+		int64_t l;
+
+		memcpy(&pc, ev->u.custom.bytes + sizeof r + 8 * i, 8);
+		if ((l = loc_of(p, src, s, pc, i >= 1)) < 0) {
+			p->oom = 1;
+			return 0;
+		}
+		st->func[i] = pstr(p, p->fn[p->loc[l].func].name);
+	}
+	return 1;
 }
 
 /* ---- the end ---------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #define RD_PROFILE_H
 
 #include "out.h"
+#include "rte/profile.h"
 #include "procs.h"
 
 struct rd_sink;
@@ -55,6 +56,26 @@ void rd_prof_free(struct rd_prof *p);
  * rte.module* are used, the others cost one test). P: the procs of it. */
 void rd_prof_event(struct rd_prof *p, const struct rd_procs *P,
                    const struct rd_item *it);
+
+/* One rte.sample, decoded and symbolised: its weight, the tid it names,
+ * and its stack's function names (innermost first; p's strings, valid
+ * until rd_prof_free; "lib.so+0x1f" or "0x4011a6" where unknown). */
+struct rd_prof_stack {
+	uint64_t cpu_ns;
+	long tid;
+	int truncated;          /* RTE_STACK_TRUNCATED */
+	unsigned n;             /* at most RTE_PROFILE_MAX_FRAMES */
+	const char *func[RTE_PROFILE_MAX_FRAMES];
+};
+
+/*
+ * If event it is a well-formed rte.sample, fill st and return 1, else
+ * (another event, malformed, out of memory, p NULL) 0. rd_prof_event(p)
+ * must have seen it and the events before it (the rte.module events
+ * symbolise it); --span does not apply here.
+ */
+int rd_prof_sample(struct rd_prof *p, const struct rd_procs *P,
+                   const struct rd_item *it, struct rd_prof_stack *st);
 
 /*
  * The summary's section of process pr: the CPU and allocation profiles as

@@ -23,6 +23,9 @@
  *         args.nesting = "crossed", on a track of its own)
  *   i     lifecycle, unit, custom, alloc and lost events, and ends whose
  *         begin was not seen (args.unmatched = "end")
+ *         (a CPU profiler sample, rte.sample: an instant named by its
+ *         leaf function, cat "sample", on the sampled thread's track,
+ *         args.cpu_ns and args.stack, the function names innermost first)
  *   C     counters and user ints: a counter track per process and
  *         name, one series per ring
  *   s/f   flow arrows (cat "process"): fork, from the parent's fork_parent
@@ -44,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "profile.h"
 #include "sinks.h"
 
 #define PEND_MAX 4
@@ -107,6 +111,7 @@ struct chrome {
 	unsigned long long async; /* ids of async slices given */
 	struct { unsigned src, ring; } holding[16]; /* rings with nheld */
 	unsigned nholding;
+	struct rd_prof *prof;   /* decodes rte.sample; NULL: drawn raw */
 };
 
 #define ARROW " \xe2\x86\x92 " /* " → " between the files of one pid */
@@ -514,6 +519,33 @@ static void slice(struct chrome *C, struct rd_out *o, const struct rd_item *it,
 	rd_out_ch(o, '}');
 }
 
+/* If it is a well-formed rte.sample: an instant on its thread's track,
+ * named by its leaf function, and 1; else 0. */
+static int sample_instant(struct chrome *C, struct rd_ctx *c,
+                          const struct rd_item *it)
+{
+	struct rd_prof_stack st;
+	struct rd_out *o = c->out;
+
+	if (!rd_prof_sample(C->prof, c->procs, it, &st))
+		return 0;
+	ev_open(C, o, "i", it->src->pid, tid_of(it), it->ts);
+	rd_out_str(o, ",\"s\":\"t\"");
+	put_name(o, st.n ? st.func[0] : "rte.sample", "sample");
+	rd_out_str(o, ",\"args\":{\"cpu_ns\":");
+	rd_out_u64(o, st.cpu_ns);
+	if (st.truncated)
+		rd_out_str(o, ",\"truncated\":true");
+	rd_out_str(o, ",\"stack\":[");
+	for (unsigned i = 0; i < st.n; i++) {
+		if (i)
+			rd_out_ch(o, ',');
+		rd_out_json_str(o, st.func[i]);
+	}
+	rd_out_str(o, "]}}");
+	return 1;
+}
+
 /* Write one passing event. */
 static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
 {
@@ -563,6 +595,8 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 			rd_out_ch(o, '}');
 			return;
 		}
+		if (sample_instant(C, c, it))
+			return;
 		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	default:
@@ -699,6 +733,7 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 			           : rn && rn->last_tid >= 0 ? rn->last_tid : (long)ev->ring,
 			           &it->ab[k], it->ts);
 	if (it->pass) {
+		rd_prof_event(C->prof, c->procs, it); /* modules, for samples */
 		note_thread_name(C, c, it);
 		if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_DOMAIN_SPAWN && rn)
 			rn->last_tid = -1; /* a new thread: its tid comes next */
@@ -1000,6 +1035,7 @@ static void chrome_destroy(struct rd_sink *s)
 	free(C->tr);
 	free(C->sf);
 	free(C->forks);
+	rd_prof_free(C->prof);
 	free(C);
 }
 
@@ -1010,5 +1046,6 @@ struct rd_sink *rd_sink_chrome(void)
 	if (!C)
 		return NULL;
 	C->sink = (struct rd_sink){ chrome_start, chrome_event, chrome_finish, chrome_destroy, NULL };
+	C->prof = rd_prof_new(); /* NULL: samples drawn as plain events */
 	return &C->sink;
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/reader/profile.sh [TEST...] - rte-read's profiles (folded, pprof,
-# flamegraph, the summary's profile sections, --span, --profile,
+# flamegraph, the summary's profile sections, chrome's sample instants, --span, --profile,
 # malformed records) on the files of a real program under librte.so,
 # tests/reader/profprog.c, whose stacks are real return addresses of its
 # own functions in known proportions (see that file). go tool pprof
@@ -323,8 +323,54 @@ print("frames=%d drawn=%d total=100 self_sum=100 consistent=1 width_ratio=1.000"
 		fail "search: $(grep -o 'id="matched"[^<]*' "$W/s.dom")"
 }
 
+# ---- chrome -------------------------------------------------------------------
+
+test_chrome() {
+	begin "chrome: each rte.sample an instant on its writer's track, named by its leaf"
+	"$RR" -f chrome -o "$W/c.json" "$F" || fail "exit $?"
+	python3 "$HERE/chrome_check.py" "$W/c.json" >/dev/null || fail "chrome_check: $(python3 "$HERE/chrome_check.py" "$W/c.json")"
+	"$RR" -f jsonl -o "$W/c.jsonl" "$F" || fail "jsonl: exit $?"
+	python3 - "$W/c.json" "$W/c.jsonl" <<'PY' || fail "samples"
+import json, struct, sys
+from collections import Counter
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+raw = [json.loads(l) for l in open(sys.argv[2])]
+# the trace's samples: (tid written in the record, cpu_ns)
+want = Counter()
+for r in raw:
+    if r.get("event") == "rte.sample":
+        b = bytes.fromhex(r["hex"])
+        _, _, _, cpu, tid = struct.unpack_from("<HHIQi", b)
+        want[(tid, cpu)] += 1
+got = [e for e in ev if e.get("cat") == "sample"]
+err = []
+if sum(want.values()) != 100 or len(got) != 100:
+    err.append("%d samples in the trace, %d instants" % (sum(want.values()), len(got)))
+if Counter((e["tid"], e["args"]["cpu_ns"]) for e in got) != want:
+    err.append("tids/cpu_ns differ")
+for e in got:
+    if e["ph"] != "i" or e["args"]["stack"][0] != e["name"] or len(e["args"]["stack"]) > 64:
+        err.append("bad instant %r" % e)
+        break
+per = Counter((e["tid"], e["name"]) for e in got)
+hot = [e["tid"] for e in ev if e.get("ph") == "X" and e.get("name") == "app.hot"]
+main = hot[0] if hot else None
+want_per = {(main, "prof_leaf_a"): 60, (main, "prof_leaf_b"): 10}
+other = [t for t, _ in per if t != main]
+if other:
+    want_per[(other[0], "prof_leaf_b")] = 30
+if per != Counter(want_per):
+    err.append("per track and leaf: %r, want %r" % (per, want_per))
+if not any("prof_work" in e["args"]["stack"][1:] for e in got):
+    err.append("no prof_work in the stacks")
+if err:
+    print("; ".join(err), file=sys.stderr)
+sys.exit(1 if err else 0)
+PY
+}
+
 all="test_folded_cpu test_folded_alloc test_span test_by_thread test_two_procs test_summary_json
-test_no_profile test_hostile test_garbage test_pprof_cpu test_pprof_heap test_flamegraph"
+test_no_profile test_hostile test_garbage test_pprof_cpu test_pprof_heap test_flamegraph test_chrome"
 for t in ${*:-$all}; do
 	$t
 done
