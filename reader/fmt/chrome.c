@@ -571,19 +571,27 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 	}
 }
 
+/* Write the n events evs (at times ts) saved on a ring, as events of
+ * the thread of it (flush_pending, flush_held). */
+static void put_saved(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
+                      const struct rte_event *evs, const uint64_t *ts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rd_item p = *it;
+
+		p.ev = &evs[i];
+		p.ts = ts[i];
+		p.ab[0].n = p.ab[1].n = 0;
+		put_event(C, c, &p);
+	}
+}
+
 /* Write the lifecycle events of ring rn that waited for its tid, as
  * events of thread th (its tid known now, or never: its ring). */
 static void flush_pending(struct chrome *C, struct rd_ctx *c,
                           const struct rd_item *it, struct ring_names *rn)
 {
-	for (unsigned i = 0; i < rn->npend; i++) {
-		struct rd_item p = *it;
-
-		p.ev = &rn->pend[i];
-		p.ts = rn->pend_ts[i];
-		p.ab[0].n = p.ab[1].n = 0;
-		put_event(C, c, &p);
-	}
+	put_saved(C, c, it, rn->pend, rn->pend_ts, rn->npend);
 	rn->npend = 0;
 }
 
@@ -591,14 +599,7 @@ static void flush_pending(struct chrome *C, struct rd_ctx *c,
 static void flush_held(struct chrome *C, struct rd_ctx *c,
                        const struct rd_item *it, struct ring_names *rn)
 {
-	for (unsigned i = 0; i < rn->nheld; i++) {
-		struct rd_item p = *it;
-
-		p.ev = &rn->held[i];
-		p.ts = rn->held_ts[i];
-		p.ab[0].n = p.ab[1].n = 0;
-		put_event(C, c, &p);
-	}
+	put_saved(C, c, it, rn->held, rn->held_ts, rn->nheld);
 	rn->nheld = 0;
 	free(rn->held_bytes);
 	rn->held_bytes = NULL;

@@ -943,25 +943,11 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	rd_out_ch(o, '{');
 	json_key(o, &f, "pid");
 	rd_out_i64(o, pr->pid);
-	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		if (!first)
-			rd_out_ch(o, ',');
-		first = 0;
-		rd_out_json_str(o, P->src[i].path);
-	}
-	rd_out_ch(o, ']');
+	rd_out_str(o, ",\"files\":");
+	rd_proc_json_files(o, P, pr, 0);
 	/* Files whose writer ended without ring_stop and is gone. */
-	rd_out_str(o, ",\"killed_files\":[");
-	first = 1;
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
-		if (rd_src_killed(&P->src[i])) {
-			if (!first)
-				rd_out_ch(o, ',');
-			first = 0;
-			rd_out_json_str(o, P->src[i].path);
-		}
-	rd_out_ch(o, ']');
+	rd_out_str(o, ",\"killed_files\":");
+	rd_proc_json_files(o, P, pr, 1);
 	json_u(o, &f, "wall_ns", wall);
 	json_key(o, &f, "wall_from");
 	rd_out_str(o, pr->started && pr->stopped ? "\"ring_start_to_ring_stop\""
