@@ -49,6 +49,15 @@ child_file() {
 	[ -f "$f" ] || { fail "no file for child $cpid"; return 1; }
 }
 
+# forkways_child MODE: forkways MODE traced into $D must exit 0 with
+# nothing on stderr; then child_file.
+forkways_child() {
+	traced "$D" "$T/forkways" "$1" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	child_file
+}
+
 # dump_parent CHILD [OUT]: decode the file of $D other than CHILD (with
 # two files, the parent's) into OUT ($D/parent.d if not given); $parent
 # is its path.
@@ -278,10 +287,7 @@ test_fork_raw() {
 # rings of their own; the thread that forked keeps ring 0.
 test_fork_child_threads() {
 	begin fork_child_threads
-	traced "$D" "$T/forkways" threads >"$D/out" 2>"$D/err"
-	expect_eq "exit status" $? 0
-	expect_eq "stderr" "$(cat "$D/err")" ""
-	child_file || { finish; return; }
+	forkways_child threads || { finish; return; }
 	check_child_start "$f" "$cpid"
 	expect_eq "ring 0's thread" "$(count "$f.d" '$1 == 0 && $3 == "rte.thread.tid" && $4 == '"$cpid")" 1
 	expect_eq "forking thread's event on ring 0" "$(count "$f.d" '$1 == 0 && $3 == "w.main"')" 1
@@ -319,10 +325,7 @@ test_daemon() {
 # forkpty(3) forks inside libc: the parent still gets fork_parent.
 test_forkpty() {
 	begin forkpty
-	traced "$D" "$T/forkways" pty >"$D/out" 2>"$D/err"
-	expect_eq "exit status" $? 0
-	expect_eq "stderr" "$(cat "$D/err")" ""
-	child_file || { finish; return; }
+	forkways_child pty || { finish; return; }
 	check_child "$f" "$cpid"
 	expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
 	dump_parent "$f"
