@@ -7,6 +7,12 @@
  * thread). When an rte.crash arrives, its stack is symbolised at once
  * (the modules of that moment) and the last events of every ring of the
  * process are written into the crash's report.
+ *
+ * Nothing here writes a format: the formats (fmt/text.c, fmt/summary.c,
+ * fmt/chrome.c) read the crashes, their stacks and last events, and each
+ * decoded event through the view of crashrep.h; only the JSON members
+ * of a crash record and of a stack, which summary-json and chrome share,
+ * are written here.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -16,8 +22,6 @@
 #include <string.h>
 
 #include "crashrep.h"
-#include "rte/crash.h"
-#include "symbolize.h"
 
 #define NAME_KEEP 40
 #define CUSTOM_KEEP 40
@@ -254,7 +258,7 @@ static int decode_mod(const struct rte_event *ev, struct rd_module *m,
 
 /* ---- names ----------------------------------------------------------------- */
 
-static const char *sig_name(int sig, char *buf, size_t len)
+const char *rd_crash_sig_name(int sig, char *buf, size_t len)
 {
 	const char *a = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : NULL;
 
@@ -265,7 +269,7 @@ static const char *sig_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-static const char *code_name(int sig, int code)
+const char *rd_crash_code_name(int sig, int code)
 {
 	static const struct {
 		int sig, code;
@@ -496,22 +500,21 @@ static char *last_line(const struct crash *cr, const struct last *l)
 	                 l->name, val);
 }
 
-/* Calls fn(ud, header, NULL) for each ring with events before the crash,
- * then fn(ud, NULL, line) for each of its events. */
-static void each_last(const struct rd_crash *c, const struct crash *cr,
-                      void (*fn)(void *, const char *, const char *),
-                      void *ud)
+void rd_crash_each_last(const struct rd_crash *c, unsigned n,
+                        void (*fn)(void *ud, const char *ring, const char *line),
+                        void *ud)
 {
+	const struct crash *cr = &c->crashes[n];
 	const struct pfile *f = &c->files[cr->file];
 
 	for (unsigned r = 0; cr->snap && r < cr->nsnap; r++) {
 		const struct last *ev[RD_CRASH_LAST];
 		const struct rring *rr = r < f->nrings ? &f->rings[r] : NULL;
 		const struct rring *named = &cr->snap[r];
-		unsigned n = ring_before(cr, rr, r, ev);
+		unsigned k = ring_before(cr, rr, r, ev);
 		char *h;
 
-		if (!n)
+		if (!k)
 			continue;
 		h = xasprintf("ring %u (%s%s, tid %ld)%s", r,
 		              named->thread[0] ? "thread " : "no name",
@@ -520,7 +523,7 @@ static void each_last(const struct rd_crash *c, const struct crash *cr,
 		if (h)
 			fn(ud, h, NULL);
 		free(h);
-		for (unsigned i = 0; i < n; i++) {
+		for (unsigned i = 0; i < k; i++) {
 			char *line = last_line(cr, ev[i]);
 
 			if (line)
@@ -641,167 +644,77 @@ unsigned rd_crash_count(const struct rd_crash *c, int fatal_only)
 	return n;
 }
 
-/* ---- text -------------------------------------------------------------------- */
+/* ---- what the formats read -------------------------------------------------- */
 
-static void crash_headline(struct rd_out *o, const struct rte_crash_rec *r)
+void rd_crash_view(const struct rd_crash *c, unsigned n,
+                   struct rd_crash_view *v)
 {
-	char sb[32];
-	const char *code = code_name(r->signo, r->code);
+	const struct crash *cr = &c->crashes[n];
 
-	rd_outf(o, "%s", sig_name(r->signo, sb, sizeof(sb)));
-	if (code)
-		rd_outf(o, " (%s)", code);
-	else
-		rd_outf(o, " (si_code %d)", r->code);
-	if (r->signo != SIGABRT && r->code > 0)
-		rd_outf(o, " at address 0x%" PRIx64, r->addr);
-	if (r->code <= 0 && r->sender)
-		rd_outf(o, " from pid %d", r->sender);
-	rd_outf(o, "%s%s", r->flags & RTE_CRASH_FATAL ? ", fatal" : "",
-	     r->flags & RTE_CRASH_HANDLED ? ", passed to the program's handler"
-	                                  : "");
+	v->pid = cr->pid;
+	v->path = cr->path;
+	v->ring = cr->ring;
+	v->thread = cr->thread;
+	v->ts = cr->ts;
+	v->r = &cr->r;
+	v->frames = cr->frames;
+	v->nframes = cr->nframes;
+	v->made_by = cr->made_by;
+	v->nmade = cr->nmade;
+	v->made_ring = cr->made_ring;
+	v->made_tid = cr->made_tid;
 }
 
-void rd_crash_text_value(struct rd_crash *c, const struct rd_item *it,
-                         struct rd_out *o)
+void rd_crash_decode(struct rd_crash *c, const struct rd_item *it, int stack,
+                     struct rd_crash_event *e)
 {
 	const struct rte_event *ev = it->ev;
 	struct pfile *f = c ? file_of(c, it) : NULL;
-	struct rte_crash_rec cr;
-	struct rte_backtrace_rec br;
-	struct rd_module m;
 	struct stack s;
-	char **fr = NULL;
-	unsigned nf = 0;
 
+	memset(e, 0, sizeof(*e));
 	switch (own_kind(ev)) {
 	case OWN_CRASH:
-		if (decode_crash(ev, &cr, &s) < 0)
-			goto bad;
-		crash_headline(o, &cr);
-		rd_outf(o, ", tid %d", cr.tid);
-		if (f)
-			fr = symbolise(f->sym, &s, 1, &nf);
+		e->kind = RD_CRASH_CRASH;
+		e->malformed = decode_crash(ev, &e->crash, &s) < 0;
 		break;
 	case OWN_BT:
-		if (decode_bt(ev, &br, &s) < 0)
-			goto bad;
-		if (br.kind == RTE_BT_FORK)
-			rd_outf(o, "fork of pid %" PRId64 " by tid %d", br.data, br.tid);
-		else if (br.kind == RTE_BT_THREAD)
-			rd_outf(o, "thread made by ring %" PRId64 " (tid %d)", br.data,
-			     br.tid);
-		else
-			rd_outf(o, "kind %u", br.kind);
-		if (f)
-			fr = symbolise(f->sym, &s, 0, &nf);
+		e->kind = RD_CRASH_BT;
+		e->malformed = decode_bt(ev, &e->bt, &s) < 0;
 		break;
 	case OWN_MOD:
-		if (decode_mod(ev, &m, 1) < 0)
-			goto bad;
-		rd_outf(o, "%s at 0x%" PRIx64 "-0x%" PRIx64 " bias 0x%" PRIx64
-		     " build id ", m.path, m.start, m.end, m.bias);
-		if (m.build_id_len)
-			rd_out_hex(o, m.build_id, m.build_id_len);
-		else
-			rd_out_str(o, "none");
-		free(m.path);
+		e->kind = RD_CRASH_MOD;
+		e->malformed = decode_mod(ev, &e->mod, 1) < 0;
 		return;
 	case OWN_UNMOD:
-		if (decode_mod(ev, &m, 0) < 0)
-			goto bad;
-		rd_outf(o, "at 0x%" PRIx64 " bias 0x%" PRIx64, m.start, m.bias);
+		e->kind = RD_CRASH_UNMOD;
+		e->malformed = decode_mod(ev, &e->mod, 0) < 0;
 		return;
 	default:
 		return;
 	}
-	for (unsigned i = 0; i < nf; i++)
-		rd_outf(o, "\n    %s", fr[i]);
-	free_strs(fr, nf);
-	return;
-bad:
-	rd_outf(o, "(malformed %s payload, %zu bytes)", ev->name,
-	     ev->u.custom.len);
+	if (f && stack && !e->malformed)
+		e->frames = symbolise(f->sym, &s, e->kind == RD_CRASH_CRASH,
+		                      &e->nframes);
 }
 
-/* The frames, a run of identical ones (deep recursion) as one line. */
-static void text_frames(struct rd_out *o, char **v, unsigned n)
+void rd_crash_event_fini(struct rd_crash_event *e)
 {
-	for (unsigned k = 0; k < n;) {
-		const char *a = strstr(v[k], "0x");
-		unsigned run = 1;
-
-		while (a && k + run < n) {
-			const char *b = strstr(v[k + run], "0x");
-
-			if (!b || strcmp(a, b))
-				break;
-			run++;
-		}
-		rd_outf(o, "    %s\n", v[k]);
-		if (run > 2) {
-			rd_outf(o, "    ... the same frame %u more times\n", run - 1);
-			k += run;
-		} else {
-			k++;
-		}
-	}
+	free_strs(e->frames, e->nframes);
+	e->frames = NULL;
+	e->nframes = 0;
+	if (e->kind == RD_CRASH_MOD && !e->malformed)
+		free(e->mod.path);
+	e->mod.path = NULL;
 }
 
-static void text_last(void *ud, const char *head, const char *line)
-{
-	if (head)
-		rd_outf(ud, "    %s\n", head);
-	else
-		rd_outf(ud, "      %s\n", line);
-}
-
-void rd_crash_report_text(const struct rd_crash *c, struct rd_out *o)
-{
-	for (unsigned i = 0; c && i < c->ncrashes; i++) {
-		const struct crash *cr = &c->crashes[i];
-
-		rd_outf(o, "\n%s in process %ld: ",
-		     cr->r.flags & RTE_CRASH_FATAL ? "CRASH" : "SIGNAL", cr->pid);
-		crash_headline(o, &cr->r);
-		rd_outf(o, "\n  thread %s (tid %d), ring %u of %s\n",
-		     cr->thread[0] ? cr->thread : "(no name)", cr->r.tid,
-		     cr->ring, cr->path);
-		rd_outf(o, "  stack:\n");
-		if (!cr->nframes)
-			rd_outf(o, "    (no frames recorded)\n");
-		text_frames(o, cr->frames, cr->nframes);
-		if (cr->nmade) {
-			rd_outf(o, "  thread made by ring %d (tid %ld) at:\n",
-			     cr->made_ring, cr->made_tid);
-			text_frames(o, cr->made_by, cr->nmade);
-		}
-		rd_outf(o, "  last events before it, by ring (time relative to "
-		     "the crash):\n");
-		each_last(c, cr, text_last, o);
-	}
-}
-
-/* ---- JSON ---------------------------------------------------------------------- */
-
-static void json_strs(struct rd_out *o, char **v, unsigned n)
-{
-	rd_out_ch(o, '[');
-	for (unsigned i = 0; i < n; i++) {
-		if (i)
-			rd_out_ch(o, ',');
-		rd_out_json_str(o, v[i]);
-	}
-	rd_out_ch(o, ']');
-}
-
-static void json_crash_fields(struct rd_out *o, const struct rte_crash_rec *r)
+void rd_crash_json_fields(struct rd_out *o, const struct rte_crash_rec *r)
 {
 	char sb[32];
-	const char *code = code_name(r->signo, r->code);
+	const char *code = rd_crash_code_name(r->signo, r->code);
 
 	rd_out_str(o, "\"signal\":");
-	rd_out_json_str(o, sig_name(r->signo, sb, sizeof(sb)));
+	rd_out_json_str(o, rd_crash_sig_name(r->signo, sb, sizeof(sb)));
 	rd_outf(o, ",\"signo\":%d,\"si_code\":%d", r->signo, r->code);
 	if (code) {
 		rd_out_str(o, ",\"si_code_name\":");
@@ -813,126 +726,13 @@ static void json_crash_fields(struct rd_out *o, const struct rte_crash_rec *r)
 	     r->flags & RTE_CRASH_HANDLED ? "true" : "false");
 }
 
-struct jlast {
-	struct rd_out *o;
-	int open;  /* a ring's object is open */
-	int first; /* no event written in it yet */
-};
-
-/* [{"ring":"ring 0 (...)","events":["...",...]},...] */
-static void json_last(void *ud, const char *head, const char *line)
+void rd_crash_json_frames(struct rd_out *o, char *const *v, unsigned n)
 {
-	struct jlast *j = ud;
-
-	if (head) {
-		if (j->open)
-			rd_out_str(j->o, "]},");
-		rd_out_str(j->o, "{\"ring\":");
-		rd_out_json_str(j->o, head);
-		rd_out_str(j->o, ",\"events\":[");
-		j->open = 1;
-		j->first = 1;
-		return;
-	}
-	if (!j->first)
-		rd_out_ch(j->o, ',');
-	j->first = 0;
-	rd_out_json_str(j->o, line);
-}
-
-void rd_crash_report_json(const struct rd_crash *c, struct rd_out *o)
-{
-	struct jlast jl;
-
-	rd_out_str(o, ",\"crashes\":[");
-	for (unsigned i = 0; c && i < c->ncrashes; i++) {
-		const struct crash *cr = &c->crashes[i];
-
+	rd_out_ch(o, '[');
+	for (unsigned i = 0; i < n; i++) {
 		if (i)
 			rd_out_ch(o, ',');
-		rd_outf(o, "{\"pid\":%ld,\"file\":", cr->pid);
-		rd_out_json_str(o, cr->path);
-		rd_outf(o, ",\"ring\":%u,\"thread\":", cr->ring);
-		rd_out_json_str(o, cr->thread);
-		rd_outf(o, ",\"ts\":%" PRIu64 ",", cr->ts);
-		json_crash_fields(o, &cr->r);
-		rd_out_str(o, ",\"stack\":");
-		json_strs(o, cr->frames, cr->nframes);
-		if (cr->nmade) {
-			rd_outf(o, ",\"made_by_ring\":%d,\"made_by_stack\":",
-			     cr->made_ring);
-			json_strs(o, cr->made_by, cr->nmade);
-		}
-		rd_out_str(o, ",\"last_events\":[");
-		jl.o = o;
-		jl.open = 0;
-		each_last(c, cr, json_last, &jl);
-		rd_out_str(o, jl.open ? "]}]}" : "]}");
+		rd_out_json_str(o, v[i]);
 	}
 	rd_out_ch(o, ']');
-}
-
-const char *rd_crash_chrome_name(const struct rd_item *it, char *buf,
-                                 size_t len)
-{
-	struct rte_crash_rec cr;
-	struct rte_backtrace_rec br;
-	struct stack s;
-	char sb[32];
-
-	switch (own_kind(it->ev)) {
-	case OWN_CRASH:
-		if (decode_crash(it->ev, &cr, &s) < 0)
-			snprintf(buf, len, "crash (malformed)");
-		else
-			snprintf(buf, len, "%s %s",
-			         cr.flags & RTE_CRASH_FATAL ? "crash" : "signal",
-			         sig_name(cr.signo, sb, sizeof(sb)));
-		return buf;
-	case OWN_BT:
-		snprintf(buf, len, "backtrace %s",
-		         decode_bt(it->ev, &br, &s) < 0 ? "(malformed)"
-		         : br.kind == RTE_BT_FORK       ? "fork"
-		                                        : "thread");
-		return buf;
-	default:
-		return NULL;
-	}
-}
-
-void rd_crash_chrome_args(struct rd_crash *c, const struct rd_item *it,
-                          struct rd_out *o)
-{
-	struct pfile *f = c ? file_of(c, it) : NULL;
-	struct rte_crash_rec cr;
-	struct rte_backtrace_rec br;
-	struct stack s;
-	char **fr = NULL;
-	unsigned nf = 0;
-
-	rd_out_ch(o, '{');
-	switch (own_kind(it->ev)) {
-	case OWN_CRASH:
-		if (decode_crash(it->ev, &cr, &s) < 0)
-			goto bad;
-		json_crash_fields(o, &cr);
-		break;
-	case OWN_BT:
-		if (decode_bt(it->ev, &br, &s) < 0)
-			goto bad;
-		rd_outf(o, "\"kind\":\"%s\",\"data\":%" PRId64 ",\"tid\":%d",
-		     br.kind == RTE_BT_FORK ? "fork" : "thread", br.data, br.tid);
-		break;
-	default:
-		goto bad;
-	}
-	if (f)
-		fr = symbolise(f->sym, &s, own_kind(it->ev) == OWN_CRASH, &nf);
-	rd_out_str(o, ",\"stack\":");
-	json_strs(o, fr, nf);
-	free_strs(fr, nf);
-	rd_out_ch(o, '}');
-	return;
-bad:
-	rd_out_str(o, "\"malformed\":true}");
 }

@@ -399,32 +399,54 @@ static void pr_change(FILE *o, double a, double b)
 		fprintf(o, "%+9.1f%%", c);
 }
 
+/* A walk over the entries of two runs, each name once: A's (BASE's) in
+ * their order, then B's (NEW's) that A lacks. After next_pair() returns
+ * 1, e is the entry and a[f], b[f] its figures in A and B (0 where the
+ * run lacks it). Start it as { .A = A, .B = B }. */
+struct pair_it {
+	const struct run *A, *B;
+	int pass;
+	size_t i;
+	const struct ent *e;
+	double a[G_NFIG], b[G_NFIG];
+};
+
+static int next_pair(struct pair_it *p)
+{
+	for (; p->pass < 2; p->pass++, p->i = 0) {
+		const struct run *R = p->pass ? p->B : p->A, *O = p->pass ? p->A : p->B;
+
+		while (p->i < R->n) {
+			const struct ent *e = &R->e[p->i++], *x = NULL;
+
+			for (size_t j = 0; j < O->n; j++)
+				if (O->e[j].span == e->span && !strcmp(O->e[j].name, e->name))
+					x = &O->e[j];
+			if (p->pass && x)
+				continue;
+			p->e = e;
+			for (int f = 0; f < G_NFIG; f++) {
+				p->a[f] = p->pass ? 0 : e->f[f];
+				p->b[f] = p->pass ? e->f[f] : x ? x->f[f] : 0;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void text_out(FILE *o, const struct run *A, const struct run *B,
                      const struct thr *t, int nt)
 {
 	fprintf(o, "rte-read diff: %s -> %s\n\n", A->path, B->path);
 	fprintf(o, "  %-32s %-6s %16s %16s %10s\n", "name", "figure", "base", "new", "change");
-	for (int pass = 0; pass < 2; pass++) { /* BASE's names, then NEW's only */
-		const struct run *R = pass ? B : A, *O = pass ? A : B;
-
-		for (size_t i = 0; i < R->n; i++) {
-			const struct ent *e = &R->e[i], *x = NULL;
-
-			for (size_t j = 0; j < O->n; j++)
-				if (O->e[j].span == e->span && !strcmp(O->e[j].name, e->name))
-					x = &O->e[j];
-			if (pass && x)
-				continue;
-			for (int f = 0; f < G_NFIG; f++) {
-				double a = pass ? 0 : e->f[f], b = pass ? e->f[f] : x ? x->f[f] : 0;
-
-				fprintf(o, "  %-32.32s %-6s %16.0f %16.0f ", f ? "" : e->name,
-				        fig_name[f], a, b);
-				pr_change(o, a, b);
-				fprintf(o, "%s\n", f ? "" : e->span ? "  (span)" : "  (phase)");
-			}
+	for (struct pair_it p = { .A = A, .B = B }; next_pair(&p);)
+		for (int f = 0; f < G_NFIG; f++) {
+			fprintf(o, "  %-32.32s %-6s %16.0f %16.0f ", f ? "" : p.e->name,
+			        fig_name[f], p.a[f], p.b[f]);
+			pr_change(o, p.a[f], p.b[f]);
+			fprintf(o, "%s\n", f ? "" : p.e->span ? "  (span)" : "  (phase)");
 		}
-	}
 	for (int g = 0; g < GC_NFIG; g++) {
 		if (!A->has_g[g] && !B->has_g[g])
 			continue;
@@ -477,34 +499,21 @@ static void json_out(FILE *o, const struct run *A, const struct run *B,
 	fputs(",\"new\":", o);
 	json_str(o, B->path);
 	fputs(",\"entries\":[", o);
-	for (int pass = 0; pass < 2; pass++) {
-		const struct run *R = pass ? B : A, *O = pass ? A : B;
-
-		for (size_t i = 0; i < R->n; i++) {
-			const struct ent *e = &R->e[i], *x = NULL;
-
-			for (size_t j = 0; j < O->n; j++)
-				if (O->e[j].span == e->span && !strcmp(O->e[j].name, e->name))
-					x = &O->e[j];
-			if (pass && x)
-				continue;
-			fputs(first ? "{\"name\":" : ",{\"name\":", o);
-			first = 0;
-			json_str(o, e->name);
-			fprintf(o, ",\"kind\":\"%s\"", e->span ? "span" : "phase");
-			for (int f = 0; f < G_NFIG; f++) {
-				double a = pass ? 0 : e->f[f], b = pass ? e->f[f] : x ? x->f[f] : 0;
-
-				fprintf(o, ",\"%s\":{\"base\":", fig_name[f]);
-				json_num(o, a);
-				fputs(",\"new\":", o);
-				json_num(o, b);
-				fputs(",\"change_pct\":", o);
-				json_num(o, change(a, b, 1));
-				fputc('}', o);
-			}
+	for (struct pair_it p = { .A = A, .B = B }; next_pair(&p);) {
+		fputs(first ? "{\"name\":" : ",{\"name\":", o);
+		first = 0;
+		json_str(o, p.e->name);
+		fprintf(o, ",\"kind\":\"%s\"", p.e->span ? "span" : "phase");
+		for (int f = 0; f < G_NFIG; f++) {
+			fprintf(o, ",\"%s\":{\"base\":", fig_name[f]);
+			json_num(o, p.a[f]);
+			fputs(",\"new\":", o);
+			json_num(o, p.b[f]);
+			fputs(",\"change_pct\":", o);
+			json_num(o, change(p.a[f], p.b[f], 1));
 			fputc('}', o);
 		}
+		fputc('}', o);
 	}
 	fputs("],\"gc\":{", o);
 	first = 1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out.h"
 #include "procs.h"
 
 #define THREAD_NAME_EVENT "rte.thread.name"
@@ -185,6 +186,23 @@ uint64_t rd_proc_wall(const struct rd_proc *pr)
 	if (pr->started && pr->stopped && pr->stop_ts >= pr->start_ts)
 		return pr->stop_ts - pr->start_ts;
 	return pr->has_ts && pr->last_ts >= pr->first_ts ? pr->last_ts - pr->first_ts : 0;
+}
+
+void rd_proc_json_files(struct rd_out *o, const struct rd_procs *P,
+                        const struct rd_proc *pr, int killed_only)
+{
+	int first = 1;
+
+	rd_out_ch(o, '[');
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		if (killed_only && !rd_src_killed(&P->src[i]))
+			continue;
+		if (!first)
+			rd_out_ch(o, ',');
+		first = 0;
+		rd_out_json_str(o, P->src[i].path);
+	}
+	rd_out_ch(o, ']');
 }
 
 /* Give up on every open span of the ring (a loss, or a new thread). */

@@ -184,4 +184,10 @@ int rd_src_killed(const struct rd_src *s);
  * else first to last event. */
 uint64_t rd_proc_wall(const struct rd_proc *pr);
 
+/* Write to o the JSON array of the paths of process pr's files (only
+ * those rd_src_killed() judges killed when killed_only). */
+struct rd_out;
+void rd_proc_json_files(struct rd_out *o, const struct rd_procs *P,
+                        const struct rd_proc *pr, int killed_only);
+
 #endif

@@ -78,4 +78,11 @@ struct rd_sink *rd_sink_chrome(void);
 struct rd_sink *rd_sink_summary(int json);
 struct rd_sink *rd_sink_gcstats(int json); /* fmt/gcstats.c */
 
+/* The crash report of `text` and `summary` (fmt/text.c): for every crash
+ * of c, its process, signal, thread and ring, its symbolised stack (and
+ * the stack that made the thread, with RTE_BACKTRACE=thread), then the
+ * last events of every ring before it. Nothing if c is NULL or saw no
+ * crash. */
+void rd_text_crash_report(const struct rd_crash *c, struct rd_out *o);
+
 #endif

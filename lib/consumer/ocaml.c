@@ -11,22 +11,30 @@
 
 #include "rte/ocaml.h"
 
+/* The runs of phase names both arrays below share, in their order. */
+#define PHASES_FIRST \
+	"explicit_gc_set", "explicit_gc_stat", "explicit_gc_minor", \
+	"explicit_gc_major", "explicit_gc_full_major", "explicit_gc_compact", \
+	"major", "major_sweep", "major_mark_roots"
+#define PHASES_MIDDLE \
+	"finalise_update_first", "finalise_update_last", "interrupt_remote", \
+	"major_ephe_mark", "major_ephe_sweep", "major_finish_marking", \
+	"major_gc_cycle_domains", "major_gc_phase_change", "major_gc_stw", \
+	"major_mark_opportunistic", "major_slice", "major_finish_cycle", \
+	"minor_clear", "minor_finalizers_oldify", "minor_global_roots", \
+	"minor_leave_barrier", "stw_api_barrier", "stw_handler", "stw_leader", \
+	"major_finish_sweeping"
+#define PHASES_LAST \
+	"minor_remembered_set", "minor_remembered_set_promote", \
+	"minor_local_roots_promote", "domain_condition_wait", \
+	"domain_resize_heap_reservation"
+
 /* 5.0 and 5.1: the first 40; 5.2: all 44 (compaction appended). */
 static const char *const phases_50[] = {
-	"explicit_gc_set", "explicit_gc_stat", "explicit_gc_minor",
-	"explicit_gc_major", "explicit_gc_full_major", "explicit_gc_compact",
-	"major", "major_sweep", "major_mark_roots", "major_mark", "minor",
-	"minor_local_roots", "minor_finalized", "explicit_gc_major_slice",
-	"finalise_update_first", "finalise_update_last", "interrupt_remote",
-	"major_ephe_mark", "major_ephe_sweep", "major_finish_marking",
-	"major_gc_cycle_domains", "major_gc_phase_change", "major_gc_stw",
-	"major_mark_opportunistic", "major_slice", "major_finish_cycle",
-	"minor_clear", "minor_finalizers_oldify", "minor_global_roots",
-	"minor_leave_barrier", "stw_api_barrier", "stw_handler", "stw_leader",
-	"major_finish_sweeping", "minor_finalizers_admin",
-	"minor_remembered_set", "minor_remembered_set_promote",
-	"minor_local_roots_promote", "domain_condition_wait",
-	"domain_resize_heap_reservation",
+	PHASES_FIRST, "major_mark", "minor", "minor_local_roots",
+	"minor_finalized", "explicit_gc_major_slice",
+	PHASES_MIDDLE, "minor_finalizers_admin",
+	PHASES_LAST,
 	/* 5.2 */
 	"compaction", "compaction_evacuate", "compaction_forward",
 	"compaction_release",
@@ -34,21 +42,11 @@ static const char *const phases_50[] = {
 
 /* 5.3: the first 48; 5.4dev: all 49 (empty_minor appended). */
 static const char *const phases_53[] = {
-	"explicit_gc_set", "explicit_gc_stat", "explicit_gc_minor",
-	"explicit_gc_major", "explicit_gc_full_major", "explicit_gc_compact",
-	"major", "major_sweep", "major_mark_roots", "major_memprof_roots",
-	"major_mark", "minor", "minor_local_roots", "minor_memprof_roots",
-	"minor_memprof_clean", "minor_finalized", "explicit_gc_major_slice",
-	"finalise_update_first", "finalise_update_last", "interrupt_remote",
-	"major_ephe_mark", "major_ephe_sweep", "major_finish_marking",
-	"major_gc_cycle_domains", "major_gc_phase_change", "major_gc_stw",
-	"major_mark_opportunistic", "major_slice", "major_finish_cycle",
-	"minor_clear", "minor_finalizers_oldify", "minor_global_roots",
-	"minor_leave_barrier", "stw_api_barrier", "stw_handler", "stw_leader",
-	"major_finish_sweeping", "major_memprof_clean",
-	"minor_finalizers_admin", "minor_remembered_set",
-	"minor_remembered_set_promote", "minor_local_roots_promote",
-	"domain_condition_wait", "domain_resize_heap_reservation",
+	PHASES_FIRST, "major_memprof_roots", "major_mark", "minor",
+	"minor_local_roots", "minor_memprof_roots", "minor_memprof_clean",
+	"minor_finalized", "explicit_gc_major_slice",
+	PHASES_MIDDLE, "major_memprof_clean", "minor_finalizers_admin",
+	PHASES_LAST,
 	"compaction", "compaction_evacuate", "compaction_forward",
 	"compaction_release",
 	/* 5.4dev */

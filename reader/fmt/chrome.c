@@ -44,6 +44,7 @@
  * the trace start (the earliest first event of any ring of the inputs),
  * the time base of the text output and of --top.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -546,6 +547,55 @@ static int sample_instant(struct chrome *C, struct rd_ctx *c,
 	return 1;
 }
 
+/* An rte.crash or rte.backtrace event (crashrep.h) as a thread-scoped
+ * instant event of category "crash", named "crash SIGSEGV", "signal
+ * SIGUSR1", "backtrace fork", "backtrace thread" (or "... (malformed)"),
+ * its args the record's fields and its symbolised stack; returns 0 (and
+ * writes nothing) for any other event. */
+static int crash_instant(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
+{
+	struct rd_out *o = c->out;
+	struct rd_crash_event e;
+	char name[64], sb[32];
+
+	rd_crash_decode(c->crash, it, 1, &e);
+	if (e.kind == RD_CRASH_CRASH && e.malformed)
+		snprintf(name, sizeof name, "crash (malformed)");
+	else if (e.kind == RD_CRASH_CRASH)
+		snprintf(name, sizeof name, "%s %s",
+		         e.crash.flags & RTE_CRASH_FATAL ? "crash" : "signal",
+		         rd_crash_sig_name(e.crash.signo, sb, sizeof(sb)));
+	else if (e.kind == RD_CRASH_BT)
+		snprintf(name, sizeof name, "backtrace %s",
+		         e.malformed                ? "(malformed)"
+		         : e.bt.kind == RTE_BT_FORK ? "fork"
+		                                    : "thread");
+	else {
+		rd_crash_event_fini(&e);
+		return 0;
+	}
+	ev_open(C, o, "i", it->src->pid, tid_of(it), it->ts);
+	rd_out_str(o, ",\"s\":\"t\"");
+	put_name(o, name, "crash");
+	rd_out_str(o, ",\"args\":{");
+	if (e.malformed) {
+		rd_out_str(o, "\"malformed\":true}");
+	} else {
+		if (e.kind == RD_CRASH_CRASH)
+			rd_crash_json_fields(o, &e.crash);
+		else
+			rd_outf(o, "\"kind\":\"%s\",\"data\":%" PRId64 ",\"tid\":%d",
+			        e.bt.kind == RTE_BT_FORK ? "fork" : "thread", e.bt.data,
+			        e.bt.tid);
+		rd_out_str(o, ",\"stack\":");
+		rd_crash_json_frames(o, e.frames, e.nframes);
+		rd_out_ch(o, '}');
+	}
+	rd_out_ch(o, '}');
+	rd_crash_event_fini(&e);
+	return 1;
+}
+
 /* Write one passing event. */
 static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
 {
@@ -586,15 +636,8 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 		instant(C, o, it, lost, "lost");
 		return;
 	case RTE_EV_USER_CUSTOM:
-		if (c->crash && rd_crash_chrome_name(it, lost, sizeof lost)) {
-			ev_open(C, o, "i", it->src->pid, tid_of(it), it->ts);
-			rd_out_str(o, ",\"s\":\"t\"");
-			put_name(o, lost, "crash");
-			rd_out_str(o, ",\"args\":");
-			rd_crash_chrome_args(c->crash, it, o);
-			rd_out_ch(o, '}');
+		if (c->crash && rd_crash_is_own(ev) && crash_instant(C, c, it))
 			return;
-		}
 		if (sample_instant(C, c, it))
 			return;
 		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
@@ -605,19 +648,27 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 	}
 }
 
+/* Write the n events evs (at times ts) saved on a ring, as events of
+ * the thread of it (flush_pending, flush_held). */
+static void put_saved(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
+                      const struct rte_event *evs, const uint64_t *ts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rd_item p = *it;
+
+		p.ev = &evs[i];
+		p.ts = ts[i];
+		p.ab[0].n = p.ab[1].n = 0;
+		put_event(C, c, &p);
+	}
+}
+
 /* Write the lifecycle events of ring rn that waited for its tid, as
  * events of thread th (its tid known now, or never: its ring). */
 static void flush_pending(struct chrome *C, struct rd_ctx *c,
                           const struct rd_item *it, struct ring_names *rn)
 {
-	for (unsigned i = 0; i < rn->npend; i++) {
-		struct rd_item p = *it;
-
-		p.ev = &rn->pend[i];
-		p.ts = rn->pend_ts[i];
-		p.ab[0].n = p.ab[1].n = 0;
-		put_event(C, c, &p);
-	}
+	put_saved(C, c, it, rn->pend, rn->pend_ts, rn->npend);
 	rn->npend = 0;
 }
 
@@ -625,14 +676,7 @@ static void flush_pending(struct chrome *C, struct rd_ctx *c,
 static void flush_held(struct chrome *C, struct rd_ctx *c,
                        const struct rd_item *it, struct ring_names *rn)
 {
-	for (unsigned i = 0; i < rn->nheld; i++) {
-		struct rd_item p = *it;
-
-		p.ev = &rn->held[i];
-		p.ts = rn->held_ts[i];
-		p.ab[0].n = p.ab[1].n = 0;
-		put_event(C, c, &p);
-	}
+	put_saved(C, c, it, rn->held, rn->held_ts, rn->nheld);
 	rn->nheld = 0;
 	free(rn->held_bytes);
 	rn->held_bytes = NULL;

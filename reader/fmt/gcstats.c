@@ -93,18 +93,12 @@ static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 {
 	struct rd_procs *P = c->procs;
 	struct rd_out *o = c->out;
-	int first = 1;
 
 	rd_out_str(o, "{\"pid\":");
 	rd_out_i64(o, pr->pid);
-	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		if (!first)
-			rd_out_ch(o, ',');
-		first = 0;
-		rd_out_json_str(o, P->src[i].path);
-	}
-	rd_out_str(o, "],\"runtime_events\":");
+	rd_out_str(o, ",\"files\":");
+	rd_proc_json_files(o, P, pr, 0);
+	rd_out_str(o, ",\"runtime_events\":");
 	rd_out_str(o, rd_gc_has_runtime(G->gc, P, pr) ? "true" : "false");
 	rd_out_str(o, ",\"gc\":");
 	rd_gc_json(G->gc, o, P, pr);

@@ -23,6 +23,7 @@
  * number: the temporary file holds the output meanwhile.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -943,25 +944,11 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	rd_out_ch(o, '{');
 	json_key(o, &f, "pid");
 	rd_out_i64(o, pr->pid);
-	rd_out_str(o, ",\"files\":[");
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		if (!first)
-			rd_out_ch(o, ',');
-		first = 0;
-		rd_out_json_str(o, P->src[i].path);
-	}
-	rd_out_ch(o, ']');
+	rd_out_str(o, ",\"files\":");
+	rd_proc_json_files(o, P, pr, 0);
 	/* Files whose writer ended without ring_stop and is gone. */
-	rd_out_str(o, ",\"killed_files\":[");
-	first = 1;
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
-		if (rd_src_killed(&P->src[i])) {
-			if (!first)
-				rd_out_ch(o, ',');
-			first = 0;
-			rd_out_json_str(o, P->src[i].path);
-		}
-	rd_out_ch(o, ']');
+	rd_out_str(o, ",\"killed_files\":");
+	rd_proc_json_files(o, P, pr, 1);
 	json_u(o, &f, "wall_ns", wall);
 	json_key(o, &f, "wall_from");
 	rd_out_str(o, pr->started && pr->stopped ? "\"ring_start_to_ring_stop\""
@@ -1185,6 +1172,68 @@ static int spool_copy(struct summary *S, struct rd_out *o, const struct seg *g)
 	return 0;
 }
 
+/* ---- the crash report of summary-json (crashrep.h) --------------------- */
+
+struct jlast {
+	struct rd_out *o;
+	int open;  /* a ring's object is open */
+	int first; /* no event written in it yet */
+};
+
+/* [{"ring":"ring 0 (...)","events":["...",...]},...] */
+static void json_last(void *ud, const char *ring, const char *line)
+{
+	struct jlast *j = ud;
+
+	if (ring) {
+		if (j->open)
+			rd_out_str(j->o, "]},");
+		rd_out_str(j->o, "{\"ring\":");
+		rd_out_json_str(j->o, ring);
+		rd_out_str(j->o, ",\"events\":[");
+		j->open = 1;
+		j->first = 1;
+		return;
+	}
+	if (!j->first)
+		rd_out_ch(j->o, ',');
+	j->first = 0;
+	rd_out_json_str(j->o, line);
+}
+
+/* `,"crashes":[...]` (always written, [] if none; doc/SUMMARY-JSON.md). */
+static void json_crashes(struct rd_out *o, const struct rd_crash *c)
+{
+	unsigned n = rd_crash_count(c, 0);
+
+	rd_out_str(o, ",\"crashes\":[");
+	for (unsigned i = 0; i < n; i++) {
+		struct rd_crash_view v;
+		struct jlast jl = { .o = o };
+
+		rd_crash_view(c, i, &v);
+		if (i)
+			rd_out_ch(o, ',');
+		rd_outf(o, "{\"pid\":%ld,\"file\":", v.pid);
+		rd_out_json_str(o, v.path);
+		rd_outf(o, ",\"ring\":%u,\"thread\":", v.ring);
+		rd_out_json_str(o, v.thread);
+		rd_outf(o, ",\"ts\":%" PRIu64 ",", v.ts);
+		rd_crash_json_fields(o, v.r);
+		rd_out_str(o, ",\"stack\":");
+		rd_crash_json_frames(o, v.frames, v.nframes);
+		if (v.nmade) {
+			rd_outf(o, ",\"made_by_ring\":%d,\"made_by_stack\":",
+			     v.made_ring);
+			rd_crash_json_frames(o, v.made_by, v.nmade);
+		}
+		rd_out_str(o, ",\"last_events\":[");
+		rd_crash_each_last(c, i, json_last, &jl);
+		rd_out_str(o, jl.open ? "]}]}" : "]}");
+	}
+	rd_out_ch(o, ']');
+}
+
 static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct summary *S = (struct summary *)s;
@@ -1202,7 +1251,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	if (S->json)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
-		rd_crash_report_text(c->report, o); /* a crash comes first */
+		rd_text_crash_report(c->report, o); /* a crash comes first */
 	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
@@ -1221,7 +1270,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		int f = 0;
 
 		rd_out_ch(o, ']');
-		rd_crash_report_json(c->report, o);
+		json_crashes(o, c->report);
 		json_u(o, &f, "events", events);
 		json_u(o, &f, "lost_words", c->lost_total);
 		rd_out_str(o, ",\"complete\":");

@@ -14,6 +14,8 @@
  * unfinished spans (begun, never ended: their thread or file ended first,
  * or words were lost), if any.
  */
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -229,6 +231,137 @@ static char *put_value(char *p, const struct rd_item *it)
 	}
 }
 
+/* ---- the crash recorder's events and report (crashrep.h) ---------------- */
+
+/* "SIGSEGV (SEGV_MAPERR: address not mapped) at address 0x10, fatal" */
+static void crash_headline(struct rd_out *o, const struct rte_crash_rec *r)
+{
+	char sb[32];
+	const char *code = rd_crash_code_name(r->signo, r->code);
+
+	rd_outf(o, "%s", rd_crash_sig_name(r->signo, sb, sizeof(sb)));
+	if (code)
+		rd_outf(o, " (%s)", code);
+	else
+		rd_outf(o, " (si_code %d)", r->code);
+	if (r->signo != SIGABRT && r->code > 0)
+		rd_outf(o, " at address 0x%" PRIx64, r->addr);
+	if (r->code <= 0 && r->sender)
+		rd_outf(o, " from pid %d", r->sender);
+	rd_outf(o, "%s%s", r->flags & RTE_CRASH_FATAL ? ", fatal" : "",
+	     r->flags & RTE_CRASH_HANDLED ? ", passed to the program's handler"
+	                                  : "");
+}
+
+/* The VALUE column of an rte.crash, rte.backtrace, rte.module or
+ * rte.module.unload event: one line, then (for stacks) one indented line
+ * a frame, each ending with '\n' except the first line's. */
+static void crash_value(struct rd_crash *c, const struct rd_item *it,
+                        struct rd_out *o)
+{
+	const struct rte_event *ev = it->ev;
+	struct rd_crash_event e;
+
+	rd_crash_decode(c, it, 1, &e);
+	if (e.malformed) {
+		rd_outf(o, "(malformed %s payload, %zu bytes)", ev->name,
+		     ev->u.custom.len);
+		rd_crash_event_fini(&e);
+		return;
+	}
+	switch (e.kind) {
+	case RD_CRASH_CRASH:
+		crash_headline(o, &e.crash);
+		rd_outf(o, ", tid %d", e.crash.tid);
+		break;
+	case RD_CRASH_BT:
+		if (e.bt.kind == RTE_BT_FORK)
+			rd_outf(o, "fork of pid %" PRId64 " by tid %d", e.bt.data, e.bt.tid);
+		else if (e.bt.kind == RTE_BT_THREAD)
+			rd_outf(o, "thread made by ring %" PRId64 " (tid %d)", e.bt.data,
+			     e.bt.tid);
+		else
+			rd_outf(o, "kind %u", e.bt.kind);
+		break;
+	case RD_CRASH_MOD:
+		rd_outf(o, "%s at 0x%" PRIx64 "-0x%" PRIx64 " bias 0x%" PRIx64
+		     " build id ", e.mod.path, e.mod.start, e.mod.end, e.mod.bias);
+		if (e.mod.build_id_len)
+			rd_out_hex(o, e.mod.build_id, e.mod.build_id_len);
+		else
+			rd_out_str(o, "none");
+		break;
+	case RD_CRASH_UNMOD:
+		rd_outf(o, "at 0x%" PRIx64 " bias 0x%" PRIx64, e.mod.start, e.mod.bias);
+		break;
+	default:
+		break;
+	}
+	for (unsigned i = 0; i < e.nframes; i++)
+		rd_outf(o, "\n    %s", e.frames[i]);
+	rd_crash_event_fini(&e);
+}
+
+/* The frames, a run of identical ones (deep recursion) as one line. */
+static void crash_frames(struct rd_out *o, char *const *v, unsigned n)
+{
+	for (unsigned k = 0; k < n;) {
+		const char *a = strstr(v[k], "0x");
+		unsigned run = 1;
+
+		while (a && k + run < n) {
+			const char *b = strstr(v[k + run], "0x");
+
+			if (!b || strcmp(a, b))
+				break;
+			run++;
+		}
+		rd_outf(o, "    %s\n", v[k]);
+		if (run > 2) {
+			rd_outf(o, "    ... the same frame %u more times\n", run - 1);
+			k += run;
+		} else {
+			k++;
+		}
+	}
+}
+
+static void crash_last(void *ud, const char *ring, const char *line)
+{
+	if (ring)
+		rd_outf(ud, "    %s\n", ring);
+	else
+		rd_outf(ud, "      %s\n", line);
+}
+
+void rd_text_crash_report(const struct rd_crash *c, struct rd_out *o)
+{
+	unsigned n = rd_crash_count(c, 0);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rd_crash_view v;
+
+		rd_crash_view(c, i, &v);
+		rd_outf(o, "\n%s in process %ld: ",
+		     v.r->flags & RTE_CRASH_FATAL ? "CRASH" : "SIGNAL", v.pid);
+		crash_headline(o, v.r);
+		rd_outf(o, "\n  thread %s (tid %d), ring %u of %s\n",
+		     v.thread[0] ? v.thread : "(no name)", v.r->tid, v.ring, v.path);
+		rd_outf(o, "  stack:\n");
+		if (!v.nframes)
+			rd_outf(o, "    (no frames recorded)\n");
+		crash_frames(o, v.frames, v.nframes);
+		if (v.nmade) {
+			rd_outf(o, "  thread made by ring %d (tid %ld) at:\n",
+			     v.made_ring, v.made_tid);
+			crash_frames(o, v.made_by, v.nmade);
+		}
+		rd_outf(o, "  last events before it, by ring (time relative to "
+		     "the crash):\n");
+		rd_crash_each_last(c, i, crash_last, o);
+	}
+}
+
 /* Pad to column `col` of line and write word w. */
 static char *col_word(char *p, char *line, size_t col, const char *w)
 {
@@ -308,7 +441,7 @@ static void text_event(struct rd_sink *s, struct rd_ctx *c,
 	o->len += (size_t)(p - start);
 	if (ev->kind == RTE_EV_USER_CUSTOM) {
 		if (c->crash && rd_crash_is_own(ev))
-			rd_crash_text_value(c->crash, it, o); /* decoded, symbolised */
+			crash_value(c->crash, it, o); /* decoded, symbolised */
 		else
 			put_custom(o, ev->u.custom.bytes, ev->u.custom.len);
 	}
@@ -377,7 +510,7 @@ static void text_finish(struct rd_sink *s, struct rd_ctx *c)
 	rd_out_mem(c->out, line, (size_t)(p - line));
 	unfinished_note(t, c);
 	killed_notes(c);
-	rd_crash_report_text(c->report, c->out);
+	rd_text_crash_report(c->report, c->out);
 }
 
 static void text_destroy(struct rd_sink *s)

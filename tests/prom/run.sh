@@ -125,25 +125,22 @@ t_live_lint() {
 	stop "$SP" || fail "exporter exit $?"
 }
 
-t_per_thread() {
+# serve_check OPTION CHECK: the exporter run with OPTION over a traced
+# program's rings; check.py's CHECK holds between its final scrape and
+# the summary of the same rings.
+serve_check() {
 	mkdir -p "$D/rings"
-	start_serve --per-thread "$D/rings" || return
+	start_serve "$1" "$D/rings" || return
 	traced "$D/rings" 2000 100 >/dev/null || fail "traced: exit $?"
 	summary "$D/rings"
 	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/m.txt" 20 &&
-		$CHECK per-thread "$D/m.txt" "$D/summary.json" || fail "--per-thread"
+		$CHECK "$2" "$D/m.txt" "$D/summary.json" || fail "$1"
 	stop "$SP" || fail "exporter exit $?"
 }
 
-t_max_names() {
-	mkdir -p "$D/rings"
-	start_serve --max-names 1 "$D/rings" || return
-	traced "$D/rings" 2000 100 >/dev/null || fail "traced: exit $?"
-	summary "$D/rings"
-	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/m.txt" 20 &&
-		$CHECK max-names "$D/m.txt" "$D/summary.json" || fail "--max-names"
-	stop "$SP" || fail "exporter exit $?"
-}
+t_per_thread() { serve_check --per-thread per-thread; }
+
+t_max_names() { serve_check "--max-names=1" max-names; }
 
 t_robust() {
 	mkdir -p "$D/rings"

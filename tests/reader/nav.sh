@@ -11,24 +11,15 @@
 #
 # Environment: RTE_BUILD (the absolute build folder; set by mk/reader.mk).
 set -u
-B=${RTE_BUILD:?set RTE_BUILD}
-RR=$B/rte-read
+RTE_TEST_NAME=nav
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.sh"
 RUN=$B/rte-run
 TRACED=$B/tests/reader/traced
 PROG=$B/tests/reader/outprog
-HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$HERE/../fixtures/ocaml-5.2
 NC="python3 $HERE/nav_check.py"
 CC_="python3 $HERE/chrome_check.py"
-W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-nav.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM
-unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
-	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM LD_PRELOAD
-fails=0 tests=0 current=
-
-fail() { echo "FAIL [$current]: $*" >&2; fails=$((fails + 1)); }
-begin() { current=$1; tests=$((tests + 1)); echo "== nav: $1"; }
 
 # The real runs, made once: $W/tr (threads, fork), $W/il (threads reusing
 # ring 1), $W/ex (sh -> env -> true, with execvp's failed attempts).

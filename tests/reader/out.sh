@@ -7,20 +7,12 @@
 #
 # Environment: RTE_BUILD (the absolute build folder; set by mk/reader.mk).
 set -u
-B=${RTE_BUILD:?set RTE_BUILD}
-RR=$B/rte-read
+RTE_TEST_NAME=out
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.sh"
 RUN=$B/rte-run
 PROG=$B/tests/reader/outprog
 FIX=$(cd "$(dirname "$0")/../fixtures/ocaml-5.2" && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-out.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM
-unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
-	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM LD_PRELOAD
-fails=0 tests=0 current=
-
-fail() { echo "FAIL [$current]: $*" >&2; fails=$((fails + 1)); }
-begin() { current=$1; tests=$((tests + 1)); echo "== out: $1"; }
 
 # pycheck FILE EXPR: python3 EXPR over d (the JSON document in FILE) is
 # true; else the test fails with the expression.

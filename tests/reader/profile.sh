@@ -9,20 +9,11 @@
 #
 # Environment: RTE_BUILD (the absolute build folder; set by mk/reader.mk).
 set -u
-B=${RTE_BUILD:?set RTE_BUILD}
-RR=$B/rte-read
-PROG=$B/tests/reader/profprog
+RTE_TEST_NAME=profile
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.sh"
+PROG=$B/tests/reader/profprog
 DOC=$HERE/../../doc/SUMMARY-JSON.md
-W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-prof.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM
-unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
-	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM LD_PRELOAD
-fails=0 tests=0 current=
-
-fail() { echo "FAIL [$current]: $*" >&2; fails=$((fails + 1)); }
-begin() { current=$1; tests=$((tests + 1)); echo "== profile: $1"; }
 
 # run_prog DIR [hostile]: run profprog traced into DIR, then rename its
 # rtx.* name slots to the rte.* names the shim's profilers will write (the

@@ -41,6 +41,33 @@ dump() {
 	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
 }
 
+# child_file: the pid (cpid) of the child "child PID" in $D/out names,
+# and its file (f); fails the test and returns 1 if it has none.
+child_file() {
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	f=$D/$cpid.events
+	[ -f "$f" ] || { fail "no file for child $cpid"; return 1; }
+}
+
+# forkways_child MODE: forkways MODE traced into $D must exit 0 with
+# nothing on stderr; then child_file.
+forkways_child() {
+	traced "$D" "$T/forkways" "$1" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	child_file
+}
+
+# dump_parent CHILD [OUT]: decode the file of $D other than CHILD (with
+# two files, the parent's) into OUT ($D/parent.d if not given); $parent
+# is its path.
+dump_parent() {
+	for p in "$D"/*.events; do
+		[ "$p" = "$1" ] || parent=$p
+	done
+	dump "$parent" "${2:-$D/parent.d}"
+}
+
 # count FILE PATTERN: number of lines of FILE matching the awk PATTERN.
 count() {
 	awk "$2 { n++ } END { print n + 0 }" "$1"
@@ -244,15 +271,10 @@ test_fork_raw() {
 		expect_eq "exit status" $st 0
 		expect_eq "stderr" "$(cat "$D/err")" ""
 		expect_eq "files" "$(nfiles "$D")" 2
-		cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-		f=$D/$cpid.events
-		[ -f "$f" ] || { fail "no file for child $cpid"; finish; continue; }
+		child_file || { finish; continue; }
 		check_child "$f" "$cpid"
 		expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
-		for p in "$D"/*.events; do
-			[ "$p" = "$f" ] || parent=$p
-		done
-		dump "$parent" "$D/parent.d"
+		dump_parent "$f"
 		expect_eq "child events in the parent's file" \
 			"$(count "$D/parent.d" '$3 == "w.child" || $4 == "child" || $3 == "fork_child"')" 0
 		expect_eq "parent's event" "$(count "$D/parent.d" '$3 == "w.parent"')" 1
@@ -265,12 +287,7 @@ test_fork_raw() {
 # rings of their own; the thread that forked keeps ring 0.
 test_fork_child_threads() {
 	begin fork_child_threads
-	traced "$D" "$T/forkways" threads >"$D/out" 2>"$D/err"
-	expect_eq "exit status" $? 0
-	expect_eq "stderr" "$(cat "$D/err")" ""
-	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-	f=$D/$cpid.events
-	[ -f "$f" ] || { fail "no file for child $cpid"; finish; return; }
+	forkways_child threads || { finish; return; }
 	check_child_start "$f" "$cpid"
 	expect_eq "ring 0's thread" "$(count "$f.d" '$1 == 0 && $3 == "rte.thread.tid" && $4 == '"$cpid")" 1
 	expect_eq "forking thread's event on ring 0" "$(count "$f.d" '$1 == 0 && $3 == "w.main"')" 1
@@ -295,10 +312,7 @@ test_daemon() {
 	[ -e "/$dpid.events" ] && fail "daemon's file in /"
 	check_child_start "$f" "$dpid"
 	expect_eq "daemon's event" "$(count "$f.d" '$3 == "w.daemon"')" 1
-	for p in "$D"/*.events; do
-		[ "$p" = "$f" ] || parent=$p
-	done
-	dump "$parent" "$D/parent.d"
+	dump_parent "$f"
 	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$dpid")" 1
 	expect_eq "parent's ring_stop" "$(count "$D/parent.d" '$3 == "ring_stop"')" 1
 	mkdir "$D/np"
@@ -311,18 +325,10 @@ test_daemon() {
 # forkpty(3) forks inside libc: the parent still gets fork_parent.
 test_forkpty() {
 	begin forkpty
-	traced "$D" "$T/forkways" pty >"$D/out" 2>"$D/err"
-	expect_eq "exit status" $? 0
-	expect_eq "stderr" "$(cat "$D/err")" ""
-	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-	f=$D/$cpid.events
-	[ -f "$f" ] || { fail "no file for child $cpid"; finish; return; }
+	forkways_child pty || { finish; return; }
 	check_child "$f" "$cpid"
 	expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
-	for p in "$D"/*.events; do
-		[ "$p" = "$f" ] || parent=$p
-	done
-	dump "$parent" "$D/parent.d"
+	dump_parent "$f"
 	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$cpid")" 1
 	finish
 }
@@ -333,9 +339,7 @@ test_fork_killed() {
 	begin fork_killed
 	traced "$D" "$T/forkways" killed >"$D/out" 2>"$D/err"
 	expect_eq "exit status" $? 0
-	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-	f=$D/$cpid.events
-	[ -f "$f" ] || { fail "no file for killed child $cpid"; finish; return; }
+	child_file || { finish; return; }
 	check_child "$f" "$cpid"
 	expect_eq "temporary files" "$(ls -A "$D" | grep -c '\.tmp$')" 0
 	finish
@@ -462,10 +466,7 @@ check_spawn() {
 	expect_eq "stderr" "$(cat "$D/err")" ""
 	expect_eq "files" "$(nfiles "$D")" 2
 	child=$(awk '/^child/ { print $2 }' "$D/out")
-	for f in "$D"/*.events; do
-		[ "$f" = "$D/$child.events" ] || parent=$f
-	done
-	dump "$parent" "$D/p"
+	dump_parent "$D/$child.events" "$D/p"
 	dump "$D/$child.events" "$D/c"
 	expect_eq "parent steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/p")" "7 8 "
 	expect_eq "parent rte.exec" "$(count "$D/p" '$3 == "rte.exec"')" 0
