@@ -207,9 +207,18 @@ void rd_filter_set_start(struct rd_filter *f, const char *const *paths,
 			continue;
 		for (unsigned r = 0; r < rte_cursor_rings(c); r++) {
 			struct rte_event ev;
+			int got, tries = 8; /* a writer racing ahead: few */
 
-			if (!rte_cursor_ring_used(c, r) ||
-			    rte_cursor_next(c, r, &ev) != 1)
+			if (!rte_cursor_ring_used(c, r))
+				continue;
+			/* A wrapped ring starts with its loss record, which
+			 * has no time (ts 0): the start is its first event. */
+			while ((got = rte_cursor_next(c, r, &ev)) == 1 &&
+			       ev.kind == RTE_EV_LOST && --tries > 0)
+				;
+			if (got == 1 && ev.kind == RTE_EV_LOST)
+				continue;
+			if (got != 1)
 				continue;
 			if (!f->has_t0 || ev.ts < f->t0) {
 				f->t0 = ev.ts;

@@ -158,6 +158,15 @@ test_text_timebase() {
 	setup
 	"$RR" "$W/tr" >"$W/tb" || fail "exit $?"
 	$NC timebase "$W/tr.jsonl" "$W/tb" >/dev/null || fail "time base or deltas"
+	# Wrapped rings start with a loss record, which has no time: the
+	# trace still starts at the first event (not at 0 ns).
+	for s in gc-lossy wrap; do
+		"$RR" "$W/fix/$s" >"$W/tb-$s" 2>/dev/null || fail "$s: exit $?"
+		$NC timebase "$W/fix/$s.jsonl" "$W/tb-$s" >/dev/null || fail "$s: time base after a loss"
+		"$RR" --until 10ms "$W/fix/$s" >"$W/w-$s" 2>/dev/null || fail "$s: --until exit $?"
+		$NC window "$W/fix/$s.jsonl" "$W/w-$s" 0 10000000 >/dev/null || fail "$s: --until 10ms after a loss"
+		[ -s "$W/w-$s" ] || fail "$s: --until 10ms keeps nothing"
+	done
 	"$RR" --wall-clock "$W/tr" >"$W/wc" || fail "exit $?"
 	python3 - "$W/wc" <<'PY' || fail "--wall-clock: not the time the file was written"
 import datetime, sys, time

@@ -99,18 +99,29 @@ def parse_dur(s):
 def timebase(jl, out):
     evs = [e for e in load(jl) if e["kind"] != "lost"]
     t0 = t0_of(evs)
-    got = [f for f in text_lines(out) if f[5] != "LOST"]
+    last = max(e["ts"] for e in evs) - t0
+    lines = text_lines(out)
+    got = [f for f in lines if f[5] != "LOST"]
     if len(got) != len(evs):
         fail("timebase: %d lines for %d events" % (len(got), len(evs)))
+    evi = iter(evs)
     prev = None
-    for e, f in zip(evs, got):
-        if round(float(f[0]) * 1e9) != e["ts"] - t0:
-            fail("timebase: %s printed at %s, ts - t0 = %d" % (e, f[0], e["ts"] - t0))
+    for f in lines:
+        t = round(float(f[0]) * 1e9)
+        if f[5] == "LOST":  # placed among the events, on the same base
+            if not 0 <= t <= last:
+                fail("timebase: a loss printed at %s, outside the trace" % f[0])
+        else:
+            e = next(evi)
+            if t != e["ts"] - t0:
+                fail("timebase: %s printed at %s, ts - t0 = %d" % (e, f[0], e["ts"] - t0))
         if prev is not None:
-            d = (e["ts"] - prev) if f[1].startswith("+") else -(prev - e["ts"])
+            d = t - prev
+            if f[1].startswith("+") != (d >= 0) and d != 0:
+                fail("timebase: delta %s, want %d ns" % (f[1], d))
             if abs(parse_dur(f[1]) - abs(d)) > max(1, abs(d) * 0.01):
                 fail("timebase: delta %s, want %d ns" % (f[1], d))
-        prev = e["ts"]
+        prev = t
     print("ok: %d lines on one time base, deltas right" % len(got))
 
 def spans(evs):
