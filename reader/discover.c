@@ -196,12 +196,12 @@ static int add_opened(struct rd_discover *d, rte_cursor *c, const char *path)
 	return -1;
 }
 
-/* Open the first of paths[0..n) that opens, waiting for one with --wait.
- * `what` names the input in messages, `hint` is added when none exists. */
+/* Open the first of paths[0..n) that opens, waiting for one with --wait
+ * (since t0). `what` names the input in messages, `hint` is added when
+ * none exists. */
 static int add_first(struct rd_discover *d, const char *const *paths, size_t n, const char *what,
-                     const char *hint)
+                     const char *hint, uint64_t t0)
 {
-	uint64_t t0 = rd_now_ms();
 	char msg[700];
 	int err = RTE_ENOENT;
 
@@ -235,10 +235,10 @@ static int add_first(struct rd_discover *d, const char *const *paths, size_t n, 
 	}
 }
 
-/* Open one file input, waiting for it with --wait. */
-static int add_file(struct rd_discover *d, const char *path)
+/* Open one file input, waiting for it with --wait (since t0). */
+static int add_file(struct rd_discover *d, const char *path, uint64_t t0)
 {
-	return add_first(d, &path, 1, path, NULL);
+	return add_first(d, &path, 1, path, NULL, t0);
 }
 
 /* Add the files of dir not added yet. *seen (if not NULL) is set to 1 if
@@ -314,10 +314,10 @@ static int known_dir(struct rd_discover *d, const char *dir)
 	return 0;
 }
 
-/* A DIR input: its ring files now, or with --wait once there are some. */
-static int add_dir(struct rd_discover *d, const char *dir)
+/* A DIR input: its ring files now, or with --wait (since t0) once there
+ * are some. */
+static int add_dir(struct rd_discover *d, const char *dir, uint64_t t0)
 {
-	uint64_t t0 = rd_now_ms();
 	char **nd;
 
 	if (known_dir(d, dir))
@@ -353,6 +353,17 @@ static int is_dir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* With --wait, an input that does not exist yet: wait (since t0) until
+ * something of that name does, to tell a directory from a file. */
+static void wait_exists(struct rd_discover *d, const char *in, uint64_t t0)
+{
+	struct stat st;
+
+	while (d->wait && lstat(in, &st) < 0 && errno == ENOENT &&
+	       !waited_out(d, t0))
+		rd_sleep_ms(WAIT_POLL_MS);
 }
 
 /*
@@ -404,7 +415,8 @@ static void add_pid(struct rd_discover *d, const char *pid)
 		snprintf(hint + len, sizeof hint - len,
 		         "; is the program running with OCAML_RUNTIME_EVENTS_START=1 "
 		         "under librte.so? is OCAML_RUNTIME_EVENTS_DIR the same as its?)");
-	add_first(d, (const char *const *)paths, n, n == 1 ? paths[0] : what, hint);
+	add_first(d, (const char *const *)paths, n, n == 1 ? paths[0] : what, hint,
+	          rd_now_ms());
 out:
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
@@ -414,14 +426,19 @@ void rd_discover_inputs(struct rd_discover *d, char **inputs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const char *in = inputs[i];
+		uint64_t t0 = rd_now_ms();
+		struct stat st;
 
-		if (rd_is_pid(in)) {
+		/* A number is a PID, unless something of that name is here. */
+		if (rd_is_pid(in) && lstat(in, &st) < 0) {
 			add_pid(d, in);
-		} else if (is_dir(in)) {
-			add_dir(d, in);
-		} else {
-			add_file(d, in);
+			continue;
 		}
+		wait_exists(d, in, t0);
+		if (is_dir(in))
+			add_dir(d, in, t0);
+		else
+			add_file(d, in, t0);
 	}
 }
 

@@ -90,6 +90,36 @@ t_wait_value() {
 	wait
 }
 
+# --wait on a directory that does not exist yet, made later (as
+# `rte-read --follow --wait traces & rte-run -d traces ...` does); and an
+# input of digits that names a directory here is that directory, not a PID.
+t_wait_dir() {
+	setup_files
+	rm -rf "$T/nd"
+	(sleep 0.4; mkdir "$T/nd.tmp" && cp "$T/known.events" "$T/nd.tmp/4245.events" &&
+		mv "$T/nd.tmp" "$T/nd") &
+	timeout 20 "$RR" -f summary --wait 10 "$T/nd" >"$T/out" 2>"$T/err"
+	rc=$?
+	wait
+	if [ $rc -ne 0 ] || ! grep -q "4245.events" "$T/out"; then
+		fail "--wait DIR made later: exit $rc: $(cat "$T/err")"
+	else
+		ok "--wait DIR waits for the directory, then reads it"
+	fi
+	timeout 20 "$RR" -f summary --wait 0.3 "$T/nd-never" >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "nd-never: did not appear in time" "$T/err" &&
+		ok "--wait DIR that never comes: exit 2, named" ||
+		fail "--wait DIR never made: exit $rc: $(cat "$T/err")"
+	mkdir -p "$T/num/424242"
+	cp "$T/known.events" "$T/num/424242/9.events"
+	(cd "$T/num" && timeout 20 "$RR" -f summary 424242 >"$T/out" 2>"$T/err")
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "9.events" "$T/out" &&
+		ok "an input of digits naming a directory here reads it" ||
+		fail "digits naming a directory: exit $rc: $(cat "$T/err")"
+}
+
 t_wait_signal() {
 	mkdir -p "$T/empty"
 	timeout 20 "$RR" --wait -d "$T/empty" 4244 2>"$T/err" & p=$!
@@ -450,7 +480,7 @@ PY
 	rm -rf "$m/d"
 }
 
-ALL="wait_value wait_signal bad_option output_is_input dedupe messages
+ALL="wait_value wait_dir wait_signal bad_option output_is_input dedupe messages
 default_dir liveness follow_failed_exec clean_race nonregular many_files"
 for t in ${*:-$ALL}; do
 	"t_$t"
