@@ -59,6 +59,7 @@ struct ring_names {
 	char names[160];  /* distinct names seen on the ring, ", "-separated */
 	unsigned tgen;    /* name_gen last given to the track */
 	long ttid;        /* the tid it was given for, -1 none */
+	int tshown;       /* that track has an event written */
 	long last_tid;    /* tid of the ring's latest thread, -1 none */
 	/* lifecycle events waiting for the ring's thread's tid */
 	struct rte_event pend[PEND_MAX];
@@ -77,7 +78,8 @@ struct ring_names {
 struct track {
 	long pid, id;
 	int is_ring, used;
-	unsigned order;         /* of first appearance */
+	int shown;              /* an event was written on it */
+	unsigned order;         /* of its first written event */
 	unsigned last_src;
 	char last[RD_THREAD_NAME_MAX];
 	char names[256];
@@ -105,6 +107,7 @@ struct chrome {
 	unsigned nfirst;
 	struct track *tr;       /* open addressing on (pid, id, is_ring) */
 	size_t trcap, ntr;
+	unsigned nshown;        /* tracks with an event written */
 	struct src_flow *sf;    /* per source, nsf of them */
 	unsigned nsf;
 	struct fork_pt *forks;
@@ -244,7 +247,9 @@ static long tid_of(const struct rd_item *it)
 	return it->th->tid >= 0 ? it->th->tid : (long)it->ev->ring;
 }
 
-/* Make sure the event's track exists and carries its thread's name. */
+/* Make sure the event's track exists and carries its thread's name:
+ * called for every event, written or not (a name taken between written
+ * events, set by a hidden rte.thread.name, is one the thread took). */
 static void track_note(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
 {
 	unsigned src = src_of(c, it);
@@ -262,6 +267,7 @@ static void track_note(struct chrome *C, struct rd_ctx *c, const struct rd_item 
 	rn->tgen = th->name_gen + 1;
 	rn->ttid = th->tid;
 	t = track_get(C, it->src->pid, tid_of(it), th->tid < 0);
+	rn->tshown = t && t->shown;
 	if (!t || !th->name[0] || !strcmp(t->last, th->name))
 		return;
 	len = strlen(t->names);
@@ -269,6 +275,23 @@ static void track_note(struct chrome *C, struct rd_ctx *c, const struct rd_item 
 	         !len ? "" : t->last_src == src ? ", " : ARROW, th->name);
 	snprintf(t->last, sizeof t->last, "%s", th->name);
 	t->last_src = src;
+}
+
+/* The event's track gets a thread_name record: an event is written on it. */
+static void track_show(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
+{
+	struct ring_names *rn = ring_state(C, c, src_of(c, it), it->ev->ring);
+	struct track *t;
+
+	track_note(C, c, it);
+	if (!rn || rn->tshown)
+		return;
+	t = track_get(C, it->src->pid, tid_of(it), it->th->tid < 0);
+	if (t && !t->shown) {
+		t->shown = 1;
+		t->order = C->nshown++;
+	}
+	rn->tshown = t != NULL;
 }
 
 /* ---- flows ---------------------------------------------------------------- */
@@ -604,7 +627,7 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 	const char *cat = ev->kind >= RTE_EV_USER_UNIT ? "user" : "runtime";
 	char buf[48], lost[64];
 
-	track_note(C, c, it);
+	track_show(C, c, it);
 	/* a ring_start after a failed exec continues the same image */
 	if (is_flow_point(ev) &&
 	    !(ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_RING_START &&
@@ -770,6 +793,8 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 	if (ev->kind != RTE_EV_LOST)
 		note_first(C, src_of(c, it), it->ts);
 	rn = ring_state(C, c, src_of(c, it), ev->ring);
+	if (ev->kind != RTE_EV_LOST)
+		track_note(C, c, it); /* every name the thread took */
 	for (int k = 0; k < 2; k++)
 		if (it->ab[k].n) /* the thread that began them: the ring's last */
 			unfinished(C, c, it->src->pid,
@@ -957,7 +982,7 @@ static void finish_tracks(struct chrome *C, struct rd_ctx *c, long pid)
 	for (size_t i = 0; i < C->trcap; i++) {
 		const struct track *t = &C->tr[i];
 
-		if (!t->used || t->pid != pid)
+		if (!t->used || !t->shown || t->pid != pid)
 			continue;
 		if (t->is_ring)
 			snprintf(label, sizeof label, "ring %ld%s%s", t->id,

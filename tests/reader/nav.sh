@@ -84,6 +84,16 @@ d = json.load(open(sys.argv[2]))["traceEvents"]
 names = {e["tid"]: e["args"]["name"] for e in d if e["ph"] == "M" and e["name"] == "thread_name"}
 sys.exit(not (len(tids) == 2 and all(names.get(t, "").endswith("(tid %d)" % t) for t in tids)))
 PY
+	# names taken between written events (by hidden rte.thread.name
+	# records) are names the thread took: all on its one record
+	"$RUN" -q -d "$W/rn" -- "$PROG" renames || fail "outprog renames: exit $?"
+	"$RR" -f chrome -o "$W/rn.chrome" "$W/rn" || fail "chrome rn: exit $?"
+	python3 - "$W/rn.chrome" <<'PY' || fail "a thread renamed twice between events: not both names"
+import json, sys
+d = json.load(open(sys.argv[1]))["traceEvents"]
+names = [e["args"]["name"] for e in d if e["ph"] == "M" and e["name"] == "thread_name"]
+sys.exit(not any("first, second (tid " in n for n in names))
+PY
 	grep -q '"name":"pid [0-9]*: sh \\u2192 env \\u2192 true"' "$W/ex.chrome" ||
 		fail "process not named 'sh → env → true'"
 	# the lost-data markers and the counters of the fixtures are kept

@@ -15,6 +15,9 @@
  *                         222 and the counter 9: the latest in time are on
  *                         ring 0
  *   outprog spans N       N spans app.s (a ring with e=8 wraps)
+ *   outprog renames       a thread writes app.v = 1, names itself
+ *                         "first", then "second" (no event between), and
+ *                         writes app.v = 2
  *
  * Exits 0 (ring_stop), 2 on bad usage.
  */
@@ -57,6 +60,16 @@ static void *writer(void *arg)
 	(void)arg;
 	rte_int(id_v, 111);
 	rte_runtime_counter(RTE_C_MAJOR_HEAP_POOL_WORDS, 7);
+	return NULL;
+}
+
+static void *renamer(void *arg)
+{
+	(void)arg;
+	rte_int(id_v, 1);
+	pthread_setname_np(pthread_self(), "first");
+	pthread_setname_np(pthread_self(), "second");
+	rte_int(id_v, 2);
 	return NULL;
 }
 
@@ -110,6 +123,16 @@ static int last(void)
 	return 0;
 }
 
+static int renames(void)
+{
+	pthread_t t;
+
+	id_v = rte_register("app.v", RTE_TYPE_INT);
+	if (pthread_create(&t, NULL, renamer, NULL) || pthread_join(t, NULL))
+		return 3;
+	return 0;
+}
+
 static int spans(long n)
 {
 	int s = rte_register("app.s", RTE_TYPE_SPAN);
@@ -127,6 +150,8 @@ int main(int argc, char **argv)
 		return interleave(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "last"))
 		return last();
+	if (argc == 2 && !strcmp(argv[1], "renames"))
+		return renames();
 	if (argc == 3 && !strcmp(argv[1], "spans"))
 		return spans(atol(argv[2]));
 	return 2;
