@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "diff.h"
 #include "jsonp.h"
+#include "out.h"
 
 enum { EX_SAME = 0, EX_CROSSED = 1, EX_ERR = 2 };
 #define MAX_INPUT ((size_t)256 << 20)
@@ -59,6 +61,12 @@ struct thr {
 	double change;    /* evaluated */
 	int crossed, missing;
 };
+
+/* 1 if figure fig (enum fig, or G_NFIG + enum gfig) is a duration (ns). */
+static int is_duration(int fig)
+{
+	return fig == G_TOTAL || fig == G_P50 || fig == G_P99 || fig == G_MAX;
+}
 
 /* ---- loading -------------------------------------------------------------- */
 
@@ -320,7 +328,7 @@ static int parse_thr(struct thr *t, const char *s)
 	if (*p == '%') {
 		t->relative = 1;
 		p++;
-	} else if (t->fig == G_TOTAL || t->fig == G_P50 || t->fig == G_P99 || t->fig == G_MAX) {
+	} else if (is_duration(t->fig)) {
 		static const struct { const char *u; double ns; } units[] = {
 			{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 		};
@@ -459,10 +467,18 @@ static void text_out(FILE *o, const struct run *A, const struct run *B,
 			fputc('\n', o);
 		}
 	}
-	for (int i = 0; i < nt; i++)
-		fprintf(o, "%s%s: change %+.3f%s: %s\n", i ? "" : "\n", t[i].text,
-		        t[i].change, t[i].relative ? "%" : "",
+	for (int i = 0; i < nt; i++) {
+		char d[40];
+		const char *sign = t[i].change < 0 ? "-" : "+";
+
+		if (!t[i].relative && is_duration(t[i].fig) && isfinite(t[i].change))
+			d[rd_fmt_dur(d, (uint64_t)fabs(t[i].change))] = 0; /* "2.061ms" */
+		else
+			snprintf(d, sizeof d, "%.3f%s", fabs(t[i].change),
+			         t[i].relative ? "%" : t[i].fig == G_NFIG + GC_PCT ? " pts" : "");
+		fprintf(o, "%s%s: change %s%s: %s\n", i ? "" : "\n", t[i].text, sign, d,
 		        t[i].missing ? "NOT FOUND in either run" : t[i].crossed ? "CROSSED" : "ok");
+	}
 }
 
 static void json_num(FILE *o, double v)
@@ -559,9 +575,10 @@ static const char diff_usage[] =
 "Exit status: 0 no threshold crossed, 1 one was, 2 usage error or an\n"
 "input that cannot be read.\n";
 
+/* A usage error: one line, as rte-read's own. */
 static int usage(const char *why)
 {
-	fprintf(stderr, "rte-read diff: %s\n%s", why, diff_usage);
+	fprintf(stderr, "rte-read diff: %s (try 'rte-read diff --help')\n", why);
 	return EX_ERR;
 }
 
@@ -579,7 +596,8 @@ int rd_diff_main(int argc, char **argv)
 	char err[512];
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", lo, NULL)) != -1) {
+	opterr = 0; /* said by usage(), on one line */
+	while ((c = getopt_long(argc, argv, ":f:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			if (nt == MAX_THRESHOLDS)
@@ -598,8 +616,12 @@ int rd_diff_main(int argc, char **argv)
 		case 'h':
 			fputs(diff_usage, stdout);
 			return fflush(stdout) ? EX_ERR : EX_SAME;
+		case ':':
+			snprintf(err, sizeof err, "option '%s' needs a value", argv[optind - 1]);
+			return usage(err);
 		default:
-			return usage("invalid option");
+			snprintf(err, sizeof err, "unrecognized option '%s'", argv[optind - 1]);
+			return usage(err);
 		}
 	}
 	if (argc - optind != 2)

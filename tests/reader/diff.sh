@@ -97,6 +97,18 @@ status 0 "$RR" diff --fail-if 'count(minor) > +1000%' --fail-if 'gc_pct > +50' "
 status 1 "$RR" diff --fail-if 'count(minor) > +1000%' --fail-if 'max(minor) >= -100%' "$A" "$B"
 status 1 "$RR" diff --fail-if 'total(minor)>-1s' "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json"
 status 0 "$RR" diff --fail-if 'total(minor) > +1000s' "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json"
+# an absolute change of a duration is printed as one (the limit's kind)
+python3 - "$T/out" "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json" <<'PY' || fail "absolute change not a duration: $(grep change "$T/out")"
+import json, re, sys
+tot = [sum(e["total_ns"] for p in json.load(open(f))["processes"] for e in p["phases"] if e["name"] == "minor")
+       for f in sys.argv[2:]]
+line = [l for l in open(sys.argv[1]) if l.startswith("total(minor)")][0]
+m = re.search(r"change ([+-])([0-9.]+)(ns|us|ms|s):", line)
+scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+d = tot[1] - tot[0]
+sys.exit(not (m and (m.group(1) == "-") == (d < 0) and
+              abs(float(m.group(2)) * scale[m.group(3)] - abs(d)) <= max(abs(d) * 0.01, 1)))
+PY
 ok "--fail-if: exit 1 when a threshold is crossed, 0 when none is"
 
 # usage and input errors: 2, one message
@@ -107,6 +119,11 @@ status 2 "$RR" diff --fail-if 'p99(minor) > +10parsecs' "$A" "$B"
 status 2 "$RR" diff --fail-if 'p99(no.such.span) > +10%' "$A" "$B"
 grep -q "no such figure" "$T/err" || fail "unknown name: $(cat "$T/err")"
 status 2 "$RR" diff --format=xml "$A" "$B"
+status 2 "$RR" diff --bogus "$A" "$B"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "^rte-read diff: unrecognized option '--bogus'" "$T/err" ||
+	fail "a bad option is not one line: $(cat "$T/err")"
+status 2 "$RR" diff "$A"
+[ "$(wc -l <"$T/err")" = 1 ] || fail "a usage error is not one line: $(cat "$T/err")"
 status 2 "$RR" diff "$T/nonexistent" "$B"
 printf '{"processes":[{"phases":[{"name":"x","count":1}' >"$T/cut.json"
 status 2 "$RR" diff "$T/cut.json" "$B"
