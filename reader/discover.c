@@ -242,11 +242,13 @@ static int add_file(struct rd_discover *d, const char *path, uint64_t t0)
 }
 
 /* Add the files of dir not added yet. *seen (if not NULL) is set to 1 if
- * a ring file that was added before is there. Returns how many were added, or -1
+ * a ring file that was added before is there; *bad (if not NULL) counts
+ * the files reported as unreadable. Returns how many were added, or -1
  * if the directory cannot be read (after saying so unless quiet). With
  * `retry`, a file that is not a complete ring file yet (a live process is
  * still creating it) is left for the next scan instead of reported. */
-static int scan_dir_seen(struct rd_discover *d, const char *dir, int quiet, int retry, int *seen)
+static int scan_dir_seen(struct rd_discover *d, const char *dir, int quiet, int retry, int *seen,
+                         int *bad)
 {
 	char **list, msg[700];
 	size_t n;
@@ -279,6 +281,8 @@ static int scan_dir_seen(struct rd_discover *d, const char *dir, int quiet, int 
 			if (retry && transient(err))
 				continue;
 			rd_fail(rd_exit_of(err), "%s", msg); /* once: now known */
+			if (bad)
+				++*bad;
 			if (remember_file(d, list[i]) < 0)
 				rd_status_set(RD_EX_NOMEM);
 			continue;
@@ -298,7 +302,7 @@ static int scan_dir_seen(struct rd_discover *d, const char *dir, int quiet, int 
 
 int rd_discover_scan_dir(struct rd_discover *d, const char *dir, int quiet, int retry)
 {
-	return scan_dir_seen(d, dir, quiet, retry, NULL);
+	return scan_dir_seen(d, dir, quiet, retry, NULL, NULL);
 }
 
 /* 1 if directory dir is one of the DIR inputs already added. */
@@ -325,15 +329,18 @@ static int add_dir(struct rd_discover *d, const char *dir, uint64_t t0)
 	for (;;) {
 		int last_try = !d->wait || waited_out(d, t0);
 		size_t before = d->npaths;
-		int seen = 0;
-		int n = scan_dir_seen(d, dir, !last_try, !last_try || d->follow, &seen);
+		int seen = 0, bad = 0;
+		int n = scan_dir_seen(d, dir, !last_try, !last_try || d->follow, &seen, &bad);
 
 		if (n > 0 || (n == 0 && (d->npaths > before || seen)))
 			break;
 		if (rd_signals_stop() && d->wait)
 			rd_die_of_stop(dir);
 		if (last_try) {
-			if (n == 0)
+			if (n == 0 && bad)
+				rd_fail(RD_EX_NOINPUT, "%s: none of its %d ring file%s could be read (see above)",
+				        dir, bad, bad == 1 ? "" : "s");
+			else if (n == 0)
 				rd_fail(RD_EX_NOINPUT, "%s: no ring files (*.events) in this directory",
 				          dir);
 			return -1;

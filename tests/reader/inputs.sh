@@ -210,6 +210,12 @@ t_messages() {
 		{ [ $rc -eq 3 ] && grep -qF "$want" "$T/err" && ! grep -q "version [0-9]\{6,\}" "$T/err"; } &&
 			ok "${f%%:*}: $(cat "$T/err")" || fail "${f%%:*}: exit $rc: $(cat "$T/err")"
 	done
+	# a directory of only broken files: each named, then not "no ring files"
+	"$RR" "$T/msg" 2>"$T/err"
+	rc=$?
+	{ [ $rc -ne 0 ] && grep -q "msg: none of its 3 ring files could be read" "$T/err" &&
+		! grep -q "no ring files" "$T/err"; } &&
+		ok "a directory of broken files says so" || fail "broken directory: exit $rc: $(cat "$T/err")"
 }
 
 # ---- issue 11 item 4: the per-user default directory ---------------------------
