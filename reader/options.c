@@ -274,7 +274,11 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			if ((o->prof_which = rd_prof_parse_which(optarg)) < 0)
 				return rd_usage_error("--profile: '%s' is not cpu, alloc or inuse", optarg);
 			break;
-		case 's' + 256: o->prof_span = optarg; break;
+		case 's' + 256:
+			if (!*optarg)
+				return rd_usage_error("%s", "--span: give a span or phase name");
+			o->prof_span = optarg;
+			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
 		case 'V':
 			if (rd_ocaml_force(optarg))
@@ -318,6 +322,9 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
 	rd_prof_options(o->prof_which, o->prof_span, o->prof_by_thread);
+	if (f->since.set && f->until.set && f->since.abs == f->until.abs &&
+	    f->since.ns > f->until.ns)
+		return rd_usage_error("%s", "--since is after --until: no event can be in that window");
 	if (o->dry_run && !o->clean)
 		return rd_usage_error("%s", "--dry-run goes with --clean");
 	if (o->clean && o->ninputs > 1)

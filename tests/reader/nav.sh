@@ -205,7 +205,7 @@ sys.exit(not (len(rows) == 3 and all(r[-1] == "major" or r[-2] == "phase" for r 
 PY
 	"$RR" --top 3 --since 100s "$W/fix/gc" >"$W/top0.txt" || fail "exit $?"
 	grep -q ' phase ' "$W/top0.txt" && fail "--top ignores --since"
-	for bad in "--top 0" "--top x" "--since -5ms" "--since 5m" "--until @x" "--pid 0" "--top 3 -f chrome"; do
+	for bad in "--top 0" "--top x" "--since -5ms" "--since 5m" "--until @x" "--pid 0" "--top 3 -f chrome" "--since 5ms --until 2ms" "--span= -f folded"; do
 		# shellcheck disable=SC2086
 		"$RR" $bad "$W/tr" >/dev/null 2>&1
 		[ $? -eq 1 ] || fail "'$bad' is not a usage error"
