@@ -192,15 +192,19 @@ static int may_be_written(struct mapped *m, int fd, const struct stat *st, long 
 
 /* 1 if some ring of c holds a ring_stop, 0 if none does, -1 if a ring
  * cannot be read to its end. */
-static int has_ring_stop(rte_cursor *c)
+static int has_ring_stop(rte_cursor *c, int *crashed)
 {
 	for (unsigned r = 0; r < rte_cursor_rings(c); r++) {
 		struct rte_event ev;
 		int got;
 
-		while ((got = rte_cursor_next(c, r, &ev)) == 1)
+		while ((got = rte_cursor_next(c, r, &ev)) == 1) {
 			if (ev.kind == RTE_EV_LIFECYCLE && ev.id == RTE_LC_RING_STOP)
 				return 1;
+			if (ev.kind == RTE_EV_USER_CUSTOM && ev.name &&
+			    !strcmp(ev.name, "rte.crash"))
+				*crashed = 1;
+		}
 		if (got < 0)
 			return -1;
 	}
@@ -242,19 +246,20 @@ static rte_cursor *cursor_on(int fd, const struct stat *st)
 
 /*
  * 1 if the ring file open on fd is stale: no ring_stop (the cheap test,
- * first) and no writer; its pid in *pid. A writer still mapping it when
- * the snapshot was taken keeps it; one gone before the snapshot wrote no
- * ring_stop after the test.
+ * first) and no writer; its pid in *pid, and *crashed set if it holds a
+ * crash record (rte.crash). A writer still mapping it when the snapshot
+ * was taken keeps it; one gone before the snapshot wrote no ring_stop
+ * after the test.
  */
 static int stale_ring(struct mapped *m, int fd, const struct stat *st,
-                      const char *name, long *pid)
+                      const char *name, long *pid, int *crashed)
 {
 	rte_cursor *c = cursor_on(fd, st), *c2;
 	int stale = 0;
 
 	if (!c)
 		return 0; /* not a ring file: not ours to remove */
-	if (has_ring_stop(c) == 0 && (c2 = cursor_on(fd, st))) {
+	if (has_ring_stop(c, crashed) == 0 && (c2 = cursor_on(fd, st))) {
 		*pid = ring_start_pid(c2);
 		if (*pid < 0)
 			*pid = rd_pid_from_name(name);
@@ -265,18 +270,23 @@ static int stale_ring(struct mapped *m, int fd, const struct stat *st,
 	return stale;
 }
 
-/* The reason to remove the entry open on fd, or NULL to keep it. */
+/* The reason to remove the entry open on fd, or NULL to keep it; *keep
+ * set when the reason is one to keep a stale file (a crash record). */
 static const char *why_remove(struct mapped *m, int fd, const char *name,
-                              const struct stat *st, char *buf, size_t cap)
+                              const struct stat *st, char *buf, size_t cap, int *keep)
 {
 	long pid;
 	enum kind k = classify(name, &pid);
+	int crashed = 0;
 
 	switch (k) {
 	case K_RING:
-		if (!stale_ring(m, fd, st, name, &pid))
+		if (!stale_ring(m, fd, st, name, &pid, &crashed))
 			return NULL;
-		snprintf(buf, cap, "process %ld ended without ring_stop (killed?)", pid);
+		*keep = crashed;
+		snprintf(buf, cap, crashed
+		         ? "process %ld crashed: its crash record (rte.crash) is kept; remove it by hand"
+		         : "process %ld ended without ring_stop (killed?)", pid);
 		return buf;
 	case K_EXEC:
 	case K_TMP:
@@ -301,7 +311,7 @@ static int clean_one(struct mapped *m, int dfd, const char *dir,
 	const char *why;
 	struct stat st, fst, again;
 	long pid;
-	int fd, rc = 0;
+	int fd, rc = 0, keep = 0;
 
 	if (classify(name, &pid) == K_OTHER ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
@@ -311,8 +321,12 @@ static int clean_one(struct mapped *m, int dfd, const char *dir,
 		return 0;
 	if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode) || fst.st_dev != st.st_dev ||
 	    fst.st_ino != st.st_ino ||
-	    !(why = why_remove(m, fd, name, &fst, buf, sizeof buf)))
+	    !(why = why_remove(m, fd, name, &fst, buf, sizeof buf, &keep)))
 		goto out;
+	if (keep) {
+		printf("kept %s/%s: %s\n", dir, name, why);
+		goto out;
+	}
 	if (dry_run) {
 		printf("would remove %s/%s: %s\n", dir, name, why);
 		goto out;

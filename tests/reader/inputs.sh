@@ -412,6 +412,19 @@ t_clean_race() {
 		[ -e "$c/44.events.bak" ]; } &&
 		ok "--clean removes only regular ring files found stale" ||
 		fail "--clean: $(ls "$c"): $(cat "$T/out" "$T/err")"
+	# a crashed process's file (no ring_stop, writer gone) holds its
+	# crash record: kept, and said so
+	c=$T/clc
+	mkdir -p "$c"
+	{ (traced "$c" sh -c 'kill -SEGV $$'); } 2>/dev/null
+	cp "$T/stale.events" "$c/$STALE_PID.events"
+	sleep 0.1
+	f=$(ls "$c" | grep -v "^$STALE_PID.events")
+	timeout 20 "$RR" --clean "$c" >"$T/out" 2>"$T/err"
+	{ [ -n "$f" ] && [ -e "$c/$f" ] && [ ! -e "$c/$STALE_PID.events" ] &&
+		grep -q "kept .*$f: process [0-9]* crashed" "$T/out"; } &&
+		ok "--clean keeps a crashed process's file and says why" ||
+		fail "--clean and a crash record: $(ls "$c"): $(cat "$T/out" "$T/err")"
 }
 
 # ---- item 14: devices and FIFOs -----------------------------------------------------
