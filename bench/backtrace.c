@@ -55,7 +55,7 @@ static void on_sig(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	sig_frames = sig_fp ? rte_bt_capture_signal_fp(uc, pcs, RTE_BT_MAX)
-	                    : rte_bt_capture_signal(uc, pcs, RTE_BT_MAX);
+	                    : rte_bt_capture_signal(uc, pcs, RTE_BT_MAX, 1);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	sig_ns += (double)(b.tv_sec - a.tv_sec) * 1e9 +
 	          (double)(b.tv_nsec - a.tv_nsec);

@@ -2,7 +2,8 @@
 # staging DESTDIR followed by a build with pkg-config. Real programs under
 # the real shim, read back with the real rte-read and consumer library.
 #
-#   make test-run    build and run them (part of `make test`)
+#   make test-run    build and run them (part of `make test`, and of
+#                    check-tsan)
 
 RUN_TEST_PROGS := flood tree recover
 RUN_TEST_BINS := $(RUN_TEST_PROGS:%=$(BUILD)/tests/run/%)
@@ -13,6 +14,10 @@ $(RUN_TEST_BINS): $(BUILD)/tests/run/%: $(BUILD)/obj/tests/run/progs/%.o $(BUILD
 
 .PHONY: test-run
 TEST_RUNS += test-run
+# Under ThreadSanitizer too (check-tsan): rte-run's helper forwards
+# signals while it waits, and the traced commands get the TSan runtime
+# preloaded after librte.so (tools/rte-run/rte-run, make_preload).
+TSAN_RUNS += test-run
 
 test-run: $(RUN_TEST_BINS) $(RUN_SCRIPT) $(RUN_EXEC) $(BUILD)/rte-read \
 		$(BUILD)/librte.so $(BUILD)/librteconsumer.a $(BUILD)/librteconsumer.so

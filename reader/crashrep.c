@@ -53,6 +53,10 @@ struct pfile {
 	const char *path;
 	long pid;
 	struct rd_sym *sym;
+	/* nrings of them, made on the first event that is not a module's:
+	 * NULL in the first pass of a finished file with no crash (there
+	 * only rte.* events come here, module events the most), so that a
+	 * file of 128 rings costs its symboliser, not 128 histories. */
 	struct rring *rings;
 	unsigned nrings;
 };
@@ -129,7 +133,7 @@ void rd_crash_free(struct rd_crash *c)
 		struct pfile *f = &c->files[i];
 
 		rd_sym_free(f->sym);
-		for (unsigned r = 0; r < f->nrings; r++)
+		for (unsigned r = 0; f->rings && r < f->nrings; r++)
 			free_strs(f->rings[r].made_by, f->rings[r].nmade);
 		free(f->rings);
 	}
@@ -164,12 +168,8 @@ static struct pfile *file_of(struct rd_crash *c, const struct rd_item *it)
 	f->pid = it->src->pid;
 	f->nrings = it->src->rings;
 	f->sym = rd_sym_new();
-	f->rings = calloc(f->nrings ? f->nrings : 1, sizeof(*f->rings));
-	if (!f->sym || !f->rings) {
-		rd_sym_free(f->sym);
-		free(f->rings);
+	if (!f->sym)
 		return NULL;
-	}
 	c->nfiles++;
 	return f;
 }
@@ -509,7 +509,7 @@ void rd_crash_each_last(const struct rd_crash *c, unsigned n,
 
 	for (unsigned r = 0; cr->snap && r < cr->nsnap; r++) {
 		const struct last *ev[RD_CRASH_LAST];
-		const struct rring *rr = r < f->nrings ? &f->rings[r] : NULL;
+		const struct rring *rr = f->rings && r < f->nrings ? &f->rings[r] : NULL;
 		const struct rring *named = &cr->snap[r];
 		unsigned k = ring_before(cr, rr, r, ev);
 		char *h;
@@ -600,6 +600,25 @@ void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
 	}
 	if (ev->ring >= f->nrings)
 		return;
+	switch (ev->kind == RTE_EV_USER_CUSTOM ? own_kind(ev) : OWN_NONE) {
+	case OWN_MOD:
+		if (decode_mod(ev, &m, 1) == 0) {
+			if (rd_sym_add(f->sym, &m) < 0)
+				c->oom = 1;
+			free(m.path);
+		}
+		return; /* modules are not what the program did */
+	case OWN_UNMOD:
+		if (decode_mod(ev, &m, 0) == 0)
+			rd_sym_remove(f->sym, m.bias, m.start);
+		return;
+	default:
+		break;
+	}
+	if (!f->rings && !(f->rings = calloc(f->nrings, sizeof(*f->rings)))) {
+		c->oom = 1;
+		return;
+	}
 	rr = &f->rings[ev->ring];
 	if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_DOMAIN_SPAWN) {
 		/* a new thread on this ring */
@@ -608,17 +627,6 @@ void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
 		rr->nmade = 0;
 	}
 	switch (ev->kind == RTE_EV_USER_CUSTOM ? own_kind(ev) : OWN_NONE) {
-	case OWN_MOD:
-		if (decode_mod(ev, &m, 1) == 0) {
-			if (rd_sym_add(f->sym, &m) < 0)
-				c->oom = 1;
-			free(m.path);
-		}
-		break;
-	case OWN_UNMOD:
-		if (decode_mod(ev, &m, 0) == 0)
-			rd_sym_remove(f->sym, m.bias, m.start);
-		break;
 	case OWN_CRASH:
 		on_crash(c, f, it);
 		break;
@@ -628,9 +636,6 @@ void rd_crash_update(struct rd_crash *c, const struct rd_item *it)
 	default:
 		break;
 	}
-	if (ev->kind == RTE_EV_USER_CUSTOM &&
-	    (own_kind(ev) == OWN_MOD || own_kind(ev) == OWN_UNMOD))
-		return; /* modules are not what the program did */
 	remember(rr, it);
 }
 

@@ -18,79 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gcstats.h"
+#include "gcstats_int.h"
 #include "hist.h"
 #include "ocamlver.h"
-
-#define MAXDEPTH 64
-#define ROLE_IDS 64 /* ids whose role is cached per file */
-#define SMALL_PAUSES 8 /* pauses of a file kept before a histogram (43 KiB):
-                          memory stays small with many small files */
-
-enum role {
-	R_NONE = 0,
-	R_PAUSE,      /* major, stw_leader, interrupt_remote */
-	R_WAIT,       /* domain_condition_wait */
-	R_MINOR,      /* minor: a minor collection (ring 0) */
-	R_MAJOR,      /* major_gc_stw: the end of a major cycle (ring 0) */
-	R_FORCED,     /* explicit_gc_major, explicit_gc_full_major (ring 0) */
-	R_COMPACT     /* explicit_gc_compact (ring 0) */
-};
-
-/* The counters that count. */
-enum crole { C_NONE = 0, C_MINOR_BYTES, C_PROMOTED_BYTES, C_MAJOR_WORDS };
 
 static const double percentiles[] = {
 	10, 25, 50, 60, 70, 75, 80, 85, 90, 95, 96, 97, 98, 99,
 	99.9, 99.99, 99.999, 99.9999, 100,
 };
 #define NPCT (sizeof percentiles / sizeof percentiles[0])
-
-struct gring {
-	uint64_t last_ts;
-	int seen;
-	/* lifetimes */
-	int open, seg;            /* a lifetime is open; events since a close */
-	uint64_t open_ts, seg_ts;
-	uint64_t life_ns;
-	int life_lb;              /* a start or end was not seen */
-	/* phases */
-	uint16_t stack[MAXDEPTH];  /* open phase ids, and their roles */
-	unsigned char srole[MAXDEPTH];
-	unsigned depth, pdepth, wdepth, lost_depth;
-	uint64_t pause_ts, wait_ts;
-	uint64_t gc_ns, pauses, wait_ns, waits;
-	uint64_t unmatched;       /* ends whose begin was not seen */
-	/* counters */
-	uint64_t minor_bytes, promoted_bytes, major_words;
-	int has_major_words;
-	/* ring 0: collections */
-	uint64_t minors, majors, forced, compactions;
-	uint64_t lost;
-	int runtime;              /* phases or GC counters seen */
-};
-
-/* The role of each phase and counter id, cached for its name. */
-struct roles {
-	const char *pname[ROLE_IDS], *cname[ROLE_IDS];
-	unsigned char prole[ROLE_IDS], crole[ROLE_IDS];
-};
-
-struct gfile {
-	struct gring *r;
-	unsigned nrings;
-	struct roles *rc;         /* allocated with r, freed when forgotten */
-	struct rd_hist *h;       /* pauses, past SMALL_PAUSES of them */
-	uint64_t pause[SMALL_PAUSES]; /* ... the pauses until then */
-	unsigned npause;
-	long double sumsq;
-};
-
-struct rd_gc {
-	struct gfile *f;
-	unsigned nf, cap;         /* f[0..nf) in use, room for cap */
-	int oom;
-};
 
 struct rd_gc *rd_gc_new(void)
 {
@@ -122,7 +58,7 @@ void rd_gc_forget_file(struct rd_gc *g, unsigned src)
 
 /* ---- roles --------------------------------------------------------------- */
 
-static unsigned char phase_role(const char *n)
+unsigned char rd_gc_phase_role(const char *n)
 {
 	if (!n)
 		return R_NONE;
@@ -142,7 +78,7 @@ static unsigned char phase_role(const char *n)
 	return R_NONE;
 }
 
-static unsigned char counter_role(const char *n)
+unsigned char rd_gc_counter_role(const char *n)
 {
 	if (!n)
 		return C_NONE;
@@ -155,32 +91,9 @@ static unsigned char counter_role(const char *n)
 	return C_NONE;
 }
 
-/* The role of a phase id, cached per file by the name it had. */
-static inline unsigned char prole(struct gfile *f, const struct rte_event *ev)
-{
-	if (ev->id >= ROLE_IDS)
-		return phase_role(ev->name);
-	if (f->rc->pname[ev->id] != ev->name || !ev->name) {
-		f->rc->pname[ev->id] = ev->name;
-		f->rc->prole[ev->id] = phase_role(ev->name);
-	}
-	return f->rc->prole[ev->id];
-}
-
-static inline unsigned char crole(struct gfile *f, const struct rte_event *ev)
-{
-	if (ev->id >= ROLE_IDS)
-		return counter_role(ev->name);
-	if (f->rc->cname[ev->id] != ev->name || !ev->name) {
-		f->rc->cname[ev->id] = ev->name;
-		f->rc->crole[ev->id] = counter_role(ev->name);
-	}
-	return f->rc->crole[ev->id];
-}
-
 /* ---- state ------------------------------------------------------------- */
 
-static struct gfile *file_of(struct rd_gc *g, unsigned src, unsigned rings)
+struct gfile *rd_gc_file_of(struct rd_gc *g, unsigned src, unsigned rings)
 {
 	struct gfile *f;
 
@@ -252,44 +165,7 @@ static void lost(struct gring *r, uint64_t words)
 	r->depth = r->pdepth = r->wdepth = 0;
 }
 
-static inline void begin(struct gfile *f, struct gring *r, unsigned ring,
-                  const struct rte_event *ev)
-{
-	unsigned char role = prole(f, ev);
-
-	r->runtime = 1;
-	if (r->depth < MAXDEPTH) {
-		r->stack[r->depth] = (uint16_t)ev->id;
-		r->srole[r->depth] = role;
-	}
-	r->depth++;
-	switch (role) {
-	case R_PAUSE:
-		if (r->pdepth++ == 0)
-			r->pause_ts = ev->ts;
-		break;
-	case R_WAIT:
-		if (r->wdepth++ == 0)
-			r->wait_ts = ev->ts;
-		break;
-	case R_MINOR:
-		r->minors += ring == 0;
-		break;
-	case R_MAJOR:
-		r->majors += ring == 0;
-		break;
-	case R_FORCED:
-		r->forced += ring == 0;
-		break;
-	case R_COMPACT:
-		r->compactions += ring == 0;
-		break;
-	default:
-		break;
-	}
-}
-
-static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
+void rd_gc_record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 {
 	uint64_t d = ts > r->pause_ts ? ts - r->pause_ts : 0;
 
@@ -307,77 +183,6 @@ static void record_pause(struct gfile *f, struct gring *r, uint64_t ts)
 	r->pauses++;
 }
 
-/* A phase of role `role` closed at ts: a pause or a wait ends with the
- * last of its phases. */
-static void close_role(struct gfile *f, struct gring *r, unsigned char role,
-                       uint64_t ts)
-{
-	if (role == R_PAUSE && r->pdepth && --r->pdepth == 0) {
-		record_pause(f, r, ts);
-	} else if (role == R_WAIT && r->wdepth && --r->wdepth == 0) {
-		r->wait_ns += ts > r->wait_ts ? ts - r->wait_ts : 0;
-		r->waits++;
-	}
-}
-
-/* The end of a phase: it and whatever was opened inside it and not ended
- * (their ends were lost) close. An end whose begin is not open is only
- * counted. */
-static inline void end(struct gfile *f, struct gring *r, const struct rte_event *ev)
-{
-	unsigned d = r->depth;
-
-	r->runtime = 1;
-	if (d > MAXDEPTH) { /* deeper than kept: the id is not checked */
-		r->depth--;
-		close_role(f, r, prole(f, ev), ev->ts);
-		return;
-	}
-	while (d > 0 && r->stack[d - 1] != ev->id)
-		d--;
-	if (d == 0) {
-		r->unmatched++;
-		return;
-	}
-	while (r->depth >= d)
-		close_role(f, r, r->srole[--r->depth], ev->ts);
-}
-
-static inline void counter(struct gfile *f, struct gring *r,
-                           const struct rte_event *ev)
-{
-	switch (crole(f, ev)) {
-	case C_MINOR_BYTES:
-		r->minor_bytes += ev->u.counter;
-		break;
-	case C_PROMOTED_BYTES:
-		r->promoted_bytes += ev->u.counter;
-		break;
-	case C_MAJOR_WORDS:
-		r->major_words += ev->u.counter;
-		r->has_major_words = 1;
-		break;
-	default:
-		return;
-	}
-	r->runtime = 1;
-}
-
-/* A runtime event (phase, counter, lifecycle): the ring's last time, and
- * the start of a lifetime whose ring_start or domain_spawn was not seen.
- * User events take no part: a lifetime without its end ends at the last
- * runtime event. */
-static inline void note(struct gring *r, uint64_t ts, int lifecycle_ev)
-{
-	if (ts > r->last_ts)
-		r->last_ts = ts;
-	r->seen = 1;
-	if (!r->open && !r->seg && !lifecycle_ev) {
-		r->seg = 1;
-		r->seg_ts = ts;
-	}
-}
-
 /* The events ev[0..n) of one ring r. */
 static void ring_events(struct gfile *f, struct gring *r, const struct rte_event *ev,
                         size_t n)
@@ -390,23 +195,20 @@ static void ring_events(struct gfile *f, struct gring *r, const struct rte_event
 			lost(r, x->u.lost_words);
 			continue;
 		case RTE_EV_BEGIN:
-			note(r, x->ts, 0);
-			begin(f, r, x->ring, x);
+			rd_gc_rt_begin(f, r, x);
 			break;
 		case RTE_EV_END:
-			note(r, x->ts, 0);
-			end(f, r, x);
+			rd_gc_rt_end(f, r, x);
 			break;
 		case RTE_EV_COUNTER:
-			note(r, x->ts, 0);
-			counter(f, r, x);
+			rd_gc_rt_counter(f, r, x);
 			break;
 		case RTE_EV_LIFECYCLE:
-			note(r, x->ts, 1);
+			gc_note(r, x->ts, 1);
 			lifecycle(r, x);
 			break;
 		case RTE_EV_ALLOC:
-			note(r, x->ts, 0);
+			gc_note(r, x->ts, 0);
 			break;
 		default: /* user events: no part of any GC figure */
 			break;
@@ -417,8 +219,14 @@ static void ring_events(struct gfile *f, struct gring *r, const struct rte_event
 void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
                  const struct rd_item *it)
 {
+	struct gfile *f;
+
+	/* User events take no part (ring_events): no state for them, so a
+	 * file with none but user events costs nothing here. */
+	if (it->ev->kind >= RTE_EV_USER_UNIT)
+		return;
 	/* it->src points into P's array of sources */
-	struct gfile *f = file_of(g, (unsigned)(it->src - P->src), it->src->rings);
+	f = rd_gc_file_of(g, (unsigned)(it->src - P->src), it->src->rings);
 
 	if (f && it->ev->ring < f->nrings)
 		ring_events(f, &f->r[it->ev->ring], it->ev, 1);
@@ -427,7 +235,7 @@ void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
 void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
                const struct rte_event *ev, size_t n)
 {
-	struct gfile *f = n ? file_of(g, src, P->src[src].rings) : NULL;
+	struct gfile *f = n ? rd_gc_file_of(g, src, P->src[src].rings) : NULL;
 
 	if (f && ev[0].ring < f->nrings)
 		ring_events(f, &f->r[ev[0].ring], ev, n);

@@ -8,7 +8,9 @@
  *
  * Events are fed ring by ring (each ring's events in their order; rings in
  * any order), through rd_gc_event() for any event or rd_gc_run() for a run
- * of one ring that rd_procs_update() has not seen. Memory grows with the
+ * of one ring that rd_procs_update() has not seen; or, from a format's own
+ * loop over such a run, event by event through gcstats_int.h's inline
+ * rd_gc_rt_begin/end/counter (user events take no part in GC figures). Memory grows with the
  * number of files and rings, never with the number of events.
  *
  * Not thread-safe.

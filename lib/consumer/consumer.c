@@ -50,6 +50,10 @@ struct ring_state {
 	char *why;          /* its message, restored when it is returned again */
 };
 
+#define NAME_BLOCK 64u /* user event names per block of a cursor's cache */
+_Static_assert(RTE_MAX_USER_EVENTS % NAME_BLOCK == 0 &&
+               RTE_MAX_USER_EVENTS == 0x1fffu + 1, "ids are 13-bit fields");
+
 struct rte_cursor {
 	char *path;
 	const unsigned char *base; /* mapping of layout.total_size bytes */
@@ -57,9 +61,12 @@ struct rte_cursor {
 	struct stat st;            /* of the file when it was opened */
 	struct rte_layout layout;
 	struct ring_state *rings;
-	char **names; /* cached user event names by id, lazy, grown to the */
-	unsigned nnames; /* highest id seen + 1 (not RTE_MAX_USER_EVENTS:
-	                  * memory stays small with many files) */
+	/* cached user event names by id (a 13-bit field: below
+	 * RTE_MAX_USER_EVENTS), in blocks of NAME_BLOCK ids made on first
+	 * use: librte.so's own events take the top ids, which a flat array
+	 * would pay for with 64 KiB a file; memory stays small with many
+	 * files */
+	char **names[RTE_MAX_USER_EVENTS / NAME_BLOCK];
 	/* the names of phase and counter ids: one OCaml version's table
 	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
 	const char *const *phase_names, *const *counter_names;
@@ -371,9 +378,11 @@ void rte_cursor_close(rte_cursor *c)
 			free(c->rings[i].buf);
 			free(c->rings[i].why);
 		}
-	for (unsigned i = 0; i < c->nnames; i++)
-		free(c->names[i]);
-	free(c->names);
+	for (unsigned k = 0; k < RTE_MAX_USER_EVENTS / NAME_BLOCK; k++) {
+		for (unsigned i = 0; c->names[k] && i < NAME_BLOCK; i++)
+			free(c->names[k][i]);
+		free(c->names[k]);
+	}
 	free(c->rings);
 	free(c->path);
 	free(c->errmsg);
@@ -668,6 +677,7 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 {
 	const char *slot;
 	const char *nul;
+	unsigned k = id / NAME_BLOCK % (RTE_MAX_USER_EVENTS / NAME_BLOCK);
 
 	slot = (const char *)c->base + c->layout.custom_events_offset +
 	       (uint64_t)id * RTE_NAME_SLOT_BYTES;
@@ -679,27 +689,22 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 		*out = "";
 		return 0;
 	}
-	if (id >= c->nnames) {
-		unsigned n = id + 1 > 2 * c->nnames ? id + 1 : 2 * c->nnames;
-		char **names = realloc(c->names, n * sizeof *names);
-
-		if (!names)
-			return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
-		memset(names + c->nnames, 0, (n - c->nnames) * sizeof *names);
-		c->names = names;
-		c->nnames = n;
-	}
-	if (!(c->names[id] = strndup(slot, (size_t)(nul - slot))))
+	if (!c->names[k] && !(c->names[k] = calloc(NAME_BLOCK, sizeof **c->names)))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
-	*out = c->names[id];
+	if (!(c->names[k][id % NAME_BLOCK] = strndup(slot, (size_t)(nul - slot))))
+		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	*out = c->names[k][id % NAME_BLOCK];
 	return 0;
 }
 
 /* The registered name of user event `id`, cached once non-empty. */
 HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
 {
-	if (id < c->nnames && c->names[id]) {
-		*out = c->names[id];
+	char **b;
+
+	if ((b = c->names[id / NAME_BLOCK % (RTE_MAX_USER_EVENTS / NAME_BLOCK)]) &&
+	    b[id % NAME_BLOCK]) {
+		*out = b[id % NAME_BLOCK];
 		return 0;
 	}
 	return user_name_slow(c, ring, id, out);

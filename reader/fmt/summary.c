@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "gcstats.h"
+#include "gcstats_int.h"
 #include "hist.h"
 #include "profile.h"
 #include "sinks.h"
@@ -471,6 +471,27 @@ static inline void fast_end(struct summary *S, struct entry *e, int matched,
 	}
 }
 
+/* The GC state of ring `ring` of source src (gcstats_int.h), or NULL. */
+static struct gring *gc_ring(struct summary *S, struct rd_ctx *c,
+                             unsigned src, unsigned ring, struct gfile **gf)
+{
+	struct gfile *f = rd_gc_file_of(S->gc, src, c->procs->src[src].rings);
+
+	if (!f || ring >= f->nrings)
+		return NULL;
+	*gf = f;
+	return &f->r[ring];
+}
+
+/* A phase begin or end or a counter of the run, for the GC section, in
+ * the ring's order as rd_gc_run() would see it (user events take no part
+ * in GC figures). */
+#define GC_RT(what, x)                                                        \
+	do {                                                                  \
+		if (gr || (S->gc && (gr = gc_ring(S, c, src, (x)->ring, &gf)))) \
+			rd_gc_rt_##what(gf, gr, (x));                         \
+	} while (0)
+
 /*
  * The sink's run(): what rd_procs_update() and summary_event() do, for the
  * kinds and ids whose entry is known already; stops at the first event it
@@ -492,6 +513,10 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 	unsigned nd;
 	size_t i;
 	int m;
+	/* The GC section's state of this ring, found at the run's first
+	 * phase or counter: a run of user events costs it nothing. */
+	struct gfile *gf = NULL;
+	struct gring *gr = NULL;
 
 	spool_ready(S, c, src);
 	if (!pr->has_ts || n == 0)
@@ -508,6 +533,7 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 		switch (x->kind) {
 		case RTE_EV_BEGIN:
 			rd_thread_phase_begin(th, x->id, x->ts, x->name);
+			GC_RT(begin, x);
 			break;
 		case RTE_EV_END:
 			if (x->id >= RTE_P_COUNT || !(e = ps->phase[x->id]))
@@ -516,11 +542,13 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			fast_end(S, e, m, dur);
 			if (m && nd)
 				add_unfinished(S, ps, NULL, d, nd, 0);
+			GC_RT(end, x);
 			break;
 		case RTE_EV_COUNTER:
 			if (x->id >= RTE_C_COUNT || !(e = ps->counter[x->id]))
 				goto out;
 			add_value(S, e, (int64_t)x->u.counter, 1, x->ts, src, x->ring);
+			GC_RT(counter, x);
 			break;
 		case RTE_EV_USER_INT:
 			if (!(e = fast_user(cache, x->id, F_INT)))
@@ -555,8 +583,6 @@ static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
 			lo = x->ts;
 	}
 out:
-	if (S->gc)
-		rd_gc_run(S->gc, c->procs, src, ev, i);
 	pr->first_ts = lo;
 	pr->last_ts = hi;
 	th->last_ts = thi;

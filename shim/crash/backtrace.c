@@ -209,14 +209,15 @@ static __attribute__((noinline)) int fast(uint64_t from, unsigned skip,
 	return (int)k;
 }
 
-unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max)
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max,
+                               int primed)
 {
 	unw_cursor_t c;
 
 	if (!ready() || !uc || max == 0)
 		return 0;
 #if defined(__x86_64__)
-	{
+	if (primed) {
 		const ucontext_t *u = uc;
 		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
 		int n = ip && max + 32 <= RTE_BT_MAX + 32 ? fast(ip, 0, pcs, max)
@@ -227,6 +228,8 @@ unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max)
 		if (n > 1)
 			return (unsigned)n;
 	}
+#else
+	(void)primed;
 #endif
 	/* On x86-64 (and most Linux targets) unw_context_t is the kernel's
 	 * ucontext_t: the signal frame's context starts the walk at the
@@ -252,6 +255,13 @@ __attribute__((noinline)) unsigned rte_bt_capture_here(uint64_t *pcs,
 		return 0;
 	/* Frame 0 is this function. */
 	return walk(&c, pcs, max, skip + 1);
+}
+
+void rte_bt_prime(void)
+{
+	uint64_t pcs[4];
+
+	rte_bt_capture_here(pcs, 4, 0);
 }
 
 size_t rte_bt_peek(void *dst, const void *src, size_t n)

@@ -32,11 +32,26 @@ void rte_bt_flush(void);
  * handler's third argument. Fills up to max PCs, the interrupted PC first;
  * returns how many. Async-signal-safe as far as libunwind's local
  * unwinding is (it reads the loaded objects' unwind tables through
- * dl_iterate_phdr; it does not allocate with malloc). */
-unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max);
-/* The caller's stack, without this function and `skip` more frames.
- * Same safety as rte_bt_capture_signal. */
+ * dl_iterate_phdr; it does not allocate with malloc), provided that
+ * `primed` is 0 unless the calling thread made a capture outside any
+ * signal handler before (rte_bt_capture_here, rte_bt_prime):
+ *  - primed != 0: unw_backtrace's per-thread trace cache first (a fraction
+ *    of a microsecond a frame), the frame-by-frame walk if it fails;
+ *  - primed == 0: the frame-by-frame walk only (unw_step, tens of
+ *    microseconds a stack). The first unw_backtrace of a thread makes its
+ *    trace cache: it allocates libunwind's thread-local storage (that of a
+ *    library loaded with dlopen: glibc's __tls_get_addr calls malloc) and
+ *    sets a pthread key (calloc), and maps the cache (about a millisecond
+ *    here): never in a signal handler. */
+unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max,
+                               int primed);
+/* The caller's stack, without this function and `skip` more frames. Not
+ * signal-safe (the first one of a thread allocates: see above). */
 unsigned rte_bt_capture_here(uint64_t *pcs, unsigned max, unsigned skip);
+/* Make the calling thread's libunwind state (see rte_bt_capture_signal),
+ * so that its signal handlers may capture with primed != 0. Not
+ * signal-safe. */
+void rte_bt_prime(void);
 /* The stack of the interrupted code of a signal handler, without
  * libunwind and without any lock: the interrupted PC, then the return
  * addresses found by following the frame-pointer chain (code built

@@ -441,8 +441,11 @@ static void record(void *arg)
 	if (a->sig != SIGABRT)
 		r->addr = (uint64_t)(uintptr_t)a->si->si_addr;
 	/* libunwind reads unwind tables through dl_iterate_phdr: not where
-	 * the loader's lock may be held by a thread that is gone. */
-	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX)
+	 * the loader's lock may be held by a thread that is gone. Frame by
+	 * frame (primed 0): whether this thread has libunwind's trace cache
+	 * is not known here, and making it would call malloc (backtrace.h);
+	 * a thread's first fast capture costs more than a walk anyway. */
+	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX, 0)
 	           : rte_bt_capture_signal_fp(a->uc, t_bt + 4, RTE_BT_MAX);
 	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
 	           (a->flags & RTE_CRASH_FATAL) != 0);

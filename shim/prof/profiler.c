@@ -276,11 +276,8 @@ static void arm(struct rte_thread *t)
 	/* libunwind keeps its caches in thread-local storage of a library
 	 * loaded with dlopen: the first use in each thread allocates it with
 	 * malloc, which the signal handler must never do. Here, not there. */
-	if (!g_fp) {
-		uint64_t pcs[4];
-
-		rte_bt_capture_here(pcs, 4, 0);
-	}
+	if (!g_fp)
+		rte_bt_prime();
 	t->prof_timer = id;
 	t->prof_last = thread_cpu_ns();
 	t->prof_state = PT_ARMED;
@@ -423,7 +420,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	r = (struct rte_sample_rec *)t->prof_rec;
 	n = !g_fp && rte_modules_loader_ok()
 	            ? rte_bt_capture_signal(uc, t->prof_rec + 3,
-	                                    RTE_PROFILE_MAX_FRAMES)
+	                                    RTE_PROFILE_MAX_FRAMES, 1)
 	            : rte_bt_capture_signal_fp(uc, t->prof_rec + 3,
 	                                       RTE_PROFILE_MAX_FRAMES);
 	r->version = RTE_SAMPLE_VERSION;

@@ -37,6 +37,17 @@ case $SAN in *address*)
 	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:handle_abort=0
 	ASAN_RT=$("$CC" -print-file-name=libasan.so) ;;
 esac
+# In a TSan build, rte-run puts the TSan runtime librte.so needs right
+# after it in LD_PRELOAD (before it, TSan would bind what it intercepts to
+# librte.so's hooks and every traced process would die at start-up).
+# As under ASan, a signal must kill a program as it would without TSan
+# (whose own handlers would report it and exit 66).
+TSAN_RT=
+case $SAN in *thread*)
+	export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }handle_segv=0 handle_abort=0"
+	TSAN_RT=$(ldd "$B/librte.so" | sed -n 's/^[[:space:]]*libtsan[^[:space:]]* => \([^[:space:]]*\).*/\1/p')
+	[ -n "$TSAN_RT" ] || { echo "run: $B/librte.so does not need libtsan" >&2; exit 1; } ;;
+esac
 
 fails=0
 tests=0
@@ -325,17 +336,25 @@ __attribute__((constructor)) static void marker(void)
 EOF
 	"$CC" $SAN -shared -fPIC -o "$W/libmarker.so" "$W/marker.c" || { fail "cannot build the marker"; return; }
 	# (In an ASan build the caller's list starts with the ASan runtime, as
-	# it must for rte-run's own processes to start at all.)
-	LD_PRELOAD="${ASAN_RT:+$ASAN_RT }$W/libmarker.so $B/librte.so" \
-		OCAML_RUNTIME_EVENTS_DIR=/nonexistent \
+	# it must for rte-run's own processes to start at all. In a TSan build
+	# it starts with the TSan runtime, which rte-run moves after librte.so,
+	# and holds no librte.so, which would need it after itself.)
+	if [ -n "$TSAN_RT" ]; then
+		pre="$TSAN_RT $W/libmarker.so"
+	else
+		pre="${ASAN_RT:+$ASAN_RT }$W/libmarker.so $B/librte.so"
+	fi
+	LD_PRELOAD=$pre OCAML_RUNTIME_EVENTS_DIR=/nonexistent \
 		"$RUN" -f summary-json -o "$W/env.json" -- \
 		sh -c 'echo "$LD_PRELOAD"; echo "$OCAML_RUNTIME_EVENTS_DIR"; echo "$OCAML_RUNTIME_EVENTS_PRESERVE"' \
 		>"$W/env.out" 2>"$W/env.err" || fail "exit $?"
 	pre=$(sed -n 1p "$W/env.out")
 	case $pre in
-	*"$W/libmarker.so:$B/librte.so") ;;
-	*) fail "LD_PRELOAD is '$pre': not the caller's entry followed by librte.so once" ;;
+	*"$W/libmarker.so:$B/librte.so${TSAN_RT:+:$TSAN_RT}") ;;
+	*) fail "LD_PRELOAD is '$pre': not the caller's entry followed by librte.so once${TSAN_RT:+ and $TSAN_RT}" ;;
 	esac
+	[ -z "$TSAN_RT" ] || [ "$(echo "$pre" | tr ': ' '\n\n' | grep -c 'libtsan')" -eq 1 ] ||
+		fail "the TSan runtime is not in '$pre' once"
 	[ "$(echo "$pre" | tr ': ' '\n\n' | grep -c 'librte\.so$')" -eq 1 ] ||
 		fail "librte.so appears more than once in '$pre'"
 	grep -q marker-loaded "$W/env.err" || fail "the caller's preload did not run"
@@ -518,7 +537,7 @@ test_install() {
 		sh -c 'echo "$LD_PRELOAD" >"$1"; exec "$2"' sh "$W/inst.preload" "$W/app") \
 		>"$W/app.out" 2>"$W/app.err" || { cat "$W/app.err"; fail "the app under the installed rte-run failed"; }
 	case $(cat "$W/inst.preload") in
-	*"$root/lib/librte.so") ;;
+	*"$root/lib/librte.so${TSAN_RT:+:$TSAN_RT}") ;;
 	*) fail "the installed rte-run preloaded '$(cat "$W/inst.preload")', not $root/lib/librte.so" ;;
 	esac
 	json_check "$W/inst.json" "any(e['name'] == 'app.step' and e['count'] == 5 \

@@ -102,7 +102,12 @@ static int install_handlers(void)
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* No SA_RESTART: the read and the waitpid the signals can interrupt
+	 * retry on EINTR themselves, and returning to user space lets a
+	 * runtime that defers handlers to its next function boundary (as
+	 * ThreadSanitizer's does) run this one now, not once the command has
+	 * ended (a restarted waitpid never returns to it). */
+	sa.sa_flags = SA_SIGINFO;
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++) {
 		if (sigaction(fwd_sigs[i], NULL, &old) < 0)
