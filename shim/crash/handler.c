@@ -101,6 +101,7 @@ static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
 static int g_id_signal = -1;     /* rte.signal */
 static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
+static int g_once_unw;           /* the libunwind warning, once */
 static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
 static int g_fork_threaded;      /* the parent had threads (lock held) */
 static size_t g_page = 4096;     /* set at start */
@@ -441,9 +442,13 @@ static void record(void *arg)
 	if (a->sig != SIGABRT)
 		r->addr = (uint64_t)(uintptr_t)a->si->si_addr;
 	/* libunwind reads unwind tables through dl_iterate_phdr: not where
-	 * the loader's lock may be held by a thread that is gone. */
-	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX)
-	           : rte_bt_capture_signal_fp(a->uc, t_bt + 4, RTE_BT_MAX);
+	 * the loader's lock may be held by a thread that is gone. Before
+	 * libunwind is loaded (see unwind_load()), and if it finds nothing,
+	 * the frame-pointer walk with a scan for frames without one: a
+	 * handler never loads libunwind (dlopen). */
+	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX) : 0;
+	if (n == 0)
+		n = rte_bt_capture_signal_scan(a->uc, t_bt + 4, RTE_BT_MAX);
 	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
 	           (a->flags & RTE_CRASH_FATAL) != 0);
 }
@@ -863,6 +868,26 @@ sighandler_t rte_crash_signal_prev(sighandler_t r)
 	return r == ours.sa_handler ? SIG_DFL : r;
 }
 
+/*
+ * libunwind is loaded lazily, never at start: its dlopen (and liblzma's)
+ * cost a short process (a test harness's /bin/true) more than the rest
+ * of tracing. It is loaded by the first call that needs it outside a
+ * signal handler: at start only with RTE_BACKTRACE=fork or thread (their
+ * stacks are taken by the hooks), by the first pthread_create, and by the
+ * CPU and allocation profilers' start. Until then a crash records the
+ * frame-pointer walk (record()).
+ */
+static void unwind_load(void)
+{
+	if (rte_bt_loaded())
+		return;
+	rte_real_resolve();
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0 &&
+	    !rte_bt_loaded())
+		rte_warn(&g_once_unw, "libunwind.so.8 cannot be loaded: "
+		         "crash stacks are walked by frame pointers");
+}
+
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,
                      const uint64_t *pcs, unsigned n)
 {
@@ -917,8 +942,15 @@ void *rte_crash_thread_create(void)
 	int saved = errno;
 	struct bt_start *r = NULL;
 
-	if (!(mode() & RTE_BTM_THREAD))
+	/* A program that makes threads lives long enough for libunwind's
+	 * load to be worth it (pthread_create is never called from a
+	 * signal handler, so dlopen is safe here). */
+	if (mode() & RTE_BTM_CRASH)
+		unwind_load();
+	if (!(mode() & RTE_BTM_THREAD)) {
+		errno = saved;
 		return NULL;
+	}
 	for (unsigned i = 0; i < BT_SLOTS; i++) {
 		uint8_t free_ = 0;
 		struct bt_start *s = &g_bt_pool[i];
@@ -980,8 +1012,9 @@ static void fork_child(void)
 
 /* ---- start ---------------------------------------------------------------- */
 
-/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind,
- * the stack size and the key, then the calling thread's stack. */
+/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind
+ * if fork or thread stacks are asked for, the stack size and the key,
+ * then the calling thread's stack. */
 static void start_recorder(unsigned m)
 {
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
@@ -990,10 +1023,8 @@ static void start_recorder(unsigned m)
 		g_id_bt = rte_tracer_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
-	rte_real_resolve();
-	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
-		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
-		         "recorded without their stack");
+	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
+		unwind_load();
 	rte_alt_init();
 	/* Release: publishes the ids and the alternate stacks' size and key
 	 * to the hooks of other threads; pairs with mode(). */
