@@ -38,7 +38,7 @@ ALL += $(SHIM_LIB)
 $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/lib/common/format.o \
 		$(BUILD)/obj/lib/common/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
-		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl -lm
+		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
 
 # ---- tests ------------------------------------------------------------------
 
