@@ -756,38 +756,42 @@ static void our_action(struct sigaction *sa, int term)
 	sigemptyset(&sa->sa_mask);
 }
 
+/* The lock is taken once for all of them (two sigprocmask calls, not
+ * forty: a short process feels each system call of its start). */
 static void install(void)
 {
 	struct sigaction sa, cur;
+	sigset_t o;
 
+	prog_lock(&o);
 	our_action(&sa, 0);
 	for (unsigned i = 0; i < NSIGS; i++) {
 		int sig = g_sigs[i];
-		sigset_t o;
 
-		prog_lock(&o);
 		if (real_sigaction(sig, &sa, &g_prog[sig]) == 0)
 			/* Release: pairs with installed(). */
 			__atomic_store_n(&g_installed[sig], 1,
 			                 __ATOMIC_RELEASE);
-		prog_unlock(&o);
 	}
 	/* A terminating signal gets ours only while its disposition is the
 	 * default; one the program ignores or handles stays as it is. */
 	our_action(&sa, 1);
 	for (unsigned i = 0; i < NTERM; i++) {
 		int sig = g_term[i];
-		sigset_t o;
 
-		prog_lock(&o);
-		if (real_sigaction(sig, NULL, &cur) == 0 &&
-		    cur.sa_handler == SIG_DFL &&
-		    real_sigaction(sig, &sa, NULL) == 0)
-			g_prog[sig] = cur;
+		/* Ours, then the program's back if it was not SIG_DFL: one
+		 * call in the usual case. Every signal is blocked meanwhile:
+		 * none can arrive to find ours in place of the program's. */
+		if (real_sigaction(sig, &sa, &cur) == 0) {
+			if (cur.sa_handler == SIG_DFL)
+				g_prog[sig] = cur;
+			else
+				real_sigaction(sig, &cur, NULL);
+		}
 		/* Release: pairs with term_managed(); g_prog is set. */
 		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
-		prog_unlock(&o);
 	}
+	prog_unlock(&o);
 }
 
 static int term_managed(int sig)
