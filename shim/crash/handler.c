@@ -70,6 +70,7 @@
 #include "clock.h"
 #include "crash/altstack.h"
 #include "crash/crash.h"
+#include "forkvars.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -91,19 +92,19 @@ static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
  * alternate stack of the program's, maybe): no sanitizer instrumentation,
  * whose redzones would double their frames. */
 
-static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
+static RTE_FORKVAR unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
 static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
 static struct sigaction g_prog[SIGMAX]; /* the program's action */
-static int g_prog_lock;          /* spin lock of g_prog, signals blocked */
+static RTE_FORKVAR int g_prog_lock;          /* spin lock of g_prog, signals blocked */
 static int g_fatal;              /* atomic: a fatal crash was recorded */
 static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
 static int g_id_signal = -1;     /* rte.signal */
 static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
 static int g_once_unw;           /* the libunwind warning, once */
-static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
-static int g_fork_threaded;      /* the parent had threads (lock held) */
+static RTE_FORKVAR sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
+static RTE_FORKVAR int g_fork_threaded;      /* the parent had threads (lock held) */
 static size_t g_page = 4096;     /* set at start */
 
 /* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
