@@ -94,11 +94,6 @@ static int ready(void)
 	return __atomic_load_n(&g_ready, __ATOMIC_ACQUIRE);
 }
 
-static int ready_or_not(void)
-{
-	return ready() ? 0 : -1;
-}
-
 int rte_bt_loaded(void)
 {
 	return ready();
@@ -119,12 +114,12 @@ int rte_bt_init(int cached, void *(*open)(const char *, int),
 	 * without libunwind. Acquire/relaxed: only the winner reads g_uw. */
 	if (!__atomic_compare_exchange_n(&g_loading, &none, 1, 0,
 	                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return ready_or_not();
+		return ready() ? 0 : none == 2 ? -1 : 1;
 	plug_std(plugged);
 	r = open && close ? init_plugged(cached, open, close) : -1;
 	unplug_std(plugged);
 	if (r < 0)
-		/* Relaxed: a hint for rte_bt_loaded() only. */
+		/* Relaxed: only tells later callers not to try again. */
 		__atomic_store_n(&g_loading, 2, __ATOMIC_RELAXED);
 	errno = saved;
 	return r;

@@ -19,7 +19,7 @@
  * that loading libunwind never goes through its own dlopen wrapper; the
  * benchmark passes libc's. Returns 0, or -1 if libunwind is not available
  * (captures then return 0 frames). Only the first call tries: a call made
- * while another thread loads returns -1 at once rather than wait, and a
+ * while another thread loads returns 1 at once rather than wait, and a
  * failed load is not retried. Thread-safe; not signal-safe (dlopen). */
 int rte_bt_init(int cached, void *(*open)(const char *, int),
                 int (*close)(void *));

@@ -887,8 +887,7 @@ static void unwind_load(void)
 	if (rte_bt_loaded())
 		return;
 	rte_real_resolve();
-	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0 &&
-	    !rte_bt_loaded())
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
 		rte_warn(&g_once_unw, "libunwind.so.8 cannot be loaded: "
 		         "crash stacks are walked by frame pointers");
 }
