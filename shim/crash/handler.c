@@ -421,6 +421,22 @@ struct rec {
 	uint32_t flags;
 };
 
+/* Without libunwind: the scan, or the plain frame-pointer walk when that
+ * finds more (a scan misled by a word that only looks like a return
+ * address). Fills pcs (RTE_BT_MAX) and returns the count. */
+static unsigned scan_or_fp(void *uc, uint64_t *pcs)
+{
+	uint64_t fp[RTE_BT_MAX];
+	unsigned n = rte_bt_capture_signal_scan(uc, pcs, RTE_BT_MAX);
+	unsigned m = rte_bt_capture_signal_fp(uc, fp, RTE_BT_MAX);
+
+	if (m > n) {
+		memcpy(pcs, fp, (size_t)m * 8);
+		n = m;
+	}
+	return n;
+}
+
 static void record(void *arg)
 {
 	const struct rec *a = arg;
@@ -449,7 +465,7 @@ static void record(void *arg)
 	 * handler never loads libunwind (dlopen). */
 	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX) : 0;
 	if (n == 0)
-		n = rte_bt_capture_signal_scan(a->uc, t_bt + 4, RTE_BT_MAX);
+		n = scan_or_fp(a->uc, t_bt + 4);
 	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
 	           (a->flags & RTE_CRASH_FATAL) != 0);
 }
