@@ -118,11 +118,21 @@ def bench_producer(build, tmp, rounds, events):
         "wall ns/event: 1 thread %.2f, 2 threads %.2f" % (one, two))
 
 
+def default_env(build):
+    """Tracing started in the default directory (no OCAML_RUNTIME_EVENTS_DIR):
+    what a user gets."""
+    env = base_env(build)
+    env["LD_PRELOAD"] = os.path.join(build, "librte.so")
+    env["OCAML_RUNTIME_EVENTS_START"] = "1"
+    return env
+
+
 def bench_spawn(build, tmp, rounds, n_threads, n_forks):
     exe = os.path.join(build, "bench", "spawn")
-    plain, traced = base_env(build), traced_env(build, tmp)
-    # PRESERVE: every child keeps a file, made in the child at fork.
-    kept = dict(traced, OCAML_RUNTIME_EVENTS_PRESERVE="1")
+    plain, traced = base_env(build), default_env(build)
+    # PRESERVE: every child keeps a file, made in the child at fork (in
+    # tmp, removed after each run).
+    kept = dict(traced_env(build, tmp), OCAML_RUNTIME_EVENTS_PRESERVE="1")
     res = {}
     for _ in range(rounds):
         for kind, n, label, env in (
@@ -136,12 +146,14 @@ def bench_spawn(build, tmp, rounds, n_threads, n_forks):
                 res.setdefault(k, []).extend(v)
             for f in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, f))
+    ddir = default_dir()
     for kind, label, goal in (("threads", "pthread_create+join", 1.5),
                               ("fork", "fork+_exit+waitpid", 1.3)):
         a = statistics.median(res[kind])
         b = statistics.median(res[kind + "_shim"])
         row("shim: " + label, b / 1000.0, "us", "same loop without shim",
-            a / 1000.0, "<= %gx" % goal, b / a <= goal)
+            a / 1000.0, "<= %gx" % goal, b / a <= goal,
+            "default dir %s (%s)" % (ddir, fs_type(os.path.dirname(ddir))))
     a = statistics.median(res["fork"])
     b = statistics.median(res["fork_preserve"])
     row("shim: fork+_exit+waitpid, PRESERVE", b / 1000.0, "us",
@@ -170,53 +182,48 @@ def default_dir():
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if xdg.startswith("/"):
         return os.path.join(xdg, "rte")
-    return "/tmp/rte-%d" % os.geteuid()
+    root = "/tmp"
+    if (fs_type("/tmp") != "tmpfs" and fs_type("/dev/shm") == "tmpfs"
+            and os.access("/dev/shm", os.W_OK | os.X_OK)):
+        root = "/dev/shm"
+    return "%s/rte-%d" % (root, os.geteuid())
 
 
-def bench_process(build, rounds, n_exec, n_threads):
+def bench_process(build, tmp, rounds, n_exec, n_threads):
     """What a test harness pays per traced process: fork+exec+exit of
     /bin/true with tracing started in the child image, in the default
-    directory (what a user gets) and on tmpfs; and the peak RSS of a
+    directory (what a user gets; the goal), with the crash recorder off
+    (what it still costs), and in a directory of /tmp when that is not
+    where the default is (what the default saves); and the peak RSS of a
     program with n_threads threads alive, each having written an event."""
     exe = os.path.join(build, "bench", "spawn")
     plain = base_env(build)
-    default = dict(plain)
-    default["LD_PRELOAD"] = os.path.join(build, "librte.so")
-    default["OCAML_RUNTIME_EVENTS_START"] = "1"
-    tmpfs = None
-    if os.path.isdir("/dev/shm") and fs_type("/dev/shm") == "tmpfs":
-        tmpfs = tempfile.mkdtemp(prefix="rte-bench-", dir="/dev/shm")
-    envs = [("", plain), ("_default", default)]
-    if tmpfs:
-        t = dict(default)
-        t["OCAML_RUNTIME_EVENTS_DIR"] = tmpfs
-        envs.append(("_tmpfs", t))
-        # Where the rest goes: the crash recorder's start (libunwind).
-        t = dict(t)
-        t["RTE_BACKTRACE"] = "off"
-        envs.append(("_tmpfs_nobt", t))
-    res = {}
-    try:
-        for _ in range(rounds):
-            for kind, n in (("exec", n_exec), ("rss", n_threads)):
-                for label, env in envs:
-                    m = parse_lines(run([exe, kind, str(n), label], env=env))
-                    for k, v in m.items():
-                        res.setdefault(k, []).extend(v)
-    finally:
-        if tmpfs:
-            shutil.rmtree(tmpfs, ignore_errors=True)
-    a = statistics.median(res["exec"])
+    default = default_env(build)
     ddir = default_dir()
+    envs = [("", plain), ("_default", default),
+            ("_default_nobt", dict(default, RTE_BACKTRACE="off"))]
+    if os.path.dirname(ddir) != "/tmp" and fs_type(tmp) != "tmpfs":
+        envs.append(("_tmp", traced_env(build, tmp)))
+    res = {}
+    for _ in range(rounds):
+        # RSS: untraced and the default only.
+        for kind, n, which in (("exec", n_exec, envs),
+                               ("rss", n_threads, envs[:2])):
+            for label, env in which:
+                m = parse_lines(run([exe, kind, str(n), label], env=env))
+                for k, v in m.items():
+                    res.setdefault(k, []).extend(v)
+    a = statistics.median(res["exec"])
     for label, where in (("_default", "default dir %s (%s)"
                           % (ddir, fs_type(os.path.dirname(ddir)))),
-                         ("_tmpfs", "dir on tmpfs"),
-                         ("_tmpfs_nobt", "dir on tmpfs, RTE_BACKTRACE=off "
-                          "(no crash recorder: what libunwind costs)")):
+                         ("_default_nobt", "default dir, RTE_BACKTRACE=off "
+                          "(no crash recorder: what it costs)"),
+                         ("_tmp", "dir in %s (%s), not the default"
+                          % (tmp, fs_type(tmp)))):
         if "exec" + label not in res:
             continue
         b = statistics.median(res["exec" + label])
-        goal = None if label == "_tmpfs_nobt" else "<= 1.5x"
+        goal = "<= 1.5x" if label == "_default" else None
         row("shim: fork+exec+exit of /bin/true, " + label[1:], b / 1000.0,
             "us", "same loop without shim", a / 1000.0, goal,
             None if goal is None else b / a <= 1.5, where)
@@ -474,7 +481,7 @@ def main():
             bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
                         50 if a.quick else 300)
         if "process" in only:
-            bench_process(build, rounds, 30 if a.quick else 200, 100)
+            bench_process(build, tmp, rounds, 30 if a.quick else 200, 100)
         if "reader" in only:
             bench_reader(build, tmp, rounds, 250000 if a.quick else 1000000)
         if "many-files" in only:

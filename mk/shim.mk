@@ -35,10 +35,16 @@ $(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize \
 
 ALL += $(SHIM_LIB)
 
+# -z now: every libc function librte.so calls is bound when it is loaded,
+# not at its first call. Lazily bound, the functions only a fork child
+# calls (its atfork handlers) were looked up again in every child, the
+# lookup's writes and reads of ld.so's and libc's pages each a page fault
+# there (40 faults a fork+_exit instead of 48); the load itself takes no
+# more (most of them are called at start anyway).
 $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/lib/common/format.o \
 		$(BUILD)/obj/lib/common/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
-		-Wl,-z,defs -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl -lm
+		-Wl,-z,defs -Wl,-z,now -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
 
 # ---- tests ------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ READER_DW_LIBS :=
 $(BUILD)/rte-read: BASE_LDFLAGS += $(READER_DW_LIBS)
 $(READER_TEST_BIN)/test_%: BASE_LDFLAGS += $(READER_DW_LIBS)
 
-CRASH_PROGS := segv abrt overflow thread recover fpe forker busy wrapped \
+CRASH_PROGS := segv abrt overflow thread recover fpe forker busy wrapped libcsegv \
 	sigfork dlfork handlers truncring termsig
 CRASH_BINS := $(CRASH_PROGS:%=$(BUILD)/tests/crash/%)
 CRASH_PROG_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O0 -fno-inline \

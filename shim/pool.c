@@ -10,10 +10,11 @@
 #include <sys/mman.h>
 
 #include "pool.h"
+#include "forkvars.h"
 
 __thread struct rte_thread *rte_self_p RTE_TLS;
-static pthread_key_t g_key;
-static int g_key_ok;
+static RTE_FORKVAR pthread_key_t g_key;
+static RTE_FORKVAR int g_key_ok;
 
 /*
  * The pool of per-thread states: up to POOL_CHUNKS chunks of POOL_CHUNK
@@ -30,8 +31,8 @@ static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
 static uint8_t g_used[POOL_MAX];                 /* atomic */
 /* Atomic: at or below the lowest free index (give or take a race that
  * only costs compactness), so states are reused and memory stays flat. */
-static unsigned g_hint;
-static unsigned g_top; /* atomic: above every index ever taken */
+static RTE_FORKVAR unsigned g_hint;
+static RTE_FORKVAR unsigned g_top; /* atomic: above every index ever taken */
 /* The state of threads that could get none: never writes (busy). */
 static struct rte_thread g_nothread = {.ring = -1, .busy = 1};
 

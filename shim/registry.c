@@ -12,6 +12,14 @@ static char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
 static uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
 static unsigned g_low;              /* lowest id that may be free */
 static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */
+/* The ids of the first names registered from the top (the shim's own
+ * rte.* events, a dozen, registered by every traced process at start):
+ * kept in this list, not in g_hash, whose 32 KiB they would scatter over
+ * six or seven pages (a page fault each in a short process). Under the
+ * lock. */
+#define OWN_LISTED 64
+static uint16_t g_own[OWN_LISTED];
+static unsigned g_nown;
 
 int rte_registry_name_len(const char *name)
 {
@@ -56,22 +64,39 @@ static int free_id(int top)
 	return g_low < RTE_MAX_USER_EVENTS ? (int)g_low : -1;
 }
 
+/* The id of `name` in g_own, or -1. */
+static int own_find(const char *name)
+{
+	for (unsigned i = 0; i < g_nown; i++)
+		if (!strcmp(g_names[g_own[i]], name))
+			return g_own[i];
+	return -1;
+}
+
 int rte_registry_add(const char *name, size_t len, enum rte_type type,
                      int top, rte_registry_sink *sink)
 {
-	unsigned h = hash_find(name);
-	int id;
+	/* The two ends never share a name (the program's may not start
+	 * with "rte.", api.c): a name from the top is looked up in g_own
+	 * (and in the hash only once g_own is full), never reading g_hash's
+	 * pages at start. */
+	int listed = top && g_nown < OWN_LISTED;
+	unsigned h = listed ? 0 : hash_find(name);
+	int id = listed ? own_find(name) : g_hash[h] ? g_hash[h] - 1 : -1;
 
-	if (g_hash[h]) {
-		id = g_hash[h] - 1;
+	if (id < 0 && top && !listed)
+		id = own_find(name);
+	if (id >= 0)
 		return rte_registry_type(id) == (unsigned)type + 1 ? id
 		                                                    : RTE_ETYPE;
-	}
 	id = free_id(top);
 	if (id < 0)
 		return RTE_ETOOMANY;
 	memcpy(g_names[id], name, len + 1);
-	g_hash[h] = (uint16_t)(id + 1);
+	if (listed)
+		g_own[g_nown++] = (uint16_t)id;
+	else
+		g_hash[h] = (uint16_t)(id + 1);
 	if (sink)
 		sink((unsigned)id, g_names[id]);
 	/* Relaxed: see rte_registry_type(); the lock orders registrations. */

@@ -47,9 +47,10 @@ int rte_registry_name_len(const char *name);
 typedef void rte_registry_sink(unsigned id, const char *name);
 
 /* Register `name` (len bytes, valid) as `type`; top: from the top of the
- * id space (rte.* events). A new name is passed to sink first. Returns the
- * id (the existing one if the name is known with this type), RTE_ETYPE or
- * RTE_ETOOMANY. Lock held. */
+ * id space (rte.* events; the caller never registers one name from both
+ * ends: a name is looked up only among those of its end). A new name is
+ * passed to sink first. Returns the id (the existing one if the name is
+ * known with this type), RTE_ETYPE or RTE_ETOOMANY. Lock held. */
 int rte_registry_add(const char *name, size_t len, enum rte_type type,
                      int top, rte_registry_sink *sink);
 

@@ -82,22 +82,23 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "forkvars.h"
 #include "registry.h"
 #include "rte/rte.h"
 #include "tracer.h"
 
 /* Exported: the inline check of rte/rte.h reads it in the caller. */
-RTE_EXPORT uint32_t rte_g_active;
+RTE_FORKVAR RTE_EXPORT uint32_t rte_g_active;
 static uint32_t g_gen;
-static int g_state;
-static int g_paused;
-static pid_t g_pid;
+static RTE_FORKVAR int g_state;
+static RTE_FORKVAR int g_paused;
+static RTE_FORKVAR pid_t g_pid;
 static struct rte_config g_cfg;
 static struct rte_file g_file = {.fd = -1};
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static RTE_FORKVAR pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
-static int g_stopping;                    /* ring_stop written, atomic */
+static RTE_FORKVAR int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static int g_pool_ok; /* the pool's key exists (rte_pool_load) */
 static int g_once_full;
@@ -126,11 +127,11 @@ static const struct {
 struct rte_proc {
 	pid_t pid;
 };
-static struct rte_proc *g_proc;
+static RTE_FORKVAR struct rte_proc *g_proc;
 /* The state and id of the thread that forked: it keeps ring 0 in the
  * child's file (see begin_file) until it takes it or ends. */
-static struct rte_thread *g_heir;
-static pthread_t g_heir_th;
+static RTE_FORKVAR struct rte_thread *g_heir;
+static RTE_FORKVAR pthread_t g_heir_th;
 
 static int state(void);
 
@@ -631,7 +632,7 @@ int rte_tracer_start_locked(void)
  * writes nothing and execs or exits (the common fork+exec) then costs no
  * file at all; ring_start and fork_child carry the time of the fork.
  */
-static uint64_t g_fork_ts;
+static RTE_FORKVAR uint64_t g_fork_ts;
 
 void rte_tracer_fork_child(void)
 {

@@ -3,12 +3,31 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "rundir.h"
+
+/* 1 if path is on a tmpfs (no disk: a file made and removed costs no
+ * block allocation, journal or writeback). */
+static int on_tmpfs(const char *path)
+{
+	struct statfs fs;
+
+	return statfs(path, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+}
+
+const char *rte_rundir_root(void)
+{
+	if (!on_tmpfs("/tmp") && on_tmpfs("/dev/shm") &&
+	    access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
 
 int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap)
 {
@@ -17,7 +36,8 @@ int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap)
 	if (xdg && xdg[0] == '/')
 		n = snprintf(out, cap, "%s/rte", xdg);
 	else
-		n = snprintf(out, cap, "/tmp/rte-%lu", (unsigned long)uid);
+		n = snprintf(out, cap, "%s/rte-%lu", rte_rundir_root(),
+		             (unsigned long)uid);
 	if (n < 0 || (size_t)n >= cap) {
 		if (cap)
 			out[0] = '\0';

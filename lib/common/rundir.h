@@ -8,22 +8,34 @@
  * a per-user directory instead when the variable is unset:
  *
  *   $XDG_RUNTIME_DIR/rte   if XDG_RUNTIME_DIR is set to an absolute path
+ *   /dev/shm/rte-<uid>     else, if /tmp is not a tmpfs and /dev/shm is
+ *                          one that the caller may write into
  *   /tmp/rte-<uid>         otherwise
  *
  * created mode 0700 and accepted only if it is a real directory (not a
  * symlink) owned by the caller's uid and not writable by group or others.
+ * A tmpfs because every traced process makes and removes a file of tens of
+ * megabytes (sparse, a few pages reserved): on a disk file system (ext4)
+ * that costs block allocation and journal work at each start and exit, a
+ * few times what a short process costs (make bench, "process" rows).
  * OCAML_RUNTIME_EVENTS_DIR, when set, keeps exactly OCaml's meaning ("."
  * gives OCaml's behaviour).
  *
- * Thread-safety: both functions are thread-safe. Neither allocates;
- * rte_rundir_open() is async-signal-safe, rte_rundir_path() is too given
- * its inputs (the caller reads the environment).
+ * Thread-safety: every function is thread-safe. None allocates;
+ * rte_rundir_open() and rte_rundir_root() are async-signal-safe,
+ * rte_rundir_path() is too given its inputs (the caller reads the
+ * environment).
  */
 #ifndef RTE_RUNDIR_H
 #define RTE_RUNDIR_H
 
 #include <stddef.h>
 #include <sys/types.h>
+
+/* Where the per-user directory goes without XDG_RUNTIME_DIR: "/dev/shm"
+ * or "/tmp" (above), decided by two statfs calls and an access. Static
+ * storage. */
+const char *rte_rundir_root(void);
 
 /* Write the default directory for `xdg` (the value of XDG_RUNTIME_DIR, or
  * NULL) and `uid` into out. An unset, empty or relative xdg is ignored.

@@ -32,7 +32,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -256,12 +255,42 @@ static uint64_t next_random(struct rte_alloc_thread *a)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/*
+ * -ln(u) for u in (0, 1], here rather than libm's log: linking libm made
+ * every traced process load it (its open, mappings and IFUNC relocations
+ * cost a short process more than this file's whole start). u = m * 2^e
+ * with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(s), s = (m - 1)/(m + 1),
+ * |s| < 0.172: the series to s^13 is exact to about 1e-12.
+ */
+static double neg_log(double u)
+{
+	uint64_t b;
+	int e;
+	double m, s, s2, t;
+
+	memcpy(&b, &u, sizeof(b));
+	/* u is normal: at least 2^-53. */
+	e = (int)((b >> 52) & 0x7ff) - 1023;
+	b = (b & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1023) << 52);
+	memcpy(&m, &b, sizeof(m));
+	if (m > 1.4142135623730951) {
+		m *= 0.5;
+		e++;
+	}
+	s = (m - 1) / (m + 1);
+	s2 = s * s;
+	t = 1.0 / 13;
+	for (int k = 11; k >= 1; k -= 2)
+		t = 1.0 / k + s2 * t;
+	return -((double)e * 0.6931471805599453 + 2 * s * t);
+}
+
 /* Bytes to the next sample: exponential of mean g_period, at least 1. */
 static int64_t next_interval(struct rte_alloc_thread *a)
 {
 	/* U in (0, 1]: 53 random bits. */
 	double u = (double)((next_random(a) >> 11) + 1) * 0x1p-53;
-	double v = -log(u) * (double)g_period;
+	double v = neg_log(u) * (double)g_period;
 
 	if (v < 1)
 		return 1;

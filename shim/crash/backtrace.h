@@ -18,9 +18,14 @@
  * UNW_CACHE_NONE. librte.so passes the real dlopen/dlclose of real.h, so
  * that loading libunwind never goes through its own dlopen wrapper; the
  * benchmark passes libc's. Returns 0, or -1 if libunwind is not available
- * (captures then return 0 frames). Not signal-safe (dlopen). */
+ * (captures then return 0 frames). Only the first call tries: a call made
+ * while another thread loads returns 1 at once rather than wait, and a
+ * failed load is not retried. Thread-safe; not signal-safe (dlopen). */
 int rte_bt_init(int cached, void *(*open)(const char *, int),
                 int (*close)(void *));
+/* 1 once libunwind is loaded (the captures below walk with it), else 0.
+ * Async-signal-safe. */
+int rte_bt_loaded(void);
 /* Change the caching policy (benchmark). Not signal-safe. */
 void rte_bt_set_cached(int cached);
 /* fast = 0: never use unw_backtrace's trace cache, always walk frame by
@@ -61,6 +66,14 @@ void rte_bt_prime(void);
  * exists (a fork child). x86-64 only (elsewhere: 0 frames).
  * Async-signal-safe. */
 unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max);
+/* Like rte_bt_capture_signal_fp, for code that is not all built with frame
+ * pointers (before libunwind is loaded, a crash is walked so): the return
+ * addresses found on the stack between the interrupted stack pointer and
+ * the first frame of the frame-pointer chain (any word that follows a
+ * call instruction), then the chain. Reads 4 KiB of stack at once; a word
+ * that is not a return address but looks like one adds a frame. x86-64
+ * only (elsewhere: 0 frames). Async-signal-safe. */
+unsigned rte_bt_capture_signal_scan(void *uc, uint64_t *pcs, unsigned max);
 /* Copy up to n bytes at src into dst without ever faulting: a read of our
  * own memory through process_vm_readv. Returns the number of bytes copied
  * (fewer at the first unreadable page; 0 if the call is refused).

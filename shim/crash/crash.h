@@ -15,7 +15,8 @@
 
 /* Tracing has just started (rte_tracer_start_locked, registry lock held):
  * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
- * events, load libunwind, give the calling thread an alternate signal
+ * events, load libunwind only for RTE_BACKTRACE=fork or thread (else the
+ * first pthread_create does; see handler.c), give the calling thread an alternate signal
  * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
  * those of the terminating signals left at SIG_DFL, record the loaded
  * modules, and register the atfork handlers of the signal actions' lock.
@@ -26,9 +27,10 @@ void rte_crash_start(void);
  * we called. Async-signal-safe. */
 int rte_crash_keep_file(void);
 /* The recorder's hook observers (hooks.h), wired by init.c:
- * pthread_create, before the real one: with RTE_BACKTRACE=thread, the
- * creator's stack in a slot of a static pool (the context), else NULL;
- * _failed gives the slot back. */
+ * pthread_create, before the real one: loads libunwind if it is not yet
+ * (crash stacks); with RTE_BACKTRACE=thread, the creator's stack in a slot
+ * of a static pool (the context), else NULL; _failed gives the slot back.
+ * Not signal-safe. */
 void *rte_crash_thread_create(void);
 void rte_crash_thread_create_failed(void *ctx);
 /* First code of a thread made by pthread_create while tracing runs: give

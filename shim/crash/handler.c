@@ -70,6 +70,7 @@
 #include "clock.h"
 #include "crash/altstack.h"
 #include "crash/crash.h"
+#include "forkvars.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -91,18 +92,19 @@ static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
  * alternate stack of the program's, maybe): no sanitizer instrumentation,
  * whose redzones would double their frames. */
 
-static unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
+static RTE_FORKVAR unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
 static int g_id_crash = -1, g_id_bt = -1;
 static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
 static struct sigaction g_prog[SIGMAX]; /* the program's action */
-static int g_prog_lock;          /* spin lock of g_prog, signals blocked */
+static RTE_FORKVAR int g_prog_lock;          /* spin lock of g_prog, signals blocked */
 static int g_fatal;              /* atomic: a fatal crash was recorded */
 static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
 static int g_id_signal = -1;     /* rte.signal */
 static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
-static sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
-static int g_fork_threaded;      /* the parent had threads (lock held) */
+static int g_once_unw;           /* the libunwind warning, once */
+static RTE_FORKVAR sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
+static RTE_FORKVAR int g_fork_threaded;      /* the parent had threads (lock held) */
 static size_t g_page = 4096;     /* set at start */
 
 /* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
@@ -419,6 +421,22 @@ struct rec {
 	uint32_t flags;
 };
 
+/* Without libunwind: the scan, or the plain frame-pointer walk when that
+ * finds more (a scan misled by a word that only looks like a return
+ * address). Fills pcs (RTE_BT_MAX) and returns the count. */
+static unsigned scan_or_fp(void *uc, uint64_t *pcs)
+{
+	uint64_t fp[RTE_BT_MAX];
+	unsigned n = rte_bt_capture_signal_scan(uc, pcs, RTE_BT_MAX);
+	unsigned m = rte_bt_capture_signal_fp(uc, fp, RTE_BT_MAX);
+
+	if (m > n) {
+		memcpy(pcs, fp, (size_t)m * 8);
+		n = m;
+	}
+	return n;
+}
+
 static void record(void *arg)
 {
 	const struct rec *a = arg;
@@ -443,10 +461,13 @@ static void record(void *arg)
 	/* libunwind reads unwind tables through dl_iterate_phdr: not where
 	 * the loader's lock may be held by a thread that is gone. Frame by
 	 * frame (primed 0): whether this thread has libunwind's trace cache
-	 * is not known here, and making it would call malloc (backtrace.h);
-	 * a thread's first fast capture costs more than a walk anyway. */
-	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX, 0)
-	           : rte_bt_capture_signal_fp(a->uc, t_bt + 4, RTE_BT_MAX);
+	 * is not known here, and making it would call malloc (backtrace.h).
+	 * Before libunwind is loaded (see unwind_load()), and if it finds
+	 * nothing, the frame-pointer walk with a scan for frames without
+	 * one: a handler never loads libunwind (dlopen). */
+	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX, 0) : 0;
+	if (n == 0)
+		n = scan_or_fp(a->uc, t_bt + 4);
 	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
 	           (a->flags & RTE_CRASH_FATAL) != 0);
 }
@@ -754,38 +775,42 @@ static void our_action(struct sigaction *sa, int term)
 	sigemptyset(&sa->sa_mask);
 }
 
+/* The lock is taken once for all of them (two sigprocmask calls, not
+ * forty: a short process feels each system call of its start). */
 static void install(void)
 {
 	struct sigaction sa, cur;
+	sigset_t o;
 
+	prog_lock(&o);
 	our_action(&sa, 0);
 	for (unsigned i = 0; i < NSIGS; i++) {
 		int sig = g_sigs[i];
-		sigset_t o;
 
-		prog_lock(&o);
 		if (real_sigaction(sig, &sa, &g_prog[sig]) == 0)
 			/* Release: pairs with installed(). */
 			__atomic_store_n(&g_installed[sig], 1,
 			                 __ATOMIC_RELEASE);
-		prog_unlock(&o);
 	}
 	/* A terminating signal gets ours only while its disposition is the
 	 * default; one the program ignores or handles stays as it is. */
 	our_action(&sa, 1);
 	for (unsigned i = 0; i < NTERM; i++) {
 		int sig = g_term[i];
-		sigset_t o;
 
-		prog_lock(&o);
-		if (real_sigaction(sig, NULL, &cur) == 0 &&
-		    cur.sa_handler == SIG_DFL &&
-		    real_sigaction(sig, &sa, NULL) == 0)
-			g_prog[sig] = cur;
+		/* Ours, then the program's back if it was not SIG_DFL: one
+		 * call in the usual case. Every signal is blocked meanwhile:
+		 * none can arrive to find ours in place of the program's. */
+		if (real_sigaction(sig, &sa, &cur) == 0) {
+			if (cur.sa_handler == SIG_DFL)
+				g_prog[sig] = cur;
+			else
+				real_sigaction(sig, &cur, NULL);
+		}
 		/* Release: pairs with term_managed(); g_prog is set. */
 		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
-		prog_unlock(&o);
 	}
+	prog_unlock(&o);
 }
 
 static int term_managed(int sig)
@@ -866,6 +891,25 @@ sighandler_t rte_crash_signal_prev(sighandler_t r)
 	return r == ours.sa_handler ? SIG_DFL : r;
 }
 
+/*
+ * libunwind is loaded lazily, never at start: its dlopen (and liblzma's)
+ * cost a short process (a test harness's /bin/true) more than the rest
+ * of tracing. It is loaded by the first call that needs it outside a
+ * signal handler: at start only with RTE_BACKTRACE=fork or thread (their
+ * stacks are taken by the hooks), by the first pthread_create, and by the
+ * CPU and allocation profilers' start. Until then a crash records the
+ * frame-pointer walk (record()).
+ */
+static void unwind_load(void)
+{
+	if (rte_bt_loaded())
+		return;
+	rte_real_resolve();
+	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
+		rte_warn(&g_once_unw, "libunwind.so.8 cannot be loaded: "
+		         "crash stacks are walked by frame pointers");
+}
+
 static void write_bt(uint32_t kind, int64_t data, int32_t tid,
                      const uint64_t *pcs, unsigned n)
 {
@@ -920,8 +964,15 @@ void *rte_crash_thread_create(void)
 	int saved = errno;
 	struct bt_start *r = NULL;
 
-	if (!(mode() & RTE_BTM_THREAD))
+	/* A program that makes threads lives long enough for libunwind's
+	 * load to be worth it (pthread_create is never called from a
+	 * signal handler, so dlopen is safe here). */
+	if (mode() & RTE_BTM_CRASH)
+		unwind_load();
+	if (!(mode() & RTE_BTM_THREAD)) {
+		errno = saved;
 		return NULL;
+	}
 	for (unsigned i = 0; i < BT_SLOTS; i++) {
 		uint8_t free_ = 0;
 		struct bt_start *s = &g_bt_pool[i];
@@ -983,8 +1034,9 @@ static void fork_child(void)
 
 /* ---- start ---------------------------------------------------------------- */
 
-/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind,
- * the stack size and the key, then the calling thread's stack. */
+/* The recorder proper (RTE_BACKTRACE other than off): events, libunwind
+ * if fork or thread stacks are asked for, the stack size and the key,
+ * then the calling thread's stack. */
 static void start_recorder(unsigned m)
 {
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
@@ -993,10 +1045,8 @@ static void start_recorder(unsigned m)
 		g_id_bt = rte_tracer_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
-	rte_real_resolve();
-	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
-		rte_warn(NULL, "libunwind.so.8 cannot be loaded: crashes are "
-		         "recorded without their stack");
+	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
+		unwind_load();
 	rte_alt_init();
 	/* Release: publishes the ids and the alternate stacks' size and key
 	 * to the hooks of other threads; pairs with mode(). */

@@ -38,6 +38,7 @@
 
 #include "crash/backtrace.h"
 #include "crash/crash.h"
+#include "forkvars.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -54,12 +55,16 @@ struct mod {
 };
 
 static struct mod g_mods[MODS_MAX];
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* 1 + the highest slot ever used (under g_lock): the loops stop there, so
+ * a process with a few objects touches one page of the 48 KiB table, not
+ * all twelve (a short process pays a page fault for each). */
+static RTE_FORKVAR unsigned g_nmods;
+static RTE_FORKVAR pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_id_load = -1, g_id_unload = -1;
-static unsigned long long g_adds, g_subs; /* dl_iterate_phdr's counters */
-static uint32_t g_synced_gen;
+static RTE_FORKVAR unsigned long long g_adds, g_subs; /* dl_iterate_phdr's counters */
+static RTE_FORKVAR uint32_t g_synced_gen;
 static char g_exe[PATH_MAX];
-static pid_t g_loader_pid; /* atomic: where the loader's lock is sound */
+static RTE_FORKVAR pid_t g_loader_pid; /* atomic: where the loader's lock is sound */
 
 /* Payload being encoded (under g_lock). */
 static union {
@@ -224,7 +229,7 @@ static struct mod *find(uint64_t bias, uint64_t start)
 {
 	struct mod *spare = NULL;
 
-	for (unsigned i = 0; i < MODS_MAX; i++) {
+	for (unsigned i = 0; i < g_nmods; i++) {
 		struct mod *m = &g_mods[i];
 
 		if (m->used && m->bias == bias && m->start == start)
@@ -232,6 +237,8 @@ static struct mod *find(uint64_t bias, uint64_t start)
 		if (!m->used && !spare)
 			spare = m;
 	}
+	if (!spare && g_nmods < MODS_MAX)
+		spare = &g_mods[g_nmods++];
 	if (spare) {
 		memset(spare, 0, sizeof(*spare));
 		spare->used = 1;
@@ -301,7 +308,7 @@ static int sweep(uint32_t gen)
 {
 	int gone = 0;
 
-	for (unsigned i = 0; i < MODS_MAX; i++) {
+	for (unsigned i = 0; i < g_nmods; i++) {
 		struct mod *m = &g_mods[i];
 		struct rte_module_rec r;
 
@@ -330,7 +337,7 @@ static void sync_recorded(int all)
 	if (pthread_mutex_trylock(&g_lock))
 		return;
 	gen = rte_tracer_gen();
-	for (unsigned i = 0; i < MODS_MAX; i++) {
+	for (unsigned i = 0; i < g_nmods; i++) {
 		struct mod *m = &g_mods[i];
 
 		if (m->used && (all || m->gen != gen) &&
@@ -360,7 +367,7 @@ static void sync_modules(int from_signal, int all)
 	                : pthread_mutex_lock(&g_lock))
 		goto out;
 	w.gen = rte_tracer_gen();
-	for (unsigned i = 0; i < MODS_MAX; i++)
+	for (unsigned i = 0; i < g_nmods; i++)
 		g_mods[i].seen = 0;
 	dl_iterate_phdr(visit, &w);
 	if (w.changed) {

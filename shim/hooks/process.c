@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "forkvars.h"
 #include "prof/profiler.h"
 #include "tracer.h"
 
@@ -53,7 +54,7 @@ extern char **environ;
 /* The forking thread's signal mask, saved by prepare while it holds the
  * lock (so one fork at a time uses it); not per-thread state, which the
  * child sees wiped. */
-static sigset_t g_fork_mask;
+static RTE_FORKVAR sigset_t g_fork_mask;
 
 static void fork_prepare(void)
 {

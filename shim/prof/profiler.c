@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "forkvars.h"
 #include "crash/crash.h"
 #include "profiler.h"
 #include "rte/profile.h"
@@ -70,7 +71,7 @@ static unsigned g_hz;           /* 0: profiling off (set at start) */
 static int g_sig;               /* the profiling signal */
 static int g_fp;                /* RTE_PROFILE_STACK=fp */
 static int g_id = -1;           /* rte.sample */
-static int g_on;                /* atomic: our handler is in the kernel */
+static RTE_FORKVAR int g_on;                /* atomic: our handler is in the kernel */
 static int g_stopped;           /* atomic: exit or the program took it */
 static int g_once_timer, g_once_yield;
 static struct sigaction g_prog; /* the program's view of the signal */

@@ -410,6 +410,23 @@ expect_status "signal 6"
 check_crash SIGABRT abort abort_three abort_two abort_one main
 finish
 
+# libunwind is loaded lazily (never at start: it costs a short process
+# more than tracing does): a crash before it is loaded is walked by
+# frame pointers, with a scan of the stack for the frames of code built
+# without them (libc's). Both ways, a crash inside libc shows every frame.
+for how in "" thread; do
+	begin "libc_segv${how:+_$how}"
+	pair libcsegv -- "$T/libcsegv" $how
+	expect_status "signal 11"
+	want="not mapped"
+	[ -z "$how" ] || want=mapped
+	grep -qx "libunwind $want" "$D/traced/libcsegv.err" ||
+		fail "want libunwind $want: $(cat "$D/traced/libcsegv.err")"
+	# in_libc_three: the frame that only the scan finds (strlen has none).
+	check_crash SIGSEGV in_libc_three in_libc_two in_libc_one main
+	finish
+done
+
 begin stack_overflow
 pair overflow -- "$T/overflow"
 expect_status "signal 11"

@@ -253,6 +253,40 @@ t_default_dir() {
 	fi
 	kill "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
+	t_default_root
+}
+
+# default_root: where the per-user directory goes without XDG_RUNTIME_DIR
+# (lib/common/rundir.h): /dev/shm where /tmp is not a tmpfs and /dev/shm
+# is one we may write into, else /tmp.
+default_root() {
+	if [ "$(stat -f -c %T /tmp)" != tmpfs ] &&
+		[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+		[ -w /dev/shm ] && [ -x /dev/shm ]; then
+		echo /dev/shm
+	else
+		echo /tmp
+	fi
+}
+
+# With no directory named anywhere (no OCAML_RUNTIME_EVENTS_DIR, no
+# XDG_RUNTIME_DIR, no -d), librte.so and rte-read agree on the default
+# directory: a traced program's file is found by its pid alone.
+t_default_root() {
+	want=$(default_root)/rte-$(id -u)
+	mkdir -p "$T/cwd2"
+	env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR \
+		OCAML_RUNTIME_EVENTS_START=1 LD_PRELOAD="$PRELOAD" sleep 2 & p=$!
+	BGPIDS="$BGPIDS $p"
+	appear "$want/$p.events" || fail "no $want/$p.events"
+	(cd "$T/cwd2" && env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR \
+		"$RR" -f summary "$p") >"$T/out" 2>"$T/err" &&
+		grep -q "$want/$p.events" "$T/out" &&
+		ok "rte-read PID finds the file in $want (no directory named)" ||
+		fail "rte-read PID without a directory: $(cat "$T/err")"
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	[ ! -e "$want/$p.events" ] || rm -f "$want/$p.events"
 }
 
 # ---- item 10: liveness on every file system --------------------------------------

@@ -724,6 +724,67 @@ test_log() {
 	finish
 }
 
+# default_root: where the per-user directory goes without XDG_RUNTIME_DIR
+# (lib/common/rundir.h): /dev/shm where /tmp is not a tmpfs and /dev/shm
+# is one we may write into, else /tmp.
+default_root() {
+	if [ "$(stat -f -c %T /tmp)" != tmpfs ] &&
+		[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+		[ -w /dev/shm ] && [ -x /dev/shm ]; then
+		echo /dev/shm
+	else
+		echo /tmp
+	fi
+}
+
+# The default directory without XDG_RUNTIME_DIR, <root>/rte-<uid>, for a
+# user of its own (root only: setpriv): made mode 0700 and owned by that
+# user; taken over by another user (root), or opened to others, it is
+# refused with one line, and the program runs as without the shim.
+test_default_root() {
+	begin default_root
+	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+		skip "needs root and setpriv (a user of its own)"
+		finish
+		return
+	fi
+	u=$((60000 + $$ % 5000))
+	dir=$(default_root)/rte-$u
+	rm -rf "$dir"
+	mkdir -p "$D/u" && chmod 777 "$D" "$D/u"
+	as_u() {
+		(cd "$D/u" && $TMO setpriv --reuid=$u --regid=$u --clear-groups \
+			env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR \
+			LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 "$@")
+	}
+	plain "$T/probe" >"$D/out0" 2>/dev/null
+	st0=$?
+	as_u OCAML_RUNTIME_EVENTS_PRESERVE=1 "$T/probe" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? $st0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	expect_eq "owner and mode of $dir" "$(stat -c '%u %a' "$dir")" "$u 700"
+	# The probe and its fork child, each its file (PRESERVE).
+	expect_eq "files in $dir" "$(nfiles "$dir")" 2
+	expect_eq "files in the working directory" "$(nfiles "$D/u")" 0
+	for how in owner open; do
+		rm -rf "$dir"
+		mkdir -m 700 "$dir"
+		if [ $how = owner ]; then
+			chown "$u" "$D/u" # anything: the directory stays root's
+		else
+			chown "$u" "$dir" && chmod 777 "$dir"
+		fi
+		as_u "$T/probe" >"$D/out" 2>"$D/err"
+		expect_eq "$how: exit status" $? $st0
+		expect_eq "$how: rte: lines" "$(rte_lines "$D/err")" 1
+		grep -q "default directory $dir" "$D/err" ||
+			fail "$how: $(cat "$D/err")"
+		expect_eq "$how: files" "$(nfiles "$dir")" 0
+	done
+	rm -rf "$dir"
+	finish
+}
+
 # Without OCAML_RUNTIME_EVENTS_DIR the file goes to a private per-user
 # directory, never the working directory; "." keeps OCaml's behaviour.
 test_default_dir() {
@@ -854,7 +915,7 @@ test_ocaml() {
 }
 
 # The API starts tracing without OCAML_RUNTIME_EVENTS_DIR: the per-user
-# default directory, $XDG_RUNTIME_DIR/rte or /tmp/rte-<uid>.
+# default directory, $XDG_RUNTIME_DIR/rte or <root>/rte-<uid>.
 test_api() {
 	begin api
 	mkdir -m 700 "$D/xdg"
@@ -866,7 +927,7 @@ test_api() {
 	expect_eq "files left in the default directory" "$(nfiles "$D/xdg/rte")" 0
 	$TMO env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR "$T/api" \
 		>"$D/out2" 2>"$D/err2"
-	grep -q "^ok /tmp/rte-$(id -u)/[0-9]*\.events\$" "$D/out2" ||
+	grep -q "^ok $(default_root)/rte-$(id -u)/[0-9]*\.events\$" "$D/out2" ||
 		fail "without XDG_RUNTIME_DIR: $(cat "$D/out2" "$D/err2")"
 	$TMO "$T/api" many >"$D/out" 2>&1 || fail "many: $(cat "$D/out")"
 	finish
@@ -920,6 +981,7 @@ test_full_disk
 test_closed_std
 test_log
 test_default_dir
+test_default_root
 test_chdir
 test_exec_untraced
 test_config

@@ -69,6 +69,11 @@ static void test_ids(void **state)
 	assert_int_equal(g_sunk, 3);
 	/* Same name, other type. */
 	assert_int_equal(add("app.a", RTE_TYPE_UNIT, 0), RTE_ETYPE);
+	/* A name registered from the top (kept apart from the hash) is
+	 * found again, and never given a second id. */
+	assert_int_equal(add("rte.x", RTE_TYPE_CUSTOM, 1), own);
+	assert_int_equal(add("rte.x", RTE_TYPE_INT, 1), RTE_ETYPE);
+	assert_int_equal(g_sunk, 3);
 	assert_null(rte_registry_name(2));
 	assert_null(rte_registry_name(RTE_MAX_USER_EVENTS));
 }
@@ -95,6 +100,8 @@ static void test_full(void **state)
 	assert_int_equal(add("rte.y", RTE_TYPE_INT, 1), RTE_ETOOMANY);
 	/* Known names still resolve. */
 	assert_int_equal(add("app.b", RTE_TYPE_SPAN, 0), 1);
+	assert_int_equal(add("rte.x", RTE_TYPE_CUSTOM, 1),
+	                 (int)RTE_MAX_USER_EVENTS - 1);
 	assert_int_equal(add("fill.7", RTE_TYPE_UNIT, 0), 9);
 }
 
