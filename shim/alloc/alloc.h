@@ -59,7 +59,6 @@ const char *rte_alloc_first_owner(void);
 #define RTE_ALLOC_FILTER_BITS 12u
 
 struct rte_alloc_set {
-	uint64_t live;                                   /* atomic */
 	uint32_t filter[1u << RTE_ALLOC_FILTER_BITS];    /* atomic */
 	uint64_t ways[1u << RTE_ALLOC_SET_BITS][RTE_ALLOC_SET_WAYS]
 		__attribute__((aligned(64)));

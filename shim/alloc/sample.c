@@ -143,7 +143,6 @@ static int set_add(uint64_t addr)
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_fetch_add(filter_of(h), 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&g_set->live, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
 	}
@@ -156,7 +155,7 @@ static inline int set_remove(uint64_t addr)
 {
 	uint64_t h, *b;
 
-	if (!g_set || !__atomic_load_n(&g_set->live, __ATOMIC_RELAXED))
+	if (!g_set)
 		return 0;
 	h = rte_alloc_addr_hash(addr);
 	if (!__atomic_load_n(filter_of(h), __ATOMIC_RELAXED))
@@ -170,7 +169,6 @@ static inline int set_remove(uint64_t addr)
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_fetch_sub(filter_of(h), 1, __ATOMIC_RELAXED);
-			__atomic_fetch_sub(&g_set->live, 1, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -288,6 +286,24 @@ static uint64_t user_hdr(unsigned type, int id)
 
 uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
 
+/* Samples taken (this process and, not wiped, its parent before a fork). */
+static uint64_t g_samples; /* atomic */
+#define POPULATE_AFTER 64u
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Samples hit the set's pages at random: in a program that samples much,
+ * each of its 513 pages costs a page fault on first touch. After
+ * POPULATE_AFTER samples (32 MiB allocated at the default period) they
+ * are all made present in one call instead; a program that samples
+ * little keeps the set sparse. Where the kernel has no
+ * MADV_POPULATE_WRITE, nothing happens. (errno: saved by the caller.) */
+static void populate_set(void)
+{
+	(void)madvise(g_set, sizeof(*g_set), MADV_POPULATE_WRITE);
+}
+
 /* Write the sample of the block p of n bytes (inside the guard). */
 static void sample(struct rte_alloc_thread *a, void *p, size_t n,
                    unsigned fn)
@@ -300,6 +316,9 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
 	    set_add((uint64_t)(uintptr_t)p) < 0)
 		return;
+	if (__atomic_add_fetch(&g_samples, 1, __ATOMIC_RELAXED) ==
+	    POPULATE_AFTER)
+		populate_set();
 	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
 	/* Our own frames (this function, the wrapper) are not the site. */
 	while (skip < got && raw[skip] >= g_text_lo && raw[skip] < g_text_hi)
