@@ -116,10 +116,24 @@ static size_t arena_size(const void *p)
 
 /* ---- resolution and the mode ---------------------------------------------- */
 
+/* real.c's rte_dlsym, here again: this file is never instrumented by a
+ * sanitizer (mk/shim.mk), real.c is, and a sanitizer's own start-up
+ * calls malloc (through dlsym) before its runtime can run instrumented
+ * code. */
+static void *next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		dlerror(); /* frees the error buffer (see real.c) */
+		dlerror();
+	}
+	return p;
+}
+
 /* Not real.c's table: these are resolved under the mode's CAS, with the
  * arena serving dlsym's own allocations (see real.h). */
-#define RESOLVE(field, name)                                                  \
-	(*(void **)&g_real.field = rte_dlsym(RTLD_NEXT, name))
+#define RESOLVE(field, name) (*(void **)&g_real.field = next(name))
 
 /* Resolve the real functions once (the first call of any wrapper, or the
  * constructor). A call made meanwhile (by dlsym itself, or another thread)
