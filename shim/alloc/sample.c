@@ -516,11 +516,13 @@ static void check_flush(struct rte_alloc_thread *a)
 		pending = calls_of(a) + a->frees;
 	}
 	a->step = step;
-	/* pending < g_flush_calls unless a flush could not write now */
-	if (pending + step > g_flush_calls)
-		step = pending < g_flush_calls
-		               ? (uint32_t)(g_flush_calls - pending)
-		               : 1;
+	/* The call that brings the count to g_flush_calls takes the slow
+	 * path, which flushes it with the others. (pending is below
+	 * g_flush_calls unless a flush could not write now.) */
+	if (pending + step >= g_flush_calls)
+		step = pending + 1 < g_flush_calls
+		               ? (uint32_t)(g_flush_calls - 1 - pending)
+		               : 0;
 	a->tick = (int32_t)step;
 }
 
