@@ -53,77 +53,93 @@ const char *rte_alloc_first_owner(void);
 /* ---- alloc/sample.c ----------------------------------------------------- */
 
 /* The set of live sampled addresses (sample.c): 2^15 buckets of 8
- * addresses, guarded by 4096 counters indexed by another hash. */
+ * addresses, guarded by 4096 counters indexed by the hash's top bits. */
 #define RTE_ALLOC_SET_BITS 15u
 #define RTE_ALLOC_SET_WAYS 8u
 #define RTE_ALLOC_FILTER_BITS 12u
 
 struct rte_alloc_set {
-	uint64_t live;                                   /* atomic */
 	uint32_t filter[1u << RTE_ALLOC_FILTER_BITS];    /* atomic */
 	uint64_t ways[1u << RTE_ALLOC_SET_BITS][RTE_ALLOC_SET_WAYS]
 		__attribute__((aligned(64)));
 };
 /* NULL until sampling starts; mapped with MADV_WIPEONFORK. */
 extern struct rte_alloc_set *rte_alloc_g_set;
+/* The set's filter once sampling started, before that a static array of
+ * zeros: never NULL, so that a free looks at one counter and nothing
+ * else. */
+extern uint32_t *rte_alloc_g_filter;
 
+/* Blocks are at least 8-byte aligned: the multiply mixes the upper bits
+ * into the top ones, which index the filter and the set's buckets. */
 static inline uint64_t rte_alloc_addr_hash(uint64_t addr)
 {
-	return (addr >> 4) * 0x9e3779b97f4a7c15ull;
+	return addr * 0x9e3779b97f4a7c15ull;
 }
 
-static inline uint32_t *rte_alloc_filter_of(struct rte_alloc_set *s,
-                                            uint64_t h)
+static inline uint32_t *rte_alloc_filter_of(uint32_t *filter, uint64_t h)
 {
-	return &s->filter[(h >> 20) & ((1u << RTE_ALLOC_FILTER_BITS) - 1)];
+	return &filter[h >> (64 - RTE_ALLOC_FILTER_BITS)];
 }
 
-/* 0 if p was surely never sampled (the common case: one or two loads);
- * 1 if it may have been (then call rte_alloc_note_free). */
+/* 0 if p was surely never sampled (the common case: two loads); 1 if it
+ * may have been (then call rte_alloc_note_free). */
 static inline int rte_alloc_maybe_sampled(const void *p)
 {
 	/* Relaxed: see sample.c (set_add / set_remove). */
-	struct rte_alloc_set *s =
-		__atomic_load_n(&rte_alloc_g_set, __ATOMIC_RELAXED);
+	uint32_t *f = __atomic_load_n(&rte_alloc_g_filter, __ATOMIC_RELAXED);
 
-	return s && __atomic_load_n(&s->live, __ATOMIC_RELAXED) &&
-	       __atomic_load_n(rte_alloc_filter_of(
-	                               s, rte_alloc_addr_hash((uintptr_t)p)),
-	                       __ATOMIC_RELAXED);
+	return __atomic_load_n(rte_alloc_filter_of(
+	                               f, rte_alloc_addr_hash((uintptr_t)p)),
+	                       __ATOMIC_RELAXED) != 0;
 }
 
-/* The slow part of rte_alloc_tick: apply the flush rules. */
-void rte_alloc_check_flush(struct rte_alloc_thread *a);
-
-/* rte_alloc_bucket(w) for w <= 100, as a table (sample.c). */
+/* rte_alloc_bucket(w) for w <= 100, as a table (sample.c; filled by
+ * rte_alloc_start(), before counting starts). */
 extern uint8_t rte_alloc_bucket_of[101];
 
-/* Requests of this many bytes or more (no allocator can satisfy them on a
- * 64-bit Linux) count as calls and add nothing to the bytes. */
-#define RTE_ALLOC_BYTES_MAX (UINT64_C(1) << 48)
-
-/* The first half of a counted allocation call of n bytes, before the real
- * call: counts it (call, bucket, bytes asked for). Returns nonzero if the
- * call must end with rte_alloc_after() (a sample is due, or the flush
- * rules are to be looked at), 0 if the real function can be tail-called.
- * Outside the guard. */
-static inline int rte_alloc_before(struct rte_alloc_thread *a, size_t n)
+/* The bucket of an allocation of n bytes: ceil(n / 8) words, or 100 for
+ * 100 words and more (n > 792). */
+static inline unsigned rte_alloc_bucket_n(size_t n)
 {
-	/* ceil(n / 8) words, or 100 for 100 words and more (n > 792) */
-	size_t w = n < 800 ? (n + 7) >> 3 : 100;
-	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
-
-	a->buckets[rte_alloc_bucket_of[w]]++;
-	a->calls++;
-	a->bytes += b;
-	a->left -= (int64_t)b;
-	return (a->left <= 0) | (a->calls + a->frees >= a->check_at);
+	return rte_alloc_bucket_of[n < 800 ? (n + 7) >> 3 : 100];
 }
 
-/* The second half, when rte_alloc_before() asked for it: the call made by
- * fn (enum rte_alloc_fn) returned p (NULL: it failed). Takes the sample
- * that was due (a failed call only draws the next interval) and looks at
- * the flush rules. Preserves errno. */
+/* Requests of this many bytes or more (no allocator can satisfy them on a
+ * 64-bit Linux) count as calls and add nothing to the bytes. Sampling
+ * intervals are at most this long, so that such a request always takes
+ * the slow path. */
+#define RTE_ALLOC_BYTES_MAX (UINT64_C(1) << 48)
+
+/*
+ * The fast path of a counted allocation of n bytes, before the real call:
+ * counts it and returns 1, or returns 0 and counts nothing when the slow
+ * path must (a sample is due, the flush rules are to be looked at, the
+ * guard is set, the state is fresh). No branch but the one.
+ */
+static inline int rte_alloc_fast(struct rte_alloc_thread *a, size_t n)
+{
+	int32_t tick = a->tick;
+	uint64_t left = a->left;
+
+	if (__builtin_expect((tick <= 0) | (n >= left), 0))
+		return 0;
+	a->tick = tick - 1;
+	a->left = left - n;
+	a->bytes += n;
+	a->buckets[rte_alloc_bucket_n(n)]++;
+	return 1;
+}
+
+/* The slow path of a counted allocation of n bytes, before the real call
+ * (rte_alloc_fast returned 0): counts it unless the guard is set, looks
+ * at the flush rules if due. Returns nonzero if a sample is due: the call
+ * must then end with rte_alloc_after(). Preserves errno. */
+int rte_alloc_slow(struct rte_alloc_thread *a, size_t n);
+
+/* The end of a call that rte_alloc_slow() flagged: the call made by fn
+ * (enum rte_alloc_fn) for n bytes returned p (NULL: it failed). Takes the
+ * sample (a failed call only draws the next interval). Preserves errno. */
 void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
                      unsigned fn);
 
@@ -131,24 +147,36 @@ void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
 static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
                                    size_t n, unsigned fn)
 {
-	if (__builtin_expect(rte_alloc_before(a, n), 0))
+	if (!rte_alloc_fast(a, n) && rte_alloc_slow(a, n))
 		rte_alloc_after(a, p, n, fn);
 }
 
-/* Count a free of `usable` bytes. Outside the guard. */
-static inline void rte_alloc_count_free(struct rte_alloc_thread *a,
-                                        size_t usable)
+/* The fast path of a counted free of a block of `usable` bytes, given as
+ * usable + 8 (glibc's chunk size, less 8 for a block of its own mmap):
+ * counts it and returns 1, or 0 when the slow path must. */
+static inline int rte_alloc_free_fast(struct rte_alloc_thread *a,
+                                      uint64_t usable8)
 {
+	int32_t tick = a->tick;
+
+	if (__builtin_expect(tick <= 0, 0))
+		return 0;
+	a->tick = tick - 1;
 	a->frees++;
-	a->freed += usable;
+	a->freed8 += usable8;
+	return 1;
 }
 
-/* At the end of each wrapper: flush if N calls or T ms have passed (the
- * rules are looked at every 64 calls at most). Outside the guard. */
-static inline void rte_alloc_tick(struct rte_alloc_thread *a)
+/* Its slow path: counts unless the guard is set, looks at the flush rules
+ * if due. Preserves errno. */
+void rte_alloc_free_slow(struct rte_alloc_thread *a, uint64_t usable8);
+
+/* A counted free: both paths. */
+static inline void rte_alloc_count_free(struct rte_alloc_thread *a,
+                                        uint64_t usable8)
 {
-	if (__builtin_expect(a->calls + a->frees >= a->check_at, 0))
-		rte_alloc_check_flush(a);
+	if (!rte_alloc_free_fast(a, usable8))
+		rte_alloc_free_slow(a, usable8);
 }
 
 /* Tracing starts (registry lock held, not signal-safe): register the

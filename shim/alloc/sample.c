@@ -4,13 +4,18 @@
  *
  * Counting: each thread counts its calls into OCaml's 20 size buckets
  * (rte_alloc_bucket of the size in 8-byte words, rounded up) and its
- * calls, bytes, frees and freed bytes, in its own state (no lock, no
- * atomic). A flush writes them on the thread's ring, as the `alloc`
- * runtime event and the four rte.alloc.* int events, every
- * RTE_ALLOC_FLUSH_CALLS calls, or at the first call RTE_ALLOC_FLUSH_MS
- * after the previous flush (the clock is read every 64 calls), and at
+ * bytes, frees and freed bytes, in its own state (no lock, no atomic;
+ * the fast path is alloc/alloc.h's, this file is the slow one). A flush
+ * writes them on the thread's ring, as the `alloc` runtime event and the
+ * four rte.alloc.* int events, every RTE_ALLOC_FLUSH_CALLS calls, or at
+ * the first call RTE_ALLOC_FLUSH_MS after the previous flush, and at
  * thread end, fork, exec and exit (the exiting thread's counts; another
- * thread's last unflushed calls are lost at exit).
+ * thread's last unflushed calls are lost at exit). The flush rules are
+ * looked at every `step` calls: 64 at first, doubled (up to 4096) while
+ * that many calls take less than 1/64 of RTE_ALLOC_FLUSH_MS and halved
+ * (down to 1) while they take more than 1/16 of it, so that a busy thread
+ * reads the clock rarely and a flush is late by a small part of the
+ * period at most.
  *
  * Sampling: each thread draws exponentially distributed byte intervals
  * of mean RTE_ALLOC_SAMPLE (xorshift64* and -log(U)); the allocation that
@@ -20,8 +25,8 @@
  * address goes into a lock-free set so that its free writes an
  * rte.alloc.free. The set is 2^15 buckets of 8 addresses (one cache line
  * each; insert and erase are CAS on one word), guarded by 4096 counters
- * indexed by another hash of the address: a free of an address that was
- * never sampled reads one counter (zero) and stops. A sample whose bucket
+ * indexed by the top bits of the address's hash: a free of an address
+ * that was never sampled reads one counter (zero) and stops. A sample whose bucket
  * is full (more than 8 live samples hashing together) is not written.
  * The set lives in memory mapped with MADV_WIPEONFORK: a fork child starts
  * with no live samples (its parent's are in its parent's file).
@@ -107,10 +112,12 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 
 struct rte_alloc_set *rte_alloc_g_set;
 #define g_set rte_alloc_g_set
+static uint32_t g_no_filter[1u << RTE_ALLOC_FILTER_BITS]; /* zeros */
+uint32_t *rte_alloc_g_filter = g_no_filter;
 
 static inline uint32_t *filter_of(uint64_t h)
 {
-	return rte_alloc_filter_of(g_set, h);
+	return rte_alloc_filter_of(g_set->filter, h);
 }
 
 static inline uint64_t *bucket_of(uint64_t h)
@@ -135,7 +142,6 @@ static int set_add(uint64_t addr)
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_fetch_add(filter_of(h), 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&g_set->live, 1, __ATOMIC_RELAXED);
 			return 0;
 		}
 	}
@@ -148,7 +154,7 @@ static inline int set_remove(uint64_t addr)
 {
 	uint64_t h, *b;
 
-	if (!g_set || !__atomic_load_n(&g_set->live, __ATOMIC_RELAXED))
+	if (!g_set)
 		return 0;
 	h = rte_alloc_addr_hash(addr);
 	if (!__atomic_load_n(filter_of(h), __ATOMIC_RELAXED))
@@ -162,7 +168,6 @@ static inline int set_remove(uint64_t addr)
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_fetch_sub(filter_of(h), 1, __ATOMIC_RELAXED);
-			__atomic_fetch_sub(&g_set->live, 1, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -234,6 +239,9 @@ static void start_sampling(void)
 		 * acquire in sample()). */
 		__atomic_store_n(&g_set, (struct rte_alloc_set *)p,
 		                 __ATOMIC_RELEASE);
+		/* Relaxed would do (fresh zero pages): release as above. */
+		__atomic_store_n(&rte_alloc_g_filter, g_set->filter,
+		                 __ATOMIC_RELEASE);
 	}
 }
 
@@ -285,8 +293,9 @@ static double neg_log(double u)
 	return -((double)e * 0.6931471805599453 + 2 * s * t);
 }
 
-/* Bytes to the next sample: exponential of mean g_period, at least 1. */
-static int64_t next_interval(struct rte_alloc_thread *a)
+/* Bytes to the next sample: exponential of mean g_period, from 1 to
+ * RTE_ALLOC_BYTES_MAX. */
+static uint64_t next_interval(struct rte_alloc_thread *a)
 {
 	/* U in (0, 1]: 53 random bits. */
 	double u = (double)((next_random(a) >> 11) + 1) * 0x1p-53;
@@ -294,9 +303,9 @@ static int64_t next_interval(struct rte_alloc_thread *a)
 
 	if (v < 1)
 		return 1;
-	if (v > 0x1p62)
-		return INT64_C(1) << 62;
-	return (int64_t)v;
+	if (v >= (double)RTE_ALLOC_BYTES_MAX)
+		return RTE_ALLOC_BYTES_MAX;
+	return (uint64_t)v;
 }
 
 static uint64_t user_hdr(unsigned type, int id)
@@ -305,6 +314,24 @@ static uint64_t user_hdr(unsigned type, int id)
 }
 
 uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
+
+/* Samples taken (this process and, not wiped, its parent before a fork). */
+static uint64_t g_samples; /* atomic */
+#define POPULATE_AFTER 64u
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Samples hit the set's pages at random: in a program that samples much,
+ * each of its 513 pages costs a page fault on first touch. After
+ * POPULATE_AFTER samples (32 MiB allocated at the default period) they
+ * are all made present in one call instead; a program that samples
+ * little keeps the set sparse. Where the kernel has no
+ * MADV_POPULATE_WRITE, nothing happens. (errno: saved by the caller.) */
+static void populate_set(void)
+{
+	(void)madvise(g_set, sizeof(*g_set), MADV_POPULATE_WRITE);
+}
 
 /* Write the sample of the block p of n bytes (inside the guard). */
 static void sample(struct rte_alloc_thread *a, void *p, size_t n,
@@ -318,6 +345,9 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
 	    set_add((uint64_t)(uintptr_t)p) < 0)
 		return;
+	if (__atomic_add_fetch(&g_samples, 1, __ATOMIC_RELAXED) ==
+	    POPULATE_AFTER)
+		populate_set();
 	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
 	/* Our own frames (this function, the wrapper) are not the site. */
 	while (skip < got && raw[skip] >= g_text_lo && raw[skip] < g_text_hi)
@@ -341,22 +371,49 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	rte_leave_w(w);
 }
 
-/* The sampling part of rte_alloc_after(): a->left <= 0. */
-static void sample_due(struct rte_alloc_thread *a, void *p, size_t n,
-                       unsigned fn)
+/* The guard around our own slow work (a sample, a flush): the calls it
+ * makes (libunwind's) go to the slow path, which passes them uncounted
+ * (tick and left 0, see alloc/state.h). Not nested. */
+static void guard_enter(struct rte_alloc_thread *a)
 {
+	a->guard = 1;
+	a->saved_tick = a->tick;
+	a->saved_left = a->left;
+	a->tick = 0;
+	a->left = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void guard_leave(struct rte_alloc_thread *a)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->tick = a->saved_tick;
+	a->left = a->saved_left;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->guard = 0;
+}
+
+/* rte_alloc_after(): the sample that rte_alloc_slow() found due (or the
+ * thread's first interval). */
+void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
+                     unsigned fn)
+{
+	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
 	int saved = errno;
 
 	if (!g_period) {
-		a->left = INT64_MAX; /* no sampling: never here again */
+		/* No sampling: never due again (b < left always). */
+		a->left = RTE_ALLOC_BYTES_MAX;
 		goto out;
 	}
 	if (!a->rng) {
 		/* The thread's first allocation: its first interval, then
 		 * this allocation's bytes taken from it as from any. */
-		a->left += next_interval(a);
-		if (a->left > 0)
+		a->left = next_interval(a);
+		if (b < a->left) {
+			a->left -= b;
 			goto out;
+		}
 	}
 	a->left = next_interval(a);
 	if (!p)
@@ -364,11 +421,9 @@ static void sample_due(struct rte_alloc_thread *a, void *p, size_t n,
 	/* Not in the shared state of threads that got none (busy), nor in
 	 * our own slow work (a nested call from libunwind). */
 	if (!a->guard && !rte_self_p->busy) {
-		a->guard = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		guard_enter(a);
 		sample(a, p, n, fn);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		a->guard = 0;
+		guard_leave(a);
 	}
 out:
 	errno = saved;
@@ -396,6 +451,16 @@ void rte_alloc_note_free(void *p)
 
 /* ---- flushing ------------------------------------------------------------------ */
 
+/* Allocation calls since the last flush. */
+static uint64_t calls_of(const struct rte_alloc_thread *a)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+		n += a->buckets[i];
+	return n;
+}
+
 static void flush(struct rte_alloc_thread *a)
 {
 	uint64_t buckets[RTE_ALLOC_BUCKETS];
@@ -417,7 +482,7 @@ static void flush(struct rte_alloc_thread *a)
 	               RTE_ALLOC_BUCKETS);
 	if (g_id_calls >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_calls), ts,
-		                a->calls);
+		                calls_of(a));
 	if (g_id_bytes >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_bytes), ts,
 		                a->bytes);
@@ -426,13 +491,13 @@ static void flush(struct rte_alloc_thread *a)
 		                a->frees);
 	if (g_id_freed >= 0)
 		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_freed), ts,
-		                a->freed);
+		                a->freed8 - 8 * (uint64_t)a->frees);
 	rte_leave_w(w);
 	a->last_ns = ts;
 clear:
 	memset(a->buckets, 0, sizeof(a->buckets));
-	a->calls = a->bytes = a->frees = a->freed = 0;
-	a->check_at = 0;
+	a->bytes = a->freed8 = 0;
+	a->frees = 0;
 out:
 	errno = saved;
 }
@@ -442,44 +507,91 @@ static void flush_guarded(struct rte_alloc_thread *a)
 {
 	if (a->guard)
 		return;
-	a->guard = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_enter(a);
 	flush(a);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	a->guard = 0;
+	guard_leave(a);
 }
 
-void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
-                     unsigned fn)
-{
-	if (a->left <= 0)
-		sample_due(a, p, n, fn);
-	if (a->calls + a->frees >= a->check_at)
-		rte_alloc_check_flush(a);
-}
+#define STEP_FIRST 64u
+#define STEP_MAX 4096u
 
-void rte_alloc_check_flush(struct rte_alloc_thread *a)
+/* The flush rules, when the tick ran out (outside the guard): flush if
+ * RTE_ALLOC_FLUSH_CALLS calls or RTE_ALLOC_FLUSH_MS passed, adapt the
+ * step (see the top of this file) and start the next tick. */
+static void check_flush(struct rte_alloc_thread *a)
 {
-	uint64_t pending = (uint64_t)a->calls + a->frees, now;
+	uint64_t pending = calls_of(a) + a->frees, now, dt;
+	uint32_t step = a->step ? a->step : STEP_FIRST;
 
 	if (pending >= g_flush_calls) {
 		flush_guarded(a);
+		pending = calls_of(a) + a->frees;
 	} else if (pending) {
 		now = rte_clock_ns();
+		if (a->check_ns) {
+			dt = now - a->check_ns;
+			if (dt < g_flush_ns / 64) {
+				if (step < STEP_MAX)
+					step *= 2;
+			} else if (dt > g_flush_ns / 16 && step > 1) {
+				step /= 2;
+			}
+		}
+		a->check_ns = now;
 		if (!a->last_ns)
 			a->last_ns = now;
 		else if (now - a->last_ns >= g_flush_ns)
 			flush_guarded(a);
+		pending = calls_of(a) + a->frees;
 	}
-	a->check_at = a->calls + a->frees +
-	              (g_flush_calls < 64 ? g_flush_calls : 64);
+	a->step = step;
+	/* The call that brings the count to g_flush_calls takes the slow
+	 * path, which flushes it with the others. (pending is below
+	 * g_flush_calls unless a flush could not write now.) */
+	if (pending + step >= g_flush_calls)
+		step = pending + 1 < g_flush_calls
+		               ? (uint32_t)(g_flush_calls - 1 - pending)
+		               : 0;
+	a->tick = (int32_t)step;
+}
+
+int rte_alloc_slow(struct rte_alloc_thread *a, size_t n)
+{
+	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
+
+	if (a->guard)
+		return 0;
+	a->buckets[rte_alloc_bucket_n(n)]++;
+	a->bytes += b;
+	if (a->tick <= 0)
+		check_flush(a);
+	else
+		a->tick--;
+	/* Due when this allocation crosses the end of the interval, or
+	 * the state is fresh (left 0: the first interval is drawn). */
+	if (b >= a->left)
+		return b || !a->left;
+	a->left -= b;
+	return 0;
+}
+
+void rte_alloc_free_slow(struct rte_alloc_thread *a, uint64_t usable8)
+{
+	if (a->guard)
+		return;
+	a->frees++;
+	a->freed8 += usable8;
+	if (a->tick <= 0)
+		check_flush(a);
+	else
+		a->tick--;
 }
 
 void rte_alloc_flush_self(void)
 {
 	struct rte_thread *t = rte_self_p;
 
-	if (!t || t->busy || !(t->alloc.calls + t->alloc.frees))
+	if (!t || t->busy || !(calls_of(&t->alloc) + t->alloc.frees))
 		return;
 	flush_guarded(&t->alloc);
 }

@@ -13,20 +13,34 @@
 
 /* Per-thread state, a member of struct rte_thread (wiped by fork: a child
  * starts with nothing counted and a fresh random stream). Touched only by
- * its thread. The guard is set only around our own slow work (a sample, a
- * flush): the calls it makes (libunwind's) pass straight through. */
-struct rte_alloc_thread {
-	/* The counted path's words, in two cache lines. The 32-bit counts
-	 * cannot wrap: a flush comes at most RTE_ALLOC_FLUSH_CALLS (< 2^30)
-	 * + 64 calls after the previous one. */
-	int guard;          /* inside our slow work: calls pass straight */
-	uint32_t check_at;  /* look at the flush rules when calls + frees
-	                       reaches it */
-	uint32_t calls;     /* allocation calls since the last flush */
+ * its thread (and its signal handlers).
+ *
+ * The fast path (alloc/alloc.h) takes a call only while tick > 0 and, for
+ * an allocation of n bytes, n < left; anything else goes to the slow path
+ * (alloc/sample.c), which also counts the call unless the thread is in its
+ * guard (our own slow work: a sample, a flush; the calls it makes, e.g.
+ * libunwind's, pass uncounted). While the guard is set, tick and left are
+ * 0 (their values kept in saved_*), so that the fast path needs no look at
+ * the guard; a fresh (zeroed) state starts in the slow path too. */
+struct __attribute__((aligned(64))) rte_alloc_thread {
+	/* The fast path's words, first (two cache lines with the buckets).
+	 * The 32-bit counts cannot wrap: a flush comes at most
+	 * RTE_ALLOC_FLUSH_CALLS (< 2^30) calls after the previous one. */
+	int32_t tick;       /* calls the fast path may take before the slow
+	                       path looks at the flush rules */
 	uint32_t frees;     /* frees since the last flush */
-	uint64_t bytes, freed;                     /* since the last flush */
-	int64_t left;       /* bytes before the next sample */
-	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size */
+	uint64_t left;      /* bytes before the next sample (<= 2^48) */
+	uint64_t bytes;     /* bytes asked for since the last flush */
+	uint64_t freed8;    /* freed bytes + 8 per free, since the last
+	                       flush (what glibc's chunk header gives) */
+	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size (their
+	                       sum: the calls since the last flush) */
+	/* The slow path's. */
+	int guard;          /* inside our slow work: calls pass uncounted */
+	int32_t saved_tick; /* tick and left while the guard is set */
+	uint64_t saved_left;
+	uint32_t step;      /* calls between looks at the flush rules */
+	uint64_t check_ns;  /* time of the last look that read the clock */
 	uint64_t last_ns;   /* time of the last flush (0: none yet) */
 	uint64_t rng;       /* xorshift64* state; 0: not seeded */
 	uint64_t rec[(sizeof(struct rte_alloc_sample_rec) + 7) / 8 +

@@ -34,7 +34,7 @@
 #include "alloc/alloc.h"
 #include "tracer.h"
 
-/* Modes, in g_mode. Only MODE_PASS takes the fast path. */
+/* Modes, in g_mode. Only MODE_PASS and MODE_FAST take the fast paths. */
 enum {
 	MODE_UNINIT = 0, /* nothing resolved yet */
 	MODE_RESOLVING,  /* one thread resolving: the arena serves all */
@@ -42,10 +42,11 @@ enum {
 	                    the arena check */
 	MODE_PASS,       /* off, arena unused: one branch, a tail call */
 	MODE_CHECK,      /* off, arena used: pass, with the arena check */
-	MODE_ON,         /* profiling */
-	MODE_BROKEN      /* no real malloc: the arena serves all */
+	MODE_BROKEN,     /* no real malloc: the arena serves all */
+	MODE_ON,         /* profiling (arena used, or not glibc's free) */
+	MODE_FAST        /* profiling, glibc's free, arena unused: free
+	                    reads the block's size from its chunk header */
 };
-
 static int g_mode; /* atomic (relaxed: each value's pointers are set) */
 static int g_glibc; /* the real allocator is glibc's (see usable()) */
 static int g_wanted; /* RTE_ALLOC asked for profiling */
@@ -115,6 +116,10 @@ static size_t arena_size(const void *p)
 
 /* ---- resolution and the mode ---------------------------------------------- */
 
+/* real.c's rte_dlsym, here again: this file is never instrumented by a
+ * sanitizer (mk/shim.mk), real.c is, and a sanitizer's own start-up
+ * calls malloc (through dlsym) before its runtime can run instrumented
+ * code. */
 static void *next(const char *name)
 {
 	void *p = dlsym(RTLD_NEXT, name);
@@ -126,6 +131,8 @@ static void *next(const char *name)
 	return p;
 }
 
+/* Not real.c's table: these are resolved under the mode's CAS, with the
+ * arena serving dlsym's own allocations (see real.h). */
 #define RESOLVE(field, name) (*(void **)&g_real.field = next(name))
 
 /* Resolve the real functions once (the first call of any wrapper, or the
@@ -209,13 +216,21 @@ void rte_alloc_init(void)
 
 int rte_alloc_enabled(void)
 {
-	return g_wanted && g_ours && mode() >= MODE_CHECK;
+	int m = mode();
+
+	return g_wanted && g_ours && (m == MODE_CHECK || m >= MODE_ON);
 }
 
 void rte_alloc_on(void)
 {
+	/* The arena is used only before MODE_EARLY: its use is final. */
 	if (rte_alloc_enabled())
-		__atomic_store_n(&g_mode, MODE_ON, __ATOMIC_RELEASE);
+		__atomic_store_n(&g_mode,
+		                 g_glibc && !__atomic_load_n(&g_arena_used,
+		                                             __ATOMIC_RELAXED)
+		                         ? MODE_FAST
+		                         : MODE_ON,
+		                 __ATOMIC_RELEASE);
 }
 
 const char *rte_alloc_first_owner(void)
@@ -233,15 +248,20 @@ const char *rte_alloc_first_owner(void)
 
 /* ---- the profiling path ------------------------------------------------------ */
 
-/* The calling thread's state if this call is to be counted: we are not
- * inside our own slow work. Counted whether or not tracing is active at
- * the moment (MODE_ON means it was started): a flush while it is paused or
- * stopped drops the counts, which is cheaper than a look at it per call. */
-static inline struct rte_alloc_thread *counting(void)
-{
-	struct rte_alloc_thread *a = &rte_self_get()->alloc;
+/* Counted whether or not tracing is active at the moment (MODE_ON and
+ * MODE_FAST mean it was started): a flush while it is paused or stopped
+ * drops the counts, which is cheaper than a look at it per call. Our own
+ * slow work is not counted: alloc/alloc.h's slow paths see the guard. */
 
-	return a->guard ? NULL : a;
+static inline int is_on(int m)
+{
+	return m >= MODE_ON;
+}
+
+/* The calling thread's profiler state (allocated on its first call). */
+static inline struct rte_alloc_thread *self_alloc(void)
+{
+	return &rte_self_get()->alloc;
 }
 
 /* 1 if this mode must not call the real functions (yet). */
@@ -263,30 +283,34 @@ static int mode_slow(void)
 }
 
 /*
- * malloc_usable_size(p) of a block the program is freeing. glibc's own
- * function also reads the next chunk's header (a cache miss the free
- * itself does not take, from its per-thread cache); for a block in use
- * its answer is the block's own size field: the chunk size less the
+ * malloc_usable_size(p) + 8 of a block the program is freeing, from glibc:
+ * its own function also reads the next chunk's header (a cache miss the
+ * free itself does not take, from its per-thread cache); for a block in
+ * use its answer is the block's own size field: the chunk size less the
  * 8-byte header, or less 16 for a block of its own mmap (glibc's
- * memsize()). Any other allocator: its malloc_usable_size.
+ * memsize()). The chunk size less 8 for a mmapped block is what is
+ * counted (alloc/state.h's freed8); the flush takes 8 per free off.
  */
-static inline size_t usable(void *p)
+static inline uint64_t glibc_usable8(const void *p)
 {
 	size_t h;
 
-	if (!g_glibc)
-		return g_real.usable(p);
-	memcpy(&h, (char *)p - sizeof(h), sizeof(h));
-	return (h & ~(size_t)7) - (h & 2 ? 16 : 8);
+	memcpy(&h, (const char *)p - sizeof(h), sizeof(h));
+	return (h & ~(size_t)7) - ((h & 2) << 2);
 }
 
-/* A free of p (not NULL, not the arena's) about to happen: counted if
- * a != NULL; written if p was sampled. Before the real call: p may be
- * reused at once by another thread. */
+/* The same from any allocator: its malloc_usable_size. */
+static inline uint64_t usable8(void *p)
+{
+	return g_glibc ? glibc_usable8(p) : g_real.usable(p) + 8;
+}
+
+/* A free of p (not NULL, not the arena's) about to happen: counted, and
+ * written if p was sampled. Before the real call: p may be reused at once
+ * by another thread. */
 static inline void freeing(struct rte_alloc_thread *a, void *p)
 {
-	if (a)
-		rte_alloc_count_free(a, usable(p));
+	rte_alloc_count_free(a, usable8(p));
 	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
 		rte_alloc_note_free(p);
 }
@@ -294,9 +318,12 @@ static inline void freeing(struct rte_alloc_thread *a, void *p)
 /* ---- the wrappers ---------------------------------------------------------- */
 
 /*
- * Each wrapper: MODE_PASS, a tail call; MODE_ON, the counted call (the
- * function's _on helper); anything else, its _other helper (the arena
- * while nothing is resolved, a check for arena pointers, a pass-through).
+ * Each wrapper: MODE_PASS, a tail call; counted (MODE_ON, MODE_FAST):
+ * malloc and free count inline and tail-call the real function unless the
+ * slow path is due (alloc/alloc.h), the others through their _other
+ * helper; anything else, the _other helper (the arena while nothing is
+ * resolved, a check for arena pointers, a pass-through). Every path ends
+ * in a tail call where it can, so the fast paths need no stack frame.
  * The relaxed load of the mode suffices on the fast path: the pointers
  * were stored before the mode that lets them be used was (release).
  */
@@ -309,39 +336,31 @@ static inline int mode_fast(void)
  * (or NULL), n is the size asked for, fn the enum rte_alloc_fn. */
 #define COUNTED(call, n, fn)                                                  \
 	do {                                                                  \
-		struct rte_alloc_thread *a_ = counting();                     \
+		struct rte_alloc_thread *a_ = self_alloc();                   \
 		void *p_ = g_real.call;                                       \
-		if (a_)                                                       \
-			rte_alloc_count(a_, p_, n, fn);                       \
+		rte_alloc_count(a_, p_, n, fn);                               \
 		return p_;                                                    \
 	} while (0)
 
-/* The end of a counted malloc that rte_alloc_before() flagged. */
-__attribute__((noinline)) static void *malloc_after(struct rte_alloc_thread *a,
-                                                    size_t n)
+/* A counted malloc that the inline fast path did not take: counted before
+ * the call, which is then a tail call unless a sample is due. */
+__attribute__((noinline)) static void *malloc_on(size_t n)
 {
-	void *p = g_real.malloc(n);
+	struct rte_alloc_thread *a = self_alloc();
+	void *p;
 
+	if (rte_alloc_fast(a, n) || !rte_alloc_slow(a, n))
+		return g_real.malloc(n);
+	p = g_real.malloc(n);
 	rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
 	return p;
 }
 
-/* A counted malloc: counted before the call, which is then a tail call
- * unless a sample is due or the flush rules are to be looked at. */
-static inline void *malloc_on(size_t n)
-{
-	struct rte_alloc_thread *a = counting();
-
-	if (a && __builtin_expect(rte_alloc_before(a, n), 0))
-		return malloc_after(a, n);
-	return g_real.malloc(n);
-}
-
-static void *malloc_other(size_t n)
+__attribute__((noinline)) static void *malloc_other(size_t n)
 {
 	int m = mode_slow();
 
-	if (m == MODE_ON)
+	if (is_on(m))
 		return malloc_on(n);
 	if (arena_only(m))
 		return arena_alloc(n, 16);
@@ -351,11 +370,17 @@ static void *malloc_other(size_t n)
 RTE_EXPORT void *malloc(size_t n)
 {
 	int m = mode_fast();
+	struct rte_thread *t;
 
 	if (__builtin_expect(m == MODE_PASS, 1))
 		return g_real.malloc(n);
-	if (__builtin_expect(m == MODE_ON, 1))
+	if (__builtin_expect(is_on(m), 1)) {
+		t = rte_self_p;
+		if (__builtin_expect(t != NULL, 1) &&
+		    __builtin_expect(rte_alloc_fast(&t->alloc, n), 1))
+			return g_real.malloc(n);
 		return malloc_on(n);
+	}
 	return malloc_other(n);
 }
 
@@ -370,7 +395,7 @@ static void *calloc_other(size_t k, size_t n)
 
 	if (__builtin_mul_overflow(k, n, &total))
 		total = SIZE_MAX; /* the real calloc fails: counted as 0 */
-	if (m == MODE_ON)
+	if (is_on(m))
 		COUNTED(calloc(k, n), total == SIZE_MAX ? 0 : total,
 		        RTE_ALLOC_CALLOC);
 	if (arena_only(m))
@@ -404,18 +429,14 @@ static void *arena_realloc(void *p, size_t n)
  * frees (n == 0), an allocation of n. */
 static void *realloc_on(void *p, size_t n, unsigned fn)
 {
-	struct rte_alloc_thread *a = counting();
+	struct rte_alloc_thread *a = self_alloc();
 	void *q;
 
 	if (p)
 		freeing(a, p);
 	q = g_real.realloc(p, n);
-	if (a) {
-		if (n || !p)
-			rte_alloc_count(a, q, n, fn);
-		else
-			rte_alloc_tick(a);
-	}
+	if (n || !p)
+		rte_alloc_count(a, q, n, fn);
 	return q;
 }
 
@@ -427,7 +448,7 @@ static void *realloc_other(void *p, size_t n)
 		return arena_realloc(p, n);
 	if (arena_only(m))
 		return p ? NULL : arena_alloc(n, 16); /* p cannot be real yet */
-	if (m != MODE_ON)
+	if (!is_on(m))
 		return g_real.realloc(p, n);
 	return realloc_on(p, n, RTE_ALLOC_REALLOC);
 }
@@ -452,7 +473,7 @@ static void *reallocarray_other(void *p, size_t k, size_t n)
 		return arena_realloc(p, total);
 	if (arena_only(m))
 		return p ? NULL : arena_alloc(total, 16);
-	if (m != MODE_ON)
+	if (!is_on(m))
 		return g_real.reallocarray ? g_real.reallocarray(p, k, n)
 		                           : g_real.realloc(p, total);
 	return realloc_on(p, total, RTE_ALLOC_REALLOCARRAY);
@@ -467,29 +488,27 @@ RTE_EXPORT void *reallocarray(void *p, size_t k, size_t n)
 	return reallocarray_other(p, k, n);
 }
 
-__attribute__((always_inline)) static inline void free_on(void *p)
+/* The end of a counted free of a block that may have been sampled. */
+__attribute__((noinline)) static void free_sampled(void *p)
 {
-	struct rte_alloc_thread *a;
+	rte_alloc_note_free(p);
+	g_real.free(p);
+}
 
-	if (__builtin_expect(!p || in_arena(p), 0))
-		return; /* arena blocks are never reused */
-	a = counting();
-	if (a) {
-		rte_alloc_count_free(a, usable(p));
-		rte_alloc_tick(a);
-	}
-	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
-		rte_alloc_note_free(p);
+/* A counted free that the inline fast path did not take. */
+__attribute__((noinline)) static void free_on(void *p)
+{
+	freeing(self_alloc(), p);
 	g_real.free(p); /* a tail call: everything is done before */
 }
 
-static void free_other(void *p)
+__attribute__((noinline)) static void free_other(void *p)
 {
 	int m = mode_slow();
 
 	if (!p || in_arena(p) || arena_only(m))
 		return; /* arena blocks are never reused */
-	if (m == MODE_ON)
+	if (is_on(m))
 		free_on(p);
 	else
 		g_real.free(p);
@@ -498,14 +517,25 @@ static void free_other(void *p)
 RTE_EXPORT void free(void *p)
 {
 	int m = mode_fast();
+	struct rte_thread *t;
 
 	if (__builtin_expect(m == MODE_PASS, 1)) {
 		g_real.free(p);
 		return;
 	}
-	if (__builtin_expect(m == MODE_ON, 1)) {
-		free_on(p);
-		return;
+	if (__builtin_expect(m == MODE_FAST, 1) &&
+	    __builtin_expect(p != NULL, 1)) {
+		t = rte_self_p;
+		if (__builtin_expect(t != NULL, 1) &&
+		    __builtin_expect(rte_alloc_free_fast(&t->alloc,
+		                                         glibc_usable8(p)),
+		                     1)) {
+			if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+				free_sampled(p);
+			else
+				g_real.free(p);
+			return;
+		}
 	}
 	free_other(p);
 }
@@ -514,7 +544,7 @@ RTE_EXPORT void free(void *p)
 #define ALIGNED_OTHER(align, n, fn, call)                                     \
 	do {                                                                  \
 		int m_ = mode_slow();                                         \
-		if (m_ == MODE_ON)                                            \
+		if (is_on(m_))                                                \
 			COUNTED(call, n, fn);                                 \
 		if (arena_only(m_))                                           \
 			return arena_alloc(n, align);                         \
@@ -587,12 +617,11 @@ static int posix_memalign_other(void **pp, size_t al, size_t n)
 		*pp = p;
 		return 0;
 	}
-	if (m != MODE_ON)
+	if (!is_on(m))
 		return g_real.posix_memalign(pp, al, n);
-	a = counting();
+	a = self_alloc();
 	r = g_real.posix_memalign(pp, al, n);
-	if (a)
-		rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
+	rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
 	return r;
 }
 

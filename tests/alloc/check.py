@@ -13,6 +13,8 @@ jsonl` output (tests/alloc/run.sh), with include/rte/profile.h's layouts.
   check.py samples JSONL       every sample, as for live
   check.py estimate JSONL      the total bytes estimated from the samples
                                (profile.h's estimator), one number
+  check.py flushes JSONL       per ring, in order, the calls + frees of
+                               each flush: "pid ring n1 n2 ..."
 """
 import json
 import math
@@ -99,6 +101,17 @@ def estimate(path):
     print("%.0f" % total)
 
 
+def flushes(path):
+    per = {}
+    for e in events(path):
+        if (e.get("kind") == "user_int" and
+                e["event"] in ("rte.alloc.calls", "rte.alloc.frees")):
+            one = per.setdefault((e["pid"], e["ring"]), {})
+            one[e["ts"]] = one.get(e["ts"], 0) + e["value"]
+    for (pid, ring), one in sorted(per.items()):
+        print(pid, ring, " ".join(str(one[ts]) for ts in sorted(one)))
+
+
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "totals":
@@ -111,6 +124,8 @@ def main():
         show(samples(path, False))
     elif cmd == "estimate":
         estimate(path)
+    elif cmd == "flushes":
+        flushes(path)
     else:
         sys.exit("check.py: unknown command " + cmd)
 

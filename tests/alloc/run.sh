@@ -276,6 +276,22 @@ t_off() {
 
 # ---- a malformed value: its default and one warning -------------------------
 
+# RTE_ALLOC_FLUSH_CALLS=N: every flush of a thread but its last (at exit)
+# holds exactly N calls and frees, and the totals stay exact.
+t_flush_calls() {
+	begin flush_calls
+	run flush RTE_ALLOC_FLUSH_CALLS=7 -- "$T/sizes"
+	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS"
+	want=$($CHECK expect "$D/flush.out")
+	got=$(totals flush | cut -d' ' -f6-)
+	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+	$CHECK flushes "$D/flush.jsonl" >"$D/flush.n"
+	[ -s "$D/flush.n" ] || fail "no rte.alloc.calls events"
+	bad=$(awk '{ for (i = 3; i < NF; i++) if ($i != 7) print; if ($NF > 7) print }' "$D/flush.n")
+	[ -z "$bad" ] || fail "a flush of other than 7 calls: $(echo "$bad" | head -c 300)"
+	finish
+}
+
 t_badvalue() {
 	begin badvalue
 	run bad RTE_ALLOC_SAMPLE=lots RTE_ALLOC_FLUSH_MS=0 -- "$T/sizes"
@@ -305,7 +321,7 @@ t_rte_run() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_tcmalloc t_arena t_off t_badvalue t_rte_run"
+ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_tcmalloc t_arena t_off t_flush_calls t_badvalue t_rte_run"
 case $SAN in
 # ASan's runtime is preloaded first: its malloc takes the calls.
 *address*) ALL="t_sanitizer t_off" ;;
