@@ -111,10 +111,18 @@ t_exposition() {
 t_live_lint() {
 	mkdir -p "$D/rings"
 	start_serve "$D/rings" || return
-	traced "$D/rings" 20000 1000 >/dev/null & tp=$!
+	traced "$D/rings" 40000 1000 >/dev/null & tp=$!
 	BG="$BG $tp"
-	sleep 1
-	$CHECK get "$URL" "$D/live.txt" >/dev/null
+	# scrapes until one shows a live process (the program runs ~3 s; a
+	# fixed sleep raced with its end on a loaded machine)
+	i=0
+	while [ $i -lt 100 ]; do
+		$CHECK get "$URL" "$D/live.txt" >/dev/null
+		grep -q 'rte_process_alive{.*} 1$' "$D/live.txt" && break
+		kill -0 "$tp" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
 	grep -q 'rte_process_alive{.*} 1$' "$D/live.txt" || fail "no live process in a scrape"
 	if [ -n "$NOSERVER" ]; then
 		skip "$CUR-promtool" "$NOSERVER"
