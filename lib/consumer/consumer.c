@@ -891,22 +891,27 @@ static size_t decode_run(rte_cursor *c, unsigned ring, struct rte_event *ev,
                          size_t n, int *err)
 {
 	struct ring_state *r = &c->rings[ring];
+	/* In registers: stores into ev[] may alias the ring state (both are
+	 * uint64_t), and reloading it after each event would chain them. */
+	const uint64_t *buf = r->buf;
+	uint64_t pos = r->pos, end = r->end, base = r->base;
 	size_t k = 0;
 
-	while (k < n && r->pos < r->end) {
-		const uint64_t *m = r->buf + (r->pos - r->base);
+	while (k < n && pos < end) {
+		const uint64_t *m = buf + (pos - base);
 		unsigned len = rte_hdr_len(m[0]);
 		int got;
 
-		if (!len || len > r->end - r->pos)
+		if (!len || len > end - pos)
 			break; /* refill() copies it again, or says what is wrong */
-		r->pos += len;
+		pos += len;
+		r->pos = pos; /* the decoders' messages read it */
 		got = decode_message(c, ring, m, len, &ev[k]);
 		if (got > 0) {
 			k++;
 		} else if (got < 0) {
 			if (k)
-				r->pos -= len;
+				r->pos = pos - len;
 			*err = got;
 			break;
 		}
