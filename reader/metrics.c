@@ -116,6 +116,12 @@ struct proc {
 
 #define CACHE 512
 
+/* What fast_run() adds to for user event id: the span histogram, the int
+ * gauge, and the PF_USER counter of the id's kind. */
+struct fast_user {
+	struct series *span, *ival, *count;
+};
+
 struct centry {
 	int fam, rk;
 	unsigned id;
@@ -131,6 +137,12 @@ struct file {
 	int in_pass;       /* a pass over the rings is under way */
 	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
 	struct centry cache[CACHE];
+	/* The fast path's series (fast_run), aggregated ones only: set by
+	 * account() when the general path has found them, NULL until then. */
+	struct fast_user *fu;  /* by user event id, grown to the highest */
+	size_t nfu;            /* id seen + 1 */
+	struct series *phase[RTE_P_COUNT], *pause, *phase_time;
+	struct series *ctr[RTE_C_COUNT], *ctr_acc[RTE_C_COUNT];
 };
 
 struct rd_prom {
@@ -141,6 +153,7 @@ struct rd_prom {
 	size_t np, pcap;
 	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
 	uint64_t files_total;
+	unsigned char first_ge[64]; /* bucket_of()'s table */
 };
 
 /* ---- output buffer ------------------------------------------------------- */
@@ -459,21 +472,35 @@ static inline struct series *lookup(struct rd_prom *p, struct file *f, int fam,
 	return s;
 }
 
-static void hist_add(struct series *s, uint64_t ns)
+/* first_ge[k] = the first bucket whose bound is >= 2^k (NB: none). */
+static void bucket_table(unsigned char first_ge[64])
 {
-	unsigned lo = 0, hi = NB;
+	for (unsigned k = 0, i = 0; k < 64; k++) {
+		while (i < NB && bound_ns[i] < (uint64_t)1 << k)
+			i++;
+		first_ge[k] = (unsigned char)i;
+	}
+}
 
+/* The bucket of ns: the first whose bound is >= ns (NB: +Inf). One bound
+ * at most lies in [2^k, 2^(k+1)) (each bound is at least twice the one
+ * before), so the table's guess is right or one short. */
+static inline unsigned bucket_of(const unsigned char first_ge[64], uint64_t ns)
+{
+	unsigned i;
+
+	if (ns == 0)
+		return 0;
+	i = first_ge[63 - __builtin_clzll(ns)];
+	return i < NB && bound_ns[i] < ns ? i + 1 : i;
+}
+
+static inline void hist_add(const struct rd_prom *p, struct series *s,
+                            uint64_t ns)
+{
 	if (!s)
 		return;
-	while (lo < hi) { /* first bound >= ns */
-		unsigned mid = (lo + hi) / 2;
-
-		if (bound_ns[mid] >= ns)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	s->b[lo]++;
+	s->b[bucket_of(p->first_ge, ns)]++;
 	s->count++;
 	if (__builtin_add_overflow(s->sum_ns, ns, &s->sum_ns))
 		s->sum_ns = UINT64_MAX;
@@ -523,12 +550,36 @@ static int is_prefix(const char *s, const char *pre)
 
 static void exe_from_module(struct proc *P, const struct rte_event *ev);
 
+/* The fast path's entry for user event ev (named, aggregated series:
+ * those lookup() caches too), grown to hold it; NULL if it may not be
+ * cached or out of memory. */
+static struct fast_user *fast_user_of(struct file *f, int rk,
+                                      const struct rte_event *ev)
+{
+	if (rk >= 0 || !ev->name || !ev->name[0])
+		return NULL;
+	if (ev->id >= f->nfu) {
+		size_t n = ev->id + 1 > 2 * f->nfu ? ev->id + 1 : 2 * f->nfu;
+		struct fast_user *u = realloc(f->fu, n * sizeof *u);
+
+		if (!u)
+			return NULL;
+		memset(u + f->nfu, 0, (n - f->nfu) * sizeof *u);
+		f->fu = u;
+		f->nfu = n;
+	}
+	return &f->fu[ev->id];
+}
+
+/* The general path: one event, every kind, any series. Aggregated series
+ * it finds are kept for fast_run(). */
 static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 {
 	const struct rte_event *ev = it->ev;
 	int rk = p->o.per_thread ? (int)ev->ring : -1;
 	char nb[48];
 	struct series *s;
+	struct fast_user *fu;
 
 	p->events_read++;
 	p->bytes_read += 8 * event_words(ev);
@@ -549,27 +600,42 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 	case RTE_EV_END:
 		if (!it->matched)
 			break;
-		hist_add(lookup(p, f, PF_PHASE, rk, ev->id, ev->id,
-		                rte_event_name(ev, nb, sizeof nb), 0), it->dur);
+		s = lookup(p, f, PF_PHASE, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0);
+		hist_add(p, s, it->dur);
+		if (rk < 0 && ev->id < RTE_P_COUNT)
+			f->phase[ev->id] = s;
 		if (it->th->phases.depth == 0 && it->ts >= it->th->phase_open_ts) {
 			uint64_t d = it->ts - it->th->phase_open_ts;
 
-			hist_add(lookup(p, f, PF_PAUSE, rk, 0, 0, NULL, 0), d);
-			add(lookup(p, f, PF_PHASE_TIME, rk, 0, 0, NULL, 0), d);
+			hist_add(p, s = lookup(p, f, PF_PAUSE, rk, 0, 0, NULL, 0), d);
+			if (rk < 0)
+				f->pause = s;
+			add(s = lookup(p, f, PF_PHASE_TIME, rk, 0, 0, NULL, 0), d);
+			if (rk < 0)
+				f->phase_time = s;
 		}
 		break;
 	case RTE_EV_USER_SPAN_END:
-		if (it->matched)
-			hist_add(lookup(p, f, PF_SPAN, rk, ev->id, 0, ev->name, 1),
-			         it->dur);
+		if (!it->matched)
+			break;
+		s = lookup(p, f, PF_SPAN, rk, ev->id, 0, ev->name, 1);
+		hist_add(p, s, it->dur);
+		if ((fu = fast_user_of(f, rk, ev)) != NULL)
+			fu->span = s;
 		break;
 	case RTE_EV_COUNTER:
 		s = lookup(p, f, PF_COUNTER, rk, ev->id, ev->id,
 		           rte_event_name(ev, nb, sizeof nb), 0);
 		if (s)
 			s->v = ev->u.counter;
-		add(lookup(p, f, PF_COUNTER_ACC, rk, ev->id, ev->id,
-		           rte_event_name(ev, nb, sizeof nb), 0), ev->u.counter);
+		if (rk < 0 && ev->id < RTE_C_COUNT)
+			f->ctr[ev->id] = s;
+		s = lookup(p, f, PF_COUNTER_ACC, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0);
+		add(s, ev->u.counter);
+		if (rk < 0 && ev->id < RTE_C_COUNT)
+			f->ctr_acc[ev->id] = s;
 		break;
 	case RTE_EV_USER_INT:
 		if (is_prefix(ev->name, "rte.thread."))
@@ -577,7 +643,12 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
 		if (s)
 			s->last = ev->u.value;
-		add(lookup(p, f, PF_USER, rk, ev->id, 1, ev->name, 1), 1);
+		if ((fu = fast_user_of(f, rk, ev)) != NULL)
+			fu->ival = s;
+		s = lookup(p, f, PF_USER, rk, ev->id, 1, ev->name, 1);
+		add(s, 1);
+		if (fu)
+			fu->count = s;
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
@@ -589,8 +660,11 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 			add(lookup(p, f, PF_CRASHES, rk, 0, 0, NULL, 0), 1);
 		if (is_prefix(ev->name, "rte.thread."))
 			break;
-		add(lookup(p, f, PF_USER, rk, ev->id,
-		           ev->kind == RTE_EV_USER_UNIT ? 0 : 2, ev->name, 1), 1);
+		s = lookup(p, f, PF_USER, rk, ev->id,
+		           ev->kind == RTE_EV_USER_UNIT ? 0 : 2, ev->name, 1);
+		add(s, 1);
+		if (ev->kind == RTE_EV_USER_UNIT && (fu = fast_user_of(f, rk, ev)))
+			fu->count = s;
 		break;
 	case RTE_EV_LIFECYCLE:
 		add(lookup(p, f, PF_LIFECYCLE, rk, ev->id, ev->id,
@@ -709,6 +783,7 @@ static void file_free(struct file *f)
 {
 	rd_merge_free(f->m);
 	rd_procs_fini(&f->procs);
+	free(f->fu);
 	free(f->path);
 	free(f);
 }
@@ -717,8 +792,10 @@ rd_prom *rd_prom_new(const struct rd_prom_opts *o)
 {
 	rd_prom *p = calloc(1, sizeof *p);
 
-	if (p)
+	if (p) {
 		p->o = *o;
+		bucket_table(p->first_ge);
+	}
 	return p;
 }
 
@@ -809,6 +886,112 @@ void rd_prom_catch_sigbus(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/*
+ * The fast path over events ev[0..n) of one ring, for aggregated series
+ * (not --per-thread): what rd_procs_update() and account() do for user
+ * spans, runtime phases, counters, user ints and units, with the series
+ * the general path found for their ids already (struct fast_user and the
+ * arrays of struct file). No hashing, no names: an array index per event.
+ * Stops at the first event it leaves to the general path (a first sight
+ * of an id, losses, lifecycle, alloc and custom events, rte.thread.* ints)
+ * and returns how many it took. Event counts by kind, bytes read and the
+ * per-ring tallies of rd_procs are added once for the run.
+ */
+static size_t fast_run(struct rd_prom *p, struct file *f,
+                       const struct rte_event *ev, size_t n)
+{
+	struct rd_src *rs = &f->procs.src[0];
+	struct rd_proc *pr = rs->proc;
+	struct rd_thread *th;
+	uint32_t nk[RTE_EV_KIND_COUNT] = { 0 };
+	uint64_t words = 0;
+	size_t i;
+
+	if (n == 0 || !pr->has_ts)
+		return 0;
+	th = &rs->threads[ev[0].ring];
+	for (i = 0; i < n; i++) {
+		const struct rte_event *x = &ev[i];
+		const struct rd_span_open *d;
+		struct series *s;
+		uint64_t b, dur;
+		unsigned nd;
+
+		switch (x->kind) {
+		case RTE_EV_USER_SPAN_BEGIN:
+			rd_spans_begin(&th->spans, x->id, x->ts, x->name);
+			break;
+		case RTE_EV_USER_SPAN_END:
+			if (x->id >= f->nfu || !(s = f->fu[x->id].span))
+				goto out;
+			if (rd_thread_span_end(th, x->id, x->ts, &b, &dur, &d, &nd))
+				hist_add(p, s, dur);
+			break;
+		case RTE_EV_BEGIN:
+			rd_thread_phase_begin(th, x->id, x->ts, x->name);
+			break;
+		case RTE_EV_END:
+			if (x->id >= RTE_P_COUNT || !(s = f->phase[x->id]) ||
+			    !f->pause || !f->phase_time)
+				goto out;
+			if (!rd_thread_phase_end(th, x->id, x->ts, &b, &dur, &d, &nd))
+				break;
+			hist_add(p, s, dur);
+			if (th->phases.depth == 0 && x->ts >= th->phase_open_ts) {
+				hist_add(p, f->pause, x->ts - th->phase_open_ts);
+				f->phase_time->v += x->ts - th->phase_open_ts;
+			}
+			break;
+		case RTE_EV_COUNTER:
+			if (x->id >= RTE_C_COUNT || !(s = f->ctr[x->id]) ||
+			    !f->ctr_acc[x->id])
+				goto out;
+			s->v = x->u.counter;
+			f->ctr_acc[x->id]->v += x->u.counter;
+			words++;
+			break;
+		case RTE_EV_USER_INT:
+			if (x->id >= f->nfu || !(s = f->fu[x->id].ival) ||
+			    !f->fu[x->id].count)
+				goto out;
+			s->last = x->u.value;
+			f->fu[x->id].count->v++;
+			words++;
+			break;
+		case RTE_EV_USER_UNIT:
+			if (x->id >= f->nfu || !(s = f->fu[x->id].count))
+				goto out;
+			s->v++;
+			break;
+		default:
+			goto out;
+		}
+		nk[x->kind]++;
+	}
+out:
+	if (i == 0)
+		return 0;
+	for (unsigned k = 0; k < RTE_EV_KIND_COUNT; k++) {
+		if (!nk[k])
+			continue;
+		if (!f->by_kind[k])
+			f->by_kind[k] = lookup(p, f, PF_EVENTS, -1, k, k, NULL, 0);
+		add(f->by_kind[k], nk[k]);
+	}
+	/* two words each, one more for counters and ints */
+	p->events_read += i;
+	p->bytes_read += 8 * (2 * i + words);
+	/* as rd_procs_update(): a ring's events come in time order */
+	th->seen = 1;
+	th->events += i;
+	pr->events += i;
+	if (ev[i - 1].ts > th->last_ts)
+		th->last_ts = ev[i - 1].ts;
+	if (ev[i - 1].ts > pr->last_ts)
+		pr->last_ts = ev[i - 1].ts;
+	return i;
+}
+
 /* Read up to budget events of f, ring after ring (the metrics need each
  * ring's order only: the merge's unordered runs, no heap). A pass over
  * the rings that ran out of budget goes on where it stopped, so a busy
@@ -830,6 +1013,9 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 			continue;
 		}
 		for (size_t i = 0; i < run.n; i++) {
+			if (!p->o.per_thread &&
+			    (i += fast_run(p, f, run.ev + i, run.n - i)) == run.n)
+				break;
 			mi.ev = &run.ev[i];
 			mi.src = run.src;
 			mi.ts = mi.ev->kind == RTE_EV_LOST ? run.prev_ts : mi.ev->ts;
