@@ -136,6 +136,7 @@ struct fast_user {
 struct ring {
 	uint64_t last_ts;  /* of its last event: where a loss is placed */
 	int dead;          /* failed: not read again */
+	int used;          /* written to once: read on every poll */
 };
 
 struct centry {
@@ -1101,8 +1102,11 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 /* Read up to budget events of f (0: no limit), ring after ring (the
  * metrics need each ring's order only). A pass over the rings that ran
  * out of budget goes on where it stopped, so a busy ring cannot starve
- * the others. Returns 1 if the budget ran out. */
-static int read_file(struct rd_prom *p, struct file *f, size_t budget)
+ * the others. Rings never written to (most of a file's 128) are looked at
+ * only when `all_rings`: a poll costs the rings in use. Returns 1 if the
+ * budget ran out. */
+static int read_file(struct rd_prom *p, struct file *f, size_t budget,
+                     int all_rings)
 {
 	unsigned rings = rte_cursor_rings(f->c);
 	size_t n = 0;
@@ -1110,6 +1114,11 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 	for (; f->next_ring < rings; f->next_ring++) {
 		unsigned r = f->next_ring;
 
+		if (!f->rings[r].used) {
+			if (!all_rings || !rte_cursor_ring_used(f->c, r))
+				continue;
+			f->rings[r].used = 1;
+		}
 		while (!f->rings[r].dead) {
 			const uint64_t *w;
 			uint64_t lost;
@@ -1146,7 +1155,8 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget)
 
 /* read_file() under the SIGBUS guard: -1 if the file was truncated under
  * us (it is then finished and counted as an error). */
-static int read_guarded(struct rd_prom *p, struct file *f, size_t budget)
+static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
+                        int all_rings)
 {
 	int r;
 
@@ -1157,7 +1167,7 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget)
 		return -1;
 	}
 	bus_armed = 1;
-	r = read_file(p, f, budget);
+	r = read_file(p, f, budget, all_rings);
 	bus_armed = 0;
 	return r;
 }
@@ -1174,7 +1184,8 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 			continue;
 		if (check_alive)
 			alive = rd_src_alive(&f->procs.src[0], f->c);
-		r = read_guarded(p, f, budget);
+		/* every ring when asked about liveness, and at the end */
+		r = read_guarded(p, f, budget, check_alive || all_done || !alive);
 		if (r)
 			more |= r > 0;
 		else if (!alive || all_done) {
