@@ -5,8 +5,13 @@
 `rte-read --serve`: the median time of a scrape (goal: under 50 ms) and the
 exporter's CPU over a few seconds while every writer writes RATE events a
 second (RTE_BENCH_PROM_RATE, default 100000; goal: under 10 % of one core), each printed with its goal and the
-ratio to it. Lost words are those the exporter saw, next to the number of
-events written. Loopback only; every process started here is stopped here.
+ratio to it. The exporter's CPU is its own rusage: utime + stime of
+/proc/PID/stat (every thread of the process: the reader and libmicrohttpd's),
+over the window, whatever the writers use. Lost words are those the
+exporter saw: during that window (steady state: the exporter keeps up if
+none), and in all since the writers started (100 processes starting at
+once on a small machine may lose words before the exporter first reads
+them). Loopback only; every process started here is stopped here.
 """
 import os
 import re
@@ -45,6 +50,11 @@ def metric(body, name):
     return float(m.group(1)) if m else 0.0
 
 
+def lost_words(body):
+    return sum(float(x) for x in re.findall(r"^rte_lost_words_total\{.*\} (\S+)$",
+                                            body, re.M))
+
+
 def main():
     d = tempfile.mkdtemp(prefix="rte-bench-prom.")
     env = dict(os.environ, OCAML_RUNTIME_EVENTS_START="1",
@@ -67,25 +77,27 @@ def main():
                     body.count('rte_span_duration_seconds_count{') >= PROCS * NAMES:
                 break
             time.sleep(0.2)
-        e0 = metric(scrape(url)[1], "rte_exporter_read_events_total")
+        body = scrape(url)[1]
+        e0, l0 = metric(body, "rte_exporter_read_events_total"), lost_words(body)
         c0, t0 = cpu_s(ex.pid), time.time()
         time.sleep(3 if QUICK else 5)
         cpu = (cpu_s(ex.pid) - c0) / (time.time() - t0) * 100
-        rate = (metric(scrape(url)[1], "rte_exporter_read_events_total") - e0) / \
+        body = scrape(url)[1]
+        rate = (metric(body, "rte_exporter_read_events_total") - e0) / \
             (time.time() - t0)
+        lost_window = lost_words(body) - l0
         times = [scrape(url)[0] * 1000 for _ in range(10)]
         body = scrape(url)[1]
         ms = statistics.median(times)
-        lost = sum(float(x) for x in re.findall(r"^rte_lost_words_total\{.*\} (\S+)$",
-                                                body, re.M))
+        lost = lost_words(body)
         print("%-52s %10.1f ms   goal %6.1f ms   ratio %.2f" %
               ("prom: scrape %d procs x %d names (%d KiB)" %
                (PROCS, NAMES, len(body) // 1024), ms, 50.0, ms / 50.0))
         print("%-52s %10.1f %%    goal %6.1f %%    ratio %.2f   (read %.2f M events/s)" %
               ("prom: exporter CPU, %d writers x %d ev/s" % (PROCS, RATE),
                cpu, 10.0, cpu / 10.0, rate / 1e6))
-        print("%-52s %10d words (events read: %d)" %
-              ("prom: lost words seen by the exporter", lost,
+        print("%-52s %10d words   goal %6d       (since start: %d words, events read: %d)" %
+              ("prom: lost words during the CPU window", lost_window, 0, lost,
                metric(body, "rte_exporter_read_events_total")))
     finally:
         for w in ws:

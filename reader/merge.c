@@ -413,10 +413,14 @@ void rd_merge_set_unordered(rd_merge *m, int on)
 /* Unordered: every ring of the current source was read to its end, and
  * its events delivered: give back its mapping (rte_cursor_release), so
  * that a directory of many files never has more than one mapped at a
- * time, and move on to the next source. */
+ * time, and move on to the next source. A lone source stays mapped: it
+ * is the only one anyway, and a live file read pass after pass (the
+ * exporter's) would otherwise be mapped again and fault its pages in
+ * again on every pass. */
 static void next_source(rd_merge *m)
 {
-	rte_cursor_release(m->src[m->u_src].cur);
+	if (m->nsrc > 1)
+		rte_cursor_release(m->src[m->u_src].cur);
 	m->u_src++;
 	m->u_ring = 0;
 }

@@ -2,13 +2,22 @@
  * metrics.c - per-process Prometheus metrics from ring files, and their
  * exposition (see metrics.h; every metric is in doc/METRICS.md).
  *
- * Each followed file has its own merge (rd_merge, one source) and its own
- * rd_procs, so begin/end matching is procs.c's, identical to the summary
- * formats', and a file is dropped by freeing what is its own. Values are
- * kept per process (pid) in series: one per family and label set, found
- * through a hash table keyed by (family, ring, id, name) behind a small
- * per-file cache keyed by (family, ring, event id), so a steady stream of
- * known events costs a cache probe and an add.
+ * Each followed file has its own cursor, read ring after ring through
+ * rte_cursor_next_words() (a file is never read twice, and kept mapped),
+ * and its own rd_procs, so begin/end matching is procs.c's, identical to
+ * the summary formats', and a file is dropped by freeing what is its own.
+ * Values are kept per process (pid) in series: one per family and label
+ * set, found through a hash table keyed by (family, ring, id, name) behind
+ * a small per-file cache keyed by (family, ring, event id).
+ *
+ * Two paths: the general one decodes each message into an rte_event
+ * (rte_cursor_decode) for rd_procs_update() and account(); the fast one
+ * (fast_msg) takes the steady stream of an exporter's load, user spans,
+ * ints and units and runtime phases and counters whose series the general
+ * path found already, straight from the message words: an array index per
+ * message, no decoding into a struct, no hashing, event counts per block.
+ * Both update the same per-ring state (span stacks), message by message,
+ * so the values are the same whichever path a message takes.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -116,6 +125,20 @@ struct proc {
 
 #define CACHE 512
 
+/* What fast_run() adds to for user event id: the span histogram, the int
+ * gauge, and the PF_USER counter of the id's kind. */
+struct fast_user {
+	const char *name; /* the cursor's, for rd_spans_begin() */
+	struct series *span, *ival, *count;
+};
+
+/* Per ring of a file. */
+struct ring {
+	uint64_t last_ts;  /* of its last event: where a loss is placed */
+	int dead;          /* failed: not read again */
+	int used;          /* written to once: read on every poll */
+};
+
 struct centry {
 	int fam, rk;
 	unsigned id;
@@ -124,13 +147,22 @@ struct centry {
 
 struct file {
 	char *path;
-	rd_merge *m;
+	rte_cursor *c;
+	struct ring *rings;
 	struct rd_procs procs;
 	struct proc *proc;
 	int done, failed;
-	int in_pass;       /* a pass over the rings is under way */
+	unsigned next_ring; /* where the pass the budget stopped goes on */
 	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
 	struct centry cache[CACHE];
+	/* The fast path's series (fast_run), aggregated ones only: set by
+	 * account() when the general path has found them, NULL until then. */
+	struct fast_user *fu;  /* by user event id, grown to the highest */
+	size_t nfu;            /* id seen + 1 */
+	struct series *phase[RTE_P_COUNT], *pause, *phase_time;
+	struct series *ctr[RTE_C_COUNT], *ctr_acc[RTE_C_COUNT];
+	const char *phase_name[RTE_P_COUNT]; /* as decoded (may be NULL) */
+	unsigned char phase_seen[RTE_P_COUNT]; /* phase_name is known */
 };
 
 struct rd_prom {
@@ -141,6 +173,7 @@ struct rd_prom {
 	size_t np, pcap;
 	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
 	uint64_t files_total;
+	unsigned char first_ge[64]; /* bucket_of()'s table */
 };
 
 /* ---- output buffer ------------------------------------------------------- */
@@ -459,21 +492,35 @@ static inline struct series *lookup(struct rd_prom *p, struct file *f, int fam,
 	return s;
 }
 
-static void hist_add(struct series *s, uint64_t ns)
+/* first_ge[k] = the first bucket whose bound is >= 2^k (NB: none). */
+static void bucket_table(unsigned char first_ge[64])
 {
-	unsigned lo = 0, hi = NB;
+	for (unsigned k = 0, i = 0; k < 64; k++) {
+		while (i < NB && bound_ns[i] < (uint64_t)1 << k)
+			i++;
+		first_ge[k] = (unsigned char)i;
+	}
+}
 
+/* The bucket of ns: the first whose bound is >= ns (NB: +Inf). One bound
+ * at most lies in [2^k, 2^(k+1)) (each bound is at least twice the one
+ * before), so the table's guess is right or one short. */
+static inline unsigned bucket_of(const unsigned char first_ge[64], uint64_t ns)
+{
+	unsigned i;
+
+	if (ns == 0)
+		return 0;
+	i = first_ge[63 - __builtin_clzll(ns)];
+	return i < NB && bound_ns[i] < ns ? i + 1 : i;
+}
+
+static inline void hist_add(const struct rd_prom *p, struct series *s,
+                            uint64_t ns)
+{
 	if (!s)
 		return;
-	while (lo < hi) { /* first bound >= ns */
-		unsigned mid = (lo + hi) / 2;
-
-		if (bound_ns[mid] >= ns)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	s->b[lo]++;
+	s->b[bucket_of(p->first_ge, ns)]++;
 	s->count++;
 	if (__builtin_add_overflow(s->sum_ns, ns, &s->sum_ns))
 		s->sum_ns = UINT64_MAX;
@@ -523,12 +570,37 @@ static int is_prefix(const char *s, const char *pre)
 
 static void exe_from_module(struct proc *P, const struct rte_event *ev);
 
+/* The fast path's entry for user event ev (named, aggregated series:
+ * those lookup() caches too), grown to hold it; NULL if it may not be
+ * cached or out of memory. */
+static struct fast_user *fast_user_of(struct file *f, int rk,
+                                      const struct rte_event *ev)
+{
+	if (rk >= 0 || !ev->name || !ev->name[0])
+		return NULL;
+	if (ev->id >= f->nfu) {
+		size_t n = ev->id + 1 > 2 * f->nfu ? ev->id + 1 : 2 * f->nfu;
+		struct fast_user *u = realloc(f->fu, n * sizeof *u);
+
+		if (!u)
+			return NULL;
+		memset(u + f->nfu, 0, (n - f->nfu) * sizeof *u);
+		f->fu = u;
+		f->nfu = n;
+	}
+	f->fu[ev->id].name = ev->name;
+	return &f->fu[ev->id];
+}
+
+/* The general path: one event, every kind, any series. Aggregated series
+ * it finds are kept for fast_run(). */
 static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 {
 	const struct rte_event *ev = it->ev;
 	int rk = p->o.per_thread ? (int)ev->ring : -1;
 	char nb[48];
 	struct series *s;
+	struct fast_user *fu;
 
 	p->events_read++;
 	p->bytes_read += 8 * event_words(ev);
@@ -546,30 +618,51 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		add(lookup(p, f, PF_EVENTS, rk, ev->kind, ev->kind, NULL, 0), 1);
 	}
 	switch (ev->kind) {
+	case RTE_EV_BEGIN:
+		if (ev->id < RTE_P_COUNT) {
+			f->phase_name[ev->id] = ev->name;
+			f->phase_seen[ev->id] = 1;
+		}
+		break;
 	case RTE_EV_END:
 		if (!it->matched)
 			break;
-		hist_add(lookup(p, f, PF_PHASE, rk, ev->id, ev->id,
-		                rte_event_name(ev, nb, sizeof nb), 0), it->dur);
+		s = lookup(p, f, PF_PHASE, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0);
+		hist_add(p, s, it->dur);
+		if (rk < 0 && ev->id < RTE_P_COUNT)
+			f->phase[ev->id] = s;
 		if (it->th->phases.depth == 0 && it->ts >= it->th->phase_open_ts) {
 			uint64_t d = it->ts - it->th->phase_open_ts;
 
-			hist_add(lookup(p, f, PF_PAUSE, rk, 0, 0, NULL, 0), d);
-			add(lookup(p, f, PF_PHASE_TIME, rk, 0, 0, NULL, 0), d);
+			hist_add(p, s = lookup(p, f, PF_PAUSE, rk, 0, 0, NULL, 0), d);
+			if (rk < 0)
+				f->pause = s;
+			add(s = lookup(p, f, PF_PHASE_TIME, rk, 0, 0, NULL, 0), d);
+			if (rk < 0)
+				f->phase_time = s;
 		}
 		break;
 	case RTE_EV_USER_SPAN_END:
-		if (it->matched)
-			hist_add(lookup(p, f, PF_SPAN, rk, ev->id, 0, ev->name, 1),
-			         it->dur);
+		if (!it->matched)
+			break;
+		s = lookup(p, f, PF_SPAN, rk, ev->id, 0, ev->name, 1);
+		hist_add(p, s, it->dur);
+		if ((fu = fast_user_of(f, rk, ev)) != NULL)
+			fu->span = s;
 		break;
 	case RTE_EV_COUNTER:
 		s = lookup(p, f, PF_COUNTER, rk, ev->id, ev->id,
 		           rte_event_name(ev, nb, sizeof nb), 0);
 		if (s)
 			s->v = ev->u.counter;
-		add(lookup(p, f, PF_COUNTER_ACC, rk, ev->id, ev->id,
-		           rte_event_name(ev, nb, sizeof nb), 0), ev->u.counter);
+		if (rk < 0 && ev->id < RTE_C_COUNT)
+			f->ctr[ev->id] = s;
+		s = lookup(p, f, PF_COUNTER_ACC, rk, ev->id, ev->id,
+		           rte_event_name(ev, nb, sizeof nb), 0);
+		add(s, ev->u.counter);
+		if (rk < 0 && ev->id < RTE_C_COUNT)
+			f->ctr_acc[ev->id] = s;
 		break;
 	case RTE_EV_USER_INT:
 		if (is_prefix(ev->name, "rte.thread."))
@@ -577,7 +670,12 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
 		if (s)
 			s->last = ev->u.value;
-		add(lookup(p, f, PF_USER, rk, ev->id, 1, ev->name, 1), 1);
+		if ((fu = fast_user_of(f, rk, ev)) != NULL)
+			fu->ival = s;
+		s = lookup(p, f, PF_USER, rk, ev->id, 1, ev->name, 1);
+		add(s, 1);
+		if (fu)
+			fu->count = s;
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
@@ -589,8 +687,11 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 			add(lookup(p, f, PF_CRASHES, rk, 0, 0, NULL, 0), 1);
 		if (is_prefix(ev->name, "rte.thread."))
 			break;
-		add(lookup(p, f, PF_USER, rk, ev->id,
-		           ev->kind == RTE_EV_USER_UNIT ? 0 : 2, ev->name, 1), 1);
+		s = lookup(p, f, PF_USER, rk, ev->id,
+		           ev->kind == RTE_EV_USER_UNIT ? 0 : 2, ev->name, 1);
+		add(s, 1);
+		if (ev->kind == RTE_EV_USER_UNIT && (fu = fast_user_of(f, rk, ev)))
+			fu->count = s;
 		break;
 	case RTE_EV_LIFECYCLE:
 		add(lookup(p, f, PF_LIFECYCLE, rk, ev->id, ev->id,
@@ -707,8 +808,10 @@ static void proc_free(struct proc *P)
 
 static void file_free(struct file *f)
 {
-	rd_merge_free(f->m);
+	rte_cursor_close(f->c);
+	free(f->rings);
 	rd_procs_fini(&f->procs);
+	free(f->fu);
 	free(f->path);
 	free(f);
 }
@@ -717,8 +820,10 @@ rd_prom *rd_prom_new(const struct rd_prom_opts *o)
 {
 	rd_prom *p = calloc(1, sizeof *p);
 
-	if (p)
+	if (p) {
 		p->o = *o;
+		bucket_table(p->first_ge);
+	}
 	return p;
 }
 
@@ -743,7 +848,7 @@ void rd_prom_error(rd_prom *p)
 int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino)
 {
 	for (size_t i = 0; i < p->nf; i++) {
-		const struct stat *st = rte_cursor_stat(rd_merge_cursor(p->f[i]->m, 0));
+		const struct stat *st = rte_cursor_stat(p->f[i]->c);
 
 		if (st->st_dev == dev && st->st_ino == ino)
 			return 1;
@@ -755,22 +860,21 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 {
 	struct file *f = calloc(1, sizeof *f);
 	long pid;
-	int src;
 
-	if (f)
+	if (f) {
 		rd_procs_init(&f->procs);
-	if (!f || !(f->path = strdup(path)) || !(f->m = rd_merge_new())) {
-		rte_cursor_close(c);
+		f->c = c;
+	}
+	if (!f || !(f->path = strdup(path)) ||
+	    !(f->rings = calloc(rte_cursor_rings(c), sizeof *f->rings))) {
+		if (!f)
+			rte_cursor_close(c);
 		goto fail;
 	}
-	rd_merge_set_unordered(f->m, 1);
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
-	src = rd_merge_add(f->m, c);
-	if (src < 0 ||
-	    rd_procs_add_src(&f->procs, (unsigned)src, f->path, pid,
-	                     rte_cursor_rings(c)) < 0 ||
+	if (rd_procs_add_src(&f->procs, 0, f->path, pid, rte_cursor_rings(c)) < 0 ||
 	    !(f->proc = proc_of(p, pid)))
 		goto fail;
 	if (RD_VEC_ROOM(p->f, p->fcap, p->nf, 16) < 0)
@@ -809,44 +913,250 @@ void rd_prom_catch_sigbus(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Read up to budget events of f, ring after ring (the metrics need each
- * ring's order only: the merge's unordered runs, no heap). A pass over
- * the rings that ran out of budget goes on where it stopped, so a busy
- * ring cannot starve the others. Returns 1 if the budget ran out. */
-static int read_file(struct rd_prom *p, struct file *f, size_t budget)
+/* What the fast path adds once per block of words (flush_fast()). */
+struct tally {
+	uint32_t nk[RTE_EV_KIND_COUNT]; /* events by kind */
+	uint64_t words;                  /* event words (for bytes read) */
+	uint64_t n, last_ts;             /* events, the last one's time */
+};
+
+static void flush_fast(struct rd_prom *p, struct file *f, struct rd_thread *th,
+                       struct tally *t)
 {
-	struct rd_merge_run run;
+	struct rd_proc *pr = f->procs.src[0].proc;
+
+	if (t->n == 0)
+		return;
+	for (unsigned k = 0; k < RTE_EV_KIND_COUNT; k++) {
+		if (!t->nk[k])
+			continue;
+		if (!f->by_kind[k])
+			f->by_kind[k] = lookup(p, f, PF_EVENTS, -1, k, k, NULL, 0);
+		add(f->by_kind[k], t->nk[k]);
+	}
+	p->events_read += t->n;
+	p->bytes_read += 8 * t->words;
+	/* as rd_procs_update(): a ring's events come in time order */
+	th->seen = 1;
+	th->events += t->n;
+	pr->events += t->n;
+	if (t->last_ts > th->last_ts)
+		th->last_ts = t->last_ts;
+	if (t->last_ts > pr->last_ts)
+		pr->last_ts = t->last_ts;
+	memset(t, 0, sizeof *t);
+}
+
+/*
+ * The fast path, for aggregated series (not --per-thread): one message m
+ * (len >= 2 words) of ring th, decoded here from its words and accounted
+ * as rd_cursor_decode(), rd_procs_update() and account() would, for user
+ * spans, ints and units and runtime phases and counters whose series (and
+ * names) the general path found already (struct fast_user and the arrays
+ * of struct file): no struct rte_event, no hashing. Returns 1 if it took
+ * the message, 0 to leave it to the general path (a first sight of an id,
+ * every other kind, short messages, rte.thread.* ints).
+ */
+static inline int fast_msg(const struct rd_prom *p, struct file *f,
+                           struct rd_thread *th, const uint64_t *m,
+                           unsigned len, struct tally *t)
+{
+	const struct rd_span_open *d;
+	uint64_t h = m[0], ts = m[1], b, dur;
+	unsigned id = rte_hdr_id(h), nd, kind;
+	const struct fast_user *u = id < f->nfu ? &f->fu[id] : NULL;
+	struct series *s;
+
+	if (rte_hdr_is_user(h)) {
+		switch (rte_hdr_type(h)) {
+		case RTE_UMSG_SPAN_BEGIN:
+			if (!u || !u->name)
+				return 0;
+			rd_spans_begin(&th->spans, id, ts, u->name);
+			kind = RTE_EV_USER_SPAN_BEGIN;
+			break;
+		case RTE_UMSG_SPAN_END:
+			if (!u || !(s = u->span))
+				return 0;
+			if (rd_thread_span_end(th, id, ts, &b, &dur, &d, &nd))
+				hist_add(p, s, dur);
+			kind = RTE_EV_USER_SPAN_END;
+			break;
+		case RTE_UMSG_INT:
+			if (!u || len < 3 || !(s = u->ival) || !u->count)
+				return 0;
+			s->last = (int64_t)m[2];
+			u->count->v++;
+			t->words++;
+			kind = RTE_EV_USER_INT;
+			break;
+		case RTE_UMSG_UNIT:
+			if (!u || !(s = u->count))
+				return 0;
+			s->v++;
+			kind = RTE_EV_USER_UNIT;
+			break;
+		default:
+			return 0;
+		}
+	} else {
+		switch (rte_hdr_type(h)) {
+		case RTE_MSG_BEGIN:
+			if (id >= RTE_P_COUNT || !f->phase_seen[id])
+				return 0;
+			rd_thread_phase_begin(th, id, ts, f->phase_name[id]);
+			kind = RTE_EV_BEGIN;
+			break;
+		case RTE_MSG_EXIT:
+			if (id >= RTE_P_COUNT || !(s = f->phase[id]) || !f->pause ||
+			    !f->phase_time)
+				return 0;
+			kind = RTE_EV_END;
+			if (!rd_thread_phase_end(th, id, ts, &b, &dur, &d, &nd))
+				break;
+			hist_add(p, s, dur);
+			if (th->phases.depth == 0 && ts >= th->phase_open_ts) {
+				hist_add(p, f->pause, ts - th->phase_open_ts);
+				f->phase_time->v += ts - th->phase_open_ts;
+			}
+			break;
+		case RTE_MSG_COUNTER:
+			if (id >= RTE_C_COUNT || len < 3 || !(s = f->ctr[id]) ||
+			    !f->ctr_acc[id])
+				return 0;
+			s->v = m[2];
+			f->ctr_acc[id]->v += m[2];
+			t->words++;
+			kind = RTE_EV_COUNTER;
+			break;
+		default:
+			return 0;
+		}
+	}
+	t->nk[kind]++;
+	t->words += 2;
+	t->n++;
+	t->last_ts = ts;
+	return 1;
+}
+
+/* The general path: one event of ring r (or a loss, placed at the ring's
+ * last event) through rd_procs_update() and account(). */
+static void general(struct rd_prom *p, struct file *f, unsigned r,
+                    const struct rte_event *ev)
+{
 	struct rd_merge_item mi;
 	struct rd_item it;
-	size_t n = 0;
-	int r;
 
-	if (!f->in_pass)
-		rd_merge_refill(f->m);
-	f->in_pass = 1;
-	while ((r = rd_merge_next_run(f->m, &run)) != 0) {
-		if (r < 0) {
-			p->errors++;
+	mi.ev = ev;
+	mi.src = 0;
+	mi.ts = ev->kind == RTE_EV_LOST ? f->rings[r].last_ts : ev->ts;
+	if (ev->kind != RTE_EV_LOST)
+		f->rings[r].last_ts = ev->ts;
+	rd_procs_update(&f->procs, &mi, &it);
+	account(p, f, &it);
+}
+
+/* The messages w[0..n) of ring r (whole, as rte_cursor_next_words()
+ * returns them), each through the fast path or the general one. Returns
+ * the events read, or -1 if the ring failed (counted as an error). */
+static long read_words(struct rd_prom *p, struct file *f, unsigned r,
+                       const uint64_t *w, size_t n)
+{
+	struct rd_thread *th = &f->procs.src[0].threads[r];
+	struct tally t;
+	int fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
+	long events = 0;
+
+	memset(&t, 0, sizeof t);
+	for (size_t i = 0; i < n;) {
+		const uint64_t *m = w + i;
+		unsigned len = rte_hdr_len(m[0]);
+		struct rte_event ev;
+		int got;
+
+		i += len;
+		if (fast && len >= 2 && fast_msg(p, f, th, m, len, &t))
 			continue;
+		got = rte_cursor_decode(f->c, r, m, &ev);
+		if (got == 0)
+			continue; /* padding, or a type this version skips */
+		if (got < 0) {
+			flush_fast(p, f, th, &t);
+			p->errors++;
+			f->rings[r].dead = 1;
+			return -1;
 		}
-		for (size_t i = 0; i < run.n; i++) {
-			mi.ev = &run.ev[i];
-			mi.src = run.src;
-			mi.ts = mi.ev->kind == RTE_EV_LOST ? run.prev_ts : mi.ev->ts;
-			rd_procs_update(&f->procs, &mi, &it);
-			account(p, f, &it);
-		}
-		n += run.n;
-		if (budget && n >= budget)
-			return 1;
+		events++;
+		general(p, f, r, &ev);
+		fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	}
-	f->in_pass = 0;
+	if (t.n)
+		f->rings[r].last_ts = t.last_ts > f->rings[r].last_ts ? t.last_ts
+		                                                      : f->rings[r].last_ts;
+	events += (long)t.n;
+	flush_fast(p, f, th, &t);
+	return events;
+}
+
+/* Read up to budget events of f (0: no limit), ring after ring (the
+ * metrics need each ring's order only). A pass over the rings that ran
+ * out of budget goes on where it stopped, so a busy ring cannot starve
+ * the others. Rings never written to (most of a file's 128) are looked at
+ * only when `all_rings`: a poll costs the rings in use. Returns 1 if the
+ * budget ran out. */
+static int read_file(struct rd_prom *p, struct file *f, size_t budget,
+                     int all_rings)
+{
+	unsigned rings = rte_cursor_rings(f->c);
+	size_t n = 0;
+
+	for (; f->next_ring < rings; f->next_ring++) {
+		unsigned r = f->next_ring;
+
+		if (!f->rings[r].used) {
+			if (!all_rings || !rte_cursor_ring_used(f->c, r))
+				continue;
+			f->rings[r].used = 1;
+		}
+		while (!f->rings[r].dead) {
+			const uint64_t *w;
+			uint64_t lost;
+			int got = rte_cursor_next_words(f->c, r, &w, &lost);
+			long k;
+
+			if (got < 0) {
+				p->errors++;
+				f->rings[r].dead = 1;
+				break;
+			}
+			if (got == 0 && lost) {
+				struct rte_event ev;
+
+				memset(&ev, 0, sizeof ev);
+				ev.kind = RTE_EV_LOST;
+				ev.ring = r;
+				ev.u.lost_words = lost;
+				general(p, f, r, &ev);
+				continue;
+			}
+			if (got == 0)
+				break;
+			if ((k = read_words(p, f, r, w, (size_t)got)) < 0)
+				break;
+			n += (size_t)k;
+			if (budget && n >= budget)
+				return 1;
+		}
+	}
+	f->next_ring = 0;
 	return 0;
 }
 
 /* read_file() under the SIGBUS guard: -1 if the file was truncated under
  * us (it is then finished and counted as an error). */
-static int read_guarded(struct rd_prom *p, struct file *f, size_t budget)
+static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
+                        int all_rings)
 {
 	int r;
 
@@ -857,7 +1167,7 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget)
 		return -1;
 	}
 	bus_armed = 1;
-	r = read_file(p, f, budget);
+	r = read_file(p, f, budget, all_rings);
 	bus_armed = 0;
 	return r;
 }
@@ -873,8 +1183,9 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 		if (f->done)
 			continue;
 		if (check_alive)
-			alive = rd_src_alive(&f->procs.src[0], rd_merge_cursor(f->m, 0));
-		r = read_guarded(p, f, budget);
+			alive = rd_src_alive(&f->procs.src[0], f->c);
+		/* every ring when asked about liveness, and at the end */
+		r = read_guarded(p, f, budget, check_alive || all_done || !alive);
 		if (r)
 			more |= r > 0;
 		else if (!alive || all_done) {

@@ -67,7 +67,10 @@ void rd_prom_error(rd_prom *p);
  * writer is still there (rd_src_alive); a file whose writer was gone
  * before it was read to its end is finished. With `all_done` (files of
  * finished runs: rte-read --push), every file is finished after the read.
- * Returns 1 if some file hit the budget (call again), else 0.
+ * Rings never written to are probed only with check_alive or all_done
+ * (or for a writer found gone): the other calls read the rings in use, so
+ * call with check_alive often enough for a new thread's ring (a few times
+ * a second). Returns 1 if some file hit the budget (call again), else 0.
  */
 int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done);
 

@@ -93,6 +93,10 @@ static int parse_url(const char *url, char *host, size_t hcap, char *port,
 	const char *h, *e, *c;
 	size_t n;
 
+	if (!strncmp(url, "https://", 8))
+		return errf(err, el, "%s: only http:// URLs are supported: rte has no TLS "
+		            "(push over http:// to a local or trusted gateway, or through a "
+		            "TLS-terminating proxy)", url);
 	if (strncmp(url, "http://", 7))
 		return errf(err, el, "%s: only http:// URLs are supported", url);
 	h = url + 7;

@@ -154,6 +154,38 @@ int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev);
 int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
                           size_t n);
 
+/*
+ * The raw way through a ring, for a consumer that decodes the messages it
+ * reads most itself (rte/format.h's rte_hdr_* helpers) and hands the
+ * others to rte_cursor_decode(): no struct rte_event per message.
+ *
+ * Stores in *words the next whole messages of `ring`, copied and checked
+ * intact as rte_cursor_next_batch() checks its events, and returns their
+ * number of words (> 0, at most a few thousand): each message is
+ * rte_hdr_len() of its first word long, at least 1, and the last one ends
+ * exactly at the returned count (checked here; nothing else in a message
+ * is: padding, unknown types and short messages are the caller's to skip
+ * or to pass to rte_cursor_decode()). Returns 0 with *lost 0 if the ring
+ * has nothing new, 0 with *lost > 0 if the producer overwrote that many
+ * unread words (the next call reads on after them: this is the
+ * RTE_EV_LOST event of the other calls), or a negative error as
+ * rte_cursor_next() does. The words stay valid until the next read of the
+ * ring. Do not mix with rte_cursor_next() or _batch() on one ring.
+ */
+int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+                          uint64_t *lost);
+
+/*
+ * Decode message m (rte_hdr_len(m[0]) words returned by
+ * rte_cursor_next_words() for `ring`, still valid) into *ev, exactly as
+ * rte_cursor_next() would have: 1 (an event), 0 (padding or a type this
+ * version does not know: skip it) or a negative error (a malformed
+ * message: the ring then fails as with rte_cursor_next(); its error
+ * message gives the position of the end of the words returned).
+ */
+int rte_cursor_decode(rte_cursor *c, unsigned ring, const uint64_t *m,
+                      struct rte_event *ev);
+
 /* "PATH: ring N: problem" for the last error of rte_cursor_next/poll. */
 const char *rte_cursor_errmsg(const rte_cursor *c);
 

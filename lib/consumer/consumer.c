@@ -896,22 +896,27 @@ static size_t decode_run(rte_cursor *c, unsigned ring, struct rte_event *ev,
                          size_t n, int *err)
 {
 	struct ring_state *r = &c->rings[ring];
+	/* In registers: stores into ev[] may alias the ring state (both are
+	 * uint64_t), and reloading it after each event would chain them. */
+	const uint64_t *buf = r->buf;
+	uint64_t pos = r->pos, end = r->end, base = r->base;
 	size_t k = 0;
 
-	while (k < n && r->pos < r->end) {
-		const uint64_t *m = r->buf + (r->pos - r->base);
+	while (k < n && pos < end) {
+		const uint64_t *m = buf + (pos - base);
 		unsigned len = rte_hdr_len(m[0]);
 		int got;
 
-		if (!len || len > r->end - r->pos)
+		if (!len || len > end - pos)
 			break; /* refill() copies it again, or says what is wrong */
-		r->pos += len;
+		pos += len;
+		r->pos = pos; /* the decoders' messages read it */
 		got = decode_message(c, ring, m, len, &ev[k]);
 		if (got > 0) {
 			k++;
 		} else if (got < 0) {
 			if (k)
-				r->pos -= len;
+				r->pos = pos - len;
 			*err = got;
 			break;
 		}
@@ -952,6 +957,69 @@ int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
 		if (got <= 0 || delivered)
 			return got;
 	}
+}
+
+/* The whole messages of the copy of `ring` from r->pos: the words up to
+ * the end of the copy or to a message it cuts (or whose length is bad). */
+static uint64_t whole_messages(const struct ring_state *r)
+{
+	const uint64_t *buf = r->buf;
+	uint64_t pos = r->pos, end = r->end, base = r->base;
+
+	while (pos < end) {
+		unsigned len = rte_hdr_len(buf[pos - base]);
+
+		if (!len || len > end - pos)
+			break; /* refill() copies it again, or says what is wrong */
+		pos += len;
+	}
+	return pos - r->pos;
+}
+
+int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+                          uint64_t *lost)
+{
+	struct ring_state *r;
+	const uint64_t *hdr;
+
+	if (!c || !words || !lost || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	*lost = 0;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
+	r = &c->rings[ring];
+	hdr = ring_header(c, ring);
+	for (;;) {
+		struct rte_event ev;
+		int got, delivered = 0;
+
+		/* As in rte_cursor_next_batch(): the copy was intact when it
+		 * was made, and head says whether it still is. */
+		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
+			uint64_t n = whole_messages(r);
+
+			if (n) {
+				*words = r->buf + (r->pos - r->base);
+				r->pos += n;
+				return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
+			}
+		}
+		got = next_slow(c, ring, &ev, &delivered);
+		if (delivered) {
+			*lost = ev.u.lost_words;
+			return 0;
+		}
+		if (got <= 0)
+			return got;
+	}
+}
+
+int rte_cursor_decode(rte_cursor *c, unsigned ring, const uint64_t *m,
+                      struct rte_event *ev)
+{
+	if (!c || !m || !ev || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	return decode_message(c, ring, m, rte_hdr_len(m[0]), ev);
 }
 
 /* ---- callbacks ---------------------------------------------------------- */

@@ -88,6 +88,44 @@ static void check_event(const struct rte_event *ev, const struct exp *e)
 	}
 }
 
+/* Set: read_and_check() reads through rte_cursor_next_words() and
+ * rte_cursor_decode() instead of rte_cursor_next(). */
+static int g_words;
+
+/* rte_cursor_next() the raw way: the messages of the last words read, one
+ * by one, decoded; a loss as the RTE_EV_LOST event. */
+static int next_via_words(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	static const uint64_t *w;
+	static int n;
+	uint64_t lost;
+
+	for (;;) {
+		while (n > 0) {
+			unsigned len = rte_hdr_len(w[0]);
+			const uint64_t *m = w;
+			int got;
+
+			assert_true(len >= 1 && (int)len <= n);
+			w += len;
+			n -= (int)len;
+			got = rte_cursor_decode(c, ring, m, ev);
+			if (got != 0)
+				return got;
+		}
+		n = rte_cursor_next_words(c, ring, &w, &lost);
+		if (n == 0 && lost) {
+			memset(ev, 0, sizeof *ev);
+			ev->kind = RTE_EV_LOST;
+			ev->ring = ring;
+			ev->u.lost_words = lost;
+			return 1;
+		}
+		if (n <= 0)
+			return n;
+	}
+}
+
 /* Read ring `ring` to its end and compare with every expected event of
  * that ring, in order. */
 static void read_and_check(rte_cursor *c, unsigned ring,
@@ -100,13 +138,14 @@ static void read_and_check(rte_cursor *c, unsigned ring,
 
 		if (l->e[i].ring != ring)
 			continue;
-		got = rte_cursor_next(c, ring, &ev);
+		got = g_words ? next_via_words(c, ring, &ev) : rte_cursor_next(c, ring, &ev);
 		if (got != 1)
 			fail_msg("event %zu of ring %u: rte_cursor_next = %d (%s)", i,
 			         ring, got, rte_cursor_errmsg(c));
 		check_event(&ev, &l->e[i]);
 	}
-	assert_int_equal(rte_cursor_next(c, ring, &ev), 0);
+	assert_int_equal(g_words ? next_via_words(c, ring, &ev)
+	                         : rte_cursor_next(c, ring, &ev), 0);
 	assert_int_equal(rte_cursor_ring_lost(c, ring), 0);
 }
 
@@ -751,6 +790,59 @@ static void poll_stops_at_max_events_and_at_a_callback_stop(void **state)
 /* rte_cursor_release() gives back the mapping; the next read maps the
  * same file again and goes on where it was, events written meanwhile
  * included. */
+/* The raw way (rte_cursor_next_words + rte_cursor_decode) delivers what
+ * rte_cursor_next() does: every kind and name, and losses. */
+static void words_round_trip_every_runtime_event(void **state)
+{
+	g_words = 1;
+	every_runtime_event_and_id_round_trips(state);
+	messages_without_events_are_skipped(state);
+	every_user_event_round_trips_with_its_name(state);
+	g_words = 0;
+}
+
+static void words_report_the_loss_next_reports(void **state)
+{
+	struct t_file f;
+	struct rte_ring_writer w;
+	struct explist l = { 0 };
+	struct rte_event a, b;
+	rte_cursor *ca, *cb;
+	size_t n = 0;
+	int got;
+
+	(void)state;
+	t_ring_file_create(&f, "words-lost.events", 1, 10);
+	t_writer(&f, 0, &w);
+	ca = t_open(f.path);
+	cb = t_open(f.path);
+	/* 3 rounds of 3000 words into a ring of 1024: each read loses some */
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 1500; i++)
+			w_phase(&w, &l, 0, RTE_P_MINOR, i % 2 == 0);
+		while ((got = rte_cursor_next(ca, 0, &a)) == 1) {
+			g_words = 1;
+			assert_int_equal(next_via_words(cb, 0, &b), 1);
+			g_words = 0;
+			assert_int_equal(a.kind, b.kind);
+			if (a.kind == RTE_EV_LOST)
+				assert_int_equal(a.u.lost_words, b.u.lost_words);
+			else
+				assert_true(a.ts == b.ts && a.id == b.id);
+			n++;
+		}
+		assert_int_equal(got, 0);
+		assert_int_equal(next_via_words(cb, 0, &b), 0);
+	}
+	assert_true(rte_cursor_ring_lost(ca, 0) > 0);
+	assert_true(rte_cursor_ring_lost(ca, 0) == rte_cursor_ring_lost(cb, 0));
+	assert_true(n > 1000);
+	rte_cursor_close(ca);
+	rte_cursor_close(cb);
+	free(l.e);
+	t_ring_file_unmap(&f);
+}
+
 static void a_released_cursor_reads_on_where_it_was(void **state)
 {
 	struct t_file f;
@@ -841,6 +933,8 @@ int main(void)
 		cmocka_unit_test(rings_are_read_independently),
 		cmocka_unit_test(poll_calls_the_callback_of_every_event),
 		cmocka_unit_test(poll_stops_at_max_events_and_at_a_callback_stop),
+		cmocka_unit_test(words_round_trip_every_runtime_event),
+		cmocka_unit_test(words_report_the_loss_next_reports),
 		cmocka_unit_test(a_released_cursor_reads_on_where_it_was),
 		cmocka_unit_test(a_released_cursor_refuses_a_replaced_file),
 		cmocka_unit_test(open_pid_finds_the_file_in_the_events_dir),
