@@ -211,14 +211,18 @@ int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
 		e->u.ch.same_from = e->u.ch.same_to = forced->version;
 		e->u.trace = e->u.ch;
 	} else {
+		memset(&fit, 0, sizeof fit);
+		(void)rte_ocaml_detect_fit(path, NULL, &e->u.trace, &fit);
+		/* Runtime ids to name: ask the executable (the shim's own files
+		 * of a non-OCaml program have none: its file is not read). */
 		if (opt_exe) {
 			e->u.exe = opt_exe;
 			e->u.exever = opt_exever;
-		} else if ((live = live_writer(path, pid)) > 0) {
+		} else if (fit.runtime_ids && (live = live_writer(path, pid)) > 0) {
 			ask_exe(e, live);
 		}
-		memset(&fit, 0, sizeof fit);
-		(void)rte_ocaml_detect_fit(path, e->u.exever.table, &e->u.trace, &fit);
+		if (e->u.exever.table)
+			(void)rte_ocaml_detect_fit(path, e->u.exever.table, &e->u.trace, &fit);
 		if (e->u.exever.table) {
 			from_exe(&e->u, &fit);
 		} else {

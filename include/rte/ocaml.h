@@ -90,10 +90,11 @@ struct rte_ocaml_fit {
 	uint64_t explained; /* phase nestings t explains (of out->nestings) */
 	int covers;         /* t names every phase and counter id seen */
 	int same;           /* t names every id seen as out->table does */
+	int runtime_ids;    /* any runtime phase or counter id was seen */
 };
 
-/* rte_ocaml_detect(), and how table t fits the same trace (*fit; t may be
- * NULL, then fit is not written). */
+/* rte_ocaml_detect(), and how table t fits the same trace (*fit, if fit is
+ * not NULL; with t NULL, only runtime_ids is set). */
 int rte_ocaml_detect_fit(const char *path, const struct rte_ocaml_table *t,
                          struct rte_ocaml_choice *out, struct rte_ocaml_fit *fit);
 

@@ -361,6 +361,8 @@ int rte_ocaml_detect_fit(const char *path, const struct rte_ocaml_table *t,
 			(void)scan_ring(c, r, &s); /* a bad ring: what was read counts */
 	rte_cursor_close(c);
 	decide(&s, out);
+	if (fit)
+		fit->runtime_ids = s.any_phase || s.any_counter;
 	if (t && fit) {
 		fit->covers = covers(&s, t);
 		fit->explained = fit->covers ? explained(&s, t) : 0;

@@ -124,6 +124,15 @@ start plain
 stop
 ok "live non-OCaml executable: the trace nesting, and the text says why"
 
+# --- a shared OCaml runtime mapped by a program that is not OCaml itself
+start shared
+"$RR" -f gc-stats-json "$dir" >"$T/g.json" 2>/dev/null
+[ "$(ocaml "$T/g.json" "(o['version'], o['from'], o['sure'], o['executable']['path'], o['executable']['ocaml'], o['executable']['evidence'])")" = \
+  "('5.3', 'executable', 'sure', '$(readlink -f "$BUILD/tests/reader/lib/libcamlrun_shared.so")', '5.3.0~alpha1', 'runtime version string')" ] ||
+	fail "shared live: $(ocaml "$T/g.json" o)"
+stop
+ok "live program with a shared OCaml runtime (libcamlrun_shared.so): the runtime's version"
+
 # --- --exe for a finished process, including a stripped one
 "$RR" -f gc-stats-json --exe "$P-native52" "$T/native54" >"$T/g.json" 2>/dev/null
 [ "$(ocaml "$T/g.json" "(o['version'], o['from'], o['executable']['path'])")" = "('5.2', 'executable', '$P-native52')" ] ||

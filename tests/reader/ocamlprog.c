@@ -27,6 +27,9 @@
  *            caml_ml_runtime_events_are_active (5.2), caml_ml_domain_index
  *            (5.3), caml_ml_runtime_events_path (5.4, trunk).
  *
+ *   LIBRARY  only the above: a shared OCaml runtime (libcamlrun_shared.so)
+ *            for a program built without them to link.
+ *
  * Usage: ocamlprog RING DIR: copies RING to DIR/PID.events, maps it, writes
  * its pid into ring 0's ring_start event, says "ready PID" on stdout, and
  * runs until its stdin ends.
@@ -102,6 +105,7 @@ __attribute__((used, noinline)) void caml_ml_runtime_events_path(void) { __asm__
 #endif
 #endif
 
+#ifndef LIBRARY
 /* Write our pid into the ring_start event at the start of ring 0, as a
  * runtime writes its own (the file is a copy of another process's). The
  * words are those of rte/format.h: the metadata header's headers_offset
@@ -180,3 +184,4 @@ int main(int argc, char **argv)
 	munmap(m, (size_t)st.st_size);
 	return 0;
 }
+#endif /* LIBRARY */
