@@ -54,7 +54,9 @@ int rd_ocaml_exe_option(const char *path, char *msg, size_t cap)
 }
 
 /* The pid of the live process that maps (writes) the file at path, or 0:
- * the writer is gone, or which process it is cannot be told. */
+ * the writer is gone, or which process it is cannot be told. Cheap for a
+ * file whose pid is gone or was taken by a younger process (old files):
+ * only those that may still be written ask the maps. */
 static long live_writer(const char *path, long pid)
 {
 	struct rd_writer w;
@@ -63,6 +65,8 @@ static long live_writer(const char *path, long pid)
 	if (pid <= 0 || !rd_pid_alive(pid) || stat(path, &st) < 0)
 		return 0;
 	rd_writer_init(&w, pid, &st);
+	if (rd_pid_newer_than(pid, w.changed_ns))
+		return 0; /* not the writer: born after the file last changed */
 	(void)rd_writer_locate(&w, path);
 	return rd_writer_alive(&w) ? w.seen_pid : 0;
 }

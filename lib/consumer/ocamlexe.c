@@ -416,7 +416,7 @@ int rte_ocaml_exe_version(const char *path, struct rte_ocaml_exe *out)
 {
 	struct elf e;
 	struct stat st;
-	int found, err = RTE_OK;
+	int found;
 
 	memset(out, 0, sizeof *out);
 	memset(&e, 0, sizeof e);
@@ -440,7 +440,7 @@ int rte_ocaml_exe_version(const char *path, struct rte_ocaml_exe *out)
 	free(e.sh);
 	free(e.shstr);
 	close(e.fd);
-	return found ? 1 : err;
+	return found;
 }
 
 const char *rte_ocaml_exe_how_name(enum rte_ocaml_exe_how h)
