@@ -3,8 +3,9 @@
 #   lib/writer/    the ring writer and the clock (ring.c, clock.c): linked
 #                  into librte.so only (mk/shim.mk), and into the test and
 #                  fuzz programs that build ring files.
-#   lib/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c):
-#                  librteconsumer.{a,so}, which rte-read links.
+#   lib/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c,
+#                  ocamlexe.c): librteconsumer.{a,so}, which rte-read
+#                  links.
 #   lib/common/    what both link: the format (format.c), error strings
 #                  (error.c) and the default directory of ring files
 #                  (rundir.c, rundir.h). A file here may include nothing from
@@ -16,7 +17,7 @@
 
 COMMON_SRCS   := lib/common/error.c lib/common/format.c lib/common/rundir.c
 CONSUMER_SRCS := $(COMMON_SRCS) lib/consumer/consumer.c lib/consumer/jsonl.c \
-	lib/consumer/ocaml.c
+	lib/consumer/ocaml.c lib/consumer/ocamlexe.c
 WRITER_SRCS   := lib/writer/ring.c lib/writer/clock.c lib/common/rundir.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -88,3 +88,34 @@ TEST_RUNS += reader-profile-test
 reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/profile.sh
 .SECONDARY: $(BUILD)/obj/tests/reader/profprog.o
+
+# Stand-ins for running OCaml 5 programs (tests/reader/ocamlprog.c says
+# which facts of OCaml's executables each reproduces), for the choice of
+# OCaml names from the executable (tests/reader/ocamlexe.sh):
+#   native54  Sys.ocaml_version "5.4.0+dev0-2024-08-25" and 5.4's runtime symbols
+#   native52  Sys.ocaml_version "5.2.0" and 5.2's runtime symbols
+#   byte52    the bytecode runtime's version string, 5.2.0
+#   syms53    5.3's runtime symbols only
+#   plain     none of these (not an OCaml program)
+#   shared    none, but it links lib/libcamlrun_shared.so, a bytecode runtime
+#             of version 5.3.0~alpha1
+OCAMLPROG_FLAGS_native54 := -DNATIVE -DOCAML_VER='"5.4.0+dev0-2024-08-25"' -DVLEN=21 -DMARKERS=4
+OCAMLPROG_FLAGS_native52 := -DNATIVE -DOCAML_VER='"5.2.0"' -DVLEN=5 -DMARKERS=2
+OCAMLPROG_FLAGS_byte52 := -DBYTE -DOCAML_VER='"5.2.0"' -DVLEN=5
+OCAMLPROG_FLAGS_syms53 := -DMARKERS=3
+OCAMLPROG_FLAGS_plain :=
+OCAMLPROGS := $(patsubst %,$(READER_TEST_BIN)/ocamlprog-%,native54 native52 byte52 syms53 plain shared)
+$(READER_TEST_BIN)/ocamlprog-%: tests/reader/ocamlprog.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(OCAMLPROG_FLAGS_$*) -o $@ $< $(BASE_LDFLAGS)
+$(READER_TEST_BIN)/lib/libcamlrun_shared.so: tests/reader/ocamlprog.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) -DLIBRARY -DBYTE -DOCAML_VER='"5.3.0~alpha1"' -DVLEN=12 \
+		-shared -o $@ $< $(BASE_LDFLAGS)
+$(READER_TEST_BIN)/ocamlprog-shared: tests/reader/ocamlprog.c $(READER_TEST_BIN)/lib/libcamlrun_shared.so
+	$(CC) $(BASE_CFLAGS) -o $@ $< -L$(READER_TEST_BIN)/lib -Wl,--no-as-needed \
+		-lcamlrun_shared -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/lib' $(BASE_LDFLAGS)
+.PHONY: reader-ocamlexe-test
+TEST_RUNS += reader-ocamlexe-test
+reader-ocamlexe-test: $(BUILD)/rte-read $(OCAMLPROGS)
+	@sh tests/reader/ocamlexe.sh $(BUILD)

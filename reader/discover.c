@@ -133,14 +133,14 @@ static int add_source(struct rd_discover *d, rte_cursor *c, const char *path)
 	rd_signals_peek(p);
 	pid = rd_pid_from_ring_start(p);
 	rd_filter_set_start(d->filter, (const char *const *)&p, 1); /* trace start */
-	if (rd_ocaml_choose(c, p) < 0) { /* the names of its ids */
+	if (pid < 0)
+		pid = rd_pid_from_name(p);
+	if (rd_ocaml_choose(c, p, pid) < 0) { /* the names of its ids */
 		rd_signals_peek(NULL);
 		rte_cursor_close(c);
 		return -1;
 	}
 	rd_signals_peek(NULL);
-	if (pid < 0)
-		pid = rd_pid_from_name(p);
 	/* The merge decides how many files stay mapped (rd_merge_add). */
 	src = rd_merge_add(d->merge, c);
 	if (src < 0)

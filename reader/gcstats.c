@@ -12,6 +12,7 @@
  * as olly does. A loss empties the ring's stack (what was open is
  * unknown) and makes the figures it could change lower bounds.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -260,7 +261,7 @@ struct totals {
 	long double sumsq;
 	struct dom *d;
 	unsigned nd;
-	const struct rte_ocaml_choice *ocaml; /* of the first file */
+	const struct rd_ocaml_used *ocaml; /* of the first file */
 };
 
 /* A ring's lifetime as of the end of reading: an open one ends at its
@@ -510,7 +511,7 @@ int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
                const struct rd_proc *pr, const char *in)
 {
 	struct totals t;
-	char names[256];
+	char names[PATH_MAX + 512];
 
 	if (totals(g, P, pr, &t) < 0)
 		return -1;
@@ -611,6 +612,45 @@ static void json_alloc(struct rd_out *o, const struct totals *t)
 	rd_out_ch(o, '}');
 }
 
+/* Which names were used, and why (doc/GC-STATS.md, "ocaml"). */
+static void json_ocaml(struct rd_out *o, const struct rd_ocaml_used *u)
+{
+	const struct rte_ocaml_choice *ch = &u->ch;
+	const struct rte_ocaml_exe *x = &u->exever;
+
+	rd_out_str(o, "{\"version\":");
+	rd_out_json_str(o, ch->table->version);
+	rd_outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
+	     rte_ocaml_sure_name(ch->sure), ch->same_from, ch->same_to);
+	ju(o, "nestings", ch->nestings);
+	ju(o, "explained", ch->explained);
+	ju(o, "best_other", ch->best_other);
+	rd_outf(o, ",\"from\":\"%s\",\"executable\":", rd_ocaml_from_name(u->from));
+	if (u->exe) {
+		rd_out_str(o, "{\"path\":");
+		rd_out_json_str(o, u->exe);
+		rd_out_str(o, ",\"ocaml\":");
+		if (x->how != RTE_OCAML_EXE_NONE) {
+			rd_out_json_str(o, x->version);
+			rd_out_str(o, ",\"evidence\":");
+			rd_out_json_str(o, rte_ocaml_exe_how_name(x->how));
+		} else {
+			rd_out_str(o, "null,\"evidence\":null");
+		}
+		rd_out_str(o, ",\"error\":");
+		if (u->exe_err)
+			rd_out_json_str(o, rte_strerror(u->exe_err));
+		else
+			rd_out_str(o, "null");
+		rd_out_ch(o, '}');
+	} else {
+		rd_out_str(o, "null");
+	}
+	rd_out_str(o, ",\"trace_version\":");
+	rd_out_json_str(o, u->trace.table->version);
+	rd_outf(o, ",\"trace_sure\":\"%s\"}", rte_ocaml_sure_name(u->trace.sure));
+}
+
 int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
                const struct rd_proc *pr)
 {
@@ -620,14 +660,7 @@ int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 		return -1;
 	rd_out_str(o, "{\"ocaml\":");
 	if (t.ocaml) {
-		rd_out_str(o, "{\"version\":");
-		rd_out_json_str(o, t.ocaml->table->version);
-		rd_outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
-		     rte_ocaml_sure_name(t.ocaml->sure), t.ocaml->same_from, t.ocaml->same_to);
-		ju(o, "nestings", t.ocaml->nestings);
-		ju(o, "explained", t.ocaml->explained);
-		ju(o, "best_other", t.ocaml->best_other);
-		rd_out_ch(o, '}');
+		json_ocaml(o, t.ocaml);
 	} else {
 		rd_out_str(o, "null");
 	}

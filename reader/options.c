@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,12 @@ const char rd_usage_text[] =
 "                       and chrome), pid, tid, thread; with -f json as JSON\n"
 "      --ocaml-version=5.x  name runtime phases and counters as OCaml 5.x\n"
 "                       does (5.0, 5.1, 5.2, 5.3, 5.4dev); default: chosen\n"
-"                       per file from its phase nesting (gc-stats and\n"
-"                       summary say which, and how sure)\n"
+"                       per file from the executable of its writer while it\n"
+"                       runs (/proc/PID/exe), else from its phase nesting,\n"
+"                       else 5.2 (gc-stats and summary say which, and how)\n"
+"      --exe=PATH       take the OCaml version from this executable (of a\n"
+"                       finished process) for every file; exit 1 if PATH\n"
+"                       is not an OCaml 5 program\n"
 "      --profile=WHICH  what folded, pprof and flamegraph write: cpu\n"
 "                       (rte.sample), alloc (every sampled allocation) or\n"
 "                       inuse (those still live at the end); default: cpu\n"
@@ -244,6 +249,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "clean", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'D' },
 		{ "ocaml-version", required_argument, NULL, 'V' },
+		{ "exe", required_argument, NULL, 'e' + 256 },
 		/* navigation (filter.h, top.c) */
 		{ "since", required_argument, NULL, 'S' },
 		{ "until", required_argument, NULL, 'U' },
@@ -285,6 +291,13 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			if (rd_ocaml_force(optarg))
 				return rd_usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);
 			break;
+		case 'e' + 256: {
+			char why[PATH_MAX + 96];
+
+			if (rd_ocaml_exe_option(optarg, why, sizeof why))
+				return rd_usage_error("--exe: %s", why);
+			break;
+		}
 		case 'w':
 			/* "-w 5 PID", "--wait 5 PID": a number followed by
 			 * more arguments is the value; "--wait PID" (last)

@@ -84,8 +84,62 @@ struct rte_ocaml_choice {
  */
 int rte_ocaml_detect(const char *path, struct rte_ocaml_choice *out);
 
+/* How well table t (chosen elsewhere: from the executable) fits the trace
+ * that rte_ocaml_detect_fit() read. */
+struct rte_ocaml_fit {
+	uint64_t explained; /* phase nestings t explains (of out->nestings) */
+	int covers;         /* t names every phase and counter id seen */
+	int same;           /* t names every id seen as out->table does */
+	int runtime_ids;    /* any runtime phase or counter id was seen */
+};
+
+/* rte_ocaml_detect(), and how table t fits the same trace (*fit, if fit is
+ * not NULL; with t NULL, only runtime_ids is set). */
+int rte_ocaml_detect_fit(const char *path, const struct rte_ocaml_table *t,
+                         struct rte_ocaml_choice *out, struct rte_ocaml_fit *fit);
+
 /* "sure", "likely", "guess" or "forced". */
 const char *rte_ocaml_sure_name(enum rte_ocaml_sure s);
+
+/* ---- the OCaml runtime of an executable ------------------------------- */
+
+enum rte_ocaml_exe_how {
+	RTE_OCAML_EXE_NONE = 0,
+	RTE_OCAML_EXE_RUNTIME_STRING, /* "The OCaml runtime, version 5.2.0"
+	                                 (bytecode runtime: ocamlrun -version) */
+	RTE_OCAML_EXE_SYS_VERSION,    /* Sys.ocaml_version, found between the
+	                                 symbols of Stdlib__Sys's data */
+	RTE_OCAML_EXE_DATA_STRING,    /* the one string constant in .data shaped
+	                                 like Sys.ocaml_version (no symbols) */
+	RTE_OCAML_EXE_SYMBOLS,        /* runtime functions new in a release:
+	                                 the minor version only */
+};
+
+struct rte_ocaml_exe {
+	char version[48]; /* "5.2.0", "5.4.0+dev0-2024-08-25", "5.3" (symbols),
+	                     "5.4 or later" (symbols) */
+	enum rte_ocaml_exe_how how;
+	const struct rte_ocaml_table *table; /* of version; NULL if no table
+	                                        covers it (4.x, 5.5, ...) */
+};
+
+/*
+ * Which OCaml runtime the ELF file at path embeds (an executable, or a
+ * shared runtime: libcamlrun_shared.so, libasmrun_shared.so). What is
+ * looked for, strongest first: the bytecode runtime's version string; the
+ * native Sys.ocaml_version string inside Stdlib__Sys's data symbols; the
+ * one such string in .data; runtime functions that appeared in one
+ * release (lib/consumer/ocamlexe.c has the facts and their sources). The
+ * file is read, never mapped or run, with bounded reads (256 MiB at most).
+ * Returns 1 and fills *out if it is an OCaml program, 0 if nothing says
+ * so (not ELF64, not OCaml, OCaml without any of these), or a negative
+ * error if it cannot be opened (RTE_ENOENT, RTE_EIO: also not a regular
+ * file). Thread-safe.
+ */
+int rte_ocaml_exe_version(const char *path, struct rte_ocaml_exe *out);
+
+/* "runtime version string", "Sys.ocaml_version", ... */
+const char *rte_ocaml_exe_how_name(enum rte_ocaml_exe_how h);
 
 /* Name the ids of c's events with table t from now on. Not thread-safe
  * with reads of c. */

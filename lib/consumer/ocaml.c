@@ -338,6 +338,12 @@ static void decide(const struct seen *s, struct rte_ocaml_choice *out)
 
 int rte_ocaml_detect(const char *path, struct rte_ocaml_choice *out)
 {
+	return rte_ocaml_detect_fit(path, NULL, out, NULL);
+}
+
+int rte_ocaml_detect_fit(const char *path, const struct rte_ocaml_table *t,
+                         struct rte_ocaml_choice *out, struct rte_ocaml_fit *fit)
+{
 	static __thread struct seen s; /* 17 KiB: not on the stack */
 	rte_cursor *c;
 	int err;
@@ -355,5 +361,12 @@ int rte_ocaml_detect(const char *path, struct rte_ocaml_choice *out)
 			(void)scan_ring(c, r, &s); /* a bad ring: what was read counts */
 	rte_cursor_close(c);
 	decide(&s, out);
+	if (fit)
+		fit->runtime_ids = s.any_phase || s.any_counter;
+	if (t && fit) {
+		fit->covers = covers(&s, t);
+		fit->explained = fit->covers ? explained(&s, t) : 0;
+		fit->same = same_names(&s, t, out->table);
+	}
 	return RTE_OK;
 }
