@@ -461,6 +461,168 @@ test_log() {
 	! grep -q '^rte: ' "$W/prog.err" || fail "the shim's warning is in the program's stderr: $(cat "$W/prog.err")"
 }
 
+# ---- a reader that went away, -q, checks before the command runs ---------------
+
+# closed_stderr COMMAND [ARG]...: runs it with standard error a pipe whose
+# reader is gone (as `rte-run ... 2>&1 | head -1` once head has ended) and
+# standard output /dev/null; prints its exit status (-N: killed by N).
+closed_stderr() {
+	python3 - "$@" <<'EOF'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=w)
+print(p.returncode)
+EOF
+}
+
+# rte-run's log files left in $TMPDIR.
+leftlogs() { ls "$TMPDIR" | grep -c '^rte-run-log\.' ; }
+
+test_closed_stderr() {
+	begin "standard error's reader gone: documented status, nothing left behind"
+	st=$(closed_stderr env RTE_RINGS=1 "$RUN" --fail-on-lost -- "$B/tests/run/flood" 1000 2)
+	[ "$st" = 121 ] || fail "--fail-on-lost with losses: exit $st, not 121"
+	# (The command's own stderr is elsewhere: sh says "Killed" there.)
+	st=$(closed_stderr "$RUN" -q --fail-on-crash -- sh -c 'exec 2>/dev/null; sh -c "kill -KILL \$\$"; exit 0')
+	[ "$st" = 122 ] || fail "--fail-on-crash with a crash report: exit $st, not 122"
+	st=$(closed_stderr "$RUN" -- sh -c 'exit 3')
+	[ "$st" = 3 ] || fail "the summary to a closed pipe: exit $st, not the command's 3"
+	st=$(closed_stderr "$RUN" -q -- "$W/no-such-command")
+	[ "$st" = 127 ] || fail "a missing command: exit $st, not 127"
+	st=$(closed_stderr "$RUN" --no-such-option -- true)
+	[ "$st" = 125 ] || fail "a bad option: exit $st, not 125"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+	[ "$(leftlogs)" -eq 0 ] || fail "log files left: $(ls "$TMPDIR")"
+	rm -rf "$TMPDIR"/rte-run*
+}
+
+test_quiet_output() {
+	begin "-q -o FILE writes FILE and prints no trace"
+	rm -f "$W/q.json"
+	"$RUN" -q -f summary-json -o "$W/q.json" -- sh -c 'echo $$ >"$1"' sh "$W/q.pid" \
+		2>"$W/q.err"; st=$?
+	[ $st -eq 0 ] || fail "-q -o: exit $st: $(cat "$W/q.err")"
+	[ -s "$W/q.json" ] || { fail "-q -o FILE wrote no file"; return; }
+	json_check "$W/q.json" "list(procs) == [$(cat "$W/q.pid")]" || fail "-q -o FILE: not the command's trace"
+	[ ! -s "$W/q.err" ] || fail "-q -o FILE printed: $(cat "$W/q.err")"
+	"$RUN" -q -s -- true 2>"$W/qs.err"; st=$?
+	[ $st -eq 125 ] || fail "-q with -s: exit $st, not 125"
+	# The -o FILE is checked before the command runs with -q too.
+	"$RUN" -q -o "$W/no/such/dir/q.json" -- touch "$W/ran-q" 2>/dev/null; st=$?
+	[ $st -eq 125 ] || fail "-q -o in a missing directory: exit $st, not 125"
+	[ ! -e "$W/ran-q" ] || fail "-q -o in a missing directory: the command ran"
+}
+
+# not_run WHAT RTE-RUN-OPTION...: rte-run with these options must refuse
+# with 125 and a reason, before running its command.
+not_run() {
+	what=$1
+	shift
+	rm -f "$W/ran"
+	"$RUN" "$@" -- touch "$W/ran" 2>"$W/nr.err"; st=$?
+	[ $st -eq 125 ] || fail "$what: exit $st, not 125"
+	[ ! -e "$W/ran" ] || fail "$what: the command ran before the usage error"
+	grep -q '^rte-run: ' "$W/nr.err" || fail "$what: no reason given: $(cat "$W/nr.err")"
+}
+
+test_early_checks() {
+	begin "--push, --label, --job, -o in the trace directory: refused before the command runs"
+	not_run "--push=ftp://x" --push=ftp://x
+	not_run "--push=http://" --push=http://
+	not_run "--push=http://h:port" --push=http://h:port
+	not_run "a label without a value" --push=http://h --label=a
+	not_run "a label name starting with a digit" --push=http://h --label=1a=b
+	not_run "a label named job" --push=http://h --label=job=x
+	not_run "an empty job" --push=http://h --job=
+	not_run "--label without --push" --label=a=b
+	not_run "-o in the -d directory" -d "$W/od" -o "$W/od/trace.txt"
+	[ ! -e "$W/od" ] || fail "-o in the -d directory: the directory was made all the same"
+	mkdir -p "$W/od2"
+	not_run "-o in an existing -d directory" -d "$W/od2" -f summary-json -o "$W/od2/../od2/t.json"
+	# -o in a directory that -d makes: fine.
+	"$RUN" -d "$W/new/rings" -f summary-json -o "$W/new/t.json" -- true 2>"$W/new.err" ||
+		fail "-o in a parent that -d makes: exit $?: $(cat "$W/new.err")"
+	json_check "$W/new/t.json" 'len(d["processes"]) == 1' || fail "-o in a parent that -d makes: no file"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+}
+
+test_profile_options() {
+	begin "--profile's rate and the profile formats: checked before the command runs"
+	not_run "--profile=200000" --profile=200000
+	not_run "--profile=0" --profile=0
+	not_run "--profile=00" --profile=00
+	not_run "--profile=99999999999999999999999" --profile=99999999999999999999999
+	not_run "-f pprof without -o" --alloc -f pprof
+	"$RUN" -q --profile=100000 -- true || fail "--profile=100000 (the maximum): exit $?"
+	"$RUN" --profile=0100 -f summary-json -o "$W/p.json" -- sh -c 'echo "$RTE_PROFILE" >"$1"' sh "$W/hz" ||
+		fail "--profile=0100: exit $?"
+	[ "$(cat "$W/hz")" = 100 ] || fail "--profile=0100 set RTE_PROFILE=$(cat "$W/hz"), not 100"
+	# The profile asked for is the one written and warned about.
+	"$RUN" --profile -f pprof -o "$W/p.pb.gz" -- true 2>"$W/p.err" || fail "--profile -f pprof: exit $?"
+	grep -q 'allocation' "$W/p.err" && fail "--profile -f pprof warns about allocations: $(cat "$W/p.err")"
+	grep -q 'no CPU' "$W/p.err" || fail "--profile -f pprof on a run without CPU samples says nothing: $(cat "$W/p.err")"
+	"$RUN" --alloc -f folded -o "$W/a.folded" -- true 2>"$W/a.err" || fail "--alloc -f folded: exit $?"
+	grep -q 'CPU' "$W/a.err" && fail "--alloc -f folded warns about CPU samples: $(cat "$W/a.err")"
+	# pprof is binary: not onto a terminal.
+	st=$(python3 - "$RUN" <<'EOF'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--alloc", "-f", "pprof", "-o", "-", "--", "true"])
+while True:
+    try:
+        if not os.read(fd, 4096):
+            break
+    except OSError:
+        break
+_, st = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(st))
+EOF
+)
+	[ "$st" = 125 ] || fail "-f pprof -o - onto a terminal: exit $st, not 125"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+}
+
+test_not_traced() {
+	begin "a command that writes no ring file with --fail-on-lost: 125, nothing kept"
+	printf 'int rte_run_test_nothing;\n' >"$W/nothing.c"
+	"$CC" $SAN -shared -fPIC -o "$W/nothing.so" "$W/nothing.c" || { fail "cannot build a library"; return; }
+	RTE_LIB=$W/nothing.so "$RUN" --fail-on-lost -- true 2>"$W/nt.err"; st=$?
+	[ $st -eq 125 ] || fail "no ring file with --fail-on-lost: exit $st, not 125"
+	grep -q 'no ring files' "$W/nt.err" || fail "no reason given: $(cat "$W/nt.err")"
+	grep -q 'kept' "$W/nt.err" && fail "says something was kept: $(cat "$W/nt.err")"
+	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+}
+
+test_doc_refs() {
+	begin "the sections --help and rte-run(1) point to exist"
+	"$RUN" --help >"$W/help.txt" || fail "--help: exit $?"
+	python3 - "$TOP" "$W/help.txt" "$TOP/doc/rte-run.1" <<'EOF' || fail "a reference to a missing section (above)"
+import os, re, sys
+top = sys.argv[1]
+bad = 0
+for src in sys.argv[2:]:
+    text = open(src).read().replace("\\-", "-").replace("\\(dq", '"')
+    text = re.sub(r"\s+", " ", text)
+    refs = re.findall(r'(README(?:\.md)?|doc/[A-Za-z-]+\.md),? "([^"]+)"', text)
+    if not refs:
+        print("%s: no references found" % src, file=sys.stderr)
+        bad = 1
+    for f, sec in refs:
+        path = os.path.join(top, f if f.endswith(".md") else f + ".md")
+        if not os.path.exists(path):
+            print("%s: %s does not exist" % (src, f), file=sys.stderr)
+            bad = 1
+            continue
+        heads = [l.lstrip("#").strip().lower() for l in open(path) if l.startswith("#")]
+        if not any(h.startswith(sec.lower()) for h in heads):
+            print('%s: %s has no section "%s"' % (src, f, sec), file=sys.stderr)
+            bad = 1
+sys.exit(bad)
+EOF
+}
+
 # ---- the build's first command -------------------------------------------------
 
 test_make_order() {
@@ -573,6 +735,12 @@ else
 	test_relative_tmpdir
 	test_bad_dir_output
 	test_log
+	test_closed_stderr
+	test_quiet_output
+	test_early_checks
+	test_profile_options
+	test_not_traced
+	test_doc_refs
 	test_make_order
 	test_make_no_apt
 	test_install

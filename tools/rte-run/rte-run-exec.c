@@ -38,6 +38,11 @@
  * (bash's exported functions, BASH_FUNC_f%%) from the commands it runs,
  * so COMMAND would not get them otherwise. Without -E, ours is used.
  *
+ * SIGPIPE: ignored here (a message written to a standard error whose
+ * reader is gone fails instead of killing us, so the status and the
+ * clean-up are not lost), and so in the next stage too; COMMAND gets the
+ * disposition we were started with.
+ *
  * Exit status without -t: COMMAND's, 128+N if it was killed by signal N,
  * 126 if it could not be executed, 127 if it was not found, 125 if this
  * program could not run it at all (bad usage, fork failed).
@@ -64,6 +69,8 @@ static const int fwd_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUS
 static volatile pid_t g_child;
 /* Which of fwd_sigs we installed a handler for (not ignored at start). */
 static int g_handled[NFWD];
+/* SIGPIPE's disposition when we started: the command's. */
+static struct sigaction g_pipe_old;
 
 struct args {
 	char **env;    /* NAME=VALUE for the command, NULL-terminated */
@@ -233,13 +240,15 @@ static void child(const struct args *a, char **env, const sigset_t *oldmask,
 	int e;
 
 	reset_handlers();
+	sigaction(SIGPIPE, &g_pipe_old, NULL);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	environ = env; /* execvp searches the command's own PATH */
 	execvp(a->cmd[0], a->cmd);
 	e = errno;
-	fprintf(stderr, "rte-run: %s: %s\n", a->cmd[0], strerror(e));
+	signal(SIGPIPE, SIG_IGN); /* the message must not cost the report */
 	w = write(report_fd, &e, sizeof e);
 	(void)w;
+	fprintf(stderr, "rte-run: %s: %s\n", a->cmd[0], strerror(e));
 	_exit(e == ENOENT || e == ENOTDIR ? EX_NOTFOUND : EX_NOEXEC);
 }
 
@@ -337,7 +346,11 @@ int main(int argc, char **argv)
 	char **env;
 	pid_t pid;
 	int st, noexec, report[2];
+	struct sigaction ign;
 
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &g_pipe_old);
 	if (!envbuf || !thenbuf) {
 		fputs("rte-run: out of memory\n", stderr);
 		return EX_SELF;
