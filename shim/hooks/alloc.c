@@ -25,6 +25,8 @@
  * a guard against recursion from our own code (libunwind, dlsym).
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <malloc.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -181,6 +183,44 @@ static int is_glibc(void *fn)
 	return strcmp(base ? base + 1 : info.dli_fname, "libc.so.6") == 0;
 }
 
+/*
+ * The malloc the program's calls reach. dlsym(RTLD_DEFAULT) looks in the
+ * executable first: a non-PIE executable that takes malloc's address
+ * (Debian's python3) has a canonical PLT entry there, an undefined
+ * symbol with a value, which only jumps to the first definition after
+ * the executable. That one is found by walking the objects in lookup
+ * order.
+ */
+static void *first_malloc(void)
+{
+	void *first = dlsym(RTLD_DEFAULT, "malloc"), *h, *p = NULL;
+	const ElfW(Sym) *sym = NULL;
+	struct link_map *lm = NULL;
+	Dl_info info;
+
+	if (!first || !dladdr1(first, &info, (void **)&sym, RTLD_DL_SYMENT) ||
+	    !sym || sym->st_shndx != SHN_UNDEF)
+		return first;
+	if (!(h = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD)))
+		return first;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0)
+		lm = NULL;
+	dlclose(h);
+	for (lm = lm ? lm->l_next : NULL; lm && !p; lm = lm->l_next) {
+		void *q;
+
+		if (!lm->l_name || !lm->l_name[0] ||
+		    !(h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD)))
+			continue;
+		/* Its own definition, not one of its dependencies'. */
+		if ((q = dlsym(h, "malloc")) && dladdr(q, &info) && info.dli_fname &&
+		    !strcmp(info.dli_fname, lm->l_name))
+			p = q;
+		dlclose(h);
+	}
+	return p ? p : first;
+}
+
 static inline int mode(void)
 {
 	/* Acquire: pairs with the release stores of the mode. */
@@ -200,7 +240,7 @@ void rte_alloc_init(void)
 	g_wanted = s && *s && strcmp(s, "0") != 0;
 	/* Is our malloc the one the program calls? Not if an allocator or a
 	 * sanitizer comes before us in the lookup order. */
-	first = dlsym(RTLD_DEFAULT, "malloc");
+	first = first_malloc();
 	g_ours = first == (void *)own_malloc;
 	g_glibc = is_glibc((void *)g_real.free) &&
 	          is_glibc((void *)g_real.usable);
@@ -240,7 +280,7 @@ const char *rte_alloc_first_owner(void)
 
 	if (!g_wanted || g_ours)
 		return NULL;
-	first = dlsym(RTLD_DEFAULT, "malloc");
+	first = first_malloc();
 	if (first && dladdr(first, &info) && info.dli_fname)
 		return info.dli_fname;
 	return "another library";
