@@ -56,6 +56,14 @@ static const struct rte_tracer_observer g_prof_tracer = {
 	.final_stop = rte_prof_stop,         /* every timer deleted */
 };
 
+/* A fork child that profiles allocations makes its file at once, with
+ * the module events its samples' stacks are symbolised with. */
+static void alloc_fork_child(void)
+{
+	if (rte_alloc_enabled())
+		rte_modules_sync(1);
+}
+
 /* The allocation profiler (RTE_ALLOC): after the crash recorder, whose
  * start loads libunwind. Each thread writes its counts at its end, and
  * the calling thread when tracing stops and before a fork. */
@@ -63,6 +71,7 @@ static const struct rte_tracer_observer g_alloc_tracer = {
 	.started = rte_alloc_start,
 	.thread_end = rte_alloc_flush_self,
 	.stopping = rte_alloc_flush_self,
+	.fork_child = alloc_fork_child,
 };
 
 const struct rte_tracer_observer *const rte_tracer_observers[] = {

@@ -331,6 +331,10 @@ void rte_prof_fork_child(void)
 		return;
 	t->prof_state = PT_NONE;
 	arm(t);
+	/* The child's file, made now, gets the module events its samples
+	 * are symbolised with (a sample's handler cannot write them). Only
+	 * tries the module lock: the recorder re-makes it after us. */
+	rte_modules_sync(1);
 }
 
 /* A sample of a deleted timer may still be pending for this thread when

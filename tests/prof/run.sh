@@ -159,6 +159,9 @@ test_fork() {
 		pid=$(basename "$f" .events)
 		check "$pid sampled" '"'"$pid"'" in d["pids"] and d["samples"] >= '"$(ms 20)" "$f.d"
 		check "$pid: only its own thread" 'list(d["pids"]["'"$pid"'"]["threads"]) == ["'"$pid"'"]' "$f.d"
+		# each file has the module events its stacks need
+		"$READ" -f folded "$f" 2>/dev/null | grep -q ";main;" ||
+			fail "$pid: stacks not symbolised: $("$READ" -f folded "$f" 2>&1 | head -2)"
 	done
 	finish
 }
