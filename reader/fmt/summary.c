@@ -101,6 +101,7 @@ struct summary {
 	unsigned cur_src;      /* the source being read */
 	struct rd_gc *gc; /* the GC section (gcstats.h); NULL if out of memory */
 	struct rd_prof *prof; /* the profiles' section (profile.h); NULL: none */
+	const struct rd_crash *report; /* the crashes seen (sinks.h), or NULL */
 	int json;
 	int oom;
 };
@@ -782,13 +783,30 @@ static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 	rd_outf(o, "%s\n", any ? "" : " none");
 }
 
+/* 1 if a fatal crash was recorded in file path (crashrep.h). */
+static int crashed_in(const struct rd_crash *c, const char *path)
+{
+	unsigned n = c ? rd_crash_count(c, 0) : 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rd_crash_view v;
+
+		rd_crash_view(c, i, &v);
+		if ((v.r->flags & RTE_CRASH_FATAL) && v.path && !strcmp(v.path, path))
+			return 1;
+	}
+	return 0;
+}
+
 /* How the file ended, after its name in the text summary. */
-static const char *file_note(const struct rd_src *s)
+static const char *file_note(const struct summary *S, const struct rd_src *s)
 {
 	if (s->stopped)
 		return "";
 	if (rd_src_killed(s))
-		return " (no ring_stop: its writer ended without it and is gone, killed?)";
+		return crashed_in(S->report, s->path)
+		       ? " (no ring_stop: its writer crashed, see the crash report)"
+		       : " (no ring_stop: its writer ended without it and is gone, killed?)";
 	if (s->writer_state == RD_WRITER_RUNNING)
 		return " (no ring_stop yet: its writer is running)";
 	return " (no ring_stop)";
@@ -805,7 +823,7 @@ static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 		rd_outf(o, "process (pid unknown)\n");
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
 		rd_outf(o, "  file %u: %s%s\n", i, P->src[i].path,
-		     file_note(&P->src[i]));
+		     file_note(S, &P->src[i]));
 	rd_outf(o, "  wall time       ");
 	out_dur(o, wall, 0);
 	rd_outf(o, " (%s)\n", pr->started && pr->stopped ? "ring_start to ring_stop"
@@ -1123,6 +1141,7 @@ static int proc_done(const struct rd_procs *P, const struct rd_proc *pr,
 /* Write pr to the spool and free its state. */
 static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 {
+	S->report = c->report;
 	struct rd_procs *P = c->procs;
 	uint64_t off;
 
@@ -1267,6 +1286,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	struct rd_out *o = c->out;
 	uint64_t events = 0;
 
+	S->report = c->report;
 	for (unsigned i = 0; i < P->nproc; i++)
 		events += P->proc[i]->events;
 	/* Spans still open at the end of their file are unfinished. */

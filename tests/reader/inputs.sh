@@ -459,6 +459,10 @@ t_clean_race() {
 		grep -q "kept .*$f: process [0-9]* crashed" "$T/out"; } &&
 		ok "--clean keeps a crashed process's file and says why" ||
 		fail "--clean and a crash record: $(ls "$c"): $(cat "$T/out" "$T/err")"
+	"$RR" -f summary "$c/$f" 2>/dev/null | grep -q "(no ring_stop: its writer crashed" &&
+		! "$RR" -f summary "$c/$f" 2>/dev/null | grep -q "killed?" &&
+		ok "summary: a crashed writer is not 'killed?'" ||
+		fail "summary of a crash: $("$RR" -f summary "$c/$f" 2>&1 | grep 'file 0')"
 }
 
 # ---- item 14: devices and FIFOs -----------------------------------------------------
