@@ -69,6 +69,12 @@ $CHECK jsonl-vs-expected "$T/j52.jsonl" "$T/exp.jsonl" "$(basename "$w"/*.events
 "$RR" -f summary "$w" | grep -q "Names: OCaml 5.4dev names (from the trace nesting, sure" || fail "summary text does not say the names"
 "$RR" -f gc-stats --ocaml-version=9.9 "$w" >/dev/null 2>"$T/err"
 [ $? -eq 1 ] && grep -q "unknown version '9.9'" "$T/err" || fail "--ocaml-version=9.9: $(cat "$T/err")"
+# the 5.4.0 release is not covered (only trunk's 5.4dev), nor is a made-up patch
+for v in 5.4.0 5.4 5.2.x 5.2.; do
+	"$RR" -f gc-stats --ocaml-version=$v "$w" >/dev/null 2>"$T/err"
+	[ $? -eq 1 ] || fail "--ocaml-version=$v accepted"
+done
+"$RR" -f gc-stats --ocaml-version=5.2.1 "$w" >/dev/null 2>&1 || fail "--ocaml-version=5.2.1 refused"
 ok "names: 5.4dev detected (sure), --ocaml-version forces a table, an unknown one is a usage error"
 
 # lost words: lower bounds marked, never a nonsense wall time (olly #63)
