@@ -182,6 +182,15 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+int rd_push_url_ok(const char *url, char *err, size_t errlen)
+{
+	char host[256], port[16];
+	const char *prefix;
+
+	return parse_url(url, host, sizeof host, port, sizeof port, &prefix, err,
+	                 errlen) ? -1 : 0;
+}
+
 int rd_push(const char *url, const char *job, char *const *labels,
             int nlabels, const char *body, size_t len, char *err,
             size_t errlen)

@@ -188,6 +188,12 @@ static int parse(int argc, char **argv, struct sopts *o)
 		return usage_error("--label goes with --push", NULL);
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
+	if (o->push) {
+		char why[600];
+
+		if (rd_push_url_ok(o->push, why, sizeof why) < 0)
+			return usage_error(why, NULL);
+	}
 	if (o->push && o->ninputs == 0)
 		return usage_error("--push: no input: give a DIR, FILE or PID", NULL);
 	return 0;

@@ -378,7 +378,10 @@ t_push_errors() {
 	[ $rc = 5 ] && [ "$(wc -l <"$D/err")" = 1 ] || fail "closed port: exit $rc: $(cat "$D/err")"
 	"$RR" --push "https://127.0.0.1:$port" "$D/rings" 2>"$D/err"
 	rc=$?
-	[ $rc = 5 ] && grep -q "only http://.*no TLS" "$D/err" || fail "https: exit $rc: $(cat "$D/err")"
+	[ $rc = 1 ] && grep -q "only http://.*no TLS" "$D/err" || fail "https: exit $rc: $(cat "$D/err")"
+	"$RR" --push "ftp://127.0.0.1:$port" "$D/rings" 2>"$D/err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "only http://" "$D/err" || fail "ftp: exit $rc: $(cat "$D/err")"
 	"$RR" --push "http://127.0.0.1:$port" --label "9x=y" "$D/rings" 2>/dev/null
 	[ $? = 1 ] || fail "bad label accepted"
 	"$RR" --push "http://127.0.0.1:$port" 2>/dev/null
