@@ -446,13 +446,17 @@ static void text_domains(struct rd_out *o, const struct totals *t, const char *i
 	     "Wall(s)", "GC(s)", "GC(%)", "Pauses", "Waits(s)", "Lost words");
 	for (unsigned i = 0; i < t->nd; i++) {
 		const struct dom *d = &t->d[i];
-		char life[32];
+		/* a domain's lost words make its own sums lower bounds */
+		const char *ge = GE(d->r->lost > 0);
+		char life[32], gc[32], pauses[32], waits[32];
 
 		snprintf(life, sizeof life, "%s%.6f", GE(d->life_lb), S(d->life_ns));
-		rd_outf(o, "%s  %-4u %-6u %14s %12.6f %8.2f %8llu %12.6f %12llu\n", in,
-		     d->file, d->ring, life, S(d->r->gc_ns),
-		     pct(d->r->gc_ns, d->life_ns), (unsigned long long)d->r->pauses,
-		     S(d->r->wait_ns), (unsigned long long)d->r->lost);
+		snprintf(gc, sizeof gc, "%s%.6f", ge, S(d->r->gc_ns));
+		snprintf(pauses, sizeof pauses, "%s%llu", ge, (unsigned long long)d->r->pauses);
+		snprintf(waits, sizeof waits, "%s%.6f", ge, S(d->r->wait_ns));
+		rd_outf(o, "%s  %-4u %-6u %14s %12s %8.2f %8s %12s %12llu\n", in,
+		     d->file, d->ring, life, gc, pct(d->r->gc_ns, d->life_ns), pauses,
+		     waits, (unsigned long long)d->r->lost);
 	}
 }
 

@@ -83,6 +83,10 @@ w=$T/ocaml-5.2/gc-lossy
 [ "$(field "$T/g.json" "(lambda g: (g['gc_lower_bound'], g['cpu_lower_bound'], g['allocations']['lower_bound'], g['pauses']['lower_bound'], g['wall_ns'] < 10**9))(d['processes'][0]['gc'])")" = \
   "(True, True, True, True, True)" ] || fail "gc-lossy: lower bounds not all marked"
 "$RR" -f gc-stats "$w" | grep -Eq "GC time \(s\): +>=[0-9]" || fail "gc-lossy text: GC time not marked >="
+# per domain: a domain that lost words has its GC time, pauses and waits marked
+"$RR" -f gc-stats "$w" | awk '/Per domain stats/ {on = 1; next} on && $1 ~ /^[0-9]+$/ && $NF > 0 {
+	n++; if ($4 !~ /^>=/ || $6 !~ /^>=/ || $7 !~ /^>=/) bad++ } END { exit !(n > 0 && !bad) }' ||
+	fail "gc-lossy text: a domain with lost words not marked >=: $("$RR" -f gc-stats "$w" | sed -n '/Per domain/,$p')"
 "$RR" -f summary-json "$w" >"$T/s.json"
 [ "$(field "$T/s.json" "d['processes'][0]['wall_ns'] < 10**9")" = True ] ||
 	fail "gc-lossy: the summary's wall time counts from a loss's time 0"
