@@ -256,18 +256,8 @@ t_default_dir() {
 	t_default_root
 }
 
-# default_root: where the per-user directory goes without XDG_RUNTIME_DIR
-# (lib/common/rundir.h): /dev/shm where /tmp is not a tmpfs and /dev/shm
-# is one we may write into, else /tmp.
-default_root() {
-	if [ "$(stat -f -c %T /tmp)" != tmpfs ] &&
-		[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-		[ -w /dev/shm ] && [ -x /dev/shm ]; then
-		echo /dev/shm
-	else
-		echo /tmp
-	fi
-}
+# default_root (tests/rundir.sh)
+. "$(dirname "$0")/../rundir.sh"
 
 # With no directory named anywhere (no OCAML_RUNTIME_EVENTS_DIR, no
 # XDG_RUNTIME_DIR, no -d), librte.so and rte-read agree on the default

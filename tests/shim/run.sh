@@ -724,18 +724,8 @@ test_log() {
 	finish
 }
 
-# default_root: where the per-user directory goes without XDG_RUNTIME_DIR
-# (lib/common/rundir.h): /dev/shm where /tmp is not a tmpfs and /dev/shm
-# is one we may write into, else /tmp.
-default_root() {
-	if [ "$(stat -f -c %T /tmp)" != tmpfs ] &&
-		[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-		[ -w /dev/shm ] && [ -x /dev/shm ]; then
-		echo /dev/shm
-	else
-		echo /tmp
-	fi
-}
+# default_root (tests/rundir.sh)
+. "$(dirname "$0")/../rundir.sh"
 
 # The default directory without XDG_RUNTIME_DIR, <root>/rte-<uid>, for a
 # user of its own (root only: setpriv): made mode 0700 and owned by that
