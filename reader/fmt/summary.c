@@ -783,7 +783,8 @@ static void text_lifecycle(struct rd_out *o, const struct rd_proc *pr)
 	rd_outf(o, "%s\n", any ? "" : " none");
 }
 
-/* 1 if a fatal crash was recorded in file path (crashrep.h). */
+/* 1 if a crash was recorded in file path (crashrep.h): fatal, or one a
+ * handler of the program's (or a sanitizer's) took over. */
 static int crashed_in(const struct rd_crash *c, const char *path)
 {
 	unsigned n = c ? rd_crash_count(c, 0) : 0;
@@ -792,7 +793,7 @@ static int crashed_in(const struct rd_crash *c, const char *path)
 		struct rd_crash_view v;
 
 		rd_crash_view(c, i, &v);
-		if ((v.r->flags & RTE_CRASH_FATAL) && v.path && !strcmp(v.path, path))
+		if (v.path && !strcmp(v.path, path))
 			return 1;
 	}
 	return 0;
@@ -805,7 +806,7 @@ static const char *file_note(const struct summary *S, const struct rd_src *s)
 		return "";
 	if (rd_src_killed(s))
 		return crashed_in(S->report, s->path)
-		       ? " (no ring_stop: its writer crashed, see the crash report)"
+		       ? " (no ring_stop: its writer crashed and is gone, see the crash report)"
 		       : " (no ring_stop: its writer ended without it and is gone, killed?)";
 	if (s->writer_state == RD_WRITER_RUNNING)
 		return " (no ring_stop yet: its writer is running)";
