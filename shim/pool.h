@@ -59,6 +59,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	uint64_t crash_enc[RTE_BT_MAX + 8]; /* encoding buffer */
 	/* prof/profiler.c's per-thread state. */
 	int prof_state;       /* not armed yet, armed, never again */
+	int prof_primed;      /* libunwind's trace cache made (rte_bt_prime) */
 	int prof_timer;       /* kernel timer id while armed */
 	int prof_slot;        /* its registry slot + 1 */
 	uint64_t prof_last;   /* thread CPU ns at the last written sample */

@@ -276,9 +276,16 @@ static void arm(struct rte_thread *t)
 	}
 	/* libunwind keeps its caches in thread-local storage of a library
 	 * loaded with dlopen: the first use in each thread allocates it with
-	 * malloc, which the signal handler must never do. Here, not there. */
-	if (!g_fp)
+	 * malloc, which the signal handler must never do. Here, not there.
+	 * Not where libunwind's own locks cannot be trusted (a fork child of
+	 * a threaded parent: another thread may have held one at the fork,
+	 * and it would wait for ever); such a thread is walked by its frame
+	 * pointers, or, if the walk is allowed later, the slow way. */
+	t->prof_primed = 0;
+	if (!g_fp && rte_modules_loader_ok()) {
 		rte_bt_prime();
+		t->prof_primed = 1;
+	}
 	t->prof_timer = id;
 	t->prof_last = thread_cpu_ns();
 	t->prof_state = PT_ARMED;
@@ -425,7 +432,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	r = (struct rte_sample_rec *)t->prof_rec;
 	n = !g_fp && rte_modules_loader_ok()
 	            ? rte_bt_capture_signal(uc, t->prof_rec + 3,
-	                                    RTE_PROFILE_MAX_FRAMES, 1)
+	                                    RTE_PROFILE_MAX_FRAMES, t->prof_primed)
 	            : rte_bt_capture_signal_fp(uc, t->prof_rec + 3,
 	                                       RTE_PROFILE_MAX_FRAMES);
 	r->version = RTE_SAMPLE_VERSION;
