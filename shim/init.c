@@ -21,7 +21,8 @@
  *   ------------------------------------------------------------------------
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
- *   warnings)  fd.c (high descriptors)  crash/backtrace.c (stack capture
+ *   warnings)  fd.c (high descriptors)  sys.h (inline system calls for
+ *   atfork child handlers)  crash/backtrace.c (stack capture
  *   with libunwind: a leaf kept beside its user)  alloc/state.h (the
  *   profiler's per-thread state, in the tracer's)  leaves: file.h ... fd.h
  *
@@ -60,8 +61,13 @@ static const struct rte_tracer_observer g_prof_tracer = {
  * the module events its samples' stacks are symbolised with. */
 static void alloc_fork_child(void)
 {
-	if (rte_alloc_enabled())
+	if (rte_alloc_enabled()) {
+		int saved = errno;
+
+		rte_tracer_settle();
 		rte_modules_sync(1);
+		errno = saved;
+	}
 }
 
 /* The allocation profiler (RTE_ALLOC): after the crash recorder, whose

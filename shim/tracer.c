@@ -78,12 +78,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "forkvars.h"
 #include "registry.h"
+#include "sys.h"
 #include "rte/rte.h"
 #include "tracer.h"
 
@@ -135,33 +137,69 @@ static RTE_FORKVAR pthread_t g_heir_th;
 
 static int state(void);
 
-/* 1 in a child process that no atfork handler has seen yet. */
-static int foreign_child(void)
+/*
+ * A fork child settles lazily: its atfork handler only re-makes the lock
+ * and notes its pid here (g_forked, on the page that handler writes
+ * anyway); everything else (dropping the parent's mapping, the new state,
+ * the pool) is done by adopt_child() when the child first needs it: an
+ * event, a lock, exec or exit with PRESERVE, a crash. A child that only
+ * execs or _exits then touches no other page of ours (each one a page
+ * fault after fork). 0 in any other process.
+ */
+static RTE_FORKVAR pid_t g_forked;
+
+/* 1 in a child process not adopted yet: its atfork handler ran (g_forked)
+ * or none did (the per-process page reads 0: _Fork, raw fork or clone). */
+static int child_pending(void)
 {
-	/* Relaxed: the page is ours alone; 0 means wiped by fork. */
-	return g_proc && __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED) == 0;
+	/* Relaxed (both): written by this process's only thread at fork;
+	 * the page is ours alone, 0 means wiped by fork. */
+	return __atomic_load_n(&g_forked, __ATOMIC_RELAXED) ||
+	       (g_proc && __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED) == 0);
 }
 
+static void fork_switch(int from_handler);
+
 /*
- * Adopt a child made without atfork handlers: it is treated as a fork
- * child (its own file, made lazily; the adopting thread keeps ring 0).
- * The registry lock is re-made: its holder may not exist here. Returns 0
- * once adopted, -1 while another thread of the child is adopting it.
+ * Adopt a child: it gets its own file, made lazily. After our atfork
+ * handler, the thread that forked keeps ring 0 and ring_start carries the
+ * time of the fork; without one (_Fork, raw fork or clone), the adopting
+ * thread does and the time is now, and the registry lock is re-made (its
+ * holder may not exist here). Returns 0 once adopted, -1 while another
+ * thread of the child is adopting it, or in a vfork child of a child not
+ * adopted yet (it shares that child's memory, not its pid).
  */
 static int adopt_child(void)
 {
-	pid_t zero = 0;
+	pid_t zero = 0, me = getpid();
+	/* Relaxed: see child_pending(). */
+	pid_t forked = __atomic_load_n(&g_forked, __ATOMIC_RELAXED);
 
+	if (forked && forked != me)
+		return -1;
 	/* Acq_rel: one adopter. */
-	if (!__atomic_compare_exchange_n(&g_proc->pid, &zero, -1, 0,
+	if (!g_proc ||
+	    !__atomic_compare_exchange_n(&g_proc->pid, &zero, -1, 0,
 	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return __atomic_load_n(&g_proc->pid, __ATOMIC_ACQUIRE) > 0 ? 0
-		                                                           : -1;
-	pthread_mutex_init(&g_lock, NULL);
-	rte_tracer_fork_child();
+		return g_proc && __atomic_load_n(&g_proc->pid,
+		                                 __ATOMIC_ACQUIRE) > 0 ? 0 : -1;
+	if (!forked)
+		pthread_mutex_init(&g_lock, NULL);
+	/* The states of the parent's other threads are free here, if no
+	 * thread was made before us (else they are only lost). */
+	if (__libc_single_threaded)
+		rte_pool_fork_child();
+	fork_switch(forked != 0);
 	/* Release: pairs with the loads above. */
-	__atomic_store_n(&g_proc->pid, getpid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&g_proc->pid, me, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_forked, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void rte_tracer_settle(void)
+{
+	if (child_pending())
+		adopt_child();
 }
 
 void rte_lock(sigset_t *old)
@@ -170,7 +208,7 @@ void rte_lock(sigset_t *old)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, old);
-	if (foreign_child())
+	if (child_pending())
 		adopt_child();
 	pthread_mutex_lock(&g_lock);
 }
@@ -201,7 +239,9 @@ int rte_tracer_owns_process(void)
 {
 	int st;
 
-	if (foreign_child() && adopt_child() < 0)
+	/* A child that never wrote: without PRESERVE nothing to stop or
+	 * remove (and nothing to adopt: its exit costs no more). */
+	if (child_pending() && (!g_cfg.preserve || adopt_child() < 0))
 		return 0;
 	st = state();
 
@@ -281,7 +321,7 @@ static struct rte_ring_writer *attach(int quiet)
 
 	if (rte_pool_is_none(t))
 		return NULL;
-	if (foreign_child() && adopt_child() < 0)
+	if (child_pending() && adopt_child() < 0)
 		return NULL;
 	if (state() == ST_FORKED)
 		rte_tracer_materialize();
@@ -500,7 +540,7 @@ void rte_tracer_write_name(unsigned id, const char *name)
 	/* The file exists (running, or stopped but still mapped), and it
 	 * is ours (a child no atfork handler saw is adopted by rte_lock(),
 	 * which its caller holds). */
-	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || foreign_child())
+	if (!g_file.base || id >= RTE_MAX_USER_EVENTS || child_pending())
 		return;
 	rte_slots_write_name(&g_file, id, name);
 }
@@ -634,27 +674,49 @@ int rte_tracer_start_locked(void)
  */
 static RTE_FORKVAR uint64_t g_fork_ts;
 
-void rte_tracer_fork_child(void)
+/* The prepare handler, in the parent with the lock held: what the child
+ * will need, taken here, where it costs no page fault. */
+void rte_tracer_atfork_prepare(void)
 {
 	int st = state();
+
+	if (st == ST_RUNNING || st == ST_FORKED)
+		g_fork_ts = rte_clock_ns();
+	g_heir_th = pthread_self();
+}
+
+/* The child's switch to a file of its own (see adopt_child). */
+static void fork_switch(int from_handler)
+{
+	int st = state();
+	struct rte_thread *heir;
 
 	/* Acquire: pairs with the exchange in rte_tracer_stop(). */
 	if ((st != ST_RUNNING && st != ST_FORKED) ||
 	    __atomic_load_n(&g_stopping, __ATOMIC_ACQUIRE))
 		return;
-	/* Only this thread exists now: nothing writes while we switch. The
-	 * parent's mapping goes at once, so nothing can ever write to it. */
+	/* Nothing of this process writes before adoption (the per-thread
+	 * states read zero). The parent's mapping goes at once, so nothing
+	 * can ever write to it. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELAXED);
 	rte_file_drop(&g_file);
 	g_pid = getpid();
-	g_fork_ts = rte_clock_ns();
-	rte_self.ring = -1;
-	rte_self.gen = 0;
-	rte_self.fail_gen = 0;
-	/* The calling thread keeps ring 0 in the child's file. */
-	g_heir_th = pthread_self();
+	if (from_handler) {
+		/* The thread that forked, noted by the handlers. */
+		heir = __atomic_load_n(&g_heir, __ATOMIC_RELAXED);
+	} else {
+		/* No handler ran: the adopting thread keeps ring 0. */
+		g_fork_ts = rte_clock_ns();
+		g_heir_th = pthread_self();
+		heir = rte_self_p;
+	}
+	if (heir && !rte_pool_is_none(heir)) {
+		heir->ring = -1;
+		heir->gen = 0;
+		heir->fail_gen = 0;
+	}
 	/* Relaxed: read by this thread or by threads it creates. */
-	__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_heir, heir, __ATOMIC_RELAXED);
 	/* Release (both): pair with state() and the acquire of g_gen in
 	 * attach_running(); the pending value sends writers there. */
 	__atomic_store_n(&g_state, ST_FORKED, __ATOMIC_RELEASE);
@@ -662,15 +724,25 @@ void rte_tracer_fork_child(void)
 	                 __ATOMIC_RELEASE);
 }
 
+/*
+ * The atfork child handler: one thread, every signal blocked. It writes
+ * only the page of RTE_FORKVAR variables and calls nothing outside this
+ * file (no libc: see sys.h); adoption does the rest when needed. An
+ * observer that acts in the child (the profilers) settles it first.
+ */
 void rte_tracer_atfork_child(void)
 {
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
-	pthread_mutex_init(&g_lock, NULL);
-	rte_pool_fork_child();
-	if (g_proc)
-		g_proc->pid = getpid();
-	rte_tracer_fork_child();
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	int st = state();
+
+	g_lock = fresh;
+	/* Relaxed (both): one thread. */
+	if (st == ST_RUNNING || st == ST_FORKED)
+		__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_forked, (pid_t)rte_sys_getpid(), __ATOMIC_RELAXED);
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->fork_child)
@@ -679,8 +751,13 @@ void rte_tracer_atfork_child(void)
 	 * now, while every signal is still blocked (prepare blocked them),
 	 * so that a child killed at any time leaves a complete file, never
 	 * a half-made one, and its exit costs nothing more. */
-	if (g_cfg.preserve)
+	if (g_cfg.preserve) {
+		int saved = errno;
+
+		rte_tracer_settle();
 		rte_tracer_materialize();
+		errno = saved;
+	}
 }
 
 void rte_tracer_materialize(void)
@@ -824,7 +901,19 @@ void rte_tracer_exec_failed(int err)
 
 int rte_tracer_state(void)
 {
+	rte_tracer_settle();
 	return state();
+}
+
+int rte_tracer_stop_needed(void)
+{
+	int st = state();
+
+	if (st != ST_RUNNING && st != ST_FORKED)
+		return 0;
+	if (st == ST_FORKED || child_pending())
+		return g_cfg.preserve;
+	return 1;
 }
 
 int rte_tracer_paused(void)
@@ -840,6 +929,7 @@ uint32_t rte_tracer_gen(void)
 
 pid_t rte_tracer_pid(void)
 {
+	rte_tracer_settle();
 	return g_pid;
 }
 

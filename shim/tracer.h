@@ -148,13 +148,25 @@ void rte_tracer_release(void);
 /* Write ring_stop (and rte.dropped) once and remove the file unless
  * PRESERVE. Safe at exit, in _exit, in a signal handler. */
 void rte_tracer_stop(void);
-/* Fork child: let go of the parent's file; our own is made lazily. The
- * calling thread keeps ring 0 of the child's file. */
-void rte_tracer_fork_child(void);
-/* The atfork child handler's work (signals blocked, one thread): re-make
- * the lock, keep only our per-thread state, mark the process page ours,
- * rte_tracer_fork_child(), and with PRESERVE make the file at once. */
+/* The atfork prepare handler's part (lock held, in the parent): note the
+ * fork's time and thread for the child. */
+void rte_tracer_atfork_prepare(void);
+/* The atfork child handler's part (signals blocked, one thread): re-make
+ * the lock, note that this is a child to settle and which thread forked;
+ * the observers' fork_child; with PRESERVE settle and make the file at
+ * once. Touches only RTE_FORKVAR pages and calls no libc function unless
+ * an observer acts or PRESERVE is set (see tracer.c). */
 void rte_tracer_atfork_child(void);
+/* In a fork child (made with or without our handlers) not settled yet:
+ * let go of the parent's file and state (the child's own file is made
+ * lazily; the thread that forked keeps ring 0 of it). A no-op anywhere
+ * else. Async-signal-safe. Called by every slow path of the tracer, and by
+ * whoever acts in a child before any event (pthread_create, observers). */
+void rte_tracer_settle(void);
+/* What stop would do now: 0 if rte_tracer_stop() (or exec) has nothing
+ * to do (not tracing, or a fork child that made no file and keeps none
+ * without PRESERVE), read without touching any per-thread page. */
+int rte_tracer_stop_needed(void);
 /* Fork child: make the pending file now if we can (see ST_FORKED). */
 void rte_tracer_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */

@@ -66,6 +66,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "crash/backtrace.h"
 #include "clock.h"
 #include "crash/altstack.h"
@@ -1022,14 +1023,13 @@ static void fork_parent(void)
 	prog_unlock(&o);
 }
 
+/* No libc call here (see sys.h): errno is left alone. */
 static void fork_child(void)
 {
-	sigset_t o = g_fork_mask;
-	int saved = errno;
-
 	rte_modules_fork_child(g_fork_threaded);
-	prog_unlock(&o);
-	errno = saved;
+	/* Release: as in prog_unlock(). */
+	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
+	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 }
 
 /* ---- start ---------------------------------------------------------------- */

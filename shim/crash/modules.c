@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "crash/backtrace.h"
 #include "crash/crash.h"
 #include "forkvars.h"
@@ -112,12 +113,16 @@ void rte_modules_fork_child(int parent_threaded)
 {
 	/* The fork may have caught another thread of the parent holding
 	 * g_lock: that thread does not exist here. Re-made, not unlocked;
-	 * whatever it was writing is written again by the next sync. */
-	pthread_mutex_init(&g_lock, NULL);
+	 * whatever it was writing is written again by the next sync. No libc
+	 * call (an atfork child handler: see sys.h). */
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	g_lock = fresh;
 	g_synced_gen = 0;
 	if (!parent_threaded)
 		/* Relaxed: this is the only thread of the child. */
-		__atomic_store_n(&g_loader_pid, getpid(), __ATOMIC_RELAXED);
+		__atomic_store_n(&g_loader_pid, (pid_t)rte_sys_getpid(),
+		                 __ATOMIC_RELAXED);
 }
 
 /* The GNU build id in the object's PT_NOTE segments (*len bytes), or

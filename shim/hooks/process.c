@@ -44,6 +44,7 @@
 #include "hooks.h"
 #include "forkvars.h"
 #include "prof/profiler.h"
+#include "sys.h"
 #include "tracer.h"
 
 extern char **environ;
@@ -65,6 +66,7 @@ static void fork_prepare(void)
 			rte_hook_observers[i]->fork_prepare();
 	rte_lock(&old);
 	g_fork_mask = old;
+	rte_tracer_atfork_prepare();
 }
 
 static void fork_parent(void)
@@ -74,13 +76,11 @@ static void fork_parent(void)
 	rte_unlock(&old);
 }
 
+/* No libc call here (see sys.h): errno is left alone. */
 static void fork_child(void)
 {
-	int saved = errno;
-
 	rte_tracer_atfork_child();
-	pthread_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
-	errno = saved;
+	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 }
 
 void rte_hooks_process_init(void)
@@ -109,7 +109,10 @@ RTE_EXPORT pid_t fork(void)
 		for (unsigned i = 0; rte_hook_observers[i]; i++)
 			if (rte_hook_observers[i]->fork_parent)
 				rte_hook_observers[i]->fork_parent(pid);
-		errno = saved;
+		/* Written only if changed: after fork the page of errno is
+		 * copy-on-write, and a store a page fault. */
+		if (errno != saved)
+			errno = saved;
 	}
 	return pid;
 }
@@ -201,6 +204,12 @@ static int exec_before(const char *prog)
 	int saved = errno, r;
 
 	rte_real_resolve();
+	/* A fork child that made no file (fork+exec): nothing to stop, and
+	 * no per-thread page of ours is touched. */
+	if (!rte_tracer_stop_needed()) {
+		rte_prof_exec_begin();
+		return 0;
+	}
 	if (rte_self.guard)
 		return 0;
 	rte_self.guard = 1;
@@ -427,8 +436,12 @@ RTE_EXPORT int execle(const char *path, const char *arg, ...)
 
 static void exit_stop(void)
 {
-	int saved = errno;
+	int saved;
 
+	/* Not tracing, or a fork child that made no file (see exec). */
+	if (!rte_tracer_stop_needed())
+		return;
+	saved = errno;
 	if (!rte_self.guard) {
 		rte_self.guard = 1;
 		rte_tracer_stop();

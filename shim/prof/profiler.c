@@ -332,16 +332,20 @@ void rte_prof_thread_end(void)
 void rte_prof_fork_child(void)
 {
 	struct rte_thread *t = rte_self_p;
+	int saved;
 
 	/* The registry reads zero here (wiped); so does our state. */
 	if (!t || !active())
 		return;
+	saved = errno;
+	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
 	arm(t);
 	/* The child's file, made now, gets the module events its samples
 	 * are symbolised with (a sample's handler cannot write them). Only
 	 * tries the module lock: the recorder re-makes it after us. */
 	rte_modules_sync(1);
+	errno = saved;
 }
 
 /* A sample of a deleted timer may still be pending for this thread when
@@ -364,6 +368,9 @@ void rte_prof_exec_begin(void)
 {
 	int saved = errno;
 
+	/* Off: nothing armed (and a fork child is not settled for nothing). */
+	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
+		return;
 	/* Not in a vfork child: the state and the timer are its parent's. */
 	if (getpid() != rte_tracer_pid()) {
 		errno = saved;
@@ -379,7 +386,9 @@ void rte_prof_exec_begin(void)
 
 void rte_prof_exec_failed(void)
 {
-	if (getpid() == rte_tracer_pid()) /* not in a vfork child */
+	/* Acquire: as in rte_prof_exec_begin(). */
+	if (__atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
+	    getpid() == rte_tracer_pid()) /* not in a vfork child */
 		rte_prof_thread_arm();
 }
 
