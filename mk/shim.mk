@@ -58,6 +58,23 @@ $(SHIM_PROG_BINS): $(BUILD)/tests/shim/%: $(BUILD)/obj/tests/shim/progs/%.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(BASE_LDFLAGS)
 
+# fakeocaml's variants (test_ocaml): the symbol in the dynamic symbol
+# table of a stripped executable (-rdynamic), or of a shared library only.
+SHIM_OCAML_BINS := $(BUILD)/tests/shim/fakeocaml-dyn \
+	$(BUILD)/tests/shim/fakeocaml-lib $(BUILD)/tests/shim/libfakecamlrt.so
+$(BUILD)/tests/shim/fakeocaml-dyn: $(BUILD)/obj/tests/shim/progs/fakeocaml.o
+	@mkdir -p $(@D)
+	$(CC) -rdynamic -s -o $@ $< $(BASE_LDFLAGS)
+$(BUILD)/tests/shim/libfakecamlrt.so: $(BUILD)/obj/tests/shim/progs/fakecamlrt.o
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $< $(BASE_LDFLAGS)
+$(BUILD)/tests/shim/fakeocaml-lib: $(BUILD)/obj/tests/shim/progs/fakeocamllib.o \
+		$(BUILD)/tests/shim/libfakecamlrt.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD)/tests/shim -lfakecamlrt \
+		-Wl,-rpath,$(abspath $(BUILD))/tests/shim $(BASE_LDFLAGS)
+SHIM_TEST_BINS += $(SHIM_OCAML_BINS)
+
 $(SHIM_API_BIN): $(BUILD)/obj/tests/shim/api.o $(SHIM_LIB) \
 		$(BUILD)/librteconsumer.a
 	@mkdir -p $(@D)

@@ -53,6 +53,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "strbuf.h"
 #include "clock.h"
 #include "rundir.h"
 #include "file.h"
@@ -86,22 +87,24 @@ static int same_file(const struct stat *st, dev_t dev, ino_t ino)
 static int absolute_dir(const char *dir, char *out, size_t cap)
 {
 	char cwd[PATH_MAX];
-	int n;
+	struct rte_sb b;
 
+	rte_sb_init(&b, out, cap);
 	if (dir[0] == '/') {
-		n = snprintf(out, cap, "%s", dir);
+		rte_sb_str(&b, dir);
 	} else {
 		if (!getcwd(cwd, sizeof(cwd)))
 			return errno;
 		while (dir[0] == '.' && dir[1] == '/')
 			dir += 2;
-		if (!strcmp(dir, ".") || !dir[0])
-			n = snprintf(out, cap, "%s", cwd);
-		else
-			n = snprintf(out, cap, "%s%s%s", cwd,
-			             strcmp(cwd, "/") ? "/" : "", dir);
+		rte_sb_str(&b, cwd);
+		if (strcmp(dir, ".") && dir[0]) {
+			if (strcmp(cwd, "/"))
+				rte_sb_str(&b, "/");
+			rte_sb_str(&b, dir);
+		}
 	}
-	return n < 0 || (size_t)n >= cap ? ENAMETOOLONG : 0;
+	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
 }
 
 static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
@@ -211,9 +214,15 @@ static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
 	for (int i = 0; i < 16; i++) {
 		unsigned r = (unsigned)(rte_clock_monotonic_ns() * 2654435761u) ^
 		             (unsigned)i;
+		struct rte_sb b;
 		int fd;
 
-		snprintf(tmp, cap, ".%ld.%08x.events.tmp", (long)pid, r);
+		rte_sb_init(&b, tmp, cap);
+		rte_sb_str(&b, ".");
+		rte_sb_uint(&b, (unsigned long long)pid, 10, 0);
+		rte_sb_str(&b, ".");
+		rte_sb_uint(&b, r, 16, 8);
+		rte_sb_str(&b, ".events.tmp");
 		fd = openat(dfd, tmp,
 		            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		            0600);
@@ -283,14 +292,16 @@ static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
 
 static int set_names(struct rte_file *f, pid_t pid)
 {
-	int n = snprintf(f->name, sizeof(f->name), "%ld.events", (long)pid);
-	int m = snprintf(f->path, sizeof(f->path), "%s/%s", g_dir.path,
-	                 f->name);
+	struct rte_sb n, p;
 
-	return n < 0 || (size_t)n >= sizeof(f->name) || m < 0 ||
-	                       (size_t)m >= sizeof(f->path)
-	               ? ENAMETOOLONG
-	               : 0;
+	rte_sb_init(&n, f->name, sizeof(f->name));
+	rte_sb_uint(&n, (unsigned long long)pid, 10, 0);
+	rte_sb_str(&n, ".events");
+	rte_sb_init(&p, f->path, sizeof(f->path));
+	rte_sb_str(&p, g_dir.path);
+	rte_sb_str(&p, "/");
+	rte_sb_str(&p, f->name);
+	return rte_sb_over(&n) || rte_sb_over(&p) ? ENAMETOOLONG : 0;
 }
 
 int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,

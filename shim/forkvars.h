@@ -1,5 +1,6 @@
 /*
- * forkvars.h - RTE_FORKVAR: where the variables written around fork live.
+ * forkvars.h - RTE_FORKVAR and RTE_BIGVAR: where the variables written
+ * around fork, and the large tables, live.
  *
  * After fork every page the parent or the child writes is a page fault
  * (copy on write) in that process. The shim's small globals written by
@@ -13,5 +14,14 @@
 
 /* Not ".data.*": ld would interleave it with each file's .data. */
 #define RTE_FORKVAR __attribute__((section("rte_forkvars")))
+
+/*
+ * RTE_BIGVAR: the shim's large zero-initialised tables (16 KiB and more),
+ * placed after .bss (ld puts .lbss there), so that the small variables a
+ * process touches as it starts share a few pages of .bss instead of being
+ * spread between the tables: each page a process touches first is a page
+ * fault, and every traced exec pays them.
+ */
+#define RTE_BIGVAR __attribute__((section(".lbss.rte")))
 
 #endif

@@ -28,7 +28,7 @@ static RTE_FORKVAR int g_key_ok;
 #define POOL_MAX (POOL_CHUNK * POOL_CHUNKS)
 
 static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
-static uint8_t g_used[POOL_MAX];                 /* atomic */
+static RTE_BIGVAR uint8_t g_used[POOL_MAX];                 /* atomic */
 /* Atomic: at or below the lowest free index (give or take a race that
  * only costs compactness), so states are reused and memory stays flat. */
 static RTE_FORKVAR unsigned g_hint;

@@ -3,13 +3,14 @@
  */
 #include <string.h>
 
+#include "forkvars.h"
 #include "registry.h"
 
 #define HASH_SLOTS (2 * RTE_MAX_USER_EVENTS)
 
 uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
-static char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
-static uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
+static RTE_BIGVAR char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
+static RTE_BIGVAR uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
 static unsigned g_low;              /* lowest id that may be free */
 static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */
 /* The ids of the first names registered from the top (the shim's own

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rundir.h"
+#include "strbuf.h"
 
 /* 1 if path is on a tmpfs (no disk: a file made and removed costs no
  * block allocation, journal or writeback). */
@@ -31,19 +32,18 @@ const char *rte_rundir_root(void)
 
 int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap)
 {
-	int n;
+	struct rte_sb b;
 
-	if (xdg && xdg[0] == '/')
-		n = snprintf(out, cap, "%s/rte", xdg);
-	else
-		n = snprintf(out, cap, "%s/rte-%lu", rte_rundir_root(),
-		             (unsigned long)uid);
-	if (n < 0 || (size_t)n >= cap) {
-		if (cap)
-			out[0] = '\0';
-		return ENAMETOOLONG;
+	rte_sb_init(&b, out, cap);
+	if (xdg && xdg[0] == '/') {
+		rte_sb_str(&b, xdg);
+		rte_sb_str(&b, "/rte");
+	} else {
+		rte_sb_str(&b, rte_rundir_root());
+		rte_sb_str(&b, "/rte-");
+		rte_sb_uint(&b, uid, 10, 0);
 	}
-	return 0;
+	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
 }
 
 int rte_rundir_open(const char *path, int must_be_private)

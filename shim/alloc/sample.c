@@ -43,6 +43,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "forkvars.h"
 #include "alloc/alloc.h"
 #include "tracer.h"
 #include "clock.h"
@@ -112,7 +113,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 
 struct rte_alloc_set *rte_alloc_g_set;
 #define g_set rte_alloc_g_set
-static uint32_t g_no_filter[1u << RTE_ALLOC_FILTER_BITS]; /* zeros */
+static RTE_BIGVAR uint32_t g_no_filter[1u << RTE_ALLOC_FILTER_BITS]; /* zeros */
 uint32_t *rte_alloc_g_filter = g_no_filter;
 
 static inline uint32_t *filter_of(uint64_t h)

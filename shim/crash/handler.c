@@ -950,7 +950,7 @@ void rte_crash_fork_parent(pid_t child)
  * pool (no malloc at thread creation); when all slots are in flight the
  * thread simply starts without it. */
 #define BT_SLOTS 32
-static struct bt_start g_bt_pool[BT_SLOTS];
+static RTE_BIGVAR struct bt_start g_bt_pool[BT_SLOTS];
 static uint8_t g_bt_used[BT_SLOTS]; /* atomic */
 
 static void bt_free(struct bt_start *s)

@@ -55,7 +55,7 @@ struct mod {
 	uint8_t used, seen, bid_len;
 };
 
-static struct mod g_mods[MODS_MAX];
+static RTE_BIGVAR struct mod g_mods[MODS_MAX];
 /* 1 + the highest slot ever used (under g_lock): the loops stop there, so
  * a process with a few objects touches one page of the 48 KiB table, not
  * all twelve (a short process pays a page fault for each). */

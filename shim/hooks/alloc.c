@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "forkvars.h"
 #include "alloc/alloc.h"
 #include "tracer.h"
 
@@ -73,7 +74,7 @@ static struct {
 #define ARENA_BYTES (256u * 1024u)
 #define ARENA_HDR 16u
 
-static char g_arena[ARENA_BYTES] __attribute__((aligned(4096)));
+static RTE_BIGVAR char g_arena[ARENA_BYTES] __attribute__((aligned(4096)));
 static size_t g_arena_used; /* atomic: bytes handed out */
 
 static inline int in_arena(const void *p)

@@ -901,6 +901,16 @@ test_ocaml() {
 	expect_eq "files" "$(nfiles "$D")" 0
 	traced "$D" RTE_TRACE_OCAML=1 "$T/fakeocaml" >/dev/null 2>"$D/err"
 	expect_eq "files with RTE_TRACE_OCAML" "$(nfiles "$D")" 1
+	rm -f "$D"/*.events
+	# The symbol only in a dynamic symbol table: of a stripped executable
+	# linked with -rdynamic, or of a shared runtime it loads.
+	for v in fakeocaml-dyn fakeocaml-lib; do
+		traced "$D" "$T/$v" >"$D/out" 2>"$D/err"
+		expect_eq "$v: exit status" $? 0
+		expect_eq "$v: stdout" "$(cat "$D/out")" "ocaml-like"
+		grep -q 'OCaml 5' "$D/err" || fail "$v: reason: $(cat "$D/err")"
+		expect_eq "$v: files" "$(nfiles "$D")" 0
+	done
 	finish
 }
 
