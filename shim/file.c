@@ -281,6 +281,10 @@ static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
 		return fail(err, errlen, "map", tmp, errno);
 	}
 	rte_file_advise(f);
+	/* What ring_start writes: the header with ring 0's, and the first
+	 * page of ring 0. */
+	rte_file_prefault(f, 0, l->headers_offset + l->ring_header_size_bytes);
+	rte_file_prefault(f, l->data_offset, 8);
 	rte_layout_write_header(l, f->base);
 	if ((e = link_noreplace(dfd, tmp, f->name)) == EEXIST) {
 		snprintf(err, errlen, "%s already exists; not replacing it",
@@ -378,6 +382,24 @@ int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len)
 	}
 #endif
 	return e;
+}
+
+void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uint64_t pg = 4096;
+	uint64_t start = off & ~(pg - 1);
+	int saved = errno;
+
+	if (f->base && len && off + len <= f->l.total_size)
+		madvise(f->base + start, off + len - start,
+		        MADV_POPULATE_WRITE);
+	errno = saved;
+#else
+	(void)f;
+	(void)off;
+	(void)len;
+#endif
 }
 
 /* 1 if `name` in our directory is still our file. Signal-safe. */

@@ -37,6 +37,12 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 /* Allocate the disk blocks of [off, off + len) so that stores through the
  * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
+/* Map in now the pages of [off, off + len) that are about to be written
+ * (reserved first): one system call instead of a page fault per page,
+ * and a fault on a shared tmpfs page costs tens of microseconds on the
+ * VMs measured (doc/BENCHMARKS.md). Best effort: errors, and kernels
+ * before 5.14 (no MADV_POPULATE_WRITE), leave the faults to happen. */
+void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len);
 /* madvise the mapping for sparse use (no read-around). */
 void rte_file_advise(const struct rte_file *f);
 /* 1 if <pid>.events in the directory is still our file. Signal-safe. */

@@ -1,6 +1,7 @@
 /*
- * forkvars.h - RTE_FORKVAR and RTE_BIGVAR: where the variables written
- * around fork, and the large tables, live.
+ * forkvars.h - RTE_FORKVAR, RTE_BIGVAR, RTE_FORKTEXT: where the variables
+ * written around fork, the large tables and the code a fork child runs
+ * first live.
  *
  * After fork every page the parent or the child writes is a page fault
  * (copy on write) in that process. The shim's small globals written by
@@ -23,5 +24,14 @@
  * fault, and every traced exec pays them.
  */
 #define RTE_BIGVAR __attribute__((section(".lbss.rte")))
+
+/*
+ * RTE_FORKTEXT: the code a fork child runs before it settles (the atfork
+ * child handlers, the fork, exec and _exit wrappers' way through). After
+ * fork the child has no page table entries for our text (file mappings
+ * are not copied): each 64 KiB of it the child runs is a page fault, so
+ * this code is kept together (ld places .text.hot.* first).
+ */
+#define RTE_FORKTEXT __attribute__((section(".text.hot.rte_fork")))
 
 #endif

@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 
+#include "forkvars.h"
 #include "alloc/alloc.h"
 #include "crash/crash.h"
 #include "hooks/hooks.h"
@@ -59,7 +60,7 @@ static const struct rte_tracer_observer g_prof_tracer = {
 
 /* A fork child that profiles allocations makes its file at once, with
  * the module events its samples' stacks are symbolised with. */
-static void alloc_fork_child(void)
+RTE_FORKTEXT static void alloc_fork_child(void)
 {
 	if (rte_alloc_enabled()) {
 		int saved = errno;

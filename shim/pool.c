@@ -93,7 +93,12 @@ struct rte_thread *rte_thread_new(void)
 			break;
 		}
 		t = &c[i % POOL_CHUNK];
-		memset(t, 0, sizeof(*t));
+		/* A state never used before is fresh (zero) memory: clearing
+		 * it would touch both its pages (a page fault each) where a
+		 * thread may only ever use the first. Relaxed: g_top only
+		 * grows, and the CAS above made index i ours. */
+		if (i < __atomic_load_n(&g_top, __ATOMIC_RELAXED))
+			memset(t, 0, sizeof(*t));
 		t->ring = -1;
 		/* Relaxed (both): a place to start looking (unless a state
 		 * was freed meanwhile), and how much of g_used a fork child

@@ -20,7 +20,7 @@
 
 struct rte_real rte_real;
 
-static int g_resolved; /* atomic: 1 once every pointer is stored */
+int rte_real_resolved; /* atomic: 1 once every pointer is stored */
 
 void *rte_dlsym(void *handle, const char *name)
 {
@@ -46,11 +46,11 @@ void *rte_dlsym(void *handle, const char *name)
 		                 __ATOMIC_RELAXED);                           \
 	} while (0)
 
-void rte_real_resolve(void)
+void rte_real_resolve_all(void)
 {
 	/* Acquire pairs with the release below: a thread that sees 1 sees
 	 * every pointer. */
-	if (__atomic_load_n(&g_resolved, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&rte_real_resolved, __ATOMIC_ACQUIRE))
 		return;
 	RESOLVE(pthread_create, "pthread_create");
 	RESOLVE(pthread_setname_np, "pthread_setname_np");
@@ -70,5 +70,5 @@ void rte_real_resolve(void)
 	RESOLVE(sysv_signal, "sysv_signal");
 	RESOLVE(dlopen, "dlopen");
 	RESOLVE(dlclose, "dlclose");
-	__atomic_store_n(&g_resolved, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_real_resolved, 1, __ATOMIC_RELEASE);
 }

@@ -50,7 +50,18 @@ void *rte_dlsym(void *handle, const char *name);
 /* Resolve every real function (idempotent, cheap after the first call).
  * Called from the constructor and lazily by each wrapper, in case another
  * library's constructor calls a wrapper before ours ran. */
-void rte_real_resolve(void);
+void rte_real_resolve_all(void);
+/* Atomic: 1 once every pointer is stored (real.c). */
+extern int rte_real_resolved;
+/* Resolve once; inline, so that the wrappers a fork child runs (exec,
+ * _exit) touch no other page of our text for it. */
+static inline void rte_real_resolve(void)
+{
+	/* Acquire: pairs with the release in rte_real_resolve_all(); a
+	 * thread that sees 1 sees every pointer. */
+	if (!__atomic_load_n(&rte_real_resolved, __ATOMIC_ACQUIRE))
+		rte_real_resolve_all();
+}
 
 #pragma GCC visibility pop
 

@@ -55,6 +55,11 @@ int rte_slots_reserve(const struct rte_file *f, unsigned i)
 		         i, f->path, strerrordesc_np(e));
 		return -1;
 	}
+	/* Its header and first page, written by the claiming thread now. */
+	rte_file_prefault(f, l->headers_offset +
+	                          (uint64_t)i * l->ring_header_size_bytes,
+	                  l->ring_header_size_bytes);
+	rte_file_prefault(f, l->data_offset + (uint64_t)i * l->ring_size_bytes, 8);
 	/* Release: pairs with the acquire above, in the next owner. */
 	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
 	return 0;
@@ -110,6 +115,7 @@ static int reserve_name(const struct rte_file *f, uint64_t off)
 			         f->path, strerrordesc_np(e));
 			return -1;
 		}
+		rte_file_prefault(f, start, end - start); /* written next */
 		g_name_pages[pg - first] = 1;
 	}
 	return 0;

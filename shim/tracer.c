@@ -150,7 +150,7 @@ static RTE_FORKVAR pid_t g_forked;
 
 /* 1 in a child process not adopted yet: its atfork handler ran (g_forked)
  * or none did (the per-process page reads 0: _Fork, raw fork or clone). */
-static int child_pending(void)
+RTE_FORKTEXT static int child_pending(void)
 {
 	/* Relaxed (both): written by this process's only thread at fork;
 	 * the page is ours alone, 0 means wiped by fork. */
@@ -229,7 +229,7 @@ void rte_tracer_disable(const char *why)
 	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
-static int state(void)
+RTE_FORKTEXT static int state(void)
 {
 	/* Acquire: pairs with the release stores of g_state. */
 	return __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
@@ -311,7 +311,10 @@ struct rte_ring_writer *rte_tracer_attach(int quiet)
 	int saved = errno;
 	struct rte_ring_writer *w = attach(quiet);
 
-	errno = saved;
+	/* Only if changed: errno's page may be copy-on-write (the parent
+	 * writes fork_parent right after fork), a store a page fault. */
+	if (errno != saved)
+		errno = saved;
 	return w;
 }
 
@@ -651,13 +654,14 @@ int rte_tracer_start_locked(void)
 		return RTE_ESTATE;
 	}
 	rte_clock_init(g_cfg.force_monotonic);
+	/* Before the file exists: begin_file() writes every name once. */
+	register_own_events();
 	if (rte_file_create(&g_file, &g_cfg, pid, err, sizeof(err)) <
 	    0) {
 		rte_tracer_disable(err);
 		return RTE_ESTATE;
 	}
 	g_pid = pid;
-	register_own_events();
 	begin_file(0, rte_clock_ns());
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
@@ -730,7 +734,7 @@ static void fork_switch(int from_handler)
  * file (no libc: see sys.h); adoption does the rest when needed. An
  * observer that acts in the child (the profilers) settles it first.
  */
-void rte_tracer_atfork_child(void)
+RTE_FORKTEXT void rte_tracer_atfork_child(void)
 {
 	/* The lock was held by the forking thread: re-make it rather than
 	 * unlock it (robust to any mutex kind). */
@@ -905,7 +909,7 @@ int rte_tracer_state(void)
 	return state();
 }
 
-int rte_tracer_stop_needed(void)
+RTE_FORKTEXT int rte_tracer_stop_needed(void)
 {
 	int st = state();
 

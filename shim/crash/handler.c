@@ -1024,7 +1024,7 @@ static void fork_parent(void)
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
-static void fork_child(void)
+RTE_FORKTEXT static void fork_child(void)
 {
 	rte_modules_fork_child(g_fork_threaded);
 	/* Release: as in prog_unlock(). */

@@ -109,7 +109,7 @@ int rte_modules_loader_ok(void)
 	return loader_ok();
 }
 
-void rte_modules_fork_child(int parent_threaded)
+RTE_FORKTEXT void rte_modules_fork_child(int parent_threaded)
 {
 	/* The fork may have caught another thread of the parent holding
 	 * g_lock: that thread does not exist here. Re-made, not unlocked;

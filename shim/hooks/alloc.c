@@ -255,7 +255,7 @@ void rte_alloc_init(void)
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
 }
 
-int rte_alloc_enabled(void)
+RTE_FORKTEXT int rte_alloc_enabled(void)
 {
 	int m = mode();
 

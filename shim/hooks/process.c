@@ -77,7 +77,7 @@ static void fork_parent(void)
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
-static void fork_child(void)
+RTE_FORKTEXT static void fork_child(void)
 {
 	rte_tracer_atfork_child();
 	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
@@ -88,7 +88,7 @@ void rte_hooks_process_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-RTE_EXPORT pid_t fork(void)
+RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 {
 	pid_t pid;
 	int saved;
@@ -199,7 +199,7 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
 /* ---- exec ------------------------------------------------------------------ */
 
 /* Around every exec: returns 1 if the file was stopped for it. */
-static int exec_before(const char *prog)
+RTE_FORKTEXT static int exec_before(const char *prog)
 {
 	int saved = errno, r;
 
@@ -221,7 +221,7 @@ static int exec_before(const char *prog)
 }
 
 /* After an exec that returned (failed): restore, keep the exec's errno. */
-static int exec_after(int token, int r)
+RTE_FORKTEXT static int exec_after(int token, int r)
 {
 	int saved = errno;
 
@@ -240,7 +240,7 @@ static int exec_after(int token, int r)
  */
 #define ENV_ENTRY_MAX (PATH_MAX + 32)
 
-static size_t env_fixed_len(char *const envp[])
+RTE_FORKTEXT static size_t env_fixed_len(char *const envp[])
 {
 	size_t n = 0;
 	int found = 0;
@@ -252,7 +252,7 @@ static size_t env_fixed_len(char *const envp[])
 	return found ? n + 1 : 0;
 }
 
-static char *const *env_fix(char *const envp[], char **copy, size_t len,
+RTE_FORKTEXT static char *const *env_fix(char *const envp[], char **copy, size_t len,
                             char *entry)
 {
 	if (!len)
@@ -279,7 +279,7 @@ static int sys_execveat(int dirfd, const char *path, char *const argv[],
 	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
 }
 
-static int do_execve(const char *path, char *const argv[],
+RTE_FORKTEXT static int do_execve(const char *path, char *const argv[],
                      char *const envp0[])
 {
 	FIXED_ENV(envp, envp0);
@@ -291,7 +291,7 @@ static int do_execve(const char *path, char *const argv[],
 	return exec_after(t, r);
 }
 
-static int do_execvpe(const char *file, char *const argv[],
+RTE_FORKTEXT static int do_execvpe(const char *file, char *const argv[],
                       char *const envp0[])
 {
 	FIXED_ENV(envp, envp0);
@@ -308,26 +308,26 @@ static int do_execvpe(const char *file, char *const argv[],
 	return exec_after(t, r);
 }
 
-RTE_EXPORT int execve(const char *path, char *const argv[],
+RTE_EXPORT RTE_FORKTEXT int execve(const char *path, char *const argv[],
                       char *const envp[])
 {
 	rte_real_resolve();
 	return do_execve(path, argv, envp);
 }
 
-RTE_EXPORT int execv(const char *path, char *const argv[])
+RTE_EXPORT RTE_FORKTEXT int execv(const char *path, char *const argv[])
 {
 	rte_real_resolve();
 	return do_execve(path, argv, environ);
 }
 
-RTE_EXPORT int execvp(const char *file, char *const argv[])
+RTE_EXPORT RTE_FORKTEXT int execvp(const char *file, char *const argv[])
 {
 	rte_real_resolve();
 	return do_execvpe(file, argv, environ);
 }
 
-RTE_EXPORT int execvpe(const char *file, char *const argv[],
+RTE_EXPORT RTE_FORKTEXT int execvpe(const char *file, char *const argv[],
                        char *const envp[])
 {
 	rte_real_resolve();
@@ -387,7 +387,7 @@ RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 		va_end(ap_);                                                  \
 	} while (0)
 
-RTE_EXPORT int execl(const char *path, const char *arg, ...)
+RTE_EXPORT RTE_FORKTEXT int execl(const char *path, const char *arg, ...)
 {
 	size_t n;
 	char **envp = environ;
@@ -402,7 +402,7 @@ RTE_EXPORT int execl(const char *path, const char *arg, ...)
 	}
 }
 
-RTE_EXPORT int execlp(const char *file, const char *arg, ...)
+RTE_EXPORT RTE_FORKTEXT int execlp(const char *file, const char *arg, ...)
 {
 	size_t n;
 	char **envp = environ;
@@ -417,7 +417,7 @@ RTE_EXPORT int execlp(const char *file, const char *arg, ...)
 	}
 }
 
-RTE_EXPORT int execle(const char *path, const char *arg, ...)
+RTE_EXPORT RTE_FORKTEXT int execle(const char *path, const char *arg, ...)
 {
 	size_t n;
 	char **envp = environ;
@@ -434,7 +434,7 @@ RTE_EXPORT int execle(const char *path, const char *arg, ...)
 
 /* ---- exit ------------------------------------------------------------------ */
 
-static void exit_stop(void)
+RTE_FORKTEXT static void exit_stop(void)
 {
 	int saved;
 
@@ -450,7 +450,7 @@ static void exit_stop(void)
 	errno = saved;
 }
 
-RTE_EXPORT void _exit(int status)
+RTE_EXPORT RTE_FORKTEXT void _exit(int status)
 {
 	rte_real_resolve();
 	exit_stop();
@@ -460,7 +460,7 @@ RTE_EXPORT void _exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
-RTE_EXPORT void _Exit(int status)
+RTE_EXPORT RTE_FORKTEXT void _Exit(int status)
 {
 	_exit(status);
 }

@@ -329,7 +329,7 @@ void rte_prof_thread_end(void)
 	errno = saved;
 }
 
-void rte_prof_fork_child(void)
+RTE_FORKTEXT void rte_prof_fork_child(void)
 {
 	struct rte_thread *t = rte_self_p;
 	int saved;
@@ -364,7 +364,7 @@ static void drain_pending(void)
 		;
 }
 
-void rte_prof_exec_begin(void)
+RTE_FORKTEXT void rte_prof_exec_begin(void)
 {
 	int saved = errno;
 
@@ -384,7 +384,7 @@ void rte_prof_exec_begin(void)
 	errno = saved;
 }
 
-void rte_prof_exec_failed(void)
+RTE_FORKTEXT void rte_prof_exec_failed(void)
 {
 	/* Acquire: as in rte_prof_exec_begin(). */
 	if (__atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
