@@ -33,6 +33,9 @@
  * these lists; the tracer and the other hooks do not change.
  */
 #include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <sys/mman.h>
 
 #include "forkvars.h"
 #include "alloc/alloc.h"
@@ -111,11 +114,57 @@ _Static_assert(sizeof(rte_hook_observers) / sizeof(rte_hook_observers[0]) <=
 
 /* ---- load and unload -------------------------------------------------------- */
 
+/*
+ * Our own writable pages, mapped in at once when tracing starts at load.
+ * A traced start touches a dozen pages of librte.so's .data and .bss (the
+ * tables of the tracer, slots, pool, crash recorder), each first touch a
+ * page fault; one MADV_POPULATE_WRITE maps them all for less (twice less
+ * on the VMs measured, and a process started under rte-run pays it at
+ * every exec). The range: from the end of the read-only-after-relocation
+ * part of our RW segment to the end of .bss, found with rte_bss_end: GNU
+ * ld places common symbols after every .bss input section, and the large
+ * tables (RTE_BIGVAR, .lbss) come after that. Best effort.
+ */
+char rte_bss_end __attribute__((common));
+
+static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)&rte_bss_end, lo = 0, relro_end = 0;
+	int found = 0;
+
+	(void)size;
+	(void)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) &&
+		    me >= start && me < start + ph->p_memsz) {
+			lo = start;
+			found = 1;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			relro_end = start + ph->p_memsz;
+		}
+	}
+	if (!found)
+		return 0;
+	if (relro_end > lo)
+		lo = relro_end;
+	lo = (lo + 4095) & ~(uintptr_t)4095;
+#ifdef MADV_POPULATE_WRITE
+	if (me + 1 > lo)
+		madvise((void *)lo, me + 1 - lo, MADV_POPULATE_WRITE);
+#endif
+	return 1;
+}
+
 __attribute__((constructor)) static void rte_init(void)
 {
 	int saved = errno;
 	sigset_t old;
 
+	if (rte_config_start_at_load())
+		dl_iterate_phdr(own_segment, NULL);
 	rte_log_load(); /* first: the fd 2 of the start */
 	rte_real_resolve();
 	rte_alloc_init(); /* hooks/alloc.c: the real allocator, RTE_ALLOC */

@@ -159,7 +159,7 @@ static int exe_has_symbol(void)
 {
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	Elf64_Ehdr eh;
-	Elf64_Shdr sh[64];
+	Elf64_Shdr sh[16];
 	struct stat st;
 	int r = 0;
 
