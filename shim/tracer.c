@@ -418,6 +418,19 @@ static struct rte_ring_writer *enter_any(int quiet)
 	return w;
 }
 
+void rte_tracer_fork_parent(pid_t child)
+{
+	struct rte_ring_writer *w = enter_any(0);
+
+	if (!w)
+		return;
+	/* Peeked: the thread's clock anchor is on a page that fork made
+	 * copy-on-write. */
+	rte_ring_write1(w, lc_hdr(RTE_LC_FORK_PARENT), rte_clock_peek_ns(),
+	                (uint64_t)(int64_t)child);
+	rte_leave();
+}
+
 void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data)
 {
 	struct rte_ring_writer *w = enter_any(0);
@@ -684,8 +697,10 @@ void rte_tracer_atfork_prepare(void)
 {
 	int st = state();
 
+	/* Peeked: each fork leaves the thread's clock anchor (TLS) and the
+	 * clock's globals copy-on-write; storing there would be a fault. */
 	if (st == ST_RUNNING || st == ST_FORKED)
-		g_fork_ts = rte_clock_ns();
+		g_fork_ts = rte_clock_peek_ns();
 	g_heir_th = pthread_self();
 }
 

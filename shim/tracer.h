@@ -181,6 +181,9 @@ void rte_tracer_write_name_of(pthread_t t, const char *name);
 /* Lifecycle event on our ring, written whether or not tracing is paused
  * (as long as it runs). */
 void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
+/* fork_parent(child) on our ring, right after fork: writes none of our
+ * copy-on-write pages besides the ring's. */
+void rte_tracer_fork_parent(pid_t child);
 /* Write an rte.* event of the calling thread (no-op when not active). */
 void rte_tracer_own_int(int which, int64_t v);
 void rte_tracer_own_custom(int which, const void *bytes, size_t n);

@@ -77,6 +77,29 @@ static void refine(uint64_t tsc, uint64_t ns)
 }
 #endif
 
+uint64_t rte_clock_peek_ns(void)
+{
+#if defined(__x86_64__)
+	const struct rte_clock_anchor *a = &rte_clock_tls;
+	uint64_t tsc = __rdtsc(), t, n, extrap = 0;
+
+	if (tsc - a->tsc0 < a->period)
+		return a->ns0 + (((tsc - a->tsc0) * a->mult) >> 32);
+	if (__atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) != MODE_TSC)
+		return rte_clock_monotonic_ns();
+	read_pair(&t, &n);
+	/* As rte_clock_reanchor() would start its next period: the next
+	 * real re-anchor starts from at least this (same cap, later n). */
+	if (a->period && t >= a->tsc0)
+		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(
+		                 t - a->tsc0 < a->period ? t - a->tsc0 : a->period) *
+		                 a->mult) >> 32);
+	return extrap > n ? extrap : n;
+#else
+	return rte_clock_monotonic_ns();
+#endif
+}
+
 void rte_clock_init(int force_monotonic)
 {
 	int unset = MODE_UNSET;

@@ -46,6 +46,12 @@ int rte_clock_uses_tsc(void);
 
 uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc);
 
+/* The value rte_clock_ns() would return now, storing nothing (neither the
+ * thread's anchor nor the global rate): for a parent's first event after
+ * fork, when those pages are copy-on-write. Never below a value handed out
+ * before, nor above the next one. */
+uint64_t rte_clock_peek_ns(void);
+
 static inline uint64_t rte_clock_monotonic_ns(void)
 {
 	struct timespec t;
@@ -68,5 +74,6 @@ static inline uint64_t rte_clock_ns(void)
 	return rte_clock_monotonic_ns();
 #endif
 }
+
 
 #endif

@@ -103,7 +103,7 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 	 * OCaml). */
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
-		rte_tracer_lifecycle(RTE_LC_FORK_PARENT, pid, 1);
+		rte_tracer_fork_parent(pid);
 		/* Inline loop: an observer may count frames (the program's
 		 * start above this wrapper). */
 		for (unsigned i = 0; rte_hook_observers[i]; i++)
