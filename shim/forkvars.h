@@ -26,6 +26,16 @@
 #define RTE_BIGVAR __attribute__((section(".lbss.rte")))
 
 /*
+ * RTE_HOTPAGE(tag, address): a page of such a table that every traced
+ * start writes (its first entries, say). init.c maps these pages in with
+ * .data and .bss, one system call each instead of a page fault (a
+ * pointer in section rte_hot, read through __start_rte_hot/__stop_rte_hot).
+ */
+#define RTE_HOTPAGE(tag, addr)                                                 \
+	static const void *const rte_hot_##tag                                  \
+		__attribute__((section("rte_hot"), used)) = (addr)
+
+/*
  * RTE_FORKTEXT: the code a fork child runs before it settles (the atfork
  * child handlers, the fork, exec and _exit wrappers' way through). After
  * fork the child has no page table entries for our text (file mappings

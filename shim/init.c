@@ -123,9 +123,12 @@ _Static_assert(sizeof(rte_hook_observers) / sizeof(rte_hook_observers[0]) <=
  * every exec). The range: from the end of the read-only-after-relocation
  * part of our RW segment to the end of .bss, found with rte_bss_end: GNU
  * ld places common symbols after every .bss input section, and the large
- * tables (RTE_BIGVAR, .lbss) come after that. Best effort.
+ * tables (RTE_BIGVAR, .lbss) come after that; of those, the pages named
+ * with RTE_HOTPAGE. Best effort.
  */
 char rte_bss_end __attribute__((common));
+/* The RTE_HOTPAGE pointers (forkvars.h), bounds made by ld. */
+extern const void *const __start_rte_hot[], *const __stop_rte_hot[];
 
 static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -154,6 +157,9 @@ static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 #ifdef MADV_POPULATE_WRITE
 	if (me + 1 > lo)
 		madvise((void *)lo, me + 1 - lo, MADV_POPULATE_WRITE);
+	for (const void *const *h = __start_rte_hot; h < __stop_rte_hot; h++)
+		madvise((void *)((uintptr_t)*h & ~(uintptr_t)4095), 4096,
+		        MADV_POPULATE_WRITE);
 #endif
 	return 1;
 }

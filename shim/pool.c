@@ -29,6 +29,7 @@ static RTE_FORKVAR int g_key_ok;
 
 static struct rte_thread *g_chunks[POOL_CHUNKS]; /* atomic */
 static RTE_BIGVAR uint8_t g_used[POOL_MAX];                 /* atomic */
+RTE_HOTPAGE(pool_used, &g_used[0]);
 /* Atomic: at or below the lowest free index (give or take a race that
  * only costs compactness), so states are reused and memory stays flat. */
 static RTE_FORKVAR unsigned g_hint;
@@ -47,6 +48,11 @@ void *rte_pool_map_wiped(size_t len)
 		munmap(p, len);
 		return NULL;
 	}
+#ifdef MADV_POPULATE_WRITE
+	/* Its first page is written at once (the process page, the first
+	 * state of a chunk): mapped in now, for less than a page fault. */
+	madvise(p, 4096, MADV_POPULATE_WRITE);
+#endif
 	return p;
 }
 

@@ -10,6 +10,8 @@
 
 uint8_t rte_g_types[RTE_MAX_USER_EVENTS];
 static RTE_BIGVAR char g_names[RTE_MAX_USER_EVENTS][RTE_NAME_SLOT_BYTES];
+/* The shim's own names, registered from the top. */
+RTE_HOTPAGE(names_own, &g_names[RTE_MAX_USER_EVENTS - 1][0]);
 static RTE_BIGVAR uint16_t g_hash[HASH_SLOTS]; /* id + 1, 0 = empty; under the lock */
 static unsigned g_low;              /* lowest id that may be free */
 static unsigned g_high = RTE_MAX_USER_EVENTS - 1; /* highest, for rte.* */

@@ -14,7 +14,8 @@
 
 static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
 static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
-static RTE_BIGVAR pthread_t g_owner[RTE_RINGS_MAX];  /* thread owning each ring */
+static RTE_BIGVAR pthread_t g_owner[RTE_RINGS_MAX];
+RTE_HOTPAGE(slots_owner, &g_owner[0]);  /* thread owning each ring */
 static uint32_t g_epoch;                  /* ring releases, atomic */
 static int g_once_reserve;
 

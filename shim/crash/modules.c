@@ -56,6 +56,7 @@ struct mod {
 };
 
 static RTE_BIGVAR struct mod g_mods[MODS_MAX];
+RTE_HOTPAGE(mods, &g_mods[0]);
 /* 1 + the highest slot ever used (under g_lock): the loops stop there, so
  * a process with a few objects touches one page of the 48 KiB table, not
  * all twelve (a short process pays a page fault for each). */
