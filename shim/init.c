@@ -96,6 +96,9 @@ static const struct rte_hook_observer g_crash_hooks = {
 	.thread_create_failed = rte_crash_thread_create_failed,
 	.thread_start = rte_crash_thread_start, /* alternate signal stack */
 	.fork_parent = rte_crash_fork_parent,   /* RTE_BACKTRACE=fork */
+	.fork_lock = rte_crash_fork_lock,       /* the program's actions */
+	.fork_unlock_parent = rte_crash_fork_unlock_parent,
+	.fork_unlock_child = rte_crash_fork_unlock_child,
 };
 
 static const struct rte_hook_observer g_alloc_hooks = {

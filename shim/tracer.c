@@ -202,20 +202,30 @@ void rte_tracer_settle(void)
 		adopt_child();
 }
 
+void rte_lock_blocked(void)
+{
+	if (child_pending())
+		adopt_child();
+	pthread_mutex_lock(&g_lock);
+}
+
+void rte_unlock_blocked(void)
+{
+	pthread_mutex_unlock(&g_lock);
+}
+
 void rte_lock(sigset_t *old)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, old);
-	if (child_pending())
-		adopt_child();
-	pthread_mutex_lock(&g_lock);
+	rte_lock_blocked();
 }
 
 void rte_unlock(const sigset_t *old)
 {
-	pthread_mutex_unlock(&g_lock);
+	rte_unlock_blocked();
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 

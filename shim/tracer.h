@@ -86,6 +86,9 @@ const struct rte_file *rte_tracer_file(void);     /* the current file */
  * In a fork child that no atfork handler saw, first adopts the child. */
 void rte_lock(sigset_t *old);
 void rte_unlock(const sigset_t *old);
+/* The same, for a caller that has blocked every signal itself. */
+void rte_lock_blocked(void);
+void rte_unlock_blocked(void);
 
 /*
  * Extension point: what the layers above learn of the tracer's

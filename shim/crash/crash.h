@@ -50,6 +50,12 @@ int rte_crash_signal_ours(int sig, sighandler_t h);
 sighandler_t rte_crash_signal_prev(sighandler_t r);
 /* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
 void rte_crash_fork_parent(pid_t child);
+/* Around fork (hook observer, every signal blocked): the lock of the
+ * program's signal actions held, then released in the parent, re-made in
+ * the child (with the module map's state: no libc call there). */
+void rte_crash_fork_lock(void);
+void rte_crash_fork_unlock_parent(void);
+void rte_crash_fork_unlock_child(void);
 /* Write an rte.* custom event of id `id` on the calling thread's ring.
  * force: also while paused and even over an interrupted write of this
  * thread (only for a crash that will never return to it). Returns 0 or

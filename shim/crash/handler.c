@@ -104,7 +104,6 @@ static int g_id_signal = -1;     /* rte.signal */
 static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
 static int g_once_unw;           /* the libunwind warning, once */
-static RTE_FORKVAR sigset_t g_fork_mask;     /* the forking thread's mask (lock held) */
 static RTE_FORKVAR int g_fork_threaded;      /* the parent had threads (lock held) */
 static size_t g_page = 4096;     /* set at start */
 
@@ -1004,32 +1003,30 @@ void rte_crash_thread_create_failed(void *ctx)
 
 /* ---- fork ------------------------------------------------------------------ */
 
-/* Around fork: g_prog_lock is held (with every signal blocked), so the
- * child never inherits it held by a thread that does not exist there. */
-static void fork_prepare(void)
+/* Around fork (hooks/process.c's handlers, every signal blocked):
+ * g_prog_lock is held, so the child never inherits it held by a thread
+ * that does not exist there. */
+void rte_crash_fork_lock(void)
 {
-	sigset_t o;
-
-	prog_lock(&o);
-	g_fork_mask = o;
+	/* Acquire: pairs with the release in prog_unlock(). */
+	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
+		;
 	/* Whether another thread could hold the loader's lock at fork. */
 	g_fork_threaded = !__libc_single_threaded;
 }
 
-static void fork_parent(void)
+void rte_crash_fork_unlock_parent(void)
 {
-	sigset_t o = g_fork_mask;
-
-	prog_unlock(&o);
+	/* Release: as in prog_unlock(). */
+	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
-RTE_FORKTEXT static void fork_child(void)
+RTE_FORKTEXT void rte_crash_fork_unlock_child(void)
 {
 	rte_modules_fork_child(g_fork_threaded);
 	/* Release: as in prog_unlock(). */
 	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 }
 
 /* ---- start ---------------------------------------------------------------- */
@@ -1066,8 +1063,5 @@ void rte_crash_start(void)
 	install();
 	if (m)
 		rte_modules_sync(0);
-	/* Last: nothing above may run under an atfork handler of ours (the
-	 * module sync holds the registry lock, which fork takes after ours). */
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 

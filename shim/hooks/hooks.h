@@ -40,6 +40,16 @@ struct rte_hook_observer {
 	 * the registry lock is taken: its last writes before the child
 	 * exists. */
 	void (*fork_prepare)(void);
+	/* Any fork, every signal blocked, before the registry lock is taken
+	 * (so these locks come before it): take the locks no child may
+	 * inherit held by a thread that does not exist there. */
+	void (*fork_lock)(void);
+	/* After the fork, signals still blocked, the registry lock given
+	 * back: in the parent, release them (observers in reverse order)... */
+	void (*fork_unlock_parent)(void);
+	/* ...and in the child, re-make them: the child's first code (one
+	 * thread), before the tracer's handler; no libc call (see sys.h). */
+	void (*fork_unlock_child)(void);
 };
 /* Defined by init.c; ends with a NULL. */
 extern const struct rte_hook_observer *const rte_hook_observers[];

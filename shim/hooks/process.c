@@ -57,28 +57,51 @@ extern char **environ;
  * child sees wiped. */
 static RTE_FORKVAR sigset_t g_fork_mask;
 
+/*
+ * The handlers, in this order: every signal blocked (one mask change for
+ * every module), the observers' locks (the crash recorder's), the
+ * registry lock. Undone in the reverse order in the parent; in the child,
+ * the observers' locks re-made first (the crash recorder then knows
+ * whether the loader's lock is sound here, which the profilers' fork_child
+ * asks), then the tracer's handler.
+ */
 static void fork_prepare(void)
 {
-	sigset_t old;
+	sigset_t all, old;
 
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_prepare)
 			rte_hook_observers[i]->fork_prepare();
-	rte_lock(&old);
-	g_fork_mask = old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->fork_lock)
+			rte_hook_observers[i]->fork_lock();
+	rte_lock_blocked();
+	g_fork_mask = old; /* under the locks: one fork at a time */
 	rte_tracer_atfork_prepare();
 }
 
 static void fork_parent(void)
 {
 	sigset_t old = g_fork_mask;
+	unsigned n = 0;
 
-	rte_unlock(&old);
+	rte_unlock_blocked();
+	while (rte_hook_observers[n])
+		n++;
+	while (n--)
+		if (rte_hook_observers[n]->fork_unlock_parent)
+			rte_hook_observers[n]->fork_unlock_parent();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
 RTE_FORKTEXT static void fork_child(void)
 {
+	for (unsigned i = 0; rte_hook_observers[i]; i++)
+		if (rte_hook_observers[i]->fork_unlock_child)
+			rte_hook_observers[i]->fork_unlock_child();
 	rte_tracer_atfork_child();
 	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
 }
