@@ -127,6 +127,16 @@ def default_env(build):
     return env
 
 
+def cpu_row(label, plain, traced, goal):
+    """The CPU time per child (this process and its children) of the same
+    rounds: a second reading of a goal, less disturbed than the wall time
+    by other work on a shared machine."""
+    a, b = statistics.median(plain), statistics.median(traced)
+    row(label + ", CPU time", b / 1000.0, "us", "same loop without shim",
+        a / 1000.0, "<= %gx" % goal, b / a <= goal,
+        "CPU time of the loop and its children (getrusage)")
+
+
 def bench_spawn(build, tmp, rounds, n_threads, n_forks):
     exe = os.path.join(build, "bench", "spawn")
     plain, traced = base_env(build), default_env(build)
@@ -154,6 +164,9 @@ def bench_spawn(build, tmp, rounds, n_threads, n_forks):
         row("shim: " + label, b / 1000.0, "us", "same loop without shim",
             a / 1000.0, "<= %gx" % goal, b / a <= goal,
             "default dir %s (%s)" % (ddir, fs_type(os.path.dirname(ddir))))
+        if kind + "_cpu" in res:
+            cpu_row("shim: " + label, res[kind + "_cpu"],
+                    res[kind + "_cpu_shim"], goal)
     a = statistics.median(res["fork"])
     b = statistics.median(res["fork_preserve"])
     row("shim: fork+_exit+waitpid, PRESERVE", b / 1000.0, "us",
@@ -227,6 +240,9 @@ def bench_process(build, tmp, rounds, n_exec, n_threads):
         row("shim: fork+exec+exit of /bin/true, " + label[1:], b / 1000.0,
             "us", "same loop without shim", a / 1000.0, goal,
             None if goal is None else b / a <= 1.5, where)
+        if label == "_default":
+            cpu_row("shim: fork+exec+exit of /bin/true", res["exec_cpu"],
+                    res["exec_cpu_default"], 1.5)
     a = statistics.median(res["rss"]) / 1024.0
     b = statistics.median(res["rss_default"]) / 1024.0
     row("shim: RSS, %d threads alive" % n_threads, b, "MiB",
