@@ -385,74 +385,66 @@ RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 /*
  * The execl family: collect the variadic arguments into an argv array on
  * the stack (exec must not allocate: it may run in a vfork child or a
- * signal handler), then go through the execve/execvpe paths above.
+ * signal handler), then go through the execve/execvpe paths above. `ap`
+ * holds the arguments after arg0 up to their NULL, then (with_env, execle
+ * only) the envp.
  */
-#define COUNT_ARGS(arg0, n)                                                   \
-	do {                                                                  \
-		va_list ap_;                                                  \
-		va_start(ap_, arg0);                                          \
-		for (n = 1; va_arg(ap_, const char *); n++)                   \
-			;                                                     \
-		va_end(ap_);                                                  \
-	} while (0)
-
-/* argv[1..n] = the arguments after arg0 up to their NULL; with_env: the
- * envp argument that follows that NULL (execle only). */
-#define FILL_ARGS(arg0, argv, n, with_env, envp)                              \
-	do {                                                                  \
-		va_list ap_;                                                  \
-		va_start(ap_, arg0);                                          \
-		argv[0] = (char *)arg0;                                       \
-		for (size_t i_ = 1; i_ <= n; i_++)                            \
-			argv[i_] = va_arg(ap_, char *);                       \
-		if (with_env)                                                 \
-			envp = va_arg(ap_, char **);                          \
-		va_end(ap_);                                                  \
-	} while (0)
-
-RTE_EXPORT RTE_FORKTEXT int execl(const char *path, const char *arg, ...)
+RTE_FORKTEXT static int exec_list(const char *file, const char *arg0,
+                                  va_list ap, int search, int with_env)
 {
-	size_t n;
+	va_list count;
+	size_t n = 1;
 	char **envp = environ;
 
-	COUNT_ARGS(arg, n);
+	va_copy(count, ap);
+	while (va_arg(count, const char *))
+		n++;
+	va_end(count);
 	{
 		char *argv[n + 1];
 
-		FILL_ARGS(arg, argv, n, 0, envp);
+		argv[0] = (char *)arg0;
+		for (size_t i = 1; i <= n; i++) /* argv[n]: the NULL */
+			argv[i] = va_arg(ap, char *);
+		if (with_env)
+			envp = va_arg(ap, char **);
 		rte_real_resolve();
-		return do_execve(path, argv, envp);
+		return search ? do_execvpe(file, argv, envp)
+		              : do_execve(file, argv, envp);
 	}
+}
+
+RTE_EXPORT RTE_FORKTEXT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, arg);
+	r = exec_list(path, arg, ap, 0, 0);
+	va_end(ap);
+	return r;
 }
 
 RTE_EXPORT RTE_FORKTEXT int execlp(const char *file, const char *arg, ...)
 {
-	size_t n;
-	char **envp = environ;
+	va_list ap;
+	int r;
 
-	COUNT_ARGS(arg, n);
-	{
-		char *argv[n + 1];
-
-		FILL_ARGS(arg, argv, n, 0, envp);
-		rte_real_resolve();
-		return do_execvpe(file, argv, envp);
-	}
+	va_start(ap, arg);
+	r = exec_list(file, arg, ap, 1, 0);
+	va_end(ap);
+	return r;
 }
 
 RTE_EXPORT RTE_FORKTEXT int execle(const char *path, const char *arg, ...)
 {
-	size_t n;
-	char **envp = environ;
+	va_list ap;
+	int r;
 
-	COUNT_ARGS(arg, n);
-	{
-		char *argv[n + 1];
-
-		FILL_ARGS(arg, argv, n, 1, envp);
-		rte_real_resolve();
-		return do_execve(path, argv, envp);
-	}
+	va_start(ap, arg);
+	r = exec_list(path, arg, ap, 0, 1);
+	va_end(ap);
+	return r;
 }
 
 /* ---- exit ------------------------------------------------------------------ */

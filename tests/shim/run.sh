@@ -487,7 +487,7 @@ test_exec_fail() {
 	f=$(ls "$D"/*.events)
 	dump "$f" "$D/d"
 	expect_eq "steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/d")" "4 5 "
-	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 4
+	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 6
 	expect_eq "last" "$(awk '$1 == 0 { l = $3 } END { print l }' "$D/d")" ring_stop
 	# Without PRESERVE the file still disappears at exit after the failed
 	# execs (it was unlinked and re-linked each time).
@@ -866,7 +866,7 @@ test_exec_untraced() {
 	[ -n "$f" ] || { fail "no kept file"; finish; return; }
 	dump "$f" "$D/d"
 	expect_eq "steps" "$(awk '$3 == "x.step" { printf "%s ", $4 }' "$D/d")" "4 5 "
-	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 4
+	expect_eq "failed execs" "$(count "$D/d" '$3 == "rte.exec_failed"')" 6
 	expect_eq "last" "$(awk '$1 == 0 { l = $3 } END { print l }' "$D/d")" ring_stop
 	finish
 }
@@ -969,6 +969,8 @@ test_tls_room
 check_exec execve 1
 check_exec execvp 2
 check_exec execl 6
+check_exec execlp 9
+check_exec execle 10
 check_spawn vfork
 check_spawn spawn
 test_exec_fail

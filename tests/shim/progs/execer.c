@@ -4,12 +4,15 @@
  *   execer execve    step 1, then execve(self, "after")
  *   execer execvp    step 2, then execvp("execer", "after") (PATH search)
  *   execer execl     step 6, then execl(self, "after")
+ *   execer execlp    step 9, then execlp("execer", "after") (PATH search)
+ *   execer execle    step 10, then execle(self, "after", environ)
  *   execer vfork     step 7, vfork a child that execs self "after", wait
  *                    for it, step 8
  *   execer spawn     step 7, posix_spawn self "after", wait, step 8
  *   execer after     step 3, exit 0
  *   execer fail      step 4, then execs that fail (ENOENT, EACCES, ENOENT
- *                    via PATH): prints each return value and errno; step 5
+ *                    via PATH, EACCES, ENOENT via PATH, EACCES): prints
+ *                    each return value and errno; step 5
  *                    after them, exit 0.
  *   execer fail keep  the same, then hard-links its own file (rte_path) to
  *                    "<file>.kept", so that its contents can be checked
@@ -59,6 +62,16 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", argv[0], "after", (char *)NULL);
 		return 1;
 	}
+	if (!strcmp(argv[1], "execlp")) {
+		weak_int(id, 9);
+		execlp("execer", "execer", "after", (char *)NULL);
+		return 1;
+	}
+	if (!strcmp(argv[1], "execle")) {
+		weak_int(id, 10);
+		execle("/proc/self/exe", argv[0], "after", (char *)NULL, environ);
+		return 1;
+	}
 	if (!strcmp(argv[1], "vfork") || !strcmp(argv[1], "spawn")) {
 		pid_t pid;
 
@@ -94,6 +107,10 @@ int main(int argc, char **argv)
 		report("execvp", execvp("no-such-program-rte", bad));
 		errno = 0;
 		report("execl", execl("/etc/passwd", "x", (char *)NULL));
+		errno = 0;
+		report("execlp", execlp("no-such-program-rte", "x", (char *)NULL));
+		errno = 0;
+		report("execle", execle("/etc/passwd", "x", (char *)NULL, environ));
 		weak_int(id, 5);
 		if (argc > 2 && !strcmp(argv[2], "keep") && RTE_LOADED()) {
 			char path[4096], kept[4200];
