@@ -414,38 +414,23 @@ RTE_FORKTEXT static int exec_list(const char *file, const char *arg0,
 	}
 }
 
-RTE_EXPORT RTE_FORKTEXT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int r;
+/* execl, execlp, execle: the same but for the path search and envp. */
+#define EXEC_LIST(name, search, with_env)                                      \
+	RTE_EXPORT RTE_FORKTEXT int name(const char *file, const char *arg,    \
+	                                 ...)                                  \
+	{                                                                      \
+		va_list ap;                                                    \
+		int r;                                                         \
+                                                                               \
+		va_start(ap, arg);                                             \
+		r = exec_list(file, arg, ap, search, with_env);                \
+		va_end(ap);                                                    \
+		return r;                                                      \
+	}
 
-	va_start(ap, arg);
-	r = exec_list(path, arg, ap, 0, 0);
-	va_end(ap);
-	return r;
-}
-
-RTE_EXPORT RTE_FORKTEXT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = exec_list(file, arg, ap, 1, 0);
-	va_end(ap);
-	return r;
-}
-
-RTE_EXPORT RTE_FORKTEXT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = exec_list(path, arg, ap, 0, 1);
-	va_end(ap);
-	return r;
-}
+EXEC_LIST(execl, 0, 0)
+EXEC_LIST(execlp, 1, 0)
+EXEC_LIST(execle, 0, 1)
 
 /* ---- exit ------------------------------------------------------------------ */
 
