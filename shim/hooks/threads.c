@@ -95,6 +95,11 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return ENOSYS;
 	/* Only wrap while tracing runs and is not paused: otherwise a thread
 	 * costs nothing extra, and still gets a ring on its first event. */
+	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+		return rte_real.pthread_create(th, attr, fn, arg);
+	/* A fork child settles while it still has one thread (the states
+	 * of the parent's threads are then freed). */
+	rte_tracer_settle();
 	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
 	    rte_self.guard)
 		return rte_real.pthread_create(th, attr, fn, arg);
