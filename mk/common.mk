@@ -10,7 +10,10 @@
 #                  (error.c) and the default directory of ring files
 #                  (rundir.c, rundir.h). A file here may include nothing from
 #                  lib/writer/ or lib/consumer/, so that either library is
-#                  built without the other.
+#                  built without the other. Also the Pushgateway URL and
+#                  label rules (pushgw.c, pushgw.h), in neither library:
+#                  linked into rte-read (mk/serve.mk) and rte-run-exec
+#                  (mk/install.mk), which both take --push and --label.
 #
 # The public headers are in include/rte/; each lib/ folder is on the
 # include path (-I, in the Makefile) for its internal headers.

@@ -1,7 +1,8 @@
 # tests/unit/: cmocka unit tests of lib/ (format, ring writer, consumer,
-# JSONL, clock) and of the shim's modules that link alone (config, the
-# event registry, the ring slots, the tracer's state machine), run against real files in a
-# temporary directory; and tests/unit/layers.sh (shim/ includes point down).
+# JSONL, clock, Pushgateway rules) and of the shim's modules that link
+# alone (config, the event registry, the ring slots, the tracer's state
+# machine), run against real files in a temporary directory; and
+# tests/unit/layers.sh (shim/ includes point down).
 #
 #   make test-unit    build and run every unit test (part of `make test`)
 #   make check-loop   rerun the reader/writer concurrency test 50 times
@@ -11,6 +12,7 @@
 # is compiled in and can be overridden with RTE_FIXTURES_DIR at run time.
 
 UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml strbuf \
+	pushgw \
 	shim_config shim_registry shim_slots shim_tracer
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
 UNIT_HELPER_OBJ := $(BUILD)/obj/tests/unit/rte_test.o
@@ -23,9 +25,13 @@ $(UNIT_OBJS): BASE_CFLAGS += -Itests/unit -DRTE_FIXTURES='"$(UNIT_FIXTURES)"'
 $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) \
 		$(BUILD)/librteconsumer.a $(WRITER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(filter $(BUILD)/obj/shim/%,$^) \
+	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(filter $(BUILD)/obj/shim/% $(PUSHGW_OBJ),$^) \
 		$(WRITER_OBJS) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) \
 		-lcmocka -lz -ldl
+
+# lib/common/pushgw.c is in neither library (mk/common.mk).
+PUSHGW_OBJ := $(BUILD)/obj/lib/common/pushgw.o
+$(BUILD)/tests/unit/test_pushgw: $(PUSHGW_OBJ)
 
 # The shim's modules that link alone (shim/init.c draws the layers): each
 # test links the module and the layers below it, nothing above.

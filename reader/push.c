@@ -2,7 +2,8 @@
  * push.c - a minimal HTTP/1.1 client for the Prometheus Pushgateway: one
  * PUT over a plain TCP socket (http:// only: the gateway is normally on
  * loopback or a trusted network; use a TLS-terminating proxy otherwise),
- * bounded by socket timeouts. See serve.h.
+ * bounded by socket timeouts. See serve.h; the URL and label rules are
+ * lib/common's (pushgw.h), shared with rte-run.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "pushgw.h"
 #include "serve.h"
 
 #define PUSH_TIMEOUT_S 10
@@ -31,15 +33,10 @@ static int errf(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
+/* The rule is lib/common's, shared with rte-run (pushgw.h). */
 int rd_label_name_ok(const char *s, size_t n)
 {
-	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
-			return 0;
-	return 1;
+	return rte_pushgw_label_name_ok(s, n);
 }
 
 /* One grouping-key pair "/name/value": a value that is empty or holds a
@@ -84,56 +81,6 @@ static void key_pair(struct rd_buf *b, const char *k, size_t kn, const char *v)
 			rd_buf_mem(b, t, 3);
 		}
 	}
-}
-
-/* Split http://HOST[:PORT][/PREFIX]. */
-static int parse_url(const char *url, char *host, size_t hcap, char *port,
-                     size_t pcap, const char **prefix, char *err, size_t el)
-{
-	const char *h, *e, *c;
-	size_t n;
-
-	if (!strncmp(url, "https://", 8))
-		return errf(err, el, "%s: only http:// URLs are supported: rte has no TLS "
-		            "(push over http:// to a local or trusted gateway, or through a "
-		            "TLS-terminating proxy)", url);
-	if (strncmp(url, "http://", 7))
-		return errf(err, el, "%s: only http:// URLs are supported", url);
-	h = url + 7;
-	e = h + strcspn(h, "/");
-	*prefix = e;
-	if (*h == '[') { /* [v6]:port */
-		c = memchr(h, ']', (size_t)(e - h));
-		if (!c)
-			return errf(err, el, "%s: bad host", url);
-		n = (size_t)(c - h - 1);
-		if (n >= hcap)
-			return errf(err, el, "%s: host too long", url);
-		memcpy(host, h + 1, n);
-		host[n] = 0;
-		c++;
-	} else {
-		c = memchr(h, ':', (size_t)(e - h));
-		if (!c)
-			c = e;
-		n = (size_t)(c - h);
-		if (n == 0 || n >= hcap)
-			return errf(err, el, "%s: bad host", url);
-		memcpy(host, h, n);
-		host[n] = 0;
-	}
-	if (c < e && *c == ':') {
-		n = (size_t)(e - c - 1);
-		if (n == 0 || n >= pcap || strspn(c + 1, "0123456789") < n)
-			return errf(err, el, "%s: bad port", url);
-		memcpy(port, c + 1, n);
-		port[n] = 0;
-	} else if (c == e) {
-		snprintf(port, pcap, "80");
-	} else {
-		return errf(err, el, "%s: bad host", url);
-	}
-	return 0;
 }
 
 static int connect_to(const char *host, const char *port, char *err, size_t el)
@@ -184,30 +131,27 @@ static int send_all(int fd, const char *p, size_t n)
 
 int rd_push_url_ok(const char *url, char *err, size_t errlen)
 {
-	char host[256], port[16];
-	const char *prefix;
+	struct rte_pushgw_url u;
 
-	return parse_url(url, host, sizeof host, port, sizeof port, &prefix, err,
-	                 errlen) ? -1 : 0;
+	return rte_pushgw_url_parse(url, &u, err, errlen);
 }
 
 int rd_push(const char *url, const char *job, char *const *labels,
             int nlabels, const char *body, size_t len, char *err,
             size_t errlen)
 {
-	char host[256], port[16], resp[512], hdr[512];
-	const char *prefix = "";
+	char resp[512], hdr[512];
+	struct rte_pushgw_url u;
 	struct rd_buf path = { 0 };
 	size_t got = 0, len_p;
 	int fd, status = 0, rc = -1;
 
-	if (parse_url(url, host, sizeof host, port, sizeof port, &prefix, err,
-	              errlen))
+	if (rte_pushgw_url_parse(url, &u, err, errlen))
 		return -1;
-	len_p = strlen(prefix);
-	if (len_p && prefix[len_p - 1] == '/')
+	len_p = strlen(u.prefix);
+	if (len_p && u.prefix[len_p - 1] == '/')
 		len_p--;
-	rd_buf_mem(&path, prefix, len_p);
+	rd_buf_mem(&path, u.prefix, len_p);
 	rd_buf_str(&path, "/metrics");
 	key_pair(&path, "job", 3, job);
 	for (int i = 0; i < nlabels; i++) {
@@ -219,13 +163,13 @@ int rd_push(const char *url, const char *job, char *const *labels,
 		free(path.p);
 		return errf(err, errlen, "out of memory");
 	}
-	fd = connect_to(host, port, err, errlen);
+	fd = connect_to(u.host, u.port, err, errlen);
 	if (fd < 0)
 		goto out;
 	snprintf(hdr, sizeof hdr,
 	         "Host: %s:%s\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
 	         "Content-Length: %zu\r\nConnection: close\r\nUser-Agent: rte-read\r\n\r\n",
-	         host, port, len);
+	         u.host, u.port, len);
 	if (send_all(fd, "PUT ", 4) || send_all(fd, path.p, path.n) ||
 	    send_all(fd, " HTTP/1.1\r\n", 11) || send_all(fd, hdr, strlen(hdr)) ||
 	    send_all(fd, body, len)) {

@@ -226,28 +226,52 @@ static __attribute__((noinline)) int fast(uint64_t from, unsigned skip,
 	return (int)k;
 }
 
+/* Where the walks of a signal start, read from its ucontext: the
+ * interrupted instruction, stack pointer and frame pointer. */
+struct start_regs {
+	uint64_t pc, sp, fp;
+};
+
+/* Fills *r from uc; returns 0 (nothing read) on an architecture whose
+ * walks are not written (x86-64 only). Reads memory only: async-signal-
+ * safe. */
+static int signal_regs(const void *uc, struct start_regs *r)
+{
+#if defined(__x86_64__)
+	const ucontext_t *u = uc;
+
+	r->pc = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
+	r->sp = (uint64_t)u->uc_mcontext.gregs[REG_RSP];
+	r->fp = (uint64_t)u->uc_mcontext.gregs[REG_RBP];
+	return 1;
+#else
+	(void)uc;
+	(void)r;
+	return 0;
+#endif
+}
+
+/* The farthest a frame is taken to be above the stack pointer, or a
+ * saved frame pointer above the frame that saved it. */
+#define FRAME_SPAN (64u << 20)
+
 unsigned rte_bt_capture_signal(void *uc, uint64_t *pcs, unsigned max,
                                int primed)
 {
+	struct start_regs r;
 	unw_cursor_t c;
 
 	if (!ready() || !uc || max == 0)
 		return 0;
-#if defined(__x86_64__)
-	if (primed) {
-		const ucontext_t *u = uc;
-		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
-		int n = ip && max + 32 <= RTE_BT_MAX + 32 ? fast(ip, 0, pcs, max)
-		                                          : -1;
+	if (primed && signal_regs(uc, &r)) {
+		int n = r.pc && max + 32 <= RTE_BT_MAX + 32 ? fast(r.pc, 0, pcs, max)
+		                                            : -1;
 
 		/* A trace that stops right at the interrupted code tells
 		 * nothing: walk the slow way from the signal frame. */
 		if (n > 1)
 			return (unsigned)n;
 	}
-#else
-	(void)primed;
-#endif
 	/* On x86-64 (and most Linux targets) unw_context_t is the kernel's
 	 * ucontext_t: the signal frame's context starts the walk at the
 	 * interrupted instruction, not in this handler. */
@@ -296,36 +320,30 @@ size_t rte_bt_peek(void *dst, const void *src, size_t n)
 
 unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max)
 {
+	struct start_regs r;
+	uint64_t fp, sp;
 	unsigned n = 0;
 
-	if (!uc || max == 0)
+	if (!uc || max == 0 || !signal_regs(uc, &r))
 		return 0;
-#if defined(__x86_64__)
-	{
-		const ucontext_t *u = uc;
-		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
-		uint64_t fp = (uint64_t)u->uc_mcontext.gregs[REG_RBP];
-		uint64_t sp = (uint64_t)u->uc_mcontext.gregs[REG_RSP];
+	pcs[n++] = r.pc;
+	fp = r.fp;
+	sp = r.sp;
+	/* A frame is {saved rbp, return address}, above the stack pointer,
+	 * 8-aligned, and each one above the last. */
+	while (n < max && fp >= sp && !(fp & 7) && fp - sp < FRAME_SPAN) {
+		uint64_t fr[2];
 
-		pcs[n++] = ip;
-		/* A frame is {saved rbp, return address}, above the stack
-		 * pointer, 8-aligned, and each one above the last. */
-		while (n < max && fp >= sp && !(fp & 7) &&
-		       fp - sp < (64u << 20)) {
-			uint64_t fr[2];
-
-			if (rte_bt_peek(fr, (const void *)(uintptr_t)fp,
-			                sizeof(fr)) != sizeof(fr) ||
-			    fr[1] == 0)
-				break;
-			pcs[n++] = fr[1];
-			if (fr[0] <= fp)
-				break;
-			sp = fp + 16;
-			fp = fr[0];
-		}
+		if (rte_bt_peek(fr, (const void *)(uintptr_t)fp,
+		                sizeof(fr)) != sizeof(fr) ||
+		    fr[1] == 0)
+			break;
+		pcs[n++] = fr[1];
+		if (fr[0] <= fp)
+			break;
+		sp = fp + 16;
+		fp = fr[0];
 	}
-#endif
 	return n;
 }
 
@@ -386,7 +404,7 @@ static int chain_starts(const uint64_t *w, uint64_t lo, unsigned nw,
 {
 	uint64_t up;
 
-	if (fp < sp || (fp & 7) || fp - sp >= (64u << 20))
+	if (fp < sp || (fp & 7) || fp - sp >= FRAME_SPAN)
 		return 0;
 	up = word_at(w, lo, nw, fp);
 	return up > fp && up - fp < (1u << 20) &&
@@ -396,22 +414,20 @@ static int chain_starts(const uint64_t *w, uint64_t lo, unsigned nw,
 
 unsigned rte_bt_capture_signal_scan(void *uc, uint64_t *pcs, unsigned max)
 {
+	struct start_regs r;
 	unsigned n = 0;
 
-	if (!uc || max == 0)
+	if (!uc || max == 0 || !signal_regs(uc, &r))
 		return 0;
 #if defined(__x86_64__)
 	{
-		const ucontext_t *u = uc;
-		uint64_t ip = (uint64_t)u->uc_mcontext.gregs[REG_RIP];
-		uint64_t fp = (uint64_t)u->uc_mcontext.gregs[REG_RBP];
-		uint64_t sp = (uint64_t)u->uc_mcontext.gregs[REG_RSP];
+		uint64_t fp = r.fp, sp = r.sp;
 		uint64_t w[SCAN_BYTES / 8], a, end;
 		unsigned nw = (unsigned)(rte_bt_peek(w, (const void *)(uintptr_t)sp,
 		                                     sizeof(w)) / 8);
 		int chained = chain_starts(w, sp, nw, fp, sp);
 
-		pcs[n++] = ip;
+		pcs[n++] = r.pc;
 		/* The frames of code built without frame pointers (libc's,
 		 * often) lie between sp and the first frame of the chain, or,
 		 * if %rbp holds no chain, anywhere in the window: their return
@@ -438,7 +454,7 @@ unsigned rte_bt_capture_signal_scan(void *uc, uint64_t *pcs, unsigned max)
 			if (!after_call(ret))
 				break;
 			pcs[n++] = ret;
-			if (up <= fp || up - fp >= (64u << 20) || (up & 7))
+			if (up <= fp || up - fp >= FRAME_SPAN || (up & 7))
 				break;
 			fp = up;
 		}

@@ -72,17 +72,24 @@ bucket() { field "$1" $(($2 + 6)); }
 # in_range V LO HI
 in_range() { [ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]; }
 
+# exact_buckets NAME: NAME's run of a program that prints each size it
+# allocates ("fn size count": sizes, addr) has the buckets that output
+# gives, exactly, in its alloc events.
+exact_buckets() {
+	want=$($CHECK expect "$D/$1.out")
+	got=$(totals "$1" | cut -d' ' -f6-)
+	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+}
+
 # ---- the alloc events: bucket counts, exactly --------------------------------
 
 t_buckets() {
 	begin buckets
 	run sizes -- "$T/sizes"
 	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS (errno not preserved?)"
-	want=$($CHECK expect "$D/sizes.out")
+	exact_buckets sizes
 	line=$(totals sizes)
 	[ "$(echo "$line" | wc -l)" = 1 ] || fail "not one process: $line"
-	got=$(echo "$line" | cut -d' ' -f6-)
-	[ "$got" = "$want" ] || fail "buckets $got, want $want"
 	calls=$(awk '{ n += $3 } END { print n }' "$D/sizes.out")
 	[ "$(field "$line" 2)" = "$calls" ] ||
 		fail "rte.alloc.calls $(field "$line" 2), want $calls"
@@ -96,9 +103,7 @@ t_sample_all() {
 	begin sample_all
 	run sizes RTE_ALLOC_SAMPLE=1 -- "$T/sizes"
 	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS (errno not preserved?)"
-	want=$($CHECK expect "$D/sizes.out")
-	got=$(totals sizes | cut -d' ' -f6-)
-	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+	exact_buckets sizes
 	# a block of s bytes is sampled with probability 1 - exp(-s): all
 	# 11000 of 8 bytes and more but about 1 in 3000
 	n=$($CHECK samples "$D/sizes.jsonl" | awk '$2 >= 8' | wc -l)
@@ -221,9 +226,7 @@ t_tcmalloc() {
 	PRELOAD="$LIB $TCMALLOC"
 	run sizes -- "$T/sizes"
 	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS under tcmalloc"
-	want=$($CHECK expect "$D/sizes.out")
-	got=$(totals sizes | cut -d' ' -f6-)
-	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+	exact_buckets sizes
 	rm -f "$D"/*.events
 	PRELOAD="$TCMALLOC $LIB"
 	run first -- "$T/sizes"
@@ -246,9 +249,7 @@ t_addr() {
 	run addr -- "$T/addr"
 	[ "$STATUS" = 0 ] || fail "addr exited $STATUS"
 	grep -q "interposed" "$D/addr.err" && fail "warned: $(cat "$D/addr.err")"
-	want=$($CHECK expect "$D/addr.out")
-	got=$(totals addr | cut -d' ' -f6-)
-	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+	exact_buckets addr
 	rm -f "$D"/*.events
 	if [ -x /usr/bin/python3 ]; then
 		run py -- /usr/bin/python3 -c 'x = [bytes(1000) for i in range(20000)]'
@@ -304,9 +305,7 @@ t_flush_calls() {
 	begin flush_calls
 	run flush RTE_ALLOC_FLUSH_CALLS=7 -- "$T/sizes"
 	[ "$STATUS" = 0 ] || fail "sizes exited $STATUS"
-	want=$($CHECK expect "$D/flush.out")
-	got=$(totals flush | cut -d' ' -f6-)
-	[ "$got" = "$want" ] || fail "buckets $got, want $want"
+	exact_buckets flush
 	$CHECK flushes "$D/flush.jsonl" >"$D/flush.n"
 	[ -s "$D/flush.n" ] || fail "no rte.alloc.calls events"
 	bad=$(awk '{ for (i = 3; i < NF; i++) if ($i != 7) print; if ($NF > 7) print }' "$D/flush.n")

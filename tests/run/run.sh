@@ -547,6 +547,47 @@ test_early_checks() {
 	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
 }
 
+# rte-run checks --push, --job and --label with rte-read's rules
+# (lib/common/pushgw.c): each set of options below is refused by both
+# tools or by neither, a refused URL for the same reason. Taken ones push
+# to 127.0.0.1 port 1, which refuses the connection: nothing leaves the
+# machine.
+test_push_rules() {
+	begin "--push, --job, --label: rte-run refuses what rte-read --push refuses, for the same reason"
+	long=$(printf '%0300d' 0)
+	set -f
+	for args in --push=ftp://x --push=https://127.0.0.1:1 --push=HTTP://h \
+		--push=http:// --push=http://:1 --push=http://h: --push=http://h:x \
+		--push=http://h:1:2 --push=http://[::1 --push=http://[::1]x \
+		"--push=http://$long" --push=http://[$long] \
+		--push=http://127.0.0.1:123456789012345 --push=http://h:1234567890123456 \
+		--push=http://127.0.0.1:1/a/b/ --push=http://[::1]:1 \
+		"--push=http://127.0.0.1:1 --label=a=b --label=_x= --label=A_9==" \
+		"--push=http://h --label=a" "--push=http://h --label==b" \
+		"--push=http://h --label=1a=b" "--push=http://h --label=job=x" \
+		"--push=http://h --label=a-b=c" "--push=http://h --label=a.b=c" \
+		"--push=http://127.0.0.1:1 --label=jobs=x --job=j" "--push=http://h --job="; do
+		"$READ" $args "$W/none" >/dev/null 2>"$W/pr.read"; rst=$?
+		rm -f "$W/ran"
+		"$RUN" -q $args -- touch "$W/ran" >/dev/null 2>"$W/pr.run"; st=$?
+		if [ $rst = 1 ] && grep -q "^Try 'rte-read --serve --help'" "$W/pr.read"; then
+			[ $st = 125 ] && [ ! -e "$W/ran" ] || {
+				fail "$args: rte-read refuses it, rte-run did not (exit $st): $(head -1 "$W/pr.read")"
+				continue
+			}
+			case $args in *--label* | *--job*) continue ;; esac
+			why=$(sed -n '1s/^rte-read: //p' "$W/pr.read")
+			[ "$(head -1 "$W/pr.run")" = "rte-run: --push: $why" ] ||
+				fail "$args: rte-run says '$(head -1 "$W/pr.run")', rte-read '$why'"
+		else
+			[ -e "$W/ran" ] ||
+				fail "$args: rte-read takes it (exit $rst), rte-run refused it: $(head -1 "$W/pr.run")"
+			(set +f; rm -rf "$TMPDIR"/rte-run.*) # kept: the push failed
+		fi
+	done
+	set +f
+}
+
 test_profile_options() {
 	begin "--profile's rate and the profile formats: checked before the command runs"
 	not_run "--profile=200000" --profile=200000
@@ -738,6 +779,7 @@ else
 	test_closed_stderr
 	test_quiet_output
 	test_early_checks
+	test_push_rules
 	test_profile_options
 	test_not_traced
 	test_doc_refs

@@ -287,6 +287,73 @@ static void malformed_messages_are_corrupt(void **state)
 	ring_case("oneuser.events", m, 1, 0, 0, 1, RTE_ECORRUPT);
 }
 
+/* One read of ring 0 the way `way` names (0 rte_cursor_next, 1 _batch,
+ * 2 _words), past a loss (the words before head). */
+static int read_way(rte_cursor *c, int way)
+{
+	struct rte_event ev[4];
+	const uint64_t *w;
+	uint64_t lost = 0;
+	int got;
+
+	do {
+		if (way == 0)
+			got = rte_cursor_next(c, 0, ev);
+		else if (way == 1)
+			got = rte_cursor_next_batch(c, 0, ev, 4);
+		else
+			got = rte_cursor_next_words(c, 0, &w, &lost);
+	} while ((way < 2 && got == 1 && ev[0].kind == RTE_EV_LOST) ||
+	         (way == 2 && got == 0 && lost));
+	return got;
+}
+
+/* rte_cursor_next, _batch and _words run one loop over the copy of a
+ * ring: each fails a ring whose framing is wrong (lengths, head and tail)
+ * with the same error and message, and again on the next call. */
+static void every_read_way_fails_a_bad_frame_alike(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned len, type, at;
+		uint64_t head, tail;
+	} cases[] = {
+		{ "way-len0.events", 0, RTE_MSG_BEGIN, 0, 0, 2 },
+		{ "way-pastend.events", 4, RTE_MSG_BEGIN, 14, 14, 18 },
+		{ "way-pasttail.events", 5, RTE_MSG_COUNTER, 0, 0, 3 },
+		{ "way-headtail.events", 2, RTE_MSG_BEGIN, 0, 5, 4 },
+		{ "way-toofar.events", 2, RTE_MSG_BEGIN, 0, 0, 17 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct t_file f;
+		char first[512] = "";
+
+		base_file(&f, cases[i].name);
+		t_ring_data(&f, 0)[cases[i].at] = H(cases[i].len, 0, cases[i].type, 1);
+		t_ring_head(&f, 0)[0] = cases[i].head;
+		t_ring_head(&f, 0)[1] = cases[i].tail;
+		for (int way = 0; way < 3; way++) {
+			rte_cursor *c = t_open(f.path);
+
+			for (int again = 0; again < 2; again++) {
+				int got = read_way(c, way);
+
+				if (got != RTE_ECORRUPT)
+					fail_msg("%s way %d call %d: got %d (%s)", f.path, way,
+					         again, got, rte_cursor_errmsg(c));
+			}
+			if (way == 0)
+				snprintf(first, sizeof first, "%s", rte_cursor_errmsg(c));
+			assert_string_equal(rte_cursor_errmsg(c), first);
+			rte_cursor_close(c);
+		}
+		print_message("    %s\n", first + strlen(f.path) + 2);
+		t_ring_file_unmap(&f);
+	}
+}
+
 static void custom_length_byte_past_the_payload_is_corrupt(void **state)
 {
 	uint64_t m[4] = { H(3, 1, RTE_UMSG_CUSTOM, 1), 7, 0, 0 };
@@ -525,6 +592,7 @@ int main(void)
 		cmocka_unit_test(offsets_beyond_the_file_are_refused),
 		cmocka_unit_test(truncated_file_is_refused),
 		cmocka_unit_test(malformed_messages_are_corrupt),
+		cmocka_unit_test(every_read_way_fails_a_bad_frame_alike),
 		cmocka_unit_test(custom_length_byte_past_the_payload_is_corrupt),
 		cmocka_unit_test(head_past_tail_and_tail_going_back_are_corrupt),
 		cmocka_unit_test(name_slot_without_nul_is_a_bad_name),

@@ -46,6 +46,13 @@
  * Exit status without -t: COMMAND's, 128+N if it was killed by signal N,
  * 126 if it could not be executed, 127 if it was not found, 125 if this
  * program could not run it at all (bad usage, fork failed).
+ *
+ *   rte-run-exec --check-push URL JOB [NAME=VALUE]...
+ *
+ * rte-run's --push, --job and --label, checked before COMMAND runs by the
+ * rules rte-read --push applies at the end (lib/common/pushgw.h): exit 0
+ * if rte-read would take them, else 1 with the reason on standard output
+ * (rte-run's usage error); 125 on bad usage.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +62,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "pushgw.h"
 
 #define EX_SELF 125
 #define EX_NOEXEC 126
@@ -268,8 +277,35 @@ static int wait_child(pid_t pid)
 static int usage(void)
 {
 	fputs("usage: rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
+	      "       rte-run-exec --check-push URL JOB [NAME=VALUE]...\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
+}
+
+/* --check-push URL JOB [NAME=VALUE]... (argv after it, argc of them):
+ * see the top of this file. */
+static int check_push(int argc, char **argv)
+{
+	struct rte_pushgw_url u;
+	char why[600]; /* as rte-read's: a long URL is cut alike */
+
+	if (argc < 2)
+		return usage();
+	if (rte_pushgw_url_parse(argv[0], &u, why, sizeof why) < 0) {
+		printf("--push: %s\n", why);
+		return 1;
+	}
+	if (!argv[1][0]) {
+		puts("--job: empty name");
+		return 1;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!rte_pushgw_label_ok(argv[i])) {
+			printf("--label: '%s': want %s\n", argv[i], RTE_PUSHGW_LABEL_RULE);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Split argv into the three lists, in place. Returns 0 or -1. */
@@ -339,8 +375,7 @@ static int exec_then(struct args *a, int st, pid_t pid, int noexec)
 
 int main(int argc, char **argv)
 {
-	char **envbuf = calloc((size_t)argc + 1, sizeof *envbuf);
-	char **thenbuf = calloc((size_t)argc + 2, sizeof *thenbuf);
+	char **envbuf, **thenbuf;
 	sigset_t all, old;
 	struct args a;
 	char **env;
@@ -348,6 +383,10 @@ int main(int argc, char **argv)
 	int st, noexec, report[2];
 	struct sigaction ign;
 
+	if (argc > 1 && !strcmp(argv[1], "--check-push"))
+		return check_push(argc - 2, argv + 2);
+	envbuf = calloc((size_t)argc + 1, sizeof *envbuf);
+	thenbuf = calloc((size_t)argc + 2, sizeof *thenbuf);
 	memset(&ign, 0, sizeof ign);
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &g_pipe_old);
