@@ -3,7 +3,8 @@
  * exposition (see metrics.h; every metric is in doc/METRICS.md).
  *
  * Each followed file has its own cursor, read ring after ring through
- * rte_cursor_next_words() (a file is never read twice, and kept mapped),
+ * rte_cursor_peek_words() (a file is never read twice, and kept mapped;
+ * the one walk over each block of messages is ours),
  * and its own rd_procs, so begin/end matching is procs.c's, identical to
  * the summary formats', and a file is dropped by freeing what is its own.
  * Values are kept per process (pid) in series: one per family and label
@@ -1057,24 +1058,30 @@ static void general(struct rd_prom *p, struct file *f, unsigned r,
 	account(p, f, &it);
 }
 
-/* The messages w[0..n) of ring r (whole, as rte_cursor_next_words()
- * returns them), each through the fast path or the general one. Returns
- * the events read, or -1 if the ring failed (counted as an error). */
+/* The messages of w[0..n) of ring r (as rte_cursor_peek_words() returns
+ * them: the first one whole, the others to check), each through the fast
+ * path or the general one, up to the first message that is cut by n or
+ * has no length (the next peek copies it again or says what is wrong).
+ * Returns the events read and sets *used to the words walked, or returns
+ * -1 if the ring failed (counted as an error). */
 static long read_words(struct rd_prom *p, struct file *f, unsigned r,
-                       const uint64_t *w, size_t n)
+                       const uint64_t *w, size_t n, size_t *used)
 {
 	struct rd_thread *th = &f->procs.src[0].threads[r];
 	struct tally t;
 	int fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	long events = 0;
+	size_t i = 0;
 
 	memset(&t, 0, sizeof t);
-	for (size_t i = 0; i < n;) {
+	while (i < n) {
 		const uint64_t *m = w + i;
 		unsigned len = rte_hdr_len(m[0]);
 		struct rte_event ev;
 		int got;
 
+		if (len == 0 || len > n - i)
+			break;
 		i += len;
 		if (fast && len >= 2 && fast_msg(p, f, th, m, len, &t))
 			continue;
@@ -1096,6 +1103,7 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 		                                                      : f->rings[r].last_ts;
 	events += (long)t.n;
 	flush_fast(p, f, th, &t);
+	*used = i;
 	return events;
 }
 
@@ -1122,7 +1130,8 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget,
 		while (!f->rings[r].dead) {
 			const uint64_t *w;
 			uint64_t lost;
-			int got = rte_cursor_next_words(f->c, r, &w, &lost);
+			int got = rte_cursor_peek_words(f->c, r, &w, &lost);
+			size_t used;
 			long k;
 
 			if (got < 0) {
@@ -1142,8 +1151,9 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget,
 			}
 			if (got == 0)
 				break;
-			if ((k = read_words(p, f, r, w, (size_t)got)) < 0)
+			if ((k = read_words(p, f, r, w, (size_t)got, &used)) < 0)
 				break;
+			rte_cursor_consume_words(f->c, r, used);
 			n += (size_t)k;
 			if (budget && n >= budget)
 				return 1;

@@ -976,11 +976,24 @@ static uint64_t whole_messages(const struct ring_state *r)
 	return pos - r->pos;
 }
 
-int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+/* The copy of `ring` from r->pos if it still holds an intact whole first
+ * message (the producer has not overwritten r->pos since the copy was
+ * checked): its word count, else 0. */
+static uint64_t copy_ready(const rte_cursor *c, unsigned ring)
+{
+	const struct ring_state *r = &c->rings[ring];
+	unsigned len;
+
+	if (r->pos >= r->end || load_acq(ring_header(c, ring)) > r->pos)
+		return 0;
+	len = rte_hdr_len(r->buf[r->pos - r->base]);
+	return len && len <= r->end - r->pos ? r->end - r->pos : 0;
+}
+
+int rte_cursor_peek_words(rte_cursor *c, unsigned ring, const uint64_t **words,
                           uint64_t *lost)
 {
 	struct ring_state *r;
-	const uint64_t *hdr;
 
 	if (!c || !words || !lost || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
@@ -988,21 +1001,17 @@ int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
 	if (mapped(c) != RTE_OK)
 		return remap_failed(c, ring);
 	r = &c->rings[ring];
-	hdr = ring_header(c, ring);
 	for (;;) {
+		/* As in rte_cursor_next_batch(): the copy was intact when it
+		 * was made, and head says whether it still is. Only the first
+		 * message is checked here: the caller walks the others. */
+		uint64_t n = copy_ready(c, ring);
 		struct rte_event ev;
 		int got, delivered = 0;
 
-		/* As in rte_cursor_next_batch(): the copy was intact when it
-		 * was made, and head says whether it still is. */
-		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
-			uint64_t n = whole_messages(r);
-
-			if (n) {
-				*words = r->buf + (r->pos - r->base);
-				r->pos += n;
-				return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
-			}
+		if (n) {
+			*words = r->buf + (r->pos - r->base);
+			return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
 		}
 		got = next_slow(c, ring, &ev, &delivered);
 		if (delivered) {
@@ -1014,12 +1023,54 @@ int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
 	}
 }
 
+int rte_cursor_consume_words(rte_cursor *c, unsigned ring, size_t n)
+{
+	struct ring_state *r;
+
+	if (!c || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	r = &c->rings[ring];
+	if (n > r->end - r->pos)
+		return RTE_EINVAL;
+	r->pos += n;
+	return RTE_OK;
+}
+
+int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+                          uint64_t *lost)
+{
+	int got = rte_cursor_peek_words(c, ring, words, lost);
+	uint64_t n;
+
+	if (got <= 0)
+		return got;
+	/* only the whole messages (the first one is) */
+	n = whole_messages(&c->rings[ring]);
+	c->rings[ring].pos += n;
+	return (int)n;
+}
+
 int rte_cursor_decode(rte_cursor *c, unsigned ring, const uint64_t *m,
                       struct rte_event *ev)
 {
+	struct ring_state *r;
+	unsigned len;
+	uint64_t pos;
+	int got;
+
 	if (!c || !m || !ev || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
-	return decode_message(c, ring, m, rte_hdr_len(m[0]), ev);
+	r = &c->rings[ring];
+	len = rte_hdr_len(m[0]);
+	if (!r->buf || m < r->buf || m >= r->buf + (r->end - r->base))
+		return decode_message(c, ring, m, len, ev);
+	/* The error messages place a message at r->pos - len (as the other
+	 * ways read, past it): m's own place for a while. */
+	pos = r->pos;
+	r->pos = r->base + (uint64_t)(m - r->buf) + len;
+	got = decode_message(c, ring, m, len, ev);
+	r->pos = pos;
+	return got;
 }
 
 /* ---- callbacks ---------------------------------------------------------- */
