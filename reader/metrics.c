@@ -87,10 +87,15 @@ static const uint64_t bound_ns[NB] = {
 	1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
 	250000000, 500000000, 1000000000, 2500000000u, 5000000000u, 10000000000u,
 };
-static const char *const bound_txt[NB] = {
-	"1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001",
-	"0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
-	"0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+/* The `le` label of each bucket and what follows it up to the count. */
+#define LE_MAX 18 /* at least the longest: ,le="2.5e-06"} */
+static const struct { char s[LE_MAX + 1]; unsigned char n; } le_txt[NB + 1] = {
+#define LE(t) { ",le=\"" t "\"} ", sizeof ",le=\"" t "\"} " - 1 }
+	LE("1e-06"), LE("2.5e-06"), LE("5e-06"), LE("1e-05"), LE("2.5e-05"),
+	LE("5e-05"), LE("0.0001"), LE("0.00025"), LE("0.0005"), LE("0.001"),
+	LE("0.0025"), LE("0.005"), LE("0.01"), LE("0.025"), LE("0.05"), LE("0.1"),
+	LE("0.25"), LE("0.5"), LE("1"), LE("2.5"), LE("5"), LE("10"), LE("+Inf"),
+#undef LE
 };
 
 /* ---- data ---------------------------------------------------------------- */
@@ -100,6 +105,7 @@ struct series {
 	unsigned id;       /* key: kind or runtime id */
 	char *name;        /* key: name (NULL for unnamed families) */
 	char *labels;      /* rendered: ",name=\"x\"..." after pid and exe */
+	size_t nlabels;    /* its length */
 	uint64_t v;        /* counter, or gauge (u64 bits) */
 	int64_t last;      /* PF_INT */
 	uint64_t count, sum_ns;
@@ -114,6 +120,7 @@ struct vec {
 struct proc {
 	long pid;
 	char *labels;                /* pid="1",exe="x" */
+	size_t nlabels;              /* its length */
 	struct series **tab;         /* open addressing, power of two */
 	size_t tabcap, nser;
 	struct vec fam[PF_N];
@@ -174,15 +181,18 @@ struct rd_prom {
 	size_t np, pcap;
 	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
 	uint64_t files_total;
+	size_t last_len;            /* of the last exposition: room made at once */
 	unsigned char first_ge[64]; /* bucket_of()'s table */
 };
 
 /* ---- output buffer ------------------------------------------------------- */
 
-void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+/* Room for n more bytes and a NUL at the end of b: where they go, or NULL
+ * if out of memory (b->oom is set). */
+static char *room(struct rd_buf *b, size_t n)
 {
 	if (b->oom)
-		return;
+		return NULL;
 	if (b->n + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 65536;
 		char *p;
@@ -191,14 +201,58 @@ void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
 			cap *= 2;
 		if (!(p = realloc(b->p, cap))) {
 			b->oom = 1;
-			return;
+			return NULL;
 		}
 		b->p = p;
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
+	return b->p + b->n;
+}
+
+/* What was written at room()'s pointer ends at o. */
+static void grown(struct rd_buf *b, char *o)
+{
+	b->n = (size_t)(o - b->p);
+	*o = 0;
+}
+
+static inline char *put(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* v in decimal: at most 20 bytes. */
+static char *put_u64(char *o, uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof t;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return put(o, t + i, sizeof t - i);
+}
+
+/* Nanoseconds as exact decimal seconds: at most 30 bytes. */
+static char *put_secs(char *o, uint64_t ns)
+{
+	unsigned f = (unsigned)(ns % 1000000000u);
+
+	o = put_u64(o, ns / 1000000000u);
+	*o++ = '.';
+	for (int i = 8; i >= 0; i--, f /= 10)
+		o[i] = (char)('0' + f % 10);
+	return o + 9;
+}
+
+void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+{
+	char *o = room(b, n);
+
+	if (o)
+		grown(b, put(o, s, n));
 }
 
 void rd_buf_str(struct rd_buf *b, const char *s)
@@ -208,14 +262,10 @@ void rd_buf_str(struct rd_buf *b, const char *s)
 
 void rd_buf_u64(struct rd_buf *b, uint64_t v)
 {
-	char t[24];
-	int i = sizeof t;
+	char *o = room(b, 20);
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rd_buf_mem(b, t + i, sizeof t - (size_t)i);
+	if (o)
+		grown(b, put_u64(o, v));
 }
 
 static void buf_i64(struct rd_buf *b, int64_t v)
@@ -231,11 +281,10 @@ static void buf_i64(struct rd_buf *b, int64_t v)
 /* Nanoseconds as exact decimal seconds. */
 static void buf_secs(struct rd_buf *b, uint64_t ns)
 {
-	char t[16];
+	char *o = room(b, 30);
 
-	rd_buf_u64(b, ns / 1000000000u);
-	snprintf(t, sizeof t, ".%09u", (unsigned)(ns % 1000000000u));
-	rd_buf_str(b, t);
+	if (o)
+		grown(b, put_secs(o, ns));
 }
 
 /* A label value: valid UTF-8 kept, other bytes as '?', and \\ \" \n
@@ -421,6 +470,8 @@ static struct series *series_get(struct proc *P, int fam, int rk, unsigned id,
 		series_free(s);
 		goto oom;
 	}
+	if (s->labels)
+		s->nlabels = strlen(s->labels);
 	P->tab[j] = s;
 	P->nser++;
 	return s;
@@ -771,6 +822,7 @@ static void exe_from_module(struct proc *P, const struct rte_event *ev)
 		return;
 	free(P->labels);
 	P->labels = l;
+	P->nlabels = strlen(l);
 }
 
 static struct proc *proc_of(struct rd_prom *p, long pid)
@@ -791,6 +843,7 @@ static struct proc *proc_of(struct rd_prom *p, long pid)
 		free(P);
 		return NULL;
 	}
+	P->nlabels = strlen(P->labels);
 	P->pid = pid;
 	p->p[p->np++] = P;
 	return P;
@@ -1270,53 +1323,89 @@ static void sample_start(struct rd_buf *b, const char *name, const char *suf,
 	rd_buf_str(b, name);
 	rd_buf_str(b, suf);
 	rd_buf_str(b, "{");
-	rd_buf_str(b, P->labels);
+	rd_buf_mem(b, P->labels, P->nlabels);
 	if (s)
-		rd_buf_str(b, s->labels);
+		rd_buf_mem(b, s->labels, s->nlabels);
 }
 
+/*
+ * One histogram's samples, written in place: room for all of them is made
+ * once, the first bucket line's head (name_bucket{ and the labels) is
+ * written from its parts and copied for the other buckets, and the counts
+ * are formatted without stdio. The text is what render_series() wrote
+ * sample by sample before (tests/prom compares it with Prometheus).
+ */
 static void render_hist(struct rd_buf *b, const char *name,
                         const struct proc *P, const struct series *s)
 {
+	size_t nl = strlen(name), head = nl + sizeof "_bucket{" - 1 + P->nlabels +
+	                               s->nlabels;
+	char *o = room(b, (NB + 3) * (head + LE_MAX + 20 + 1) + 32), *h;
 	uint64_t cum = 0;
 
+	if (!o)
+		return;
+	h = o;
+	o = put(o, name, nl);
+	o = put(o, "_bucket{", sizeof "_bucket{" - 1);
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
 	for (unsigned i = 0; i <= NB; i++) {
+		if (i)
+			o = put(o, h, head);
 		cum += s->b[i];
-		sample_start(b, name, "_bucket", P, s);
-		rd_buf_str(b, ",le=\"");
-		rd_buf_str(b, i < NB ? bound_txt[i] : "+Inf");
-		rd_buf_str(b, "\"} ");
-		rd_buf_u64(b, cum);
-		rd_buf_mem(b, "\n", 1);
+		o = put(o, le_txt[i].s, le_txt[i].n);
+		o = put_u64(o, cum);
+		*o++ = '\n';
 	}
-	sample_start(b, name, "_sum", P, s);
-	rd_buf_str(b, "} ");
-	buf_secs(b, s->sum_ns);
-	rd_buf_mem(b, "\n", 1);
-	sample_start(b, name, "_count", P, s);
-	rd_buf_str(b, "} ");
-	rd_buf_u64(b, s->count);
-	rd_buf_mem(b, "\n", 1);
+	o = put(o, name, nl);
+	o = put(o, "_sum{", sizeof "_sum{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_secs(o, s->sum_ns);
+	*o++ = '\n';
+	o = put(o, name, nl);
+	o = put(o, "_count{", sizeof "_count{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_u64(o, s->count);
+	*o++ = '\n';
+	grown(b, o);
 }
 
 static void render_series(struct rd_buf *b, int fam, const struct proc *P,
                           const struct series *s)
 {
 	const struct famdef *d = &fams[fam];
+	size_t nl;
+	char *o;
 
 	if (d->type == T_HIST) {
 		render_hist(b, d->name, P, s);
 		return;
 	}
-	sample_start(b, d->name, d->type == T_COUNTER ? "_total" : "", P, s);
-	rd_buf_str(b, "} ");
-	if (fam == PF_PHASE_TIME)
-		buf_secs(b, s->v);
-	else if (fam == PF_INT)
-		buf_i64(b, s->last);
-	else
-		rd_buf_u64(b, s->v);
-	rd_buf_mem(b, "\n", 1);
+	nl = strlen(d->name);
+	if (!(o = room(b, nl + P->nlabels + s->nlabels + 64)))
+		return;
+	o = put(o, d->name, nl);
+	if (d->type == T_COUNTER)
+		o = put(o, "_total", sizeof "_total" - 1);
+	*o++ = '{';
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
+	o = put(o, "} ", 2);
+	if (fam == PF_PHASE_TIME) {
+		o = put_secs(o, s->v);
+	} else if (fam == PF_INT) {
+		if (s->last < 0)
+			*o++ = '-';
+		o = put_u64(o, s->last < 0 ? (uint64_t)0 - (uint64_t)s->last
+		                           : (uint64_t)s->last);
+	} else {
+		o = put_u64(o, s->v);
+	}
+	*o++ = '\n';
+	grown(b, o);
 }
 
 static void simple(struct rd_buf *b, const char *name, enum ftype t,
@@ -1359,6 +1448,19 @@ static void render_exporter(struct rd_prom *p, struct rd_buf *b, int om)
 
 int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 {
+	size_t start = b->n;
+
+	/* about the size of the last one: one allocation, not a doubling
+	 * series of copies (if it fails, room() tries again as it goes) */
+	if (p->last_len && b->cap < b->n + p->last_len + p->last_len / 8) {
+		size_t cap = b->n + p->last_len + p->last_len / 8;
+		char *q = realloc(b->p, cap);
+
+		if (q) {
+			b->p = q;
+			b->cap = cap;
+		}
+	}
 	head(b, "rte_process_alive", T_GAUGE,
 	     "1 while the process may still write its ring files, 0 for its final values.",
 	     om);
@@ -1393,6 +1495,7 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 		rd_buf_str(b, "# EOF\n");
 	if (b->oom)
 		return -1;
+	p->last_len = b->n - start;
 	if (mark)
 		for (size_t i = 0; i < p->np; i++)
 			if (p->p[i]->final)
