@@ -235,6 +235,22 @@ static const char *type_name(mode_t m)
 	       : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
+/*
+ * No read-around for the pages of the file header and the ring headers:
+ * a reader polls the headers of rings never written to (holes in a sparse
+ * file), and a fault there would otherwise read (zero-fill) a whole window
+ * of the file around them, again whenever the kernel let those clean pages
+ * go. The ring data keeps the default (read-ahead for files on disk).
+ */
+static void headers_random(const rte_cursor *c)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)(c->layout.data_offset & ~(uint64_t)(page - 1));
+
+	if (n)
+		madvise((void *)c->base, n, MADV_RANDOM); /* a hint: may fail */
+}
+
 static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
                     size_t errlen)
 {
@@ -278,6 +294,7 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 		return open_fail(errno == ENOMEM ? RTE_ENOMEM : RTE_EIO, errbuf,
 		                 errlen, path, why);
 	}
+	headers_random(c);
 	return RTE_OK;
 }
 
@@ -452,6 +469,7 @@ static int remap(rte_cursor *c)
 		return errno == ENOMEM ? RTE_ENOMEM : RTE_EIO;
 	}
 	c->base = base;
+	headers_random(c);
 	return RTE_OK;
 }
 
