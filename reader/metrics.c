@@ -974,35 +974,42 @@ void rd_prom_catch_sigbus(void)
 /* What the fast path adds once per block of words (flush_fast()). */
 struct tally {
 	uint32_t nk[RTE_EV_KIND_COUNT]; /* events by kind */
-	uint64_t words;                  /* event words (for bytes read) */
-	uint64_t n, last_ts;             /* events, the last one's time */
 };
 
-static void flush_fast(struct rd_prom *p, struct file *f, struct rd_thread *th,
-                       struct tally *t)
+/* Account the fast path's events of a block (counted in t by kind, the
+ * last one at `last`), as account() and rd_procs_update() do per event.
+ * Returns their number; t is then empty. */
+static uint64_t flush_fast(struct rd_prom *p, struct file *f,
+                           struct rd_thread *th, struct tally *t,
+                           const uint64_t *last)
 {
 	struct rd_proc *pr = f->procs.src[0].proc;
+	uint64_t n = 0, ts;
 
-	if (t->n == 0)
-		return;
+	if (!last)
+		return 0;
 	for (unsigned k = 0; k < RTE_EV_KIND_COUNT; k++) {
 		if (!t->nk[k])
 			continue;
 		if (!f->by_kind[k])
 			f->by_kind[k] = lookup(p, f, PF_EVENTS, -1, k, k, NULL, 0);
 		add(f->by_kind[k], t->nk[k]);
+		n += t->nk[k];
 	}
-	p->events_read += t->n;
-	p->bytes_read += 8 * t->words;
+	p->events_read += n;
+	/* 2 words a message, 3 for ints and counters (fast_msg()) */
+	p->bytes_read += 8 * (2 * n + t->nk[RTE_EV_USER_INT] + t->nk[RTE_EV_COUNTER]);
 	/* as rd_procs_update(): a ring's events come in time order */
+	ts = last[1];
 	th->seen = 1;
-	th->events += t->n;
-	pr->events += t->n;
-	if (t->last_ts > th->last_ts)
-		th->last_ts = t->last_ts;
-	if (t->last_ts > pr->last_ts)
-		pr->last_ts = t->last_ts;
+	th->events += n;
+	pr->events += n;
+	if (ts > th->last_ts)
+		th->last_ts = ts;
+	if (ts > pr->last_ts)
+		pr->last_ts = ts;
 	memset(t, 0, sizeof *t);
+	return n;
 }
 
 /*
@@ -1011,17 +1018,18 @@ static void flush_fast(struct rd_prom *p, struct file *f, struct rd_thread *th,
  * as rd_cursor_decode(), rd_procs_update() and account() would, for user
  * spans, ints and units and runtime phases and counters whose series (and
  * names) the general path found already (struct fast_user and the arrays
- * of struct file): no struct rte_event, no hashing. Returns 1 if it took
- * the message, 0 to leave it to the general path (a first sight of an id,
+ * of struct file): no struct rte_event, no hashing. Returns the kind of
+ * the event if it took the message (its words are 2, 3 for user ints and
+ * counters), -1 to leave it to the general path (a first sight of an id,
  * every other kind, short messages, rte.thread.* ints).
  */
 static inline int fast_msg(const struct rd_prom *p, struct file *f,
                            struct rd_thread *th, const uint64_t *m,
-                           unsigned len, struct tally *t)
+                           unsigned len)
 {
 	const struct rd_span_open *d;
 	uint64_t h = m[0], ts = m[1], b, dur;
-	unsigned id = rte_hdr_id(h), nd, kind;
+	unsigned id = rte_hdr_id(h), nd;
 	const struct fast_user *u = id < f->nfu ? &f->fu[id] : NULL;
 	struct series *s;
 
@@ -1029,73 +1037,59 @@ static inline int fast_msg(const struct rd_prom *p, struct file *f,
 		switch (rte_hdr_type(h)) {
 		case RTE_UMSG_SPAN_BEGIN:
 			if (!u || !u->name)
-				return 0;
+				return -1;
 			rd_spans_begin(&th->spans, id, ts, u->name);
-			kind = RTE_EV_USER_SPAN_BEGIN;
-			break;
+			return RTE_EV_USER_SPAN_BEGIN;
 		case RTE_UMSG_SPAN_END:
 			if (!u || !(s = u->span))
-				return 0;
+				return -1;
 			if (rd_thread_span_end(th, id, ts, &b, &dur, &d, &nd))
 				hist_add(p, s, dur);
-			kind = RTE_EV_USER_SPAN_END;
-			break;
+			return RTE_EV_USER_SPAN_END;
 		case RTE_UMSG_INT:
 			if (!u || len < 3 || !(s = u->ival) || !u->count)
-				return 0;
+				return -1;
 			s->last = (int64_t)m[2];
 			u->count->v++;
-			t->words++;
-			kind = RTE_EV_USER_INT;
-			break;
+			return RTE_EV_USER_INT;
 		case RTE_UMSG_UNIT:
 			if (!u || !(s = u->count))
-				return 0;
+				return -1;
 			s->v++;
-			kind = RTE_EV_USER_UNIT;
-			break;
+			return RTE_EV_USER_UNIT;
 		default:
-			return 0;
+			return -1;
 		}
 	} else {
 		switch (rte_hdr_type(h)) {
 		case RTE_MSG_BEGIN:
 			if (id >= RTE_P_COUNT || !f->phase_seen[id])
-				return 0;
+				return -1;
 			rd_thread_phase_begin(th, id, ts, f->phase_name[id]);
-			kind = RTE_EV_BEGIN;
-			break;
+			return RTE_EV_BEGIN;
 		case RTE_MSG_EXIT:
 			if (id >= RTE_P_COUNT || !(s = f->phase[id]) || !f->pause ||
 			    !f->phase_time)
-				return 0;
-			kind = RTE_EV_END;
+				return -1;
 			if (!rd_thread_phase_end(th, id, ts, &b, &dur, &d, &nd))
-				break;
+				return RTE_EV_END;
 			hist_add(p, s, dur);
 			if (th->phases.depth == 0 && ts >= th->phase_open_ts) {
 				hist_add(p, f->pause, ts - th->phase_open_ts);
 				f->phase_time->v += ts - th->phase_open_ts;
 			}
-			break;
+			return RTE_EV_END;
 		case RTE_MSG_COUNTER:
 			if (id >= RTE_C_COUNT || len < 3 || !(s = f->ctr[id]) ||
 			    !f->ctr_acc[id])
-				return 0;
+				return -1;
 			s->v = m[2];
 			f->ctr_acc[id]->v += m[2];
-			t->words++;
-			kind = RTE_EV_COUNTER;
-			break;
+			return RTE_EV_COUNTER;
 		default:
-			return 0;
+			return -1;
 		}
 	}
-	t->nk[kind]++;
-	t->words += 2;
-	t->n++;
-	t->last_ts = ts;
-	return 1;
 }
 
 /* The general path: one event of ring r (or a loss, placed at the ring's
@@ -1129,6 +1123,7 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 	int fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	long events = 0;
 	size_t i = 0;
+	const uint64_t *last = NULL; /* the fast path's last message */
 
 	memset(&t, 0, sizeof t);
 	while (i < n) {
@@ -1140,13 +1135,20 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 		if (len == 0 || len > n - i)
 			break;
 		i += len;
-		if (fast && len >= 2 && fast_msg(p, f, th, m, len, &t))
-			continue;
+		if (fast && len >= 2) {
+			int k = fast_msg(p, f, th, m, len);
+
+			if (k >= 0) { /* counted here, accounted per block */
+				t.nk[k]++;
+				last = m;
+				continue;
+			}
+		}
 		got = rte_cursor_decode(f->c, r, m, &ev);
 		if (got == 0)
 			continue; /* padding, or a type this version skips */
 		if (got < 0) {
-			flush_fast(p, f, th, &t);
+			flush_fast(p, f, th, &t, last);
 			p->errors++;
 			f->rings[r].dead = 1;
 			return -1;
@@ -1155,11 +1157,9 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 		general(p, f, r, &ev);
 		fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	}
-	if (t.n)
-		f->rings[r].last_ts = t.last_ts > f->rings[r].last_ts ? t.last_ts
-		                                                      : f->rings[r].last_ts;
-	events += (long)t.n;
-	flush_fast(p, f, th, &t);
+	events += (long)flush_fast(p, f, th, &t, last);
+	if (last && last[1] > f->rings[r].last_ts)
+		f->rings[r].last_ts = last[1];
 	*used = i;
 	return events;
 }
