@@ -910,6 +910,60 @@ static void peek_leaves_a_cut_message_to_the_next_peek(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* Peeks at two rings of two files, interleaved, a message taken at a time
+ * from each (the copies share one buffer per thread): each ring reads its
+ * own events in order, whole, and a ring read by rte_cursor_next() after
+ * a peek reads on where the peek left it. */
+static void interleaved_peeks_read_each_ring_whole(void **state)
+{
+	struct t_file f[2];
+	struct rte_ring_writer w[2];
+	struct explist l[2] = { { 0 }, { 0 } };
+	rte_cursor *c[2];
+	size_t got[2] = { 0, 0 };
+	int more = 1;
+
+	(void)state;
+	t_ring_file_create(&f[0], "peek-a.events", 2, 12);
+	t_ring_file_create(&f[1], "peek-b.events", 2, 12);
+	for (int k = 0; k < 2; k++) {
+		t_writer(&f[k], 1, &w[k]);
+		for (int j = 0; j < 1200; j++) /* 3600 words of 4096 */
+			w_counter(&w[k], &l[k], 1, (unsigned)(k + 1), (uint64_t)(j * 2 + k));
+		c[k] = t_open(f[k].path);
+	}
+	while (more) {
+		more = 0;
+		for (int k = 0; k < 2; k++) {
+			const uint64_t *q;
+			uint64_t lost;
+			struct rte_event ev;
+			int n = rte_cursor_peek_words(c[k], 1, &q, &lost);
+
+			assert_int_equal(lost, 0);
+			if (n <= 0) {
+				assert_int_equal(n, 0);
+				continue;
+			}
+			more = 1;
+			assert_int_equal(rte_cursor_decode(c[k], 1, q, &ev), 1);
+			check_event(&ev, &l[k].e[got[k]++]);
+			assert_int_equal(rte_cursor_consume_words(c[k], 1, rte_hdr_len(q[0])),
+			                 RTE_OK);
+			if (k == 1 && got[k] == 700) { /* then the other ways */
+				assert_int_equal(rte_cursor_next(c[k], 1, &ev), 1);
+				check_event(&ev, &l[k].e[got[k]++]);
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(got[k], 1200);
+		rte_cursor_close(c[k]);
+		free(l[k].e);
+		t_ring_file_unmap(&f[k]);
+	}
+}
+
 static void words_report_the_loss_next_reports(void **state)
 {
 	struct t_file f;
@@ -1046,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(words_report_the_loss_next_reports),
 		cmocka_unit_test(peek_round_trip_every_runtime_event),
 		cmocka_unit_test(peek_leaves_a_cut_message_to_the_next_peek),
+		cmocka_unit_test(interleaved_peeks_read_each_ring_whole),
 		cmocka_unit_test(a_released_cursor_reads_on_where_it_was),
 		cmocka_unit_test(a_released_cursor_refuses_a_replaced_file),
 		cmocka_unit_test(open_pid_finds_the_file_in_the_events_dir),
