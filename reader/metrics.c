@@ -1239,7 +1239,7 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 	return r;
 }
 
-int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
+int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 {
 	int more = 0;
 
@@ -1249,10 +1249,11 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 
 		if (f->done)
 			continue;
-		if (check_alive)
+		if (what & RD_PROM_ALIVE)
 			alive = rd_src_alive(&f->procs.src[0], f->c);
-		/* every ring when asked about liveness, and at the end */
-		r = read_guarded(p, f, budget, check_alive || all_done || !alive);
+		/* every ring when asked to, and at the end */
+		r = read_guarded(p, f, budget,
+		                 (what & RD_PROM_RINGS) || all_done || !alive);
 		if (r)
 			more |= r > 0;
 		else if (!alive || all_done) {
@@ -1264,7 +1265,7 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 		struct proc *P = p->p[i];
 
 		if (!P->final && P->ndone == P->nfiles &&
-		    (all_done || !rd_pid_alive(P->pid)))
+		    (all_done || ((what & RD_PROM_ALIVE) && !rd_pid_alive(P->pid))))
 			P->final = 1;
 	}
 	return more;
