@@ -1092,6 +1092,37 @@ static inline int fast_msg(const struct rd_prom *p, struct file *f,
 	}
 }
 
+/*
+ * A leaf span, the commonest shape: m (2 words) is the begin of user span
+ * id and the 2 words after it are its end. Matched as fast_msg() would
+ * match the two (the end pops the begin just pushed) without the push and
+ * the pop: 1 if taken, 0 to go message by message. Only while the stack
+ * has room, so that the push would not have forgotten an older begin (or
+ * failed). The caller has checked that 4 words are there.
+ */
+static inline int fast_leaf(const struct rd_prom *p, struct file *f,
+                            const struct rd_thread *th, const uint64_t *m)
+{
+	const uint64_t same = ((uint64_t)0x3ff << RTE_HDR_LEN_SHIFT) |
+	                      RTE_HDR_USER_BIT | ((uint64_t)0x1fff << RTE_HDR_ID_SHIFT);
+	uint64_t h = m[0], e = m[2];
+	unsigned id = rte_hdr_id(h);
+	const struct fast_user *u;
+
+	if ((h ^ e) & same)
+		return 0; /* not the same length, user bit and id */
+	if (rte_hdr_len(h) != 2 || !rte_hdr_is_user(h) ||
+	    rte_hdr_type(h) != RTE_UMSG_SPAN_BEGIN ||
+	    rte_hdr_type(e) != RTE_UMSG_SPAN_END || id >= f->nfu ||
+	    th->spans.depth >= th->spans.cap)
+		return 0;
+	u = &f->fu[id];
+	if (!u->name || !u->span)
+		return 0;
+	hist_add(p, u->span, m[3] >= m[1] ? m[3] - m[1] : 0);
+	return 1;
+}
+
 /* The general path: one event of ring r (or a loss, placed at the ring's
  * last event) through rd_procs_update() and account(). */
 static void general(struct rd_prom *p, struct file *f, unsigned r,
@@ -1136,7 +1167,16 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 			break;
 		i += len;
 		if (fast && len >= 2) {
-			int k = fast_msg(p, f, th, m, len);
+			int k;
+
+			if (n - i >= 2 && fast_leaf(p, f, th, m)) {
+				t.nk[RTE_EV_USER_SPAN_BEGIN]++;
+				t.nk[RTE_EV_USER_SPAN_END]++;
+				i += 2;
+				last = m + 2;
+				continue;
+			}
+			k = fast_msg(p, f, th, m, len);
 
 			if (k >= 0) { /* counted here, accounted per block */
 				t.nk[k]++;
