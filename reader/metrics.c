@@ -183,6 +183,8 @@ struct rd_prom {
 	uint64_t files_total;
 	size_t last_len;            /* of the last exposition: room made at once */
 	unsigned char first_ge[64]; /* bucket_of()'s table */
+	void (*between)(void *);    /* rd_prom_between() */
+	void *between_ud;
 };
 
 /* ---- output buffer ------------------------------------------------------- */
@@ -1279,6 +1281,12 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 	return r;
 }
 
+void rd_prom_between(rd_prom *p, void (*between)(void *), void *ud)
+{
+	p->between = between;
+	p->between_ud = ud;
+}
+
 int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 {
 	int more = 0;
@@ -1289,6 +1297,8 @@ int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 
 		if (f->done)
 			continue;
+		if (i && p->between)
+			p->between(p->between_ud);
 		if (what & RD_PROM_ALIVE)
 			alive = rd_src_alive(&f->procs.src[0], f->c);
 		/* every ring when asked to, and at the end */

@@ -78,6 +78,11 @@ void rd_prom_error(rd_prom *p);
 enum { RD_PROM_RINGS = 1, RD_PROM_ALIVE = 2 };
 int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done);
 
+/* Have rd_prom_poll() call between(ud) between two files (serve.c lets a
+ * waiting scrape in there: it holds its lock a file at a time, not a
+ * whole poll). NULL: none. */
+void rd_prom_between(rd_prom *p, void (*between)(void *), void *ud);
+
 /* Drop the processes whose final values were rendered with mark = 1. */
 void rd_prom_collect(rd_prom *p);
 

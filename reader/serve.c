@@ -20,6 +20,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,7 @@ static struct {
 	rd_prom *prom;
 	struct file_id { dev_t dev; ino_t ino; char *path; } *ids;
 	size_t nids, idcap;
+	int waiting;     /* atomic: scrapes waiting for mu */
 	int watch;       /* inotify of the DIR inputs, -1 if none */
 	int retry;       /* a file found was not a whole ring file yet */
 	volatile sig_atomic_t stop;
@@ -570,7 +572,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	om = wants_openmetrics(conn);
 	body_take(&b);
 	t0 = now_ns();
+	/* Relaxed: only a hint to the reader (let_scrape_in); mu orders
+	 * the rest. */
+	__atomic_add_fetch(&S.waiting, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&S.mu);
+	__atomic_sub_fetch(&S.waiting, 1, __ATOMIC_RELAXED);
 	/* Only a GET delivers final values (HEAD gets no body). */
 	rc = rd_prom_render(S.prom, &b, om, !strcmp(method, "GET"));
 	rd_prom_scrape_took(S.prom, now_ns() - t0);
@@ -601,6 +607,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 }
 
 /* ---- modes -------------------------------------------------------------- */
+
+/* Between two files of a poll (rd_prom_between): a scrape waiting for
+ * the lock gets it now, not after the whole poll (100 busy files: some
+ * ms). The mutex is not fair (this thread would take it back at once),
+ * so the reader yields until the scrape has it. */
+static void let_scrape_in(void *ud)
+{
+	(void)ud;
+	if (!__atomic_load_n(&S.waiting, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_unlock(&S.mu);
+	while (__atomic_load_n(&S.waiting, __ATOMIC_RELAXED) && !S.stop)
+		sched_yield();
+	pthread_mutex_lock(&S.mu);
+}
 
 static void on_stop(int sig)
 {
@@ -662,6 +683,7 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 	fprintf(stderr, "rte-read: serving http://%s%s%s:%u/metrics\n",
 	        v6 ? "[" : "", host, v6 ? "]" : "", info ? info->port : 0);
 	watch_dirs(in, nin);
+	rd_prom_between(S.prom, let_scrape_in, NULL);
 	while (!S.stop) {
 		uint64_t t = now_ns() / 1000000u;
 		int check = t - last_scan >= SCAN_MS, more, what = 0;
