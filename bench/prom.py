@@ -15,7 +15,8 @@ The exporter's CPU is its own rusage: utime + stime of /proc/PID/stat
 window, whatever the writers use. Lost words are those the exporter saw:
 during that window (steady state: the exporter keeps up if none), and in
 all since the writers started (100 processes starting at once on a small
-machine may lose words before the exporter first reads them). Loopback only; every process started here is stopped here.
+machine may lose words before the exporter first reads them). Loopback
+only; every process started here is stopped here.
 """
 import http.client
 import os
