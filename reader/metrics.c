@@ -4,9 +4,9 @@
  *
  * Each followed file has its own cursor, read ring after ring through
  * rte_cursor_peek_words() (a file is never read twice, and kept mapped;
- * the one walk over each block of messages is ours),
- * and its own rd_procs, so begin/end matching is procs.c's, identical to
- * the summary formats', and a file is dropped by freeing what is its own.
+ * the one walk over each block of messages is ours), and its own
+ * rd_procs, so begin/end matching is procs.c's, identical to the summary
+ * formats', and a file is dropped by freeing what is its own.
  * Values are kept per process (pid) in series: one per family and label
  * set, found through a hash table keyed by (family, ring, id, name) behind
  * a small per-file cache keyed by (family, ring, event id).
@@ -16,9 +16,13 @@
  * (fast_msg) takes the steady stream of an exporter's load, user spans,
  * ints and units and runtime phases and counters whose series the general
  * path found already, straight from the message words: an array index per
- * message, no decoding into a struct, no hashing, event counts per block.
+ * message, no decoding into a struct, no hashing, event counts per block;
+ * a leaf span (begin and end next to each other) in one step (fast_leaf).
  * Both update the same per-ring state (span stacks), message by message,
  * so the values are the same whichever path a message takes.
+ *
+ * The exposition is written in place (render_hist): room made once, no
+ * stdio; the same bytes as sample by sample.
  */
 #include <setjmp.h>
 #include <signal.h>
