@@ -24,6 +24,7 @@
  * The exposition is written in place (render_hist): room made once, no
  * stdio; the same bytes as sample by sample.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -954,6 +955,8 @@ fail:
 /* Per thread: only the thread reading a file may jump back to it. */
 static _Thread_local sigjmp_buf bus_jmp;
 static _Thread_local volatile sig_atomic_t bus_armed;
+static _Thread_local sigset_t bus_mask;  /* the thread's, saved once */
+static _Thread_local int bus_mask_saved;
 
 static void on_sigbus(int sig)
 {
@@ -972,7 +975,9 @@ void rd_prom_catch_sigbus(void)
 	sa.sa_handler = on_sigbus;
 	/* SIGBUS is not blocked in the handler, so the jump out of it leaves
 	 * the signal mask as it was: read_guarded() need not save the mask
-	 * (a system call per file read) to restore it. */
+	 * (a system call per file read) to restore it. (A sanitizer's wrapper
+	 * of the handler may block signals all the same: read_guarded()
+	 * restores the mask it saved once after a jump.) */
 	sa.sa_flags = SA_NODEFER;
 	sigaction(SIGBUS, &sa, NULL);
 }
@@ -1273,7 +1278,11 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 {
 	int r;
 
-	if (sigsetjmp(bus_jmp, 0)) { /* no mask to restore: SA_NODEFER */
+	if (!bus_mask_saved) /* once per thread: the mask does not change */
+		bus_mask_saved = pthread_sigmask(SIG_SETMASK, NULL, &bus_mask) == 0;
+	if (sigsetjmp(bus_jmp, 0)) { /* the mask is not saved with it */
+		if (bus_mask_saved)
+			pthread_sigmask(SIG_SETMASK, &bus_mask, NULL);
 		f->failed = f->done = 1;
 		p->errors++;
 		f->proc->ndone++;
