@@ -13,7 +13,8 @@
  *     reported; errors are sticky and their message names file and ring;
  *   - every event is well formed and rte_event_jsonl prints it as one valid
  *     JSON object, and truncates it into any smaller buffer as a prefix;
- *   - rte_cursor_poll, in batches and stopped by a callback, delivers
+ *   - rte_cursor_poll, in batches and stopped by a callback, and the raw
+ *     way (rte_cursor_peek_words, a walk, rte_cursor_decode) deliver
  *     exactly the events rte_cursor_next delivers, up to the first error;
  *   - rte_custom_decode agrees with doc/FORMAT.md and inverts
  *     rte_custom_encode.
@@ -920,11 +921,86 @@ static void fz_batch_compare(struct fz *f, rte_cursor *c,
 	free(got.h);
 }
 
+/* Read one ring the raw way of a caller that walks the words itself (the
+ * exporter): rte_cursor_peek_words, a walk that checks each length and
+ * stops at the first that is 0 or runs past the words, rte_cursor_decode
+ * of each message, rte_cursor_consume_words of the words walked;
+ * recording as fz_drain_ring. */
+static void fz_peek_ring(struct fz *f, rte_cursor *c, unsigned ring,
+                         struct fz_rec *rec)
+{
+	uint64_t bound = rte_cursor_layout(c)->ring_size_elements + 2, n = 0, lost;
+	const uint64_t *w;
+	struct rte_event ev;
+	int got;
+
+	while ((got = rte_cursor_peek_words(c, ring, &w, &lost)) >= 0) {
+		size_t i = 0;
+
+		if (got == 0 && !lost)
+			break;
+		if (got == 0) { /* the loss rte_cursor_next reports as an event */
+			FZ_CHECK(++n <= bound, "ring %u yields more than %llu events",
+			         ring, (unsigned long long)bound);
+			memset(&ev, 0, sizeof ev);
+			ev.kind = RTE_EV_LOST;
+			ev.ring = ring;
+			ev.u.lost_words = lost;
+			fz_record(rec, fz_event_hash(&ev));
+			continue;
+		}
+		FZ_CHECK(rte_hdr_len(w[0]) >= 1 && rte_hdr_len(w[0]) <= (unsigned)got,
+		         "peek: a first message of %u words in %d",
+		         rte_hdr_len(w[0]), got);
+		while (i < (size_t)got) {
+			unsigned len = rte_hdr_len(w[i]);
+			int d;
+
+			if (len == 0 || len > (size_t)got - i)
+				break;
+			d = rte_cursor_decode(c, ring, w + i, &ev);
+			i += len;
+			if (d < 0) {
+				got = d;
+				goto failed;
+			}
+			if (d == 0)
+				continue;
+			FZ_CHECK(++n <= bound, "ring %u yields more than %llu events",
+			         ring, (unsigned long long)bound);
+			fz_check_fields(&ev, ring);
+			fz_record(rec, fz_event_hash(&ev));
+		}
+		FZ_CHECK(i > 0 && rte_cursor_consume_words(c, ring, i) == RTE_OK,
+		         "peek: %zu words of %d walked", i, got);
+	}
+failed:
+	if (got < 0) {
+		fz_check_ring_error(f, c, ring, got, NULL);
+		fz_record(rec, FZ_ERR_MARK(got));
+	}
+}
+
+/* The raw way delivers what rte_cursor_next delivered, errors included. */
+static void fz_peek_compare(struct fz *f, rte_cursor *c,
+                            const struct fz_rec *rec)
+{
+	struct fz_rec got = { 0 };
+
+	for (unsigned r = 0; r < rte_cursor_rings(c); r++)
+		fz_peek_ring(f, c, r, &got);
+	if (!got.overflow)
+		FZ_CHECK(got.n == rec->n &&
+		         (got.n == 0 || !memcmp(got.h, rec->h, got.n * sizeof *got.h)),
+		         "peek_words delivered %zu events, next %zu", got.n, rec->n);
+	free(got.h);
+}
+
 /* Fresh cursors read the finished file: next, then poll, must agree. */
 static void fz_final_reads(struct fz *f)
 {
 	struct fz_rec rec = { 0 };
-	rte_cursor *a = fz_open(f), *b, *c, *d;
+	rte_cursor *a = fz_open(f), *b, *c, *d, *e;
 
 	if (!a)
 		return;
@@ -932,12 +1008,15 @@ static void fz_final_reads(struct fz *f)
 	b = fz_open(f);
 	c = fz_open(f);
 	d = fz_open(f);
-	FZ_CHECK(b && c && d, "second open of the same file failed");
+	e = fz_open(f);
+	FZ_CHECK(b && c && d && e, "second open of the same file failed");
 	if (!rec.overflow) {
 		fz_poll_compare(f, b, &rec);
 		fz_poll_silent(c, &rec);
 		fz_batch_compare(f, d, &rec);
+		fz_peek_compare(f, e, &rec);
 	}
+	rte_cursor_close(e);
 	rte_cursor_close(d);
 	rte_cursor_close(c);
 	rte_cursor_close(b);

@@ -3,9 +3,10 @@
  * exposition (see metrics.h; every metric is in doc/METRICS.md).
  *
  * Each followed file has its own cursor, read ring after ring through
- * rte_cursor_next_words() (a file is never read twice, and kept mapped),
- * and its own rd_procs, so begin/end matching is procs.c's, identical to
- * the summary formats', and a file is dropped by freeing what is its own.
+ * rte_cursor_peek_words() (a file is never read twice, and kept mapped;
+ * the one walk over each block of messages is ours), and its own
+ * rd_procs, so begin/end matching is procs.c's, identical to the summary
+ * formats', and a file is dropped by freeing what is its own.
  * Values are kept per process (pid) in series: one per family and label
  * set, found through a hash table keyed by (family, ring, id, name) behind
  * a small per-file cache keyed by (family, ring, event id).
@@ -15,10 +16,15 @@
  * (fast_msg) takes the steady stream of an exporter's load, user spans,
  * ints and units and runtime phases and counters whose series the general
  * path found already, straight from the message words: an array index per
- * message, no decoding into a struct, no hashing, event counts per block.
+ * message, no decoding into a struct, no hashing, event counts per block;
+ * a leaf span (begin and end next to each other) in one step (fast_leaf).
  * Both update the same per-ring state (span stacks), message by message,
  * so the values are the same whichever path a message takes.
+ *
+ * The exposition is written in place (render_hist): room made once, no
+ * stdio; the same bytes as sample by sample.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -86,10 +92,15 @@ static const uint64_t bound_ns[NB] = {
 	1000000, 2500000, 5000000, 10000000, 25000000, 50000000, 100000000,
 	250000000, 500000000, 1000000000, 2500000000u, 5000000000u, 10000000000u,
 };
-static const char *const bound_txt[NB] = {
-	"1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001",
-	"0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
-	"0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+/* The `le` label of each bucket and what follows it up to the count. */
+#define LE_MAX 18 /* at least the longest: ,le="2.5e-06"} */
+static const struct { char s[LE_MAX + 1]; unsigned char n; } le_txt[NB + 1] = {
+#define LE(t) { ",le=\"" t "\"} ", sizeof ",le=\"" t "\"} " - 1 }
+	LE("1e-06"), LE("2.5e-06"), LE("5e-06"), LE("1e-05"), LE("2.5e-05"),
+	LE("5e-05"), LE("0.0001"), LE("0.00025"), LE("0.0005"), LE("0.001"),
+	LE("0.0025"), LE("0.005"), LE("0.01"), LE("0.025"), LE("0.05"), LE("0.1"),
+	LE("0.25"), LE("0.5"), LE("1"), LE("2.5"), LE("5"), LE("10"), LE("+Inf"),
+#undef LE
 };
 
 /* ---- data ---------------------------------------------------------------- */
@@ -99,6 +110,7 @@ struct series {
 	unsigned id;       /* key: kind or runtime id */
 	char *name;        /* key: name (NULL for unnamed families) */
 	char *labels;      /* rendered: ",name=\"x\"..." after pid and exe */
+	size_t nlabels;    /* its length */
 	uint64_t v;        /* counter, or gauge (u64 bits) */
 	int64_t last;      /* PF_INT */
 	uint64_t count, sum_ns;
@@ -113,6 +125,7 @@ struct vec {
 struct proc {
 	long pid;
 	char *labels;                /* pid="1",exe="x" */
+	size_t nlabels;              /* its length */
 	struct series **tab;         /* open addressing, power of two */
 	size_t tabcap, nser;
 	struct vec fam[PF_N];
@@ -173,15 +186,20 @@ struct rd_prom {
 	size_t np, pcap;
 	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
 	uint64_t files_total;
+	size_t last_len;            /* of the last exposition: room made at once */
 	unsigned char first_ge[64]; /* bucket_of()'s table */
+	void (*between)(void *);    /* rd_prom_between() */
+	void *between_ud;
 };
 
 /* ---- output buffer ------------------------------------------------------- */
 
-void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+/* Room for n more bytes and a NUL at the end of b: where they go, or NULL
+ * if out of memory (b->oom is set). */
+static char *room(struct rd_buf *b, size_t n)
 {
 	if (b->oom)
-		return;
+		return NULL;
 	if (b->n + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 65536;
 		char *p;
@@ -190,14 +208,58 @@ void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
 			cap *= 2;
 		if (!(p = realloc(b->p, cap))) {
 			b->oom = 1;
-			return;
+			return NULL;
 		}
 		b->p = p;
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
+	return b->p + b->n;
+}
+
+/* What was written at room()'s pointer ends at o. */
+static void grown(struct rd_buf *b, char *o)
+{
+	b->n = (size_t)(o - b->p);
+	*o = 0;
+}
+
+static inline char *put(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* v in decimal: at most 20 bytes. */
+static char *put_u64(char *o, uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof t;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return put(o, t + i, sizeof t - i);
+}
+
+/* Nanoseconds as exact decimal seconds: at most 30 bytes. */
+static char *put_secs(char *o, uint64_t ns)
+{
+	unsigned f = (unsigned)(ns % 1000000000u);
+
+	o = put_u64(o, ns / 1000000000u);
+	*o++ = '.';
+	for (int i = 8; i >= 0; i--, f /= 10)
+		o[i] = (char)('0' + f % 10);
+	return o + 9;
+}
+
+void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+{
+	char *o = room(b, n);
+
+	if (o)
+		grown(b, put(o, s, n));
 }
 
 void rd_buf_str(struct rd_buf *b, const char *s)
@@ -207,14 +269,10 @@ void rd_buf_str(struct rd_buf *b, const char *s)
 
 void rd_buf_u64(struct rd_buf *b, uint64_t v)
 {
-	char t[24];
-	int i = sizeof t;
+	char *o = room(b, 20);
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	rd_buf_mem(b, t + i, sizeof t - (size_t)i);
+	if (o)
+		grown(b, put_u64(o, v));
 }
 
 static void buf_i64(struct rd_buf *b, int64_t v)
@@ -230,11 +288,10 @@ static void buf_i64(struct rd_buf *b, int64_t v)
 /* Nanoseconds as exact decimal seconds. */
 static void buf_secs(struct rd_buf *b, uint64_t ns)
 {
-	char t[16];
+	char *o = room(b, 30);
 
-	rd_buf_u64(b, ns / 1000000000u);
-	snprintf(t, sizeof t, ".%09u", (unsigned)(ns % 1000000000u));
-	rd_buf_str(b, t);
+	if (o)
+		grown(b, put_secs(o, ns));
 }
 
 /* A label value: valid UTF-8 kept, other bytes as '?', and \\ \" \n
@@ -420,6 +477,8 @@ static struct series *series_get(struct proc *P, int fam, int rk, unsigned id,
 		series_free(s);
 		goto oom;
 	}
+	if (s->labels)
+		s->nlabels = strlen(s->labels);
 	P->tab[j] = s;
 	P->nser++;
 	return s;
@@ -770,6 +829,7 @@ static void exe_from_module(struct proc *P, const struct rte_event *ev)
 		return;
 	free(P->labels);
 	P->labels = l;
+	P->nlabels = strlen(l);
 }
 
 static struct proc *proc_of(struct rd_prom *p, long pid)
@@ -790,6 +850,7 @@ static struct proc *proc_of(struct rd_prom *p, long pid)
 		free(P);
 		return NULL;
 	}
+	P->nlabels = strlen(P->labels);
 	P->pid = pid;
 	p->p[p->np++] = P;
 	return P;
@@ -894,6 +955,8 @@ fail:
 /* Per thread: only the thread reading a file may jump back to it. */
 static _Thread_local sigjmp_buf bus_jmp;
 static _Thread_local volatile sig_atomic_t bus_armed;
+static _Thread_local sigset_t bus_mask;  /* the thread's, saved once */
+static _Thread_local int bus_mask_saved;
 
 static void on_sigbus(int sig)
 {
@@ -910,41 +973,54 @@ void rd_prom_catch_sigbus(void)
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigbus;
+	/* SIGBUS is not blocked in the handler, so the jump out of it leaves
+	 * the signal mask as it was: read_guarded() need not save the mask
+	 * (a system call per file read) to restore it. (A sanitizer's wrapper
+	 * of the handler may block signals all the same: read_guarded()
+	 * restores the mask it saved once after a jump.) */
+	sa.sa_flags = SA_NODEFER;
 	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* What the fast path adds once per block of words (flush_fast()). */
 struct tally {
 	uint32_t nk[RTE_EV_KIND_COUNT]; /* events by kind */
-	uint64_t words;                  /* event words (for bytes read) */
-	uint64_t n, last_ts;             /* events, the last one's time */
 };
 
-static void flush_fast(struct rd_prom *p, struct file *f, struct rd_thread *th,
-                       struct tally *t)
+/* Account the fast path's events of a block (counted in t by kind, the
+ * last one at `last`), as account() and rd_procs_update() do per event.
+ * Returns their number; t is then empty. */
+static uint64_t flush_fast(struct rd_prom *p, struct file *f,
+                           struct rd_thread *th, struct tally *t,
+                           const uint64_t *last)
 {
 	struct rd_proc *pr = f->procs.src[0].proc;
+	uint64_t n = 0, ts;
 
-	if (t->n == 0)
-		return;
+	if (!last)
+		return 0;
 	for (unsigned k = 0; k < RTE_EV_KIND_COUNT; k++) {
 		if (!t->nk[k])
 			continue;
 		if (!f->by_kind[k])
 			f->by_kind[k] = lookup(p, f, PF_EVENTS, -1, k, k, NULL, 0);
 		add(f->by_kind[k], t->nk[k]);
+		n += t->nk[k];
 	}
-	p->events_read += t->n;
-	p->bytes_read += 8 * t->words;
+	p->events_read += n;
+	/* 2 words a message, 3 for ints and counters (fast_msg()) */
+	p->bytes_read += 8 * (2 * n + t->nk[RTE_EV_USER_INT] + t->nk[RTE_EV_COUNTER]);
 	/* as rd_procs_update(): a ring's events come in time order */
+	ts = last[1];
 	th->seen = 1;
-	th->events += t->n;
-	pr->events += t->n;
-	if (t->last_ts > th->last_ts)
-		th->last_ts = t->last_ts;
-	if (t->last_ts > pr->last_ts)
-		pr->last_ts = t->last_ts;
+	th->events += n;
+	pr->events += n;
+	if (ts > th->last_ts)
+		th->last_ts = ts;
+	if (ts > pr->last_ts)
+		pr->last_ts = ts;
 	memset(t, 0, sizeof *t);
+	return n;
 }
 
 /*
@@ -953,17 +1029,18 @@ static void flush_fast(struct rd_prom *p, struct file *f, struct rd_thread *th,
  * as rd_cursor_decode(), rd_procs_update() and account() would, for user
  * spans, ints and units and runtime phases and counters whose series (and
  * names) the general path found already (struct fast_user and the arrays
- * of struct file): no struct rte_event, no hashing. Returns 1 if it took
- * the message, 0 to leave it to the general path (a first sight of an id,
+ * of struct file): no struct rte_event, no hashing. Returns the kind of
+ * the event if it took the message (its words are 2, 3 for user ints and
+ * counters), -1 to leave it to the general path (a first sight of an id,
  * every other kind, short messages, rte.thread.* ints).
  */
 static inline int fast_msg(const struct rd_prom *p, struct file *f,
                            struct rd_thread *th, const uint64_t *m,
-                           unsigned len, struct tally *t)
+                           unsigned len)
 {
 	const struct rd_span_open *d;
 	uint64_t h = m[0], ts = m[1], b, dur;
-	unsigned id = rte_hdr_id(h), nd, kind;
+	unsigned id = rte_hdr_id(h), nd;
 	const struct fast_user *u = id < f->nfu ? &f->fu[id] : NULL;
 	struct series *s;
 
@@ -971,72 +1048,89 @@ static inline int fast_msg(const struct rd_prom *p, struct file *f,
 		switch (rte_hdr_type(h)) {
 		case RTE_UMSG_SPAN_BEGIN:
 			if (!u || !u->name)
-				return 0;
+				return -1;
 			rd_spans_begin(&th->spans, id, ts, u->name);
-			kind = RTE_EV_USER_SPAN_BEGIN;
-			break;
+			return RTE_EV_USER_SPAN_BEGIN;
 		case RTE_UMSG_SPAN_END:
 			if (!u || !(s = u->span))
-				return 0;
+				return -1;
 			if (rd_thread_span_end(th, id, ts, &b, &dur, &d, &nd))
 				hist_add(p, s, dur);
-			kind = RTE_EV_USER_SPAN_END;
-			break;
+			return RTE_EV_USER_SPAN_END;
 		case RTE_UMSG_INT:
 			if (!u || len < 3 || !(s = u->ival) || !u->count)
-				return 0;
+				return -1;
 			s->last = (int64_t)m[2];
 			u->count->v++;
-			t->words++;
-			kind = RTE_EV_USER_INT;
-			break;
+			return RTE_EV_USER_INT;
 		case RTE_UMSG_UNIT:
 			if (!u || !(s = u->count))
-				return 0;
+				return -1;
 			s->v++;
-			kind = RTE_EV_USER_UNIT;
-			break;
+			return RTE_EV_USER_UNIT;
 		default:
-			return 0;
+			return -1;
 		}
 	} else {
 		switch (rte_hdr_type(h)) {
 		case RTE_MSG_BEGIN:
 			if (id >= RTE_P_COUNT || !f->phase_seen[id])
-				return 0;
+				return -1;
 			rd_thread_phase_begin(th, id, ts, f->phase_name[id]);
-			kind = RTE_EV_BEGIN;
-			break;
+			return RTE_EV_BEGIN;
 		case RTE_MSG_EXIT:
 			if (id >= RTE_P_COUNT || !(s = f->phase[id]) || !f->pause ||
 			    !f->phase_time)
-				return 0;
-			kind = RTE_EV_END;
+				return -1;
 			if (!rd_thread_phase_end(th, id, ts, &b, &dur, &d, &nd))
-				break;
+				return RTE_EV_END;
 			hist_add(p, s, dur);
 			if (th->phases.depth == 0 && ts >= th->phase_open_ts) {
 				hist_add(p, f->pause, ts - th->phase_open_ts);
 				f->phase_time->v += ts - th->phase_open_ts;
 			}
-			break;
+			return RTE_EV_END;
 		case RTE_MSG_COUNTER:
 			if (id >= RTE_C_COUNT || len < 3 || !(s = f->ctr[id]) ||
 			    !f->ctr_acc[id])
-				return 0;
+				return -1;
 			s->v = m[2];
 			f->ctr_acc[id]->v += m[2];
-			t->words++;
-			kind = RTE_EV_COUNTER;
-			break;
+			return RTE_EV_COUNTER;
 		default:
-			return 0;
+			return -1;
 		}
 	}
-	t->nk[kind]++;
-	t->words += 2;
-	t->n++;
-	t->last_ts = ts;
+}
+
+/*
+ * A leaf span, the commonest shape: m (2 words) is the begin of user span
+ * id and the 2 words after it are its end. Matched as fast_msg() would
+ * match the two (the end pops the begin just pushed) without the push and
+ * the pop: 1 if taken, 0 to go message by message. Only while the stack
+ * has room, so that the push would not have forgotten an older begin (or
+ * failed). The caller has checked that 4 words are there.
+ */
+static inline int fast_leaf(const struct rd_prom *p, struct file *f,
+                            const struct rd_thread *th, const uint64_t *m)
+{
+	const uint64_t same = ((uint64_t)0x3ff << RTE_HDR_LEN_SHIFT) |
+	                      RTE_HDR_USER_BIT | ((uint64_t)0x1fff << RTE_HDR_ID_SHIFT);
+	uint64_t h = m[0], e = m[2];
+	unsigned id = rte_hdr_id(h);
+	const struct fast_user *u;
+
+	if ((h ^ e) & same)
+		return 0; /* not the same length, user bit and id */
+	if (rte_hdr_len(h) != 2 || !rte_hdr_is_user(h) ||
+	    rte_hdr_type(h) != RTE_UMSG_SPAN_BEGIN ||
+	    rte_hdr_type(e) != RTE_UMSG_SPAN_END || id >= f->nfu ||
+	    th->spans.depth >= th->spans.cap)
+		return 0;
+	u = &f->fu[id];
+	if (!u->name || !u->span)
+		return 0;
+	hist_add(p, u->span, m[3] >= m[1] ? m[3] - m[1] : 0);
 	return 1;
 }
 
@@ -1057,32 +1151,55 @@ static void general(struct rd_prom *p, struct file *f, unsigned r,
 	account(p, f, &it);
 }
 
-/* The messages w[0..n) of ring r (whole, as rte_cursor_next_words()
- * returns them), each through the fast path or the general one. Returns
- * the events read, or -1 if the ring failed (counted as an error). */
+/* The messages of w[0..n) of ring r (as rte_cursor_peek_words() returns
+ * them: the first one whole, the others to check), each through the fast
+ * path or the general one, up to the first message that is cut by n or
+ * has no length (the next peek copies it again or says what is wrong).
+ * Returns the events read and sets *used to the words walked, or returns
+ * -1 if the ring failed (counted as an error). */
 static long read_words(struct rd_prom *p, struct file *f, unsigned r,
-                       const uint64_t *w, size_t n)
+                       const uint64_t *w, size_t n, size_t *used)
 {
 	struct rd_thread *th = &f->procs.src[0].threads[r];
 	struct tally t;
 	int fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	long events = 0;
+	size_t i = 0;
+	const uint64_t *last = NULL; /* the fast path's last message */
 
 	memset(&t, 0, sizeof t);
-	for (size_t i = 0; i < n;) {
+	while (i < n) {
 		const uint64_t *m = w + i;
 		unsigned len = rte_hdr_len(m[0]);
 		struct rte_event ev;
 		int got;
 
+		if (len == 0 || len > n - i)
+			break;
 		i += len;
-		if (fast && len >= 2 && fast_msg(p, f, th, m, len, &t))
-			continue;
+		if (fast && len >= 2) {
+			int k;
+
+			if (n - i >= 2 && fast_leaf(p, f, th, m)) {
+				t.nk[RTE_EV_USER_SPAN_BEGIN]++;
+				t.nk[RTE_EV_USER_SPAN_END]++;
+				i += 2;
+				last = m + 2;
+				continue;
+			}
+			k = fast_msg(p, f, th, m, len);
+
+			if (k >= 0) { /* counted here, accounted per block */
+				t.nk[k]++;
+				last = m;
+				continue;
+			}
+		}
 		got = rte_cursor_decode(f->c, r, m, &ev);
 		if (got == 0)
 			continue; /* padding, or a type this version skips */
 		if (got < 0) {
-			flush_fast(p, f, th, &t);
+			flush_fast(p, f, th, &t, last);
 			p->errors++;
 			f->rings[r].dead = 1;
 			return -1;
@@ -1091,11 +1208,10 @@ static long read_words(struct rd_prom *p, struct file *f, unsigned r,
 		general(p, f, r, &ev);
 		fast = !p->o.per_thread && f->procs.src[0].proc->has_ts;
 	}
-	if (t.n)
-		f->rings[r].last_ts = t.last_ts > f->rings[r].last_ts ? t.last_ts
-		                                                      : f->rings[r].last_ts;
-	events += (long)t.n;
-	flush_fast(p, f, th, &t);
+	events += (long)flush_fast(p, f, th, &t, last);
+	if (last && last[1] > f->rings[r].last_ts)
+		f->rings[r].last_ts = last[1];
+	*used = i;
 	return events;
 }
 
@@ -1122,7 +1238,8 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget,
 		while (!f->rings[r].dead) {
 			const uint64_t *w;
 			uint64_t lost;
-			int got = rte_cursor_next_words(f->c, r, &w, &lost);
+			int got = rte_cursor_peek_words(f->c, r, &w, &lost);
+			size_t used;
 			long k;
 
 			if (got < 0) {
@@ -1142,8 +1259,9 @@ static int read_file(struct rd_prom *p, struct file *f, size_t budget,
 			}
 			if (got == 0)
 				break;
-			if ((k = read_words(p, f, r, w, (size_t)got)) < 0)
+			if ((k = read_words(p, f, r, w, (size_t)got, &used)) < 0)
 				break;
+			rte_cursor_consume_words(f->c, r, used);
 			n += (size_t)k;
 			if (budget && n >= budget)
 				return 1;
@@ -1160,7 +1278,11 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 {
 	int r;
 
-	if (sigsetjmp(bus_jmp, 1)) {
+	if (!bus_mask_saved) /* once per thread: the mask does not change */
+		bus_mask_saved = pthread_sigmask(SIG_SETMASK, NULL, &bus_mask) == 0;
+	if (sigsetjmp(bus_jmp, 0)) { /* the mask is not saved with it */
+		if (bus_mask_saved)
+			pthread_sigmask(SIG_SETMASK, &bus_mask, NULL);
 		f->failed = f->done = 1;
 		p->errors++;
 		f->proc->ndone++;
@@ -1172,7 +1294,13 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 	return r;
 }
 
-int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
+void rd_prom_between(rd_prom *p, void (*between)(void *), void *ud)
+{
+	p->between = between;
+	p->between_ud = ud;
+}
+
+int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 {
 	int more = 0;
 
@@ -1182,10 +1310,13 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 
 		if (f->done)
 			continue;
-		if (check_alive)
+		if (i && p->between)
+			p->between(p->between_ud);
+		if (what & RD_PROM_ALIVE)
 			alive = rd_src_alive(&f->procs.src[0], f->c);
-		/* every ring when asked about liveness, and at the end */
-		r = read_guarded(p, f, budget, check_alive || all_done || !alive);
+		/* every ring when asked to, and at the end */
+		r = read_guarded(p, f, budget,
+		                 (what & RD_PROM_RINGS) || all_done || !alive);
 		if (r)
 			more |= r > 0;
 		else if (!alive || all_done) {
@@ -1197,7 +1328,7 @@ int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done)
 		struct proc *P = p->p[i];
 
 		if (!P->final && P->ndone == P->nfiles &&
-		    (all_done || !rd_pid_alive(P->pid)))
+		    (all_done || ((what & RD_PROM_ALIVE) && !rd_pid_alive(P->pid))))
 			P->final = 1;
 	}
 	return more;
@@ -1256,53 +1387,89 @@ static void sample_start(struct rd_buf *b, const char *name, const char *suf,
 	rd_buf_str(b, name);
 	rd_buf_str(b, suf);
 	rd_buf_str(b, "{");
-	rd_buf_str(b, P->labels);
+	rd_buf_mem(b, P->labels, P->nlabels);
 	if (s)
-		rd_buf_str(b, s->labels);
+		rd_buf_mem(b, s->labels, s->nlabels);
 }
 
+/*
+ * One histogram's samples, written in place: room for all of them is made
+ * once, the first bucket line's head (name_bucket{ and the labels) is
+ * written from its parts and copied for the other buckets, and the counts
+ * are formatted without stdio. The text is what render_series() wrote
+ * sample by sample before (tests/prom compares it with Prometheus).
+ */
 static void render_hist(struct rd_buf *b, const char *name,
                         const struct proc *P, const struct series *s)
 {
+	size_t nl = strlen(name), head = nl + sizeof "_bucket{" - 1 + P->nlabels +
+	                               s->nlabels;
+	char *o = room(b, (NB + 3) * (head + LE_MAX + 20 + 1) + 32), *h;
 	uint64_t cum = 0;
 
+	if (!o)
+		return;
+	h = o;
+	o = put(o, name, nl);
+	o = put(o, "_bucket{", sizeof "_bucket{" - 1);
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
 	for (unsigned i = 0; i <= NB; i++) {
+		if (i)
+			o = put(o, h, head);
 		cum += s->b[i];
-		sample_start(b, name, "_bucket", P, s);
-		rd_buf_str(b, ",le=\"");
-		rd_buf_str(b, i < NB ? bound_txt[i] : "+Inf");
-		rd_buf_str(b, "\"} ");
-		rd_buf_u64(b, cum);
-		rd_buf_mem(b, "\n", 1);
+		o = put(o, le_txt[i].s, le_txt[i].n);
+		o = put_u64(o, cum);
+		*o++ = '\n';
 	}
-	sample_start(b, name, "_sum", P, s);
-	rd_buf_str(b, "} ");
-	buf_secs(b, s->sum_ns);
-	rd_buf_mem(b, "\n", 1);
-	sample_start(b, name, "_count", P, s);
-	rd_buf_str(b, "} ");
-	rd_buf_u64(b, s->count);
-	rd_buf_mem(b, "\n", 1);
+	o = put(o, name, nl);
+	o = put(o, "_sum{", sizeof "_sum{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_secs(o, s->sum_ns);
+	*o++ = '\n';
+	o = put(o, name, nl);
+	o = put(o, "_count{", sizeof "_count{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_u64(o, s->count);
+	*o++ = '\n';
+	grown(b, o);
 }
 
 static void render_series(struct rd_buf *b, int fam, const struct proc *P,
                           const struct series *s)
 {
 	const struct famdef *d = &fams[fam];
+	size_t nl;
+	char *o;
 
 	if (d->type == T_HIST) {
 		render_hist(b, d->name, P, s);
 		return;
 	}
-	sample_start(b, d->name, d->type == T_COUNTER ? "_total" : "", P, s);
-	rd_buf_str(b, "} ");
-	if (fam == PF_PHASE_TIME)
-		buf_secs(b, s->v);
-	else if (fam == PF_INT)
-		buf_i64(b, s->last);
-	else
-		rd_buf_u64(b, s->v);
-	rd_buf_mem(b, "\n", 1);
+	nl = strlen(d->name);
+	if (!(o = room(b, nl + P->nlabels + s->nlabels + 64)))
+		return;
+	o = put(o, d->name, nl);
+	if (d->type == T_COUNTER)
+		o = put(o, "_total", sizeof "_total" - 1);
+	*o++ = '{';
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
+	o = put(o, "} ", 2);
+	if (fam == PF_PHASE_TIME) {
+		o = put_secs(o, s->v);
+	} else if (fam == PF_INT) {
+		if (s->last < 0)
+			*o++ = '-';
+		o = put_u64(o, s->last < 0 ? (uint64_t)0 - (uint64_t)s->last
+		                           : (uint64_t)s->last);
+	} else {
+		o = put_u64(o, s->v);
+	}
+	*o++ = '\n';
+	grown(b, o);
 }
 
 static void simple(struct rd_buf *b, const char *name, enum ftype t,
@@ -1345,6 +1512,19 @@ static void render_exporter(struct rd_prom *p, struct rd_buf *b, int om)
 
 int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 {
+	size_t start = b->n;
+
+	/* about the size of the last one: one allocation, not a doubling
+	 * series of copies (if it fails, room() tries again as it goes) */
+	if (p->last_len && b->cap < b->n + p->last_len + p->last_len / 8) {
+		size_t cap = b->n + p->last_len + p->last_len / 8;
+		char *q = realloc(b->p, cap);
+
+		if (q) {
+			b->p = q;
+			b->cap = cap;
+		}
+	}
 	head(b, "rte_process_alive", T_GAUGE,
 	     "1 while the process may still write its ring files, 0 for its final values.",
 	     om);
@@ -1379,6 +1559,7 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 		rd_buf_str(b, "# EOF\n");
 	if (b->oom)
 		return -1;
+	p->last_len = b->n - start;
 	if (mark)
 		for (size_t i = 0; i < p->np; i++)
 			if (p->p[i]->final)

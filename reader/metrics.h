@@ -63,16 +63,25 @@ void rd_prom_error(rd_prom *p);
 
 /*
  * Read what is new in every followed file, at most `budget` events per
- * file (0: no limit). With `check_alive`, first ask whether each file's
- * writer is still there (rd_src_alive); a file whose writer was gone
- * before it was read to its end is finished. With `all_done` (files of
- * finished runs: rte-read --push), every file is finished after the read.
- * Rings never written to are probed only with check_alive or all_done
- * (or for a writer found gone): the other calls read the rings in use, so
- * call with check_alive often enough for a new thread's ring (a few times
- * a second). Returns 1 if some file hit the budget (call again), else 0.
+ * file (0: no limit). With RD_PROM_ALIVE in `what`, first ask whether
+ * each file's writer is still there (rd_src_alive: /proc of each writer),
+ * and whether the pid of a process whose files are all finished is gone
+ * (it is final then); a file whose writer was gone before it was read to
+ * its end is finished. With `all_done` (files of finished runs: rte-read
+ * --push), every file is finished after the read and every process is
+ * final. Rings never written to are probed only with RD_PROM_RINGS (or
+ * all_done, or for a writer found gone): the other calls read the rings
+ * in use, so ask for RD_PROM_RINGS often enough for a new thread's ring
+ * (a few times a second). Returns 1 if some file hit the budget (call
+ * again), else 0.
  */
-int rd_prom_poll(rd_prom *p, size_t budget, int check_alive, int all_done);
+enum { RD_PROM_RINGS = 1, RD_PROM_ALIVE = 2 };
+int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done);
+
+/* Have rd_prom_poll() call between(ud) between two files (serve.c lets a
+ * waiting scrape in there: it holds its lock a file at a time, not a
+ * whole poll). NULL: none. */
+void rd_prom_between(rd_prom *p, void (*between)(void *), void *ud);
 
 /* Drop the processes whose final values were rendered with mark = 1. */
 void rd_prom_collect(rd_prom *p);

@@ -2,7 +2,8 @@
  * serve.c - rte-read --serve (a Prometheus exporter over libmicrohttpd)
  * and rte-read --push (final metrics to a Pushgateway); see serve.h.
  *
- * --serve: the main thread discovers ring files (every DIR rescanned, each
+ * --serve: the main thread discovers ring files (each DIR rescanned when
+ * inotify says a name came or went in it, and every RESCAN_MS anyway; each
  * FILE or PID retried until it appears) and reads them incrementally into
  * an rd_prom (metrics.h); libmicrohttpd's own thread answers GET /metrics
  * by rendering the rd_prom. One mutex serialises the two; reading takes it
@@ -19,10 +20,12 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +42,9 @@ enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
        S_BADFILE = RD_EX_BADFILE, S_CORRUPT = RD_EX_CORRUPT,
        S_OUTPUT = RD_EX_OUTPUT, S_NOMEM = RD_EX_NOMEM };
 
-#define SCAN_MS 250        /* directory rescan, writer liveness */
+#define SCAN_MS 250        /* FILE and PID inputs, new rings of a file */
+#define ALIVE_MS 1000      /* writer liveness (/proc of every writer) */
+#define RESCAN_MS 5000     /* DIRs rescanned without word from inotify */
 #define IDLE_MS 50         /* sleep when nothing was read */
 #define BUDGET 4096        /* events per file per lock hold: a scrape waits
                               at most a few ms per 100 busy files */
@@ -92,8 +97,11 @@ static struct {
 	rd_prom *prom;
 	struct file_id { dev_t dev; ino_t ino; char *path; } *ids;
 	size_t nids, idcap;
+	int waiting;     /* atomic: scrapes waiting for mu */
+	int watch;       /* inotify of the DIR inputs, -1 if none */
+	int retry;       /* a file found was not a whole ring file yet */
 	volatile sig_atomic_t stop;
-} S = { .mu = PTHREAD_MUTEX_INITIALIZER };
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER, .watch = -1 };
 
 int rd_serve_wanted(int argc, char **argv)
 {
@@ -330,8 +338,10 @@ static int take(const char *path, int retry, int quiet)
 	err = rte_cursor_open(path, &c, msg, sizeof msg);
 	if (err != RTE_OK) {
 		if (retry && (err == RTE_ENOENT || err == RTE_ENOTRING ||
-		              err == RTE_ETRUNCATED))
+		              err == RTE_ETRUNCATED)) {
+			S.retry = 1; /* its directory is scanned again */
 			return 0;
+		}
 		if (!quiet)
 			fprintf(stderr, "rte-read: %s\n", msg);
 		rd_prom_error(S.prom);
@@ -347,8 +357,9 @@ static int take(const char *path, int retry, int quiet)
 	return 0;
 }
 
-/* Every input once. Returns the first failure's status. */
-static int scan(const struct input *in, int n, int retry, int quiet)
+/* Every input once (the DIRs only with `dirs`). Returns the first
+ * failure's status. */
+static int scan(const struct input *in, int n, int retry, int quiet, int dirs)
 {
 	int status = 0;
 
@@ -362,6 +373,8 @@ static int scan(const struct input *in, int n, int retry, int quiet)
 			status = status ? status : r;
 			continue;
 		}
+		if (!dirs)
+			continue;
 		e = rd_list_dir(in[i].path, &list, &k);
 		if (e < 0) {
 			if (!quiet)
@@ -417,6 +430,45 @@ static struct input *resolve(const struct sopts *o, int *n)
 	return in;
 }
 
+/* Watch the DIR inputs for names that come or go (a ring file appears
+ * whole under its name: link() or rename() of a finished temporary file).
+ * Without inotify (or with too many watches) S.watch stays -1 and the
+ * DIRs are rescanned every SCAN_MS. */
+static void watch_dirs(const struct input *in, int n)
+{
+	const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+	                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+
+	S.watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	for (int i = 0; S.watch >= 0 && i < n; i++)
+		if (in[i].is_dir && inotify_add_watch(S.watch, in[i].path, mask) < 0) {
+			close(S.watch);
+			S.watch = -1;
+		}
+}
+
+/* 1 if a watched directory may have changed since the last call: some
+ * event came (which, does not matter: the rescan finds out), or the
+ * watch failed. */
+static int dirs_changed(void)
+{
+	/* aligned for struct inotify_event; its content is not read */
+	uint64_t ev[512];
+	ssize_t k;
+	int any = 0;
+
+	if (S.watch < 0)
+		return 1;
+	while ((k = read(S.watch, ev, sizeof ev)) > 0)
+		any = 1;
+	if (k < 0 && errno != EAGAIN && errno != EINTR) {
+		close(S.watch);
+		S.watch = -1;
+		return 1;
+	}
+	return any;
+}
+
 static void free_inputs(struct input *in, int n)
 {
 	for (int i = 0; in && i < n; i++)
@@ -425,6 +477,50 @@ static void free_inputs(struct input *in, int n)
 }
 
 /* ---- HTTP --------------------------------------------------------------- */
+
+/*
+ * The memory of a scrape's body, given back by libmicrohttpd once the
+ * response is sent (it sends from it: no copy) and kept for the next
+ * scrape: one spare, the largest, so that a scrape writes its 5 MiB into
+ * pages already mapped instead of faulting in fresh ones each time.
+ */
+struct body {
+	char *p;
+	size_t cap;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	struct body spare;
+} Bodies = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void body_take(struct rd_buf *b)
+{
+	pthread_mutex_lock(&Bodies.mu);
+	b->p = Bodies.spare.p;
+	b->cap = Bodies.spare.cap;
+	Bodies.spare.p = NULL;
+	Bodies.spare.cap = 0;
+	pthread_mutex_unlock(&Bodies.mu);
+	b->n = 0;
+}
+
+/* libmicrohttpd's free callback of a response: cls is a struct body. */
+static void body_give(void *cls)
+{
+	struct body *x = cls;
+
+	pthread_mutex_lock(&Bodies.mu);
+	if (x->cap > Bodies.spare.cap) {
+		struct body t = Bodies.spare;
+
+		Bodies.spare = *x;
+		*x = t;
+	}
+	pthread_mutex_unlock(&Bodies.mu);
+	free(x->p);
+	free(x);
+}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code,
                              const char *text, const char *allow)
@@ -457,6 +553,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct rd_buf b = { 0 };
 	struct MHD_Response *r;
+	struct body *x;
 	enum MHD_Result ret;
 	uint64_t t0;
 	int om, rc;
@@ -473,8 +570,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (strcmp(url, "/metrics"))
 		return reply(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
 	om = wants_openmetrics(conn);
+	body_take(&b);
 	t0 = now_ns();
+	/* Relaxed: only a hint to the reader (let_scrape_in); mu orders
+	 * the rest. */
+	__atomic_add_fetch(&S.waiting, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&S.mu);
+	__atomic_sub_fetch(&S.waiting, 1, __ATOMIC_RELAXED);
 	/* Only a GET delivers final values (HEAD gets no body). */
 	rc = rd_prom_render(S.prom, &b, om, !strcmp(method, "GET"));
 	rd_prom_scrape_took(S.prom, now_ns() - t0);
@@ -483,9 +585,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		free(b.p);
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
 	}
-	r = MHD_create_response_from_buffer(b.n, b.p, MHD_RESPMEM_MUST_FREE);
+	if (!(x = malloc(sizeof *x))) {
+		free(b.p);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", NULL);
+	}
+	x->p = b.p;
+	x->cap = b.cap;
+	r = MHD_create_response_from_buffer_with_free_callback_cls(b.n, b.p,
+	                                                           body_give, x);
 	if (!r) {
 		free(b.p);
+		free(x);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type",
@@ -497,6 +607,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 }
 
 /* ---- modes -------------------------------------------------------------- */
+
+/* Between two files of a poll (rd_prom_between): a scrape waiting for
+ * the lock gets it now, not after the whole poll (100 busy files: some
+ * ms). The mutex is not fair (this thread would take it back at once),
+ * so the reader yields until the scrape has it. */
+static void let_scrape_in(void *ud)
+{
+	(void)ud;
+	if (!__atomic_load_n(&S.waiting, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_unlock(&S.mu);
+	while (__atomic_load_n(&S.waiting, __ATOMIC_RELAXED) && !S.stop)
+		sched_yield();
+	pthread_mutex_lock(&S.mu);
+}
 
 static void on_stop(int sig)
 {
@@ -522,7 +647,7 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	const union MHD_DaemonInfo *info;
-	uint64_t last_scan = 0;
+	uint64_t last_scan = 0, last_alive = 0, last_full = 0;
 	char host[INET6_ADDRSTRLEN];
 	int v6;
 
@@ -557,23 +682,39 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 	/* The port as bound (PORT 0 asks for a free one): tests read it. */
 	fprintf(stderr, "rte-read: serving http://%s%s%s:%u/metrics\n",
 	        v6 ? "[" : "", host, v6 ? "]" : "", info ? info->port : 0);
+	watch_dirs(in, nin);
+	rd_prom_between(S.prom, let_scrape_in, NULL);
 	while (!S.stop) {
 		uint64_t t = now_ns() / 1000000u;
-		int check = t - last_scan >= SCAN_MS, more;
+		int check = t - last_scan >= SCAN_MS, more, what = 0;
 
 		pthread_mutex_lock(&S.mu);
 		rd_prom_collect(S.prom);
 		if (check) {
-			forget_stale();
-			scan(in, nin, 1, 1);
+			int dirs = S.retry || t - last_full >= RESCAN_MS || dirs_changed();
+
+			if (dirs) {
+				S.retry = 0;
+				forget_stale();
+				last_full = t;
+			}
+			scan(in, nin, 1, 1, dirs);
 			last_scan = t;
+			what = RD_PROM_RINGS;
+			if (t - last_alive >= ALIVE_MS) {
+				what |= RD_PROM_ALIVE;
+				last_alive = t;
+			}
 		}
-		more = rd_prom_poll(S.prom, BUDGET, check, 0);
+		more = rd_prom_poll(S.prom, BUDGET, what, 0);
 		pthread_mutex_unlock(&S.mu);
 		if (!more)
 			rd_sleep_ms(IDLE_MS);
 	}
 	MHD_stop_daemon(d);
+	if (S.watch >= 0)
+		close(S.watch);
+	free(Bodies.spare.p);
 	return S_OK;
 }
 
@@ -581,7 +722,7 @@ static int push(const struct sopts *o, const struct input *in, int nin)
 {
 	struct rd_buf b = { 0 };
 	char err[600];
-	int status = scan(in, nin, 0, 0);
+	int status = scan(in, nin, 0, 0, 1);
 
 	if (status)
 		return status;

@@ -176,12 +176,36 @@ int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
                           uint64_t *lost);
 
 /*
+ * rte_cursor_next_words() for a caller that walks the messages anyway,
+ * without the walk that finds where the whole ones end: stores in *words
+ * the copied words of `ring` from its read position and returns their
+ * count (> 0, at most a few thousand), or 0 and *lost, or an error, as
+ * rte_cursor_next_words() does. Only the first message is checked (its
+ * rte_hdr_len() at least 1 and at most the count): the caller walks on
+ * while each next length is at least 1 and fits in what is left, stops at
+ * the first that does not (the copy may cut the last message, and the
+ * ring is hostile), and says how many words it took with
+ * rte_cursor_consume_words(). Nothing is read until then: another peek
+ * starts at the same word. The words stay valid until the next read of
+ * the ring. Do not mix with rte_cursor_next() or _batch() on one ring.
+ */
+int rte_cursor_peek_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+                          uint64_t *lost);
+
+/*
+ * Mark the first n words of the last rte_cursor_peek_words() of `ring` as
+ * read: whole messages from its start, n at most its count (else
+ * RTE_EINVAL and nothing is marked). Returns RTE_OK.
+ */
+int rte_cursor_consume_words(rte_cursor *c, unsigned ring, size_t n);
+
+/*
  * Decode message m (rte_hdr_len(m[0]) words returned by
- * rte_cursor_next_words() for `ring`, still valid) into *ev, exactly as
- * rte_cursor_next() would have: 1 (an event), 0 (padding or a type this
- * version does not know: skip it) or a negative error (a malformed
- * message: the ring then fails as with rte_cursor_next(); its error
- * message gives the position of the end of the words returned).
+ * rte_cursor_next_words() or _peek_words() for `ring`, still valid) into
+ * *ev, exactly as rte_cursor_next() would have: 1 (an event), 0 (padding
+ * or a type this version does not know: skip it) or a negative error (a
+ * malformed message: the ring then fails as with rte_cursor_next(); its
+ * error message gives the message's position).
  */
 int rte_cursor_decode(rte_cursor *c, unsigned ring, const uint64_t *m,
                       struct rte_event *ev);

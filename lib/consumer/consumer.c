@@ -4,14 +4,13 @@
  * Structure: validate_header() is the one place where the header of a file
  * is checked against the real file size; refill() copies a run of messages
  * out of a ring with torn-read detection; decode_message() turns a copied
- * message into an event after checking it is well formed; read_ring() is
- * the one loop of rte_cursor_next, _batch and _words around them, each
- * taking from the copy its own way. Nothing reads the mapping except
- * through offsets validate_header() accepted.
+ * message into an event after checking it is well formed. Nothing reads
+ * the mapping except through offsets validate_header() accepted.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +45,10 @@ struct ring_state {
 	uint64_t pos;       /* next word counter to read */
 	uint64_t base, end; /* buf holds the words [base, end), checked intact */
 	uint64_t lost;      /* total lost words reported */
-	uint64_t *buf;      /* the copy, CHUNK_WORDS words, lazy */
+	uint64_t *buf;      /* the copy: own, or the thread's peek buffer */
+	uint64_t *own;      /* this ring's copy buffer, CHUNK_WORDS words, lazy */
+	uint64_t gen;       /* 0: the copy is in own; else in the peek buffer,
+	                       valid while that buffer's gen is still this */
 	uint64_t kept;      /* ring index from which pages may be mapped */
 	int err;            /* sticky error of this ring, 0 if none */
 	char *why;          /* its message, restored when it is returned again */
@@ -237,6 +239,22 @@ static const char *type_name(mode_t m)
 	       : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
+/*
+ * No read-around for the pages of the file header and the ring headers:
+ * a reader polls the headers of rings never written to (holes in a sparse
+ * file), and a fault there would otherwise read (zero-fill) a whole window
+ * of the file around them, again whenever the kernel let those clean pages
+ * go. The ring data keeps the default (read-ahead for files on disk).
+ */
+static void headers_random(const rte_cursor *c)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)(c->layout.data_offset & ~(uint64_t)(page - 1));
+
+	if (n)
+		madvise((void *)c->base, n, MADV_RANDOM); /* a hint: may fail */
+}
+
 static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
                     size_t errlen)
 {
@@ -280,6 +298,7 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 		return open_fail(errno == ENOMEM ? RTE_ENOMEM : RTE_EIO, errbuf,
 		                 errlen, path, why);
 	}
+	headers_random(c);
 	return RTE_OK;
 }
 
@@ -377,7 +396,7 @@ void rte_cursor_close(rte_cursor *c)
 		munmap((void *)c->base, c->map_len);
 	if (c->rings)
 		for (uint64_t i = 0; i < c->layout.max_domains; i++) {
-			free(c->rings[i].buf);
+			free(c->rings[i].own);
 			free(c->rings[i].why);
 		}
 	for (unsigned k = 0; k < RTE_MAX_USER_EVENTS / NAME_BLOCK; k++) {
@@ -415,8 +434,9 @@ int rte_cursor_release(rte_cursor *c)
 	for (uint64_t i = 0; c->rings && i < c->layout.max_domains; i++) {
 		struct ring_state *r = &c->rings[i];
 
-		free(r->buf);
-		r->buf = NULL;
+		free(r->own);
+		r->buf = r->own = NULL;
+		r->gen = 0;
 		r->base = r->end = r->pos; /* the next read copies from pos */
 		r->kept = 0;
 	}
@@ -454,6 +474,7 @@ static int remap(rte_cursor *c)
 		return errno == ENOMEM ? RTE_ENOMEM : RTE_EIO;
 	}
 	c->base = base;
+	headers_random(c);
 	return RTE_OK;
 }
 
@@ -528,6 +549,19 @@ static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
 		c->rings[ring].base = c->rings[ring].end = 0; /* no fast path */
 	}
 	return err;
+}
+
+static int lost(struct ring_state *r, struct rte_event *ev, unsigned ring,
+                uint64_t head)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->kind = RTE_EV_LOST;
+	ev->ring = ring;
+	ev->u.lost_words = head - r->pos;
+	r->lost += head - r->pos;
+	r->pos = head;
+	r->base = r->end = 0; /* the copy is behind pos now */
+	return 1;
 }
 
 /*
@@ -612,18 +646,83 @@ static void drop_pages(rte_cursor *c, unsigned ring, uint64_t upto)
 }
 
 /*
- * Copy the words readable at r->pos (up to CHUNK_WORDS, never across the
- * end of the ring) into r->buf and check they were not overwritten while
- * being copied; the first message must fit. Returns 1 (r->base/end set),
- * 0 if nothing is there, READ_LOST (*head_out set) or an error.
+ * The copy buffer of the peeks of a thread, shared by every ring of every
+ * cursor it peeks at: a peeking reader takes each copy whole before it
+ * moves to another ring, and one buffer that stays in the cache costs less
+ * than a buffer per ring (100 files: 1.6 MiB of them) that the copy has
+ * to bring back each time. A ring's copy there is valid while the
+ * buffer's generation is the one the ring got with it; generations are
+ * unique in the process, so no other buffer (another thread's) matches.
+ * rte_cursor_next() and _batch() copy into the ring's own buffer: they
+ * read a few events of one ring, then another's (the merge).
  */
-static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out)
+struct peek_buf {
+	uint64_t gen;
+	uint64_t w[CHUNK_WORDS];
+};
+
+static _Thread_local struct peek_buf *tls_peek;
+static pthread_key_t peek_key;   /* frees a thread's buffer at its exit */
+static pthread_once_t peek_once = PTHREAD_ONCE_INIT;
+static int peek_key_ok;
+static uint64_t peek_gens;       /* atomic: the last generation given */
+
+static void peek_key_make(void)
+{
+	peek_key_ok = pthread_key_create(&peek_key, free) == 0;
+}
+
+/* The calling thread's peek buffer, NULL if there can be none (out of
+ * memory): the ring's own buffer is used then. */
+static struct peek_buf *peek_buf(void)
+{
+	struct peek_buf *b = tls_peek;
+
+	if (b)
+		return b;
+	pthread_once(&peek_once, peek_key_make);
+	if (!peek_key_ok || !(b = malloc(sizeof *b)))
+		return NULL;
+	if (pthread_setspecific(peek_key, b)) {
+		free(b);
+		return NULL;
+	}
+	b->gen = 0;
+	return tls_peek = b;
+}
+
+/* 1 if the copy of r (r->pos < r->end) is still in its buffer. */
+static inline int copy_kept(const struct ring_state *r)
+{
+	return !r->gen ||
+	       (tls_peek && r->buf == tls_peek->w && tls_peek->gen == r->gen);
+}
+
+/* rte_cursor_next() and _batch() read from the ring's own buffer: a copy
+ * in the peek buffer is dropped (the next read copies from r->pos). */
+static inline void own_copy(struct ring_state *r)
+{
+	if (__builtin_expect(r->gen != 0, 0)) {
+		r->gen = 0;
+		r->base = r->end = r->pos;
+	}
+}
+
+/*
+ * Copy the words readable at r->pos (up to CHUNK_WORDS, never across the
+ * end of the ring) into the ring's own buffer, or with `shared` into the
+ * thread's peek buffer, and check they were not overwritten while being
+ * copied; the first message must fit. Returns 1 (r->buf, base and end
+ * set), 0 if nothing is there, READ_LOST (*head_out set) or an error.
+ */
+static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out, int shared)
 {
 	struct ring_state *r = &c->rings[ring];
 	const uint64_t *data = ring_data(c, ring);
 	uint64_t size = c->layout.ring_size_elements, idx = r->pos & (size - 1);
 	int64_t avail = ring_bounds(c, ring, head_out);
-	uint64_t n, w0;
+	struct peek_buf *pb = NULL;
+	uint64_t n, w0, *dst;
 	unsigned len;
 
 	if (avail <= 0)
@@ -637,18 +736,28 @@ static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out)
 		n = size - idx;
 	if (n > CHUNK_WORDS)
 		n = CHUNK_WORDS;
-	if (!r->buf && !(r->buf = malloc(CHUNK_WORDS * sizeof(uint64_t))))
-		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	if (shared && (pb = peek_buf()) != NULL) {
+		/* Relaxed: a unique number; the buffer is this thread's. The
+		 * copies of other rings there are gone from now on. */
+		pb->gen = __atomic_add_fetch(&peek_gens, 1, __ATOMIC_RELAXED);
+		dst = pb->w;
+	} else {
+		if (!r->own && !(r->own = malloc(CHUNK_WORDS * sizeof(uint64_t))))
+			return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+		dst = r->own;
+	}
 	/* Relaxed: the producer may be writing these words; the check of
 	 * head below tells whether any of them were overwritten. */
 	for (uint64_t i = 0; i < n; i++)
-		r->buf[i] = __atomic_load_n(&data[idx + i], __ATOMIC_RELAXED);
+		dst[i] = __atomic_load_n(&data[idx + i], __ATOMIC_RELAXED);
 	/* Orders the copy before the re-check of head; pairs with the
 	 * producer's release fence after it advances head. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	*head_out = load_acq(ring_header(c, ring));
 	if (*head_out > r->pos)
-		return READ_LOST;
+		return READ_LOST; /* lost() empties the copy */
+	r->buf = dst;
+	r->gen = dst == r->own ? 0 : pb->gen;
 	r->base = r->pos;
 	r->end = r->pos + n;
 	drop_pages(c, ring, idx + n);
@@ -802,6 +911,30 @@ HOT int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
 	return decode_runtime(c, ring, m, len, ev);
 }
 
+/* The slow path of rte_cursor_next(): the copy is used up (or the ring
+ * failed, which empties it). Returns 1 (copy refilled, into the peek
+ * buffer if `shared`), 0, an error, or a loss event (1, *ev filled,
+ * *delivered set). */
+static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
+                     int *delivered, int shared)
+{
+	struct ring_state *r = &c->rings[ring];
+	uint64_t head;
+	int got;
+
+	if (r->err) {
+		if (r->why) /* errmsg must describe the error just returned */
+			set_errmsg(c, "%s", r->why);
+		return r->err;
+	}
+	got = refill(c, ring, &head, shared);
+	if (got == READ_LOST) {
+		*delivered = 1;
+		return lost(r, ev, ring, head);
+	}
+	return got;
+}
+
 /* The file could not be mapped again: the error of this read, sticky
  * for the ring like any failure. */
 static int remap_failed(rte_cursor *c, unsigned ring)
@@ -815,115 +948,43 @@ static int remap_failed(rte_cursor *c, unsigned ring)
 	return err;
 }
 
-/* ---- reading: one loop, three ways to take from the copy ----------------- */
-
-/*
- * The slow path of read_ring(): the copy is used up (or cut, or the ring
- * failed, which empties it). Returns 1 (copy refilled), 0 (nothing new),
- * an error (the ring's sticky one again), or READ_LOST: the producer
- * overwrote *lost_words unread words, now counted in r->lost and skipped.
- */
-static int next_slow(rte_cursor *c, unsigned ring, uint64_t *lost_words)
-{
-	struct ring_state *r = &c->rings[ring];
-	uint64_t head;
-	int got;
-
-	if (r->err) {
-		if (r->why) /* errmsg must describe the error just returned */
-			set_errmsg(c, "%s", r->why);
-		return r->err;
-	}
-	got = refill(c, ring, &head);
-	if (got == READ_LOST) {
-		*lost_words = head - r->pos;
-		r->lost += head - r->pos;
-		r->pos = head;
-		r->base = r->end = 0; /* the copy is behind pos now */
-	}
-	return got;
-}
-
-/* What a take function of read_ring() returns when it has no result. */
-#define TAKE_AGAIN (-101)  /* a message skipped: look at the copy again */
-#define TAKE_REFILL (-102) /* the copy used up, or its next message cut */
-
-typedef int take_fn(rte_cursor *c, unsigned ring, void *arg);
-
-/*
- * The loop of every read of `ring` (rte_cursor_next, _batch, _words).
- * While the copy holds words at r->pos that the producer has not
- * overwritten since (head re-checked on each pass: a loss is reported
- * where it happens, as if each message were read now), take() takes from
- * it into arg and returns the read's result, or TAKE_AGAIN, or
- * TAKE_REFILL; otherwise the copy is made again from the ring (a failed
- * ring has an empty copy). Returns take()'s result, 0 (nothing new), an
- * error, or READ_LOST (*lost_words set, as next_slow()). Inlined with its
- * take function into each public read: the fast path runs per message.
- */
-HOT int read_ring(rte_cursor *c, unsigned ring, take_fn *take, void *arg,
-                  uint64_t *lost_words)
+int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
 {
 	struct ring_state *r;
 	const uint64_t *hdr;
 
+	if (!c || !ev || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
 	if (mapped(c) != RTE_OK)
 		return remap_failed(c, ring);
 	r = &c->rings[ring];
+	own_copy(r);
 	hdr = ring_header(c, ring);
 	for (;;) {
-		int got;
+		int got, delivered = 0;
 
+		/* The next message from the copy, unless the producer has
+		 * overwritten it in the ring since: a loss is reported where it
+		 * happens, as if each message were read now. A failed ring has
+		 * an empty copy. */
 		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
-			got = take(c, ring, arg);
-			if (got == TAKE_AGAIN)
+			const uint64_t *m = r->buf + (r->pos - r->base);
+			unsigned len = rte_hdr_len(m[0]);
+
+			if (len && len <= r->end - r->pos) {
+				r->pos += len;
+				got = decode_message(c, ring, m, len, ev);
+				if (got != 0)
+					return got;
 				continue;
-			if (got != TAKE_REFILL)
-				return got;
+			}
+			/* Cut by the end of the copy (or bad): copy again from
+			 * pos, where refill() checks its length. */
 		}
-		got = next_slow(c, ring, lost_words);
-		if (got != 1)
+		got = next_slow(c, ring, ev, &delivered, 0);
+		if (got <= 0 || delivered)
 			return got;
 	}
-}
-
-/* The RTE_EV_LOST event of `words` lost words of `ring` into *ev: 1. */
-static int lost_event(struct rte_event *ev, unsigned ring, uint64_t words)
-{
-	memset(ev, 0, sizeof *ev);
-	ev->kind = RTE_EV_LOST;
-	ev->ring = ring;
-	ev->u.lost_words = words;
-	return 1;
-}
-
-/* rte_cursor_next()'s take: the next message of the copy, decoded into
- * the struct rte_event at arg. */
-HOT int take_event(rte_cursor *c, unsigned ring, void *arg)
-{
-	struct ring_state *r = &c->rings[ring];
-	const uint64_t *m = r->buf + (r->pos - r->base);
-	unsigned len = rte_hdr_len(m[0]);
-	int got;
-
-	if (!len || len > r->end - r->pos)
-		return TAKE_REFILL; /* cut by the end of the copy (or bad):
-		                     * refill() copies it again, or says what
-		                     * is wrong */
-	r->pos += len;
-	got = decode_message(c, ring, m, len, arg);
-	return got ? got : TAKE_AGAIN;
-}
-
-int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
-{
-	uint64_t lost = 0;
-	int got;
-
-	if (!c || !ev || ring >= c->layout.max_domains)
-		return RTE_EINVAL;
-	got = read_ring(c, ring, take_event, ev, &lost);
-	return got == READ_LOST ? lost_event(ev, ring, lost) : got;
 }
 
 /* Decode the messages of the copy of `ring` from r->pos into ev[0..n),
@@ -963,36 +1024,40 @@ static size_t decode_run(rte_cursor *c, unsigned ring, struct rte_event *ev,
 	return k;
 }
 
-struct batch {
-	struct rte_event *ev;
-	size_t n;
-};
-
-/* rte_cursor_next_batch()'s take: the events of the copy, up to n, into
- * the struct batch at arg, with one check of head for the run: the copy
- * was intact when it was made. */
-HOT int take_events(rte_cursor *c, unsigned ring, void *arg)
-{
-	struct batch *b = arg;
-	int err = 0;
-	size_t k = decode_run(c, ring, b->ev, b->n, &err);
-
-	if (k)
-		return (int)k;
-	return err ? err : TAKE_REFILL; /* only skipped messages, or cut */
-}
-
 int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
                           size_t n)
 {
-	struct batch b = { ev, n > INT_MAX ? INT_MAX : n };
-	uint64_t lost = 0;
-	int got;
+	struct ring_state *r;
+	const uint64_t *hdr;
 
 	if (!c || !ev || !n || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
-	got = read_ring(c, ring, take_events, &b, &lost);
-	return got == READ_LOST ? lost_event(ev, ring, lost) : got;
+	if (n > INT_MAX)
+		n = INT_MAX;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
+	r = &c->rings[ring];
+	own_copy(r);
+	hdr = ring_header(c, ring);
+	for (;;) {
+		int got, delivered = 0, err = 0;
+
+		/* As in rte_cursor_next(), with one check of head for the run:
+		 * the copy was intact when it was made. */
+		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
+			size_t k = decode_run(c, ring, ev, n, &err);
+
+			if (k)
+				return (int)k;
+			if (err)
+				return err;
+			if (r->pos >= r->end)
+				continue; /* only skipped messages: copy more */
+		}
+		got = next_slow(c, ring, ev, &delivered, 0);
+		if (got <= 0 || delivered)
+			return got;
+	}
 }
 
 /* The whole messages of the copy of `ring` from r->pos: the words up to
@@ -1012,38 +1077,102 @@ static uint64_t whole_messages(const struct ring_state *r)
 	return pos - r->pos;
 }
 
-/* rte_cursor_next_words()'s take: the whole messages of the copy, their
- * address stored at arg (a const uint64_t **). */
-HOT int take_words(rte_cursor *c, unsigned ring, void *arg)
+/* The copy of `ring` from r->pos if it still holds an intact whole first
+ * message (the producer has not overwritten r->pos since the copy was
+ * checked): its word count, else 0. */
+static uint64_t copy_ready(const rte_cursor *c, unsigned ring)
 {
-	struct ring_state *r = &c->rings[ring];
-	uint64_t n = whole_messages(r);
+	const struct ring_state *r = &c->rings[ring];
+	unsigned len;
 
-	if (!n)
-		return TAKE_REFILL;
-	*(const uint64_t **)arg = r->buf + (r->pos - r->base);
+	if (r->pos >= r->end || !copy_kept(r) ||
+	    load_acq(ring_header(c, ring)) > r->pos)
+		return 0;
+	len = rte_hdr_len(r->buf[r->pos - r->base]);
+	return len && len <= r->end - r->pos ? r->end - r->pos : 0;
+}
+
+int rte_cursor_peek_words(rte_cursor *c, unsigned ring, const uint64_t **words,
+                          uint64_t *lost)
+{
+	struct ring_state *r;
+
+	if (!c || !words || !lost || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	*lost = 0;
+	if (mapped(c) != RTE_OK)
+		return remap_failed(c, ring);
+	r = &c->rings[ring];
+	for (;;) {
+		/* As in rte_cursor_next_batch(): the copy was intact when it
+		 * was made, and head says whether it still is. Only the first
+		 * message is checked here: the caller walks the others. */
+		uint64_t n = copy_ready(c, ring);
+		struct rte_event ev;
+		int got, delivered = 0;
+
+		if (n) {
+			*words = r->buf + (r->pos - r->base);
+			return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
+		}
+		got = next_slow(c, ring, &ev, &delivered, 1);
+		if (delivered) {
+			*lost = ev.u.lost_words;
+			return 0;
+		}
+		if (got <= 0)
+			return got;
+	}
+}
+
+int rte_cursor_consume_words(rte_cursor *c, unsigned ring, size_t n)
+{
+	struct ring_state *r;
+
+	if (!c || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	r = &c->rings[ring];
+	if (n > r->end - r->pos)
+		return RTE_EINVAL;
 	r->pos += n;
-	return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
+	return RTE_OK;
 }
 
 int rte_cursor_next_words(rte_cursor *c, unsigned ring, const uint64_t **words,
                           uint64_t *lost)
 {
-	int got;
+	int got = rte_cursor_peek_words(c, ring, words, lost);
+	uint64_t n;
 
-	if (!c || !words || !lost || ring >= c->layout.max_domains)
-		return RTE_EINVAL;
-	*lost = 0;
-	got = read_ring(c, ring, take_words, words, lost);
-	return got == READ_LOST ? 0 : got;
+	if (got <= 0)
+		return got;
+	/* only the whole messages (the first one is) */
+	n = whole_messages(&c->rings[ring]);
+	c->rings[ring].pos += n;
+	return (int)n;
 }
 
 int rte_cursor_decode(rte_cursor *c, unsigned ring, const uint64_t *m,
                       struct rte_event *ev)
 {
+	struct ring_state *r;
+	unsigned len;
+	uint64_t pos;
+	int got;
+
 	if (!c || !m || !ev || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
-	return decode_message(c, ring, m, rte_hdr_len(m[0]), ev);
+	r = &c->rings[ring];
+	len = rte_hdr_len(m[0]);
+	if (!r->buf || m < r->buf || m >= r->buf + (r->end - r->base))
+		return decode_message(c, ring, m, len, ev);
+	/* The error messages place a message at r->pos - len (as the other
+	 * ways read, past it): m's own place for a while. */
+	pos = r->pos;
+	r->pos = r->base + (uint64_t)(m - r->buf) + len;
+	got = decode_message(c, ring, m, len, ev);
+	r->pos = pos;
+	return got;
 }
 
 /* ---- callbacks ---------------------------------------------------------- */

@@ -88,9 +88,59 @@ static void check_event(const struct rte_event *ev, const struct exp *e)
 	}
 }
 
-/* Set: read_and_check() reads through rte_cursor_next_words() and
- * rte_cursor_decode() instead of rte_cursor_next(). */
+/* Set: read_and_check() reads through rte_cursor_next_words() (1) or
+ * rte_cursor_peek_words() (2) and rte_cursor_decode() instead of
+ * rte_cursor_next(). */
 static int g_words;
+
+static int next_via_words(rte_cursor *c, unsigned ring, struct rte_event *ev);
+
+/* rte_cursor_next() the way of a peeking caller: walk the words peeked,
+ * each whole message taken (consumed) and decoded, up to the first one
+ * the words cut; then peek again. */
+static int next_via_peek(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	static const uint64_t *w;
+	static size_t n;
+	uint64_t lost;
+	int got;
+
+	for (;;) {
+		while (n > 0) {
+			unsigned len = rte_hdr_len(w[0]);
+			const uint64_t *m = w;
+
+			if (len == 0 || len > n) {
+				n = 0; /* cut: the next peek copies it again */
+				break;
+			}
+			assert_int_equal(rte_cursor_consume_words(c, ring, len), RTE_OK);
+			w += len;
+			n -= len;
+			got = rte_cursor_decode(c, ring, m, ev);
+			if (got != 0)
+				return got;
+		}
+		got = rte_cursor_peek_words(c, ring, &w, &lost);
+		if (got == 0 && lost) {
+			memset(ev, 0, sizeof *ev);
+			ev->kind = RTE_EV_LOST;
+			ev->ring = ring;
+			ev->u.lost_words = lost;
+			return 1;
+		}
+		if (got <= 0)
+			return got;
+		assert_true(rte_hdr_len(w[0]) >= 1 && rte_hdr_len(w[0]) <= (unsigned)got);
+		n = (size_t)got;
+	}
+}
+
+static int next_via(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	return g_words == 2 ? next_via_peek(c, ring, ev)
+	       : g_words ? next_via_words(c, ring, ev) : rte_cursor_next(c, ring, ev);
+}
 
 /* rte_cursor_next() the raw way: the messages of the last words read, one
  * by one, decoded; a loss as the RTE_EV_LOST event. */
@@ -138,14 +188,13 @@ static void read_and_check(rte_cursor *c, unsigned ring,
 
 		if (l->e[i].ring != ring)
 			continue;
-		got = g_words ? next_via_words(c, ring, &ev) : rte_cursor_next(c, ring, &ev);
+		got = next_via(c, ring, &ev);
 		if (got != 1)
 			fail_msg("event %zu of ring %u: rte_cursor_next = %d (%s)", i,
 			         ring, got, rte_cursor_errmsg(c));
 		check_event(&ev, &l->e[i]);
 	}
-	assert_int_equal(g_words ? next_via_words(c, ring, &ev)
-	                         : rte_cursor_next(c, ring, &ev), 0);
+	assert_int_equal(next_via(c, ring, &ev), 0);
 	assert_int_equal(rte_cursor_ring_lost(c, ring), 0);
 }
 
@@ -801,6 +850,120 @@ static void words_round_trip_every_runtime_event(void **state)
 	g_words = 0;
 }
 
+/* The same through rte_cursor_peek_words() and a caller's own walk. */
+static void peek_round_trip_every_runtime_event(void **state)
+{
+	g_words = 2;
+	every_runtime_event_and_id_round_trips(state);
+	messages_without_events_are_skipped(state);
+	every_user_event_round_trips_with_its_name(state);
+	g_words = 0;
+}
+
+/* A peek may cut its last message (the copy is a chunk of the ring): the
+ * first message is whole, nothing is read before rte_cursor_consume_words(),
+ * and after the whole ones the next peek starts with the cut one, whole. */
+static void peek_leaves_a_cut_message_to_the_next_peek(void **state)
+{
+	struct t_file f;
+	struct rte_ring_writer w;
+	struct explist l = { 0 };
+	const uint64_t *p, *q;
+	uint64_t lost;
+	size_t i = 0, events = 0;
+	rte_cursor *c;
+	int n, k;
+
+	(void)state;
+	t_ring_file_create(&f, "peek-cut.events", 1, 14);
+	t_writer(&f, 0, &w);
+	for (int j = 0; j < 3000; j++) /* 3 words each */
+		w_counter(&w, &l, 0, RTE_C_FORCE_MINOR_ALLOC_SMALL, (uint64_t)j);
+	c = t_open(f.path);
+	n = rte_cursor_peek_words(c, 0, &p, &lost);
+	assert_true(n > 0 && n < 9000 && n % 3 != 0); /* a chunk that cuts */
+	assert_int_equal(rte_cursor_peek_words(c, 0, &q, &lost), n);
+	assert_ptr_equal(p, q);
+	while (i < (size_t)n && rte_hdr_len(p[i]) <= (size_t)n - i) {
+		assert_int_equal(rte_hdr_len(p[i]), 3);
+		i += 3;
+	}
+	assert_int_equal(rte_cursor_consume_words(c, 0, (size_t)n + 1), RTE_EINVAL);
+	assert_int_equal(rte_cursor_consume_words(c, 0, i), RTE_OK);
+	for (;;) {
+		struct rte_event ev;
+
+		k = rte_cursor_peek_words(c, 0, &q, &lost);
+		if (k <= 0)
+			break;
+		assert_int_equal(rte_hdr_len(q[0]), 3);
+		assert_int_equal(rte_cursor_decode(c, 0, q, &ev), 1);
+		check_event(&ev, &l.e[i / 3 + events]);
+		assert_int_equal(rte_cursor_consume_words(c, 0, 3), RTE_OK);
+		events++;
+	}
+	assert_int_equal(k, 0);
+	assert_int_equal(lost, 0);
+	assert_int_equal(i / 3 + events, 3000);
+	rte_cursor_close(c);
+	free(l.e);
+	t_ring_file_unmap(&f);
+}
+
+/* Peeks at two rings of two files, interleaved, a message taken at a time
+ * from each (the copies share one buffer per thread): each ring reads its
+ * own events in order, whole, and a ring read by rte_cursor_next() after
+ * a peek reads on where the peek left it. */
+static void interleaved_peeks_read_each_ring_whole(void **state)
+{
+	struct t_file f[2];
+	struct rte_ring_writer w[2];
+	struct explist l[2] = { { 0 }, { 0 } };
+	rte_cursor *c[2];
+	size_t got[2] = { 0, 0 };
+	int more = 1;
+
+	(void)state;
+	t_ring_file_create(&f[0], "peek-a.events", 2, 12);
+	t_ring_file_create(&f[1], "peek-b.events", 2, 12);
+	for (int k = 0; k < 2; k++) {
+		t_writer(&f[k], 1, &w[k]);
+		for (int j = 0; j < 1200; j++) /* 3600 words of 4096 */
+			w_counter(&w[k], &l[k], 1, (unsigned)(k + 1), (uint64_t)(j * 2 + k));
+		c[k] = t_open(f[k].path);
+	}
+	while (more) {
+		more = 0;
+		for (int k = 0; k < 2; k++) {
+			const uint64_t *q;
+			uint64_t lost;
+			struct rte_event ev;
+			int n = rte_cursor_peek_words(c[k], 1, &q, &lost);
+
+			assert_int_equal(lost, 0);
+			if (n <= 0) {
+				assert_int_equal(n, 0);
+				continue;
+			}
+			more = 1;
+			assert_int_equal(rte_cursor_decode(c[k], 1, q, &ev), 1);
+			check_event(&ev, &l[k].e[got[k]++]);
+			assert_int_equal(rte_cursor_consume_words(c[k], 1, rte_hdr_len(q[0])),
+			                 RTE_OK);
+			if (k == 1 && got[k] == 700) { /* then the other ways */
+				assert_int_equal(rte_cursor_next(c[k], 1, &ev), 1);
+				check_event(&ev, &l[k].e[got[k]++]);
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(got[k], 1200);
+		rte_cursor_close(c[k]);
+		free(l[k].e);
+		t_ring_file_unmap(&f[k]);
+	}
+}
+
 static void words_report_the_loss_next_reports(void **state)
 {
 	struct t_file f;
@@ -935,6 +1098,9 @@ int main(void)
 		cmocka_unit_test(poll_stops_at_max_events_and_at_a_callback_stop),
 		cmocka_unit_test(words_round_trip_every_runtime_event),
 		cmocka_unit_test(words_report_the_loss_next_reports),
+		cmocka_unit_test(peek_round_trip_every_runtime_event),
+		cmocka_unit_test(peek_leaves_a_cut_message_to_the_next_peek),
+		cmocka_unit_test(interleaved_peeks_read_each_ring_whole),
 		cmocka_unit_test(a_released_cursor_reads_on_where_it_was),
 		cmocka_unit_test(a_released_cursor_refuses_a_replaced_file),
 		cmocka_unit_test(open_pid_finds_the_file_in_the_events_dir),
