@@ -82,28 +82,38 @@ static int same_file(const struct stat *st, dev_t dev, ino_t ino)
 	return st->st_dev == dev && st->st_ino == ino;
 }
 
+/* The working directory joined with a relative `dir`. Not inlined: its
+ * PATH_MAX buffer stays off the stack of an absolute directory's start. */
+__attribute__((noinline)) static int join_cwd(const char *dir,
+                                              struct rte_sb *b)
+{
+	char cwd[PATH_MAX];
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return errno;
+	while (dir[0] == '.' && dir[1] == '/')
+		dir += 2;
+	rte_sb_str(b, cwd);
+	if (strcmp(dir, ".") && dir[0]) {
+		if (strcmp(cwd, "/"))
+			rte_sb_str(b, "/");
+		rte_sb_str(b, dir);
+	}
+	return 0;
+}
+
 /* Absolute spelling of the configured directory, without resolving
  * symlinks (a user's path stays recognisable). Returns 0 or errno. */
 static int absolute_dir(const char *dir, char *out, size_t cap)
 {
-	char cwd[PATH_MAX];
 	struct rte_sb b;
+	int e;
 
 	rte_sb_init(&b, out, cap);
-	if (dir[0] == '/') {
+	if (dir[0] == '/')
 		rte_sb_str(&b, dir);
-	} else {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return errno;
-		while (dir[0] == '.' && dir[1] == '/')
-			dir += 2;
-		rte_sb_str(&b, cwd);
-		if (strcmp(dir, ".") && dir[0]) {
-			if (strcmp(cwd, "/"))
-				rte_sb_str(&b, "/");
-			rte_sb_str(&b, dir);
-		}
-	}
+	else if ((e = join_cwd(dir, &b)))
+		return e;
 	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
 }
 

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "fd.h"
 #include "log.h"
 
@@ -49,7 +50,7 @@ static void log_init(void)
 	char cwd[PATH_MAX];
 	int n;
 
-	if (fstat(STDERR_FILENO, &st) == 0) {
+	if (rte_sys_fstat(STDERR_FILENO, &st) == 0) {
 		g_log.err_ok = 1;
 		g_log.dev = st.st_dev;
 		g_log.ino = st.st_ino;

@@ -127,7 +127,8 @@ static int object_has(struct dl_phdr_info *info, size_t size, void *arg)
 /* 1 if the NUL-separated string table of `len` bytes at `off` in fd holds
  * k_symbol as a whole string. Read in blocks that overlap by the name's
  * length, so that no occurrence straddles two reads unseen. */
-static int strtab_has(int fd, off_t off, size_t len)
+__attribute__((noinline)) static int strtab_has(int fd, off_t off,
+                                                size_t len)
 {
 	char buf[8192];
 	const size_t k = sizeof(k_symbol); /* with its NUL */

@@ -10,12 +10,16 @@
  * as much as ten system calls, and a fork+_exit of a traced program took
  * a third more time than untraced mostly in such faults. These calls go
  * straight to the kernel, leave errno alone and return -errno on failure.
- * Async-signal-safe.
+ * Async-signal-safe. The start of a traced process uses them too (its
+ * pid, the identity of its stderr): there, a libc function no other part
+ * of a small program calls costs a page fault of libc's text as well.
  */
 #ifndef RTE_SHIM_SYS_H
 #define RTE_SHIM_SYS_H
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -94,6 +98,12 @@ static inline long rte_sys_sigmask(int how, const sigset_t *set,
 static inline pid_t rte_sys_getpid(void)
 {
 	return (pid_t)rte_sys3(SYS_getpid, 0, 0, 0);
+}
+
+/* fstat(fd): 0, or -errno. */
+static inline long rte_sys_fstat(int fd, struct stat *st)
+{
+	return rte_sys4(SYS_newfstatat, fd, (long)"", (long)st, AT_EMPTY_PATH);
 }
 
 #endif
