@@ -33,12 +33,6 @@ static int errf(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-/* The rule is lib/common's, shared with rte-run (pushgw.h). */
-int rd_label_name_ok(const char *s, size_t n)
-{
-	return rte_pushgw_label_name_ok(s, n);
-}
-
 /* One grouping-key pair "/name/value": a value that is empty or holds a
  * '/' goes as name@base64/<base64url>, others percent-encoded. */
 static void key_pair(struct rd_buf *b, const char *k, size_t kn, const char *v)
@@ -127,13 +121,6 @@ static int send_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
-}
-
-int rd_push_url_ok(const char *url, char *err, size_t errlen)
-{
-	struct rte_pushgw_url u;
-
-	return rte_pushgw_url_parse(url, &u, err, errlen);
 }
 
 int rd_push(const char *url, const char *job, char *const *labels,

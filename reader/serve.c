@@ -32,6 +32,7 @@
 
 #include "inputs.h"
 #include "metrics.h"
+#include "pushgw.h"
 #include "rundir.h"
 #include "serve.h"
 #include "status.h"
@@ -160,13 +161,11 @@ static int parse(int argc, char **argv, struct sopts *o)
 			o->job = optarg;
 			break;
 		case 'l': {
-			const char *eq = strchr(optarg, '=');
 			char **n;
 
-			if (!eq || !rd_label_name_ok(optarg, (size_t)(eq - optarg)) ||
-			    !strncmp(optarg, "job=", 4))
-				return usage_error("--label: want NAME=VALUE, NAME a label name other than job",
-				                   optarg);
+			if (!rte_pushgw_label_ok(optarg))
+				return usage_error("--label: want "
+				                   RTE_PUSHGW_LABEL_RULE, optarg);
 			n = realloc(o->labels, (size_t)(o->nlabels + 1) * sizeof *n);
 			if (!n)
 				return S_NOMEM;
@@ -197,9 +196,10 @@ static int parse(int argc, char **argv, struct sopts *o)
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
 	if (o->push) {
+		struct rte_pushgw_url u;
 		char why[600];
 
-		if (rd_push_url_ok(o->push, why, sizeof why) < 0)
+		if (rte_pushgw_url_parse(o->push, &u, why, sizeof why) < 0)
 			return usage_error(why, NULL);
 	}
 	if (o->push && o->ninputs == 0)

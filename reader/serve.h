@@ -24,12 +24,5 @@ int rd_push(const char *url, const char *job, char *const *labels,
             int nlabels, const char *body, size_t len, char *err,
             size_t errlen);
 
-/* 0 if url is one rd_push() takes, else -1 with the reason in err
- * (checked before any input is read: a usage error). The rules are
- * lib/common/pushgw.h's, which rte-run checks its --push with too. */
-int rd_push_url_ok(const char *url, char *err, size_t errlen);
-
-/* 1 if s is a valid Prometheus label name (pushgw.h's rule). */
-int rd_label_name_ok(const char *s, size_t n);
 
 #endif

@@ -774,8 +774,13 @@ RTE_FORKTEXT void rte_tracer_atfork_child(void)
 
 	g_lock = fresh;
 	/* Relaxed (both): one thread. */
-	if (st == ST_RUNNING || st == ST_FORKED)
+	/* The forking thread keeps ring 0 (not the state of threads that
+	 * could get none: it never writes, and would hold ring 0 for ever). */
+	if ((st == ST_RUNNING || st == ST_FORKED) && rte_self_p &&
+	    !rte_pool_is_none(rte_self_p))
 		__atomic_store_n(&g_heir, rte_self_p, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&g_heir, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_forked, (pid_t)rte_sys_getpid(), __ATOMIC_RELAXED);
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
