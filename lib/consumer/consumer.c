@@ -4,8 +4,10 @@
  * Structure: validate_header() is the one place where the header of a file
  * is checked against the real file size; refill() copies a run of messages
  * out of a ring with torn-read detection; decode_message() turns a copied
- * message into an event after checking it is well formed. Nothing reads
- * the mapping except through offsets validate_header() accepted.
+ * message into an event after checking it is well formed; read_ring() is
+ * the one loop of every read (rte_cursor_next, _batch, _peek_words) around
+ * them, each taking from the copy its own way. Nothing reads the mapping
+ * except through offsets validate_header() accepted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -551,19 +553,6 @@ static int ring_fail(rte_cursor *c, unsigned ring, int err, const char *f, ...)
 	return err;
 }
 
-static int lost(struct ring_state *r, struct rte_event *ev, unsigned ring,
-                uint64_t head)
-{
-	memset(ev, 0, sizeof *ev);
-	ev->kind = RTE_EV_LOST;
-	ev->ring = ring;
-	ev->u.lost_words = head - r->pos;
-	r->lost += head - r->pos;
-	r->pos = head;
-	r->base = r->end = 0; /* the copy is behind pos now */
-	return 1;
-}
-
 /*
  * Check head and tail of `ring` against r->pos. Returns the number of words
  * readable at r->pos (> 0), 0 if none, READ_LOST if the producer overwrote
@@ -755,7 +744,7 @@ static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out, int shared)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	*head_out = load_acq(ring_header(c, ring));
 	if (*head_out > r->pos)
-		return READ_LOST; /* lost() empties the copy */
+		return READ_LOST; /* next_slow() empties the copy */
 	r->buf = dst;
 	r->gen = dst == r->own ? 0 : pb->gen;
 	r->base = r->pos;
@@ -911,30 +900,6 @@ HOT int decode_message(rte_cursor *c, unsigned ring, const uint64_t *m,
 	return decode_runtime(c, ring, m, len, ev);
 }
 
-/* The slow path of rte_cursor_next(): the copy is used up (or the ring
- * failed, which empties it). Returns 1 (copy refilled, into the peek
- * buffer if `shared`), 0, an error, or a loss event (1, *ev filled,
- * *delivered set). */
-static int next_slow(rte_cursor *c, unsigned ring, struct rte_event *ev,
-                     int *delivered, int shared)
-{
-	struct ring_state *r = &c->rings[ring];
-	uint64_t head;
-	int got;
-
-	if (r->err) {
-		if (r->why) /* errmsg must describe the error just returned */
-			set_errmsg(c, "%s", r->why);
-		return r->err;
-	}
-	got = refill(c, ring, &head, shared);
-	if (got == READ_LOST) {
-		*delivered = 1;
-		return lost(r, ev, ring, head);
-	}
-	return got;
-}
-
 /* The file could not be mapped again: the error of this read, sticky
  * for the ring like any failure. */
 static int remap_failed(rte_cursor *c, unsigned ring)
@@ -948,43 +913,123 @@ static int remap_failed(rte_cursor *c, unsigned ring)
 	return err;
 }
 
-int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
+/* ---- reading: one loop, three ways to take from the copy ----------------- */
+
+/*
+ * The slow path of read_ring(): the copy is used up (or cut, or the ring
+ * failed, which empties it). Returns 1 (copy refilled, into the peek
+ * buffer if `shared`), 0 (nothing new), an error (the ring's sticky one
+ * again), or READ_LOST: the producer overwrote *lost_words unread words,
+ * now counted in r->lost and skipped.
+ */
+static int next_slow(rte_cursor *c, unsigned ring, uint64_t *lost_words,
+                     int shared)
+{
+	struct ring_state *r = &c->rings[ring];
+	uint64_t head;
+	int got;
+
+	if (r->err) {
+		if (r->why) /* errmsg must describe the error just returned */
+			set_errmsg(c, "%s", r->why);
+		return r->err;
+	}
+	got = refill(c, ring, &head, shared);
+	if (got == READ_LOST) {
+		*lost_words = head - r->pos;
+		r->lost += head - r->pos;
+		r->pos = head;
+		r->base = r->end = 0; /* the copy is behind pos now */
+	}
+	return got;
+}
+
+/* What a take function of read_ring() returns when it has no result. */
+#define TAKE_AGAIN (-101)  /* a message skipped: look at the copy again */
+#define TAKE_REFILL (-102) /* the copy used up, or its next message cut */
+
+typedef int take_fn(rte_cursor *c, unsigned ring, void *arg);
+
+/*
+ * The loop of every read of `ring` (rte_cursor_next, _batch, _peek_words).
+ * While the copy holds words at r->pos that the producer has not
+ * overwritten since (head re-checked on each pass: a loss is reported
+ * where it happens, as if each message were read now), take() takes from
+ * it into arg and returns the read's result, or TAKE_AGAIN, or
+ * TAKE_REFILL; otherwise the copy is made again from the ring (a failed
+ * ring has an empty copy). With `shared` (a constant: the peeks) the copy
+ * is made into the thread's peek buffer and is used only while it is
+ * still there; without, into the ring's own buffer (a copy in the peek
+ * buffer is dropped first). Returns take()'s result, 0 (nothing new), an
+ * error, or READ_LOST (*lost_words set, as next_slow()). Inlined with its
+ * take function into each public read: the fast path runs per message.
+ */
+HOT int read_ring(rte_cursor *c, unsigned ring, take_fn *take, void *arg,
+                  int shared, uint64_t *lost_words)
 {
 	struct ring_state *r;
 	const uint64_t *hdr;
 
-	if (!c || !ev || ring >= c->layout.max_domains)
-		return RTE_EINVAL;
 	if (mapped(c) != RTE_OK)
 		return remap_failed(c, ring);
 	r = &c->rings[ring];
-	own_copy(r);
+	if (!shared)
+		own_copy(r);
 	hdr = ring_header(c, ring);
 	for (;;) {
-		int got, delivered = 0;
+		int got;
 
-		/* The next message from the copy, unless the producer has
-		 * overwritten it in the ring since: a loss is reported where it
-		 * happens, as if each message were read now. A failed ring has
-		 * an empty copy. */
-		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
-			const uint64_t *m = r->buf + (r->pos - r->base);
-			unsigned len = rte_hdr_len(m[0]);
-
-			if (len && len <= r->end - r->pos) {
-				r->pos += len;
-				got = decode_message(c, ring, m, len, ev);
-				if (got != 0)
-					return got;
+		if (r->pos < r->end && (!shared || copy_kept(r)) &&
+		    load_acq(hdr) <= r->pos) {
+			got = take(c, ring, arg);
+			if (got == TAKE_AGAIN)
 				continue;
-			}
-			/* Cut by the end of the copy (or bad): copy again from
-			 * pos, where refill() checks its length. */
+			if (got != TAKE_REFILL)
+				return got;
 		}
-		got = next_slow(c, ring, ev, &delivered, 0);
-		if (got <= 0 || delivered)
+		got = next_slow(c, ring, lost_words, shared);
+		if (got != 1)
 			return got;
 	}
+}
+
+/* The RTE_EV_LOST event of `words` lost words of `ring` into *ev: 1. */
+static int lost_event(struct rte_event *ev, unsigned ring, uint64_t words)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->kind = RTE_EV_LOST;
+	ev->ring = ring;
+	ev->u.lost_words = words;
+	return 1;
+}
+
+/* rte_cursor_next()'s take: the next message of the copy, decoded into
+ * the struct rte_event at arg. */
+HOT int take_event(rte_cursor *c, unsigned ring, void *arg)
+{
+	struct ring_state *r = &c->rings[ring];
+	const uint64_t *m = r->buf + (r->pos - r->base);
+	unsigned len = rte_hdr_len(m[0]);
+	int got;
+
+	if (!len || len > r->end - r->pos)
+		return TAKE_REFILL; /* cut by the end of the copy (or bad):
+		                     * refill() copies it again, or says what
+		                     * is wrong */
+	r->pos += len;
+	got = decode_message(c, ring, m, len, arg);
+	return got ? got : TAKE_AGAIN;
+}
+
+int rte_cursor_next(rte_cursor *c, unsigned ring, struct rte_event *ev)
+{
+	uint64_t lost = 0;
+	int got;
+
+	if (!c || !ev || ring >= c->layout.max_domains)
+		return RTE_EINVAL;
+	got = read_ring(c, ring, take_event, ev, 0, &lost);
+	return got == READ_LOST ? lost_event(ev, ring, lost) : got;
 }
 
 /* Decode the messages of the copy of `ring` from r->pos into ev[0..n),
@@ -1024,40 +1069,38 @@ static size_t decode_run(rte_cursor *c, unsigned ring, struct rte_event *ev,
 	return k;
 }
 
+struct batch {
+	struct rte_event *ev;
+	size_t n;
+};
+
+/* rte_cursor_next_batch()'s take: the events of the copy, up to n, into
+ * the struct batch at arg, with one check of head for the run: the copy
+ * was intact when it was made. */
+HOT int take_events(rte_cursor *c, unsigned ring, void *arg)
+{
+	struct batch *b = arg;
+	int err = 0;
+	size_t k = decode_run(c, ring, b->ev, b->n, &err);
+
+	if (k)
+		return (int)k;
+	return err ? err : TAKE_REFILL; /* only skipped messages, or cut */
+}
+
 int rte_cursor_next_batch(rte_cursor *c, unsigned ring, struct rte_event *ev,
                           size_t n)
 {
-	struct ring_state *r;
-	const uint64_t *hdr;
+	struct batch b = { ev, n };
+	uint64_t lost = 0;
+	int got;
 
 	if (!c || !ev || !n || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
 	if (n > INT_MAX)
-		n = INT_MAX;
-	if (mapped(c) != RTE_OK)
-		return remap_failed(c, ring);
-	r = &c->rings[ring];
-	own_copy(r);
-	hdr = ring_header(c, ring);
-	for (;;) {
-		int got, delivered = 0, err = 0;
-
-		/* As in rte_cursor_next(), with one check of head for the run:
-		 * the copy was intact when it was made. */
-		if (r->pos < r->end && load_acq(hdr) <= r->pos) {
-			size_t k = decode_run(c, ring, ev, n, &err);
-
-			if (k)
-				return (int)k;
-			if (err)
-				return err;
-			if (r->pos >= r->end)
-				continue; /* only skipped messages: copy more */
-		}
-		got = next_slow(c, ring, ev, &delivered, 0);
-		if (got <= 0 || delivered)
-			return got;
-	}
+		b.n = INT_MAX;
+	got = read_ring(c, ring, take_events, &b, 0, &lost);
+	return got == READ_LOST ? lost_event(ev, ring, lost) : got;
 }
 
 /* The whole messages of the copy of `ring` from r->pos: the words up to
@@ -1077,52 +1120,34 @@ static uint64_t whole_messages(const struct ring_state *r)
 	return pos - r->pos;
 }
 
-/* The copy of `ring` from r->pos if it still holds an intact whole first
- * message (the producer has not overwritten r->pos since the copy was
- * checked): its word count, else 0. */
-static uint64_t copy_ready(const rte_cursor *c, unsigned ring)
+/* rte_cursor_peek_words()'s take: the copy from r->pos if its first
+ * message is whole (the caller walks the others), its start into the
+ * const uint64_t * at arg; the word count. */
+HOT int take_words(rte_cursor *c, unsigned ring, void *arg)
 {
-	const struct ring_state *r = &c->rings[ring];
-	unsigned len;
+	struct ring_state *r = &c->rings[ring];
+	const uint64_t *m = r->buf + (r->pos - r->base);
+	uint64_t n = r->end - r->pos;
+	unsigned len = rte_hdr_len(m[0]);
 
-	if (r->pos >= r->end || !copy_kept(r) ||
-	    load_acq(ring_header(c, ring)) > r->pos)
-		return 0;
-	len = rte_hdr_len(r->buf[r->pos - r->base]);
-	return len && len <= r->end - r->pos ? r->end - r->pos : 0;
+	(void)c;
+	if (!len || len > n)
+		return TAKE_REFILL; /* refill() copies it again, or says what
+		                     * is wrong */
+	*(const uint64_t **)arg = m;
+	return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
 }
 
 int rte_cursor_peek_words(rte_cursor *c, unsigned ring, const uint64_t **words,
                           uint64_t *lost)
 {
-	struct ring_state *r;
+	int got;
 
 	if (!c || !words || !lost || ring >= c->layout.max_domains)
 		return RTE_EINVAL;
 	*lost = 0;
-	if (mapped(c) != RTE_OK)
-		return remap_failed(c, ring);
-	r = &c->rings[ring];
-	for (;;) {
-		/* As in rte_cursor_next_batch(): the copy was intact when it
-		 * was made, and head says whether it still is. Only the first
-		 * message is checked here: the caller walks the others. */
-		uint64_t n = copy_ready(c, ring);
-		struct rte_event ev;
-		int got, delivered = 0;
-
-		if (n) {
-			*words = r->buf + (r->pos - r->base);
-			return n > INT_MAX ? INT_MAX : (int)n; /* n <= CHUNK_WORDS */
-		}
-		got = next_slow(c, ring, &ev, &delivered, 1);
-		if (delivered) {
-			*lost = ev.u.lost_words;
-			return 0;
-		}
-		if (got <= 0)
-			return got;
-	}
+	got = read_ring(c, ring, take_words, words, 1, lost);
+	return got == READ_LOST ? 0 : got;
 }
 
 int rte_cursor_consume_words(rte_cursor *c, unsigned ring, size_t n)
