@@ -77,11 +77,24 @@ static void refine(uint64_t tsc, uint64_t ns)
 }
 #endif
 
+#if defined(__x86_64__)
+/* The anchor's clock at tick t, not past the end of its period (0 before
+ * the first anchor): where the next period starts at the earliest. */
+static uint64_t extrapolate(const struct rte_clock_anchor *a, uint64_t t)
+{
+	if (!a->period || t < a->tsc0)
+		return 0;
+	return a->ns0 + (uint64_t)(((unsigned __int128)(
+	               t - a->tsc0 < a->period ? t - a->tsc0 : a->period) *
+	               a->mult) >> 32);
+}
+#endif
+
 uint64_t rte_clock_peek_ns(void)
 {
 #if defined(__x86_64__)
 	const struct rte_clock_anchor *a = &rte_clock_tls;
-	uint64_t tsc = __rdtsc(), t, n, extrap = 0;
+	uint64_t tsc = __rdtsc(), t, n, extrap;
 
 	if (tsc - a->tsc0 < a->period)
 		return a->ns0 + (((tsc - a->tsc0) * a->mult) >> 32);
@@ -90,10 +103,7 @@ uint64_t rte_clock_peek_ns(void)
 	read_pair(&t, &n);
 	/* As rte_clock_reanchor() would start its next period: the next
 	 * real re-anchor starts from at least this (same cap, later n). */
-	if (a->period && t >= a->tsc0)
-		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(
-		                 t - a->tsc0 < a->period ? t - a->tsc0 : a->period) *
-		                 a->mult) >> 32);
+	extrap = extrapolate(a, t);
 	return extrap > n ? extrap : n;
 #else
 	return rte_clock_monotonic_ns();
@@ -155,7 +165,7 @@ static int calibrate(void)
 uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc)
 {
 #if defined(__x86_64__)
-	uint64_t t, n, mult, extrap = 0, period;
+	uint64_t t, n, mult, extrap, period;
 	int m = __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
 
 	if (m == MODE_CALIB)
@@ -172,10 +182,7 @@ uint64_t rte_clock_reanchor(struct rte_clock_anchor *a, uint64_t tsc)
 	 * extrapolation to the end of its period: continuing from there keeps
 	 * the clock monotonic, and not extrapolating further keeps a rate
 	 * error from growing with the time the thread did not ask (a sleep). */
-	if (a->period && t >= a->tsc0)
-		extrap = a->ns0 + (uint64_t)(((unsigned __int128)(
-		                 t - a->tsc0 < a->period ? t - a->tsc0 : a->period) *
-		                 a->mult) >> 32);
+	extrap = extrapolate(a, t);
 	if (extrap > n) {
 		/* The scaled clock ran ahead: continue from where it is (never
 		 * step back) at a rate that meets CLOCK_MONOTONIC at the end
