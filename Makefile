@@ -19,7 +19,7 @@ DESTDIR ?=
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread \
-	-Iinclude -Ilib/common -Ilib/writer -Ilib/consumer -MMD -MP
+	-Iinclude -Icommon/format -Icommon/push -Icommon/writer -Icommon/consumer -MMD -MP
 BASE_LDFLAGS := $(SAN) -pthread $(LDFLAGS)
 
 ALL :=

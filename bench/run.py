@@ -191,7 +191,7 @@ def fs_type(path):
 
 
 def default_dir():
-    """librte.so's default directory (lib/common/rundir.h) for this user."""
+    """librte.so's default directory (common/format/rundir.h) for this user."""
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if xdg.startswith("/"):
         return os.path.join(xdg, "rte")

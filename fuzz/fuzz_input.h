@@ -4,7 +4,7 @@
  * A raw byte string almost never survives header validation (every ring
  * file is at least 1 MiB and its eight header words must agree), so the
  * target does not take its input as the file. It takes a small program that
- * BUILDS a ring file with the real ring writer (lib/writer/ring.h), corrupts it
+ * BUILDS a ring file with the real ring writer (common/writer/ring.h), corrupts it
  * where told to, and reads it back while it is being written:
  *
  *   byte  0       log2 of the ring size in words: 4 + b % 13  (16 .. 64Ki)

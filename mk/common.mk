@@ -1,27 +1,27 @@
-# lib/: the two libraries, in three folders that show them.
+# common/: what the shim and the reader share, in four folders that show it.
 #
-#   lib/writer/    the ring writer and the clock (ring.c, clock.c): linked
-#                  into librte.so only (mk/shim.mk), and into the test and
-#                  fuzz programs that build ring files.
-#   lib/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c,
-#                  ocamlexe.c): librteconsumer.{a,so}, which rte-read
-#                  links.
-#   lib/common/    what both link: the format (format.c), error strings
-#                  (error.c) and the default directory of ring files
-#                  (rundir.c, rundir.h). A file here may include nothing from
-#                  lib/writer/ or lib/consumer/, so that either library is
-#                  built without the other. Also the Pushgateway URL and
-#                  label rules (pushgw.c, pushgw.h), in neither library:
-#                  linked into rte-read (mk/serve.mk) and rte-run-exec
-#                  (mk/install.mk), which both take --push and --label.
+#   common/format/    what both libraries link: the format (format.c), error
+#                     strings (error.c) and the default directory of ring
+#                     files (rundir.c, rundir.h). A file here includes nothing
+#                     from common/writer/ or common/consumer/, so that either
+#                     library builds without the other.
+#   common/writer/    the ring writer and the clock (ring.c, clock.c): linked
+#                     into librte.so only (mk/shim.mk), and into the test and
+#                     fuzz programs that build ring files.
+#   common/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c,
+#                     ocamlexe.c): librteconsumer.{a,so}, which rte-read links.
+#   common/push/      the Pushgateway URL and label rules (pushgw.c, pushgw.h),
+#                     in neither library: linked into rte-read (mk/serve.mk)
+#                     and rte-run-exec (mk/install.mk), which both take --push
+#                     and --label.
 #
-# The public headers are in include/rte/; each lib/ folder is on the
+# The public headers are in include/rte/; each common/ folder is on the
 # include path (-I, in the Makefile) for its internal headers.
 
-COMMON_SRCS   := lib/common/error.c lib/common/format.c lib/common/rundir.c
-CONSUMER_SRCS := $(COMMON_SRCS) lib/consumer/consumer.c lib/consumer/jsonl.c \
-	lib/consumer/ocaml.c lib/consumer/ocamlexe.c
-WRITER_SRCS   := lib/writer/ring.c lib/writer/clock.c lib/common/rundir.c
+COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c
+CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/jsonl.c \
+	common/consumer/ocaml.c common/consumer/ocamlexe.c
+WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -11,7 +11,7 @@
 #   make fuzz-regress replay fuzz/regressions/ and the seeds through the
 #                     target: built with gcc + ASan + UBSan always, and with
 #                     libFuzzer too when clang is installed (part of make test)
-#   make fuzz-cov     line/branch coverage of lib/ by the seeds, the grown
+#   make fuzz-cov     line/branch coverage of common/ by the seeds, the grown
 #                     corpus and the regressions (needs llvm-14)
 #   make check-tsan   build $(TSAN_RUNS) in build-tsan/ with
 #                     -fsanitize=thread and run them
@@ -38,12 +38,12 @@ FUZZ_SEEDS     := $(FUZZ_DIR)/seeds
 FUZZ_FIXTURES  ?= $(filter-out tests/fixtures/ocaml-5.2/gc/%,$(wildcard tests/fixtures/ocaml-5.2/*/*.events.gz))
 FUZZ_HAVE_CLANG := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo yes)
 
-FUZZ_LIB_SRCS  := $(CONSUMER_SRCS) lib/writer/ring.c
+FUZZ_LIB_SRCS  := $(CONSUMER_SRCS) common/writer/ring.c
 FUZZ_HARNESS   := fuzz/fuzz_consumer.c fuzz/json_check.c
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
 FUZZ_CFLAGS    := -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -pthread \
-                  -Iinclude -Ilib/common -Ilib/writer -Ilib/consumer -Ifuzz -MMD -MP
+                  -Iinclude -Icommon/format -Icommon/push -Icommon/writer -Icommon/consumer -Ifuzz -MMD -MP
 FUZZ_OPTS       = -timeout=5 -dict=fuzz/rte.dict -print_final_stats=1 \
                   -artifact_prefix=$(FUZZ_DIR)/artifacts/
 
@@ -159,7 +159,7 @@ fuzz-cov: $(FUZZ_DIR)/rte-fuzz-cov $(FUZZ_DIR)/seeds.stamp
 	$(FUZZ_LLVM_COV) report $(FUZZ_DIR)/rte-fuzz-cov \
 		-instr-profile=$(FUZZ_DIR)/cov.profdata $(CONSUMER_SRCS)
 
-# ThreadSanitizer: the unit tests of lib/ (their test_concurrent has a
+# ThreadSanitizer: the unit tests of common/ (their test_concurrent has a
 # writer and a reader thread on one ring); other fragments append theirs.
 # gcc warns that TSan does not model atomic_thread_fence (-Wtsan): the
 # ring's data words are relaxed atomics, so TSan still sees no race there,

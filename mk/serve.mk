@@ -5,7 +5,7 @@
 #
 #   make test-prom   the exporter and push tests (part of `make test`)
 
-SERVE_SRCS := reader/serve.c reader/metrics.c reader/push.c lib/common/pushgw.c
+SERVE_SRCS := reader/serve.c reader/metrics.c reader/push.c common/push/pushgw.c
 SERVE_OBJS := $(SERVE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/rte-read: $(SERVE_OBJS)

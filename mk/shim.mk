@@ -7,7 +7,7 @@
 #                         $(CHECK_LOOP_SHIM_RUNS) times to flush out races
 #
 # librte.so links the writer, the clock and the format/error helpers of
-# lib/writer/ and lib/common/; shim/librte.map keeps everything but the public API and the
+# common/writer/ and common/format/; shim/librte.map keeps everything but the public API and the
 # interposed libc functions local. Link a program with
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
@@ -41,8 +41,8 @@ ALL += $(SHIM_LIB)
 # lookup's writes and reads of ld.so's and libc's pages each a page fault
 # there (40 faults a fork+_exit instead of 48); the load itself takes no
 # more (most of them are called at start anyway).
-$(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/lib/common/format.o \
-		$(BUILD)/obj/lib/common/error.o shim/librte.map
+$(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
+		$(BUILD)/obj/common/format/error.o shim/librte.map
 	$(CC) -shared -Wl,-soname,librte.so -Wl,--version-script=shim/librte.map \
 		-Wl,-z,defs -Wl,-z,now -o $@ $(filter %.o,$^) $(BASE_LDFLAGS) -ldl
 

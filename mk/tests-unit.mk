@@ -1,4 +1,4 @@
-# tests/unit/: cmocka unit tests of lib/ (format, ring writer, consumer,
+# tests/unit/: cmocka unit tests of common/ (format, ring writer, consumer,
 # JSONL, clock, Pushgateway rules) and of the shim's modules that link
 # alone (config, the event registry, the ring slots, the tracer's state
 # machine), run against real files in a temporary directory; and
@@ -29,8 +29,8 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) 
 		$(WRITER_OBJS) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) \
 		-lcmocka -lz -ldl
 
-# lib/common/pushgw.c is in neither library (mk/common.mk).
-PUSHGW_OBJ := $(BUILD)/obj/lib/common/pushgw.o
+# common/push/pushgw.c is in neither library (mk/common.mk).
+PUSHGW_OBJ := $(BUILD)/obj/common/push/pushgw.o
 $(BUILD)/tests/unit/test_pushgw: $(PUSHGW_OBJ)
 
 # The shim's modules that link alone (shim/init.c draws the layers): each

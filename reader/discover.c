@@ -376,7 +376,7 @@ static void wait_exists(struct rd_discover *d, const char *in, uint64_t t0)
 /*
  * The directories where a PID input is looked for, in order: -d DIR alone
  * if given; else $OCAML_RUNTIME_EVENTS_DIR if set, librte.so's default
- * directory (lib/common/rundir.h) and the working directory (where an OCaml
+ * directory (common/format/rundir.h) and the working directory (where an OCaml
  * program writes by default). Returns how many (at most 3).
  */
 static size_t pid_dirs(struct rd_discover *d, const char *dirs[3], char *run, size_t cap)

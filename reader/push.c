@@ -3,7 +3,7 @@
  * PUT over a plain TCP socket (http:// only: the gateway is normally on
  * loopback or a trusted network; use a TLS-terminating proxy otherwise),
  * bounded by socket timeouts. See serve.h; the URL and label rules are
- * lib/common's (pushgw.h), shared with rte-run.
+ * common/format's (pushgw.h), shared with rte-run.
  */
 #include <errno.h>
 #include <netdb.h>

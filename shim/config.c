@@ -121,7 +121,7 @@ void rte_config_read(struct rte_config *c)
 		memcpy(c->dir, dir, n);
 		c->dir[n] = '\0';
 	} else {
-		/* Not OCaml's working directory: see lib/common/rundir.h. */
+		/* Not OCaml's working directory: see common/format/rundir.h. */
 		c->dir_default = 1;
 		c->dir_too_long =
 		        rte_rundir_path(secure_getenv("XDG_RUNTIME_DIR"),

@@ -20,7 +20,7 @@ struct rte_config {
 	unsigned log2_words; /* OCAMLRUNPARAM e=N */
 	unsigned rings;      /* RTE_RINGS */
 	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
-	int dir_default;     /* unset or empty: dir is lib/common/rundir.h's */
+	int dir_default;     /* unset or empty: dir is common/format/rundir.h's */
 	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, or the default */
 };
 

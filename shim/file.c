@@ -5,7 +5,7 @@
  * The directory is resolved once, by the first rte_file_create() of this
  * image, into a held directory descriptor: OCAML_RUNTIME_EVENTS_DIR as
  * OCaml reads it (relative to the working directory of that moment), or
- * the per-user default of lib/common/rundir.h when it is unset or empty. Every
+ * the per-user default of common/format/rundir.h when it is unset or empty. Every
  * later name operation (fork children's files, exec, removal) goes through
  * that descriptor with openat/linkat/renameat/unlinkat, so a chdir() of the
  * program (a daemon's chdir("/")) changes nothing. The absolute path is

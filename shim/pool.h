@@ -26,7 +26,7 @@
 /*
  * Per-thread state. It lives in a pool of memory mapped with
  * MADV_WIPEONFORK (pool.c), not in TLS: the only initial-exec TLS of ours
- * is the pointer rte_self_p (plus lib/writer/clock.h's anchor), so the shim
+ * is the pointer rte_self_p (plus common/writer/clock.h's anchor), so the shim
  * takes a few words of each thread's stack, not kilobytes. The state is
  * allocated on the thread's first use without malloc or locks (mmap and a
  * CAS), so it is usable in signal handlers.

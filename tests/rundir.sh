@@ -1,5 +1,5 @@
 # rundir.sh - sourced by the shell tests that need librte.so's default
-# directory without XDG_RUNTIME_DIR (lib/common/rundir.h).
+# directory without XDG_RUNTIME_DIR (common/format/rundir.h).
 
 # default_root: where the per-user directory goes without XDG_RUNTIME_DIR:
 # /dev/shm where /tmp is not a tmpfs and /dev/shm is one we may write

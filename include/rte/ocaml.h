@@ -129,7 +129,7 @@ struct rte_ocaml_exe {
  * looked for, strongest first: the bytecode runtime's version string; the
  * native Sys.ocaml_version string inside Stdlib__Sys's data symbols; the
  * one such string in .data; runtime functions that appeared in one
- * release (lib/consumer/ocamlexe.c has the facts and their sources). The
+ * release (common/consumer/ocamlexe.c has the facts and their sources). The
  * file is read, never mapped or run, with bounded reads (256 MiB at most).
  * Returns 1 and fills *out if it is an OCaml program, 0 if nothing says
  * so (not ELF64, not OCaml, OCaml without any of these), or a negative

@@ -1,6 +1,6 @@
 /*
  * gen_ring.c - ring files for rte-read's tests, written with the project's
- * own ring writer (lib/writer/ring.h):
+ * own ring writer (common/writer/ring.h):
  *
  *   gen_ring known FILE TRUTH   a finished file of exactly known phases,
  *                               spans, counters, ints and thread names;

@@ -1,6 +1,6 @@
 /*
  * jsonl_ref.h - the first, printf-based implementation of rte_event_jsonl()
- * (lib/consumer/jsonl.c before it was rewritten without printf), kept as the
+ * (common/consumer/jsonl.c before it was rewritten without printf), kept as the
  * oracle the rewrite is checked against byte for byte, truncation
  * included (test_jsonl_fast.c). Test code only.
  */

@@ -4,7 +4,7 @@
  * (tests/reader/ocamlexe.sh). OCaml 5 cannot be installed here, so this C
  * program carries in its ELF file what an OCaml program of version
  * OCAML_VER carries (facts from ocaml/ocaml, tags 5.0.0 to 5.3.0-alpha1 and
- * trunk fd41e1ab55; lib/consumer/ocamlexe.c lists them), and, while it
+ * trunk fd41e1ab55; common/consumer/ocamlexe.c lists them), and, while it
  * runs, maps a ring file written by a real OCaml runtime the way the
  * runtime maps its own: shared and writable, named PID.events, with its
  * pid in the ring_start event.

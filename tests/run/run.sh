@@ -548,7 +548,7 @@ test_early_checks() {
 }
 
 # rte-run checks --push, --job and --label with rte-read's rules
-# (lib/common/pushgw.c): each set of options below is refused by both
+# (common/push/pushgw.c): each set of options below is refused by both
 # tools or by neither, a refused URL for the same reason. Taken ones push
 # to 127.0.0.1 port 1, which refuses the connection: nothing leaves the
 # machine.

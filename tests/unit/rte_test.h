@@ -1,5 +1,5 @@
 /*
- * rte_test.h - helpers shared by the cmocka unit tests of lib/.
+ * rte_test.h - helpers shared by the cmocka unit tests of common/.
  *
  * Every test works on real files in a private temporary directory (created
  * on first use, removed at exit by the process that created it): ring files

@@ -1,5 +1,5 @@
 /*
- * test_clock.c - lib/writer/clock.{h,c}: rte_clock_ns() against
+ * test_clock.c - common/writer/clock.{h,c}: rte_clock_ns() against
  * clock_gettime(CLOCK_MONOTONIC).
  *
  * Every sample is bracketed by two clock_gettime() reads, lo and hi. The

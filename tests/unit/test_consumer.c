@@ -1,5 +1,5 @@
 /*
- * test_consumer.c - lib/consumer/consumer.c on well-formed files: every kind of
+ * test_consumer.c - common/consumer/consumer.c on well-formed files: every kind of
  * message, every runtime id and user name, signed values, custom payloads
  * of every length, written by the real ring writer into a real file and
  * read back through rte_cursor_next() and rte_cursor_poll().

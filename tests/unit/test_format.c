@@ -1,5 +1,5 @@
 /*
- * test_format.c - rte/format.h and lib/common/format.c: header words, names of
+ * test_format.c - rte/format.h and common/format/format.c: header words, names of
  * ids, alloc buckets, custom payload coding and the file layout.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * test_hostile.c - lib/consumer/consumer.c on files crafted to be wrong: every
+ * test_hostile.c - common/consumer/consumer.c on files crafted to be wrong: every
  * header inconsistency, every malformed message, truncated and odd files.
  * Each must give the documented error code (rte/error.h) and one message
  * naming the file, never a crash, a hang or a read outside the file.

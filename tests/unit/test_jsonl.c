@@ -1,5 +1,5 @@
 /*
- * test_jsonl.c - lib/consumer/jsonl.c: one event as one JSON line, in the schema
+ * test_jsonl.c - common/consumer/jsonl.c: one event as one JSON line, in the schema
  * of tests/fixtures/ocaml-5.2/README.md, for every kind; and conformance:
  * every ring file written by real OCaml 5.2.0 programs decodes to exactly
  * the JSONL OCaml's own consumer produced, ring by ring, line by line.

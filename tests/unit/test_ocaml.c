@@ -1,5 +1,5 @@
 /*
- * test_ocaml.c - rte/ocaml.h and lib/consumer/ocaml.c: one name table per OCaml
+ * test_ocaml.c - rte/ocaml.h and common/consumer/ocaml.c: one name table per OCaml
  * version, the choice of a table from a file's phase nesting, and a
  * cursor naming ids with the chosen table.
  */

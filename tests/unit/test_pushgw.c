@@ -1,5 +1,5 @@
 /*
- * test_pushgw.c - lib/common/pushgw.c: the Pushgateway URL that --push
+ * test_pushgw.c - common/push/pushgw.c: the Pushgateway URL that --push
  * takes, split into host, port and prefix, the URLs it refuses and why,
  * and the grouping labels of --label. (tests/run checks that rte-run and
  * rte-read take and refuse alike.)

@@ -1,5 +1,5 @@
 /*
- * test_ring.c - lib/writer/ring.{h,c}, the ring writer, read back through the
+ * test_ring.c - common/writer/ring.{h,c}, the ring writer, read back through the
  * consumer: wrap-around, padding, head advance and exact loss accounting,
  * checked against an independent model of the ring discipline of
  * doc/FORMAT.md (the model never looks at the writer's state).

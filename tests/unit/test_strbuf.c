@@ -1,5 +1,5 @@
 /*
- * test_strbuf.c - lib/common/strbuf.h: the printf-free string builder of
+ * test_strbuf.c - common/format/strbuf.h: the printf-free string builder of
  * the shim's start, against snprintf of the same pieces.
  */
 #include <stdio.h>

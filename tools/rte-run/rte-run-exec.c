@@ -50,7 +50,7 @@
  *   rte-run-exec --check-push URL JOB [NAME=VALUE]...
  *
  * rte-run's --push, --job and --label, checked before COMMAND runs by the
- * rules rte-read --push applies at the end (lib/common/pushgw.h): exit 0
+ * rules rte-read --push applies at the end (common/push/pushgw.h): exit 0
  * if rte-read would take them, else 1 with the reason on standard output
  * (rte-run's usage error); 125 on bad usage.
  */
