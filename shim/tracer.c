@@ -161,6 +161,26 @@ RTE_FORKTEXT static int child_pending(void)
 static void fork_switch(int from_handler);
 
 /*
+ * 1 in a vfork child (or a child of clone(CLONE_VM) without CLONE_THREAD):
+ * it shares our memory, the per-process page included, but has another
+ * pid. The owner is the pid the atfork child handler noted (a fork child
+ * not adopted yet), else the page's pid. A child of a raw fork that was
+ * not adopted yet reads 0 there: it and a vfork child of it look alike,
+ * and are taken as the former (adopted when they first need it).
+ */
+RTE_FORKTEXT int rte_tracer_vforked(void)
+{
+	/* Relaxed (both): see child_pending(); a vfork child reads what
+	 * its parent wrote before it. */
+	pid_t owner = __atomic_load_n(&g_forked, __ATOMIC_RELAXED);
+
+	if (!owner && g_proc)
+		owner = __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED);
+	return owner > 0 && owner != rte_sys_getpid();
+}
+
+
+/*
  * Adopt a child: it gets its own file, made lazily. After our atfork
  * handler, the thread that forked keeps ring 0 and ring_start carries the
  * time of the fork; without one (_Fork, raw fork or clone), the adopting

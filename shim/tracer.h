@@ -204,6 +204,12 @@ void rte_tracer_exec_failed(int err);
  * with PRESERVE makes its pending file here. */
 int rte_tracer_owns_process(void);
 
+/* 1 in a vfork child: it shares our memory (every variable of ours, the
+ * per-thread state of the thread that vforked) but not our pid. Every hook
+ * then calls the real function and nothing else (one getpid system call:
+ * hooks take it off their fast paths). Async-signal-safe. */
+int rte_tracer_vforked(void);
+
 /*
  * The write path. Returns the calling thread's writer, marked busy, or NULL
  * (nothing to do: tracing is off or paused, or no ring). Pair every

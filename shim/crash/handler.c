@@ -891,6 +891,43 @@ sighandler_t rte_crash_signal_prev(sighandler_t r)
 	return r == ours.sa_handler ? SIG_DFL : r;
 }
 
+/* A vfork child's sigaction() and signal() go to the kernel alone (its
+ * table is its own, our memory its parent's): an action of ours they
+ * return is reported as the program's one we keep. */
+static int ours(sighandler_t h)
+{
+	struct sigaction a, b;
+
+	our_action(&a, 0);
+	our_action(&b, 1); /* the union: sa_handler is the handler's address */
+	return h == a.sa_handler || h == b.sa_handler;
+}
+
+void rte_crash_hide_action(int sig, struct sigaction *sa)
+{
+	sigset_t o;
+
+	if (sig <= 0 || sig >= SIGMAX || !(sa->sa_flags & SA_SIGINFO) ||
+	    !ours(sa->sa_handler))
+		return;
+	prog_lock(&o);
+	*sa = g_prog[sig];
+	prog_unlock(&o);
+}
+
+sighandler_t rte_crash_hide_handler(int sig, sighandler_t h)
+{
+	struct sigaction sa;
+
+	if (h == SIG_ERR || !ours(h))
+		return h;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = SA_SIGINFO;
+	rte_crash_hide_action(sig, &sa);
+	return sa.sa_handler;
+}
+
 /*
  * libunwind is loaded lazily, never at start: its dlopen (and liblzma's)
  * cost a short process (a test harness's /bin/true) more than the rest

@@ -548,6 +548,17 @@ sighandler_t rte_prof_hide(sighandler_t h)
 	return h == ours.sa_handler ? SIG_DFL : h;
 }
 
+void rte_prof_hide_action(struct sigaction *sa)
+{
+	sigset_t o;
+
+	if (!(sa->sa_flags & SA_SIGINFO) || sa->sa_sigaction != on_sample)
+		return;
+	prog_lock(&o);
+	*sa = g_prog;
+	prog_unlock(&o);
+}
+
 /* ---- start ------------------------------------------------------------------- */
 
 void rte_prof_start(void)

@@ -56,6 +56,9 @@ int rte_prof_sigaction(int sig, const struct sigaction *act,
                        struct sigaction *old);
 int rte_prof_signal(int sig, sighandler_t h, sighandler_t *prev);
 sighandler_t rte_prof_hide(sighandler_t h);
+/* In a vfork child: *sa, an action the kernel returned, becomes the
+ * program's view if it is our handler. Async-signal-safe. */
+void rte_prof_hide_action(struct sigaction *sa);
 
 #pragma GCC visibility pop
 
