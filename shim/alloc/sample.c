@@ -421,7 +421,7 @@ void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
 		goto out; /* a failed call: nothing to sample */
 	/* Not in the shared state of threads that got none (busy), nor in
 	 * our own slow work (a nested call from libunwind). */
-	if (!a->guard && !rte_self_p->busy) {
+	if (!a->guard && !rte_self_p->busy && !rte_tracer_vforked()) {
 		guard_enter(a);
 		sample(a, p, n, fn);
 		guard_leave(a);
@@ -436,7 +436,8 @@ void rte_alloc_note_free(void *p)
 	struct rte_ring_writer *w;
 	int saved;
 
-	if (!set_remove((uint64_t)(uintptr_t)p))
+	/* Not in a vfork child: the set and the ring are its parent's. */
+	if (rte_tracer_vforked() || !set_remove((uint64_t)(uintptr_t)p))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));
@@ -469,6 +470,10 @@ static void flush(struct rte_alloc_thread *a)
 	uint64_t ts;
 	int saved = errno;
 
+	/* Not in a vfork child: the ring is its parent's thread's (the
+	 * counts stay for that thread's next flush). */
+	if (rte_tracer_vforked())
+		goto out;
 	w = rte_enter();
 	if (!w) {
 		/* Relaxed: tracing stopped or paused: drop what we have. */

@@ -16,9 +16,11 @@
  *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.
- * Every exit and exec wrapper therefore first checks that the caller is the
- * process that owns the file (getpid()); in a vfork child it is not, and
- * the wrapper only calls the real function.
+ * Every wrapper here therefore checks rte_tracer_vforked() before it does
+ * anything of ours (off the untraced fast paths: a getpid system call); in
+ * a vfork child it only calls the real function. A fork made in a vfork
+ * child runs no handler of ours (t_vfork_fork): its child is then one no
+ * atfork handler saw, adopted as such.
  *
  * exec: ring_stop is written and the file moved out of the way first
  * (<pid>.exec<N>.events with PRESERVE, else removed), because the new image
@@ -57,6 +59,13 @@ extern char **environ;
  * child sees wiped. */
 static RTE_FORKVAR sigset_t g_fork_mask;
 
+/* 1 between prepare and the parent or child handler of a fork made in a
+ * vfork child: neither does anything. Thread-local, not in our per-thread
+ * state (a pool the grandchild sees wiped): the vfork child runs on its
+ * parent thread's, which is suspended until the child execs or exits,
+ * and it is 0 again by then. */
+static __thread int t_vfork_fork RTE_TLS;
+
 /*
  * The handlers, in this order: every signal blocked (one mask change for
  * every module), the observers' locks (the crash recorder's), the
@@ -69,6 +78,10 @@ static void fork_prepare(void)
 {
 	sigset_t all, old;
 
+	if (rte_tracer_vforked()) {
+		t_vfork_fork = 1;
+		return;
+	}
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_prepare)
 			rte_hook_observers[i]->fork_prepare();
@@ -87,6 +100,10 @@ static void fork_parent(void)
 	sigset_t old = g_fork_mask;
 	unsigned n = 0;
 
+	if (t_vfork_fork) {
+		t_vfork_fork = 0;
+		return;
+	}
 	rte_unlock_blocked();
 	while (rte_hook_observers[n])
 		n++;
@@ -99,6 +116,10 @@ static void fork_parent(void)
 /* No libc call here (see sys.h): errno is left alone. */
 RTE_FORKTEXT static void fork_child(void)
 {
+	if (t_vfork_fork) {
+		t_vfork_fork = 0;
+		return;
+	}
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_unlock_child)
 			rte_hook_observers[i]->fork_unlock_child();
@@ -124,7 +145,8 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 	pid = rte_real.fork();
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */
-	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&
+	    !rte_tracer_vforked()) {
 		saved = errno;
 		rte_tracer_fork_parent(pid);
 		/* Inline loop: an observer may count frames (the program's
@@ -233,7 +255,7 @@ RTE_FORKTEXT static int exec_before(const char *prog)
 		rte_prof_exec_begin();
 		return 0;
 	}
-	if (rte_self.guard)
+	if (rte_tracer_vforked() || rte_self.guard)
 		return 0;
 	rte_self.guard = 1;
 	rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
@@ -439,7 +461,7 @@ RTE_FORKTEXT static void exit_stop(void)
 	int saved;
 
 	/* Not tracing, or a fork child that made no file (see exec). */
-	if (!rte_tracer_stop_needed())
+	if (!rte_tracer_stop_needed() || rte_tracer_vforked())
 		return;
 	saved = errno;
 	if (!rte_self.guard) {

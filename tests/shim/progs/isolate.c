@@ -6,7 +6,8 @@
  *                       and SIGTERM (bsd_signal); vfork; the child reads
  *                       SIGSEGV's old action while resetting it with
  *                       signal(), SIGABRT's with sigaction() and SIGTERM's
- *                       with sysv_signal(), then execs /bin/true. The
+ *                       with sysv_signal(), names itself "vchild" (prctl,
+ *                       then pthread_setname_np), then execs /bin/true. The
  *                       parent prints "child saw h h h" (the old handlers
  *                       the child was shown: h for the program's, else
  *                       "other"), then "parent has h h h" (its own
@@ -103,6 +104,8 @@ static int vforked(void)
 		g_seen[1] = sigaction(SIGABRT, &sa, &old) < 0 ? SIG_ERR
 		                                              : old.sa_handler;
 		g_seen[2] = sysv_signal(SIGTERM, SIG_DFL);
+		prctl(PR_SET_NAME, "vchild", 0, 0, 0);
+		pthread_setname_np(pthread_self(), "vchild");
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(127);
 	}
