@@ -183,6 +183,10 @@ __attribute__((constructor)) static void rte_init(void)
 		rte_lock(&old);
 		rte_tracer_start_locked();
 		rte_unlock(&old);
+		/* prof/ armed this thread under the lock (every signal
+		 * blocked): its timer runs if the program's mask lets its
+		 * signal in. */
+		rte_prof_thread_check();
 	}
 	errno = saved;
 }

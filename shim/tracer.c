@@ -239,14 +239,14 @@ void rte_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	rte_lock_blocked();
 }
 
 void rte_unlock(const sigset_t *old)
 {
 	rte_unlock_blocked();
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 void rte_tracer_disable(const char *why)
@@ -829,7 +829,7 @@ void rte_tracer_materialize(void)
 	 * the process cannot leave a half-made file, and no handler of
 	 * this thread can run while we hold the lock. */
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rte_real_sigmask(SIG_SETMASK, &all, &old);
 	/* trylock: another thread may be making the file (or registering);
 	 * the event that asked is then dropped, and the next one tries
 	 * again. The lock orders us against rte_register(). */
@@ -843,7 +843,7 @@ void rte_tracer_materialize(void)
 		}
 		pthread_mutex_unlock(&g_lock);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rte_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Tell the observers that tracing is about to stop (see

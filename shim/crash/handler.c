@@ -156,7 +156,7 @@ static void prog_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	/* Acquire: pairs with the release in prog_unlock(). */
 	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -166,7 +166,7 @@ static void prog_unlock(const sigset_t *old)
 {
 	/* Release: our g_prog stores happen before the next holder's. */
 	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* ---- events ----------------------------------------------------------------- */
@@ -401,7 +401,7 @@ static void die_by(int first)
 	resend_default(first, NULL);
 	sigemptyset(&one);
 	sigaddset(&one, first);
-	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	rte_real_sigmask(SIG_UNBLOCK, &one, NULL);
 }
 
 /* 1 if running on the alternate signal stack, or if the thread has none

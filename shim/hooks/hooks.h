@@ -7,6 +7,8 @@
  *   signals.c  sigaction, signal, bsd_signal, sysv_signal (over the crash
  *              recorder's handler table)
  *   dl.c       dlopen, dlclose (module events)
+ *   masks.c    pthread_sigmask, sigprocmask (the profiler's timer stopped
+ *              while a thread blocks its signal)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
  * through the observer list below.

@@ -86,7 +86,7 @@ static void fork_prepare(void)
 		if (rte_hook_observers[i]->fork_prepare)
 			rte_hook_observers[i]->fork_prepare();
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rte_real_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_lock)
 			rte_hook_observers[i]->fork_lock();
@@ -110,12 +110,14 @@ static void fork_parent(void)
 	while (n--)
 		if (rte_hook_observers[n]->fork_unlock_parent)
 			rte_hook_observers[n]->fork_unlock_parent();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rte_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
 RTE_FORKTEXT static void fork_child(void)
 {
+	int sig;
+
 	if (t_vfork_fork) {
 		t_vfork_fork = 0;
 		return;
@@ -125,6 +127,10 @@ RTE_FORKTEXT static void fork_child(void)
 			rte_hook_observers[i]->fork_unlock_child();
 	rte_tracer_atfork_child();
 	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
+	/* prof/ armed the forking thread with every signal blocked: its
+	 * timer runs only if the mask now given back lets its signal in. */
+	if ((sig = rte_prof_mask_signal()))
+		rte_prof_thread_masked(sigismember(&g_fork_mask, sig) == 1);
 }
 
 void rte_hooks_process_init(void)

@@ -13,6 +13,18 @@
  * its first event for threads older than tracing), its timer deleted at
  * its end, before exec and at exit; a fork child arms the forking thread.
  *
+ * Blocked signal. While a thread blocks the signal its timer is stopped
+ * (PT_BLOCKED), so that a program that blocks every signal (a "signal
+ * thread" design: sigpending, sigtimedwait, signalfd on all of them) never
+ * sees ours: hooks/masks.c reports each pthread_sigmask/sigprocmask of the
+ * program (rte_prof_thread_masked), a thread armed with the signal blocked
+ * (made by a thread that blocks it, or with pthread_attr_setsigmask_np)
+ * starts stopped, and a sample that fell due just before the block is
+ * taken back (drain_pending). The thread's CPU time while stopped is not
+ * profiled. Masks the kernel sets for a handler (sa_mask) or for the
+ * duration of a call (sigsuspend, ppoll, pselect, epoll_pwait) are not
+ * seen; the thread sleeps in those calls, and its CPU-time timer with it.
+ *
  * Every timer id is also kept in a registry (a page-granular table mapped
  * with MADV_WIPEONFORK, so a child never sees its parent's ids), so that
  * one thread can delete them all: at exit, or when the program takes the
@@ -57,6 +69,7 @@
 #include "profiler.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
+#include "sys.h"
 #include "tracer.h"
 
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
@@ -230,7 +243,9 @@ static void reg_delete_all(void)
 
 /* ---- per-thread timers ----------------------------------------------------- */
 
-enum { PT_NONE = 0, PT_ARMED, PT_DONE };
+/* PT_BLOCKED: the timer exists but is stopped (the thread blocks the
+ * signal). */
+enum { PT_NONE = 0, PT_ARMED, PT_DONE, PT_BLOCKED };
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -248,11 +263,32 @@ static int active(void)
 	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
 }
 
+/* Start (on) or stop the timer `id`. */
+static int set_timer(int id, int on)
+{
+	struct itimerspec its;
+	uint64_t ns = on ? 1000000000u / g_hz : 0;
+
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
+	its.it_value = its.it_interval;
+	return (int)syscall(SYS_timer_settime, id, 0, &its, NULL);
+}
+
+/* 1 if the calling thread blocks the signal now (no libc call). */
+static int sig_blocked(void)
+{
+	sigset_t cur;
+
+	sigemptyset(&cur);
+	if (rte_sys_sigmask(SIG_BLOCK, NULL, &cur) < 0)
+		return 0;
+	return sigismember(&cur, g_sig) == 1;
+}
+
 static void arm(struct rte_thread *t)
 {
 	struct sigevent ev;
-	struct itimerspec its;
-	uint64_t ns = 1000000000u / g_hz;
 	int id = -1;
 
 	memset(&ev, 0, sizeof(ev));
@@ -288,13 +324,14 @@ static void arm(struct rte_thread *t)
 	}
 	t->prof_timer = id;
 	t->prof_last = thread_cpu_ns();
+	if (sig_blocked()) {
+		t->prof_state = PT_BLOCKED; /* started when unblocked */
+		return;
+	}
 	t->prof_state = PT_ARMED;
-	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
-	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
-	its.it_value = its.it_interval;
 	/* Keeps the state stores before the first signal. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+	if (set_timer(id, 1) < 0) {
 		t->prof_state = PT_DONE;
 		reg_delete(t->prof_slot);
 	}
@@ -313,7 +350,7 @@ void rte_prof_thread_arm(void)
 
 static void disarm(struct rte_thread *t)
 {
-	if (t->prof_state != PT_ARMED)
+	if (t->prof_state != PT_ARMED && t->prof_state != PT_BLOCKED)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -376,7 +413,8 @@ RTE_FORKTEXT void rte_prof_exec_begin(void)
 		errno = saved;
 		return;
 	}
-	if (rte_self_p && rte_self_p->prof_state == PT_ARMED) {
+	if (rte_self_p && (rte_self_p->prof_state == PT_ARMED ||
+	                   rte_self_p->prof_state == PT_BLOCKED)) {
 		disarm(rte_self_p);
 		drain_pending();
 		rte_self_p->prof_state = PT_NONE;
@@ -390,6 +428,47 @@ RTE_FORKTEXT void rte_prof_exec_failed(void)
 	if (__atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
 	    getpid() == rte_tracer_pid()) /* not in a vfork child */
 		rte_prof_thread_arm();
+}
+
+int rte_prof_mask_signal(void)
+{
+	return active() ? g_sig : 0;
+}
+
+void rte_prof_thread_masked(int blocked)
+{
+	struct rte_thread *t = rte_self_p;
+	int saved = errno;
+
+	/* Nothing to change (the common case), or in a vfork child (the
+	 * state and the timer are its parent's thread's). */
+	if (!t || !active() ||
+	    t->prof_state != (blocked ? PT_ARMED : PT_BLOCKED) ||
+	    rte_tracer_vforked())
+		return;
+	if (blocked) {
+		/* Samples from here on are ignored (on_sample), then none
+		 * falls due, then the one that may have is taken back. */
+		t->prof_state = PT_BLOCKED;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		set_timer(t->prof_timer, 0);
+		drain_pending();
+	} else {
+		t->prof_last = thread_cpu_ns(); /* the stopped time is not ours */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->prof_state = PT_ARMED;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (set_timer(t->prof_timer, 1) < 0)
+			disarm(t);
+	}
+	errno = saved;
+}
+
+void rte_prof_thread_check(void)
+{
+	if (active() && rte_self_p && rte_self_p->prof_state != PT_NONE &&
+	    rte_self_p->prof_state != PT_DONE)
+		rte_prof_thread_masked(sig_blocked());
 }
 
 void rte_prof_stop(void)
@@ -465,7 +544,7 @@ static void prog_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	/* Acquire: pairs with the release in prog_unlock(). */
 	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
@@ -474,7 +553,7 @@ static void prog_lock(sigset_t *old)
 static void prog_unlock(const sigset_t *old)
 {
 	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 int rte_prof_owns(int sig)

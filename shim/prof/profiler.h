@@ -37,6 +37,16 @@ void rte_prof_fork_child(void);
  * stopped). After a failed exec: arm it again. */
 void rte_prof_exec_begin(void);
 void rte_prof_exec_failed(void);
+/* hooks/masks.c: rte_prof_mask_signal() is the profiling signal while
+ * profiling runs, else 0; rte_prof_thread_masked(blocked): the calling
+ * thread's mask now blocks it (1: its timer is stopped, a sample left
+ * pending taken back) or not (0: started again). Async-signal-safe. */
+int rte_prof_mask_signal(void);
+void rte_prof_thread_masked(int blocked);
+/* The same from the calling thread's mask now (after one of our locks,
+ * under which a thread armed starts stopped). */
+void rte_prof_thread_check(void);
+
 /* Exit (rte_core_stop): delete every thread's timer. Async-signal-safe. */
 void rte_prof_stop(void);
 
