@@ -66,6 +66,7 @@
 #include "clock.h"
 #include "forkvars.h"
 #include "crash/crash.h"
+#include "parse.h"
 #include "profiler.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
@@ -75,7 +76,6 @@
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
 
-#define HZ_MAX 100000u
 /* Registry slots (threads profiled at once); more threads are still
  * profiled, but their timers are left to thread end and the kernel. */
 #define REG_SLOTS 65536u
@@ -102,65 +102,6 @@ static int real_sigaction(int sig, const struct sigaction *a,
 		return -1;
 	}
 	return rte_real.sigaction(sig, a, o);
-}
-
-/* ---- configuration --------------------------------------------------------- */
-
-static unsigned parse_hz(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > HZ_MAX || *s == '-') {
-		rte_warn(NULL, "RTE_PROFILE: '%.32s' is not a rate from 0 to "
-		         "%u Hz; profiling is off", s, HZ_MAX);
-		return 0;
-	}
-	return (unsigned)v;
-}
-
-/* "N", "RTMIN+N", "RTMAX-N" (with or without SIG), "PROF", "VTALRM",
- * "USR1", "USR2". Returns the signal or 0. */
-static int parse_sig(const char *s)
-{
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = {{"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
-	             {"USR1", SIGUSR1}, {"USR2", SIGUSR2}};
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return SIGRTMAX - 2;
-	if (!strncmp(s, "SIG", 3))
-		s += 3;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name))
-			return names[i].sig;
-	if (!strncmp(s, "RTMIN", 5) || !strncmp(s, "RTMAX", 5)) {
-		int base = s[4] == 'N' ? SIGRTMIN : SIGRTMAX;
-
-		s += 5;
-		v = *s ? strtol(s, &end, 10) : 0;
-		if (*s && (*end || (*s != '+' && *s != '-')))
-			return 0;
-		v += base;
-	} else {
-		v = strtol(s, &end, 10);
-		if (*end)
-			return 0;
-	}
-	if (v >= SIGRTMIN && v <= SIGRTMAX)
-		return (int)v;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (v == names[i].sig)
-			return (int)v;
-	return 0;
 }
 
 /* ---- the registry of timers -------------------------------------------------- */
@@ -643,13 +584,13 @@ void rte_prof_hide_action(struct sigaction *sa)
 void rte_prof_start(void)
 {
 	struct sigaction cur, sa;
-	unsigned hz = parse_hz(secure_getenv("RTE_PROFILE"));
+	unsigned hz = rte_prof_parse_hz(secure_getenv("RTE_PROFILE"));
 	const char *s = secure_getenv("RTE_PROFILE_SIGNAL");
 	const char *stack = secure_getenv("RTE_PROFILE_STACK");
 
 	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return;
-	if (!(g_sig = parse_sig(s))) {
+	if (!(g_sig = rte_prof_parse_sig(s))) {
 		rte_warn(NULL, "RTE_PROFILE_SIGNAL: '%.32s' is not a real-time "
 		         "signal (RTMIN+N, RTMAX-N or a number), PROF, VTALRM, "
 		         "USR1 or USR2; profiling is off", s);
