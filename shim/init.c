@@ -178,6 +178,8 @@ __attribute__((constructor)) static void rte_init(void)
 	rte_real_resolve();
 	rte_alloc_init(); /* hooks/alloc.c: the real allocator, RTE_ALLOC */
 	rte_tracer_load();
+	if (!rte_hooks_interposed())
+		rte_tracer_not_preloaded(); /* dlopen: see tracer.h */
 	rte_hooks_process_init();
 	if (rte_config_start_at_load()) {
 		rte_lock(&old);

@@ -104,6 +104,7 @@ static RTE_FORKVAR int g_stopping;                    /* ring_stop written, atom
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static int g_pool_ok; /* the pool's key exists (rte_pool_load) */
 static int g_once_full;
+static int g_not_preloaded; /* rte_tracer_not_preloaded() */
 
 
 static const struct {
@@ -687,6 +688,15 @@ int rte_tracer_start_locked(void)
 	if (g_state != ST_OFF)
 		return RTE_ESTATE;
 	rte_config_read(&g_cfg);
+	if (g_not_preloaded) {
+		rte_warn(NULL, "librte.so was loaded with dlopen, not "
+		         "preloaded: it cannot see this program's forks, "
+		         "execs and exits, so it stands aside (LD_PRELOAD "
+		         "traces)");
+		/* Release: pairs with state(). */
+		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		return RTE_ESTATE;
+	}
 	if (!g_cfg.trace_ocaml && rte_ocaml_in_process()) {
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
@@ -1048,6 +1058,11 @@ void rte_tracer_lost(void)
 }
 
 /* ---- load --------------------------------------------------------------- */
+
+void rte_tracer_not_preloaded(void)
+{
+	g_not_preloaded = 1;
+}
 
 void rte_tracer_load(void)
 {

@@ -210,6 +210,11 @@ int rte_tracer_owns_process(void);
  * hooks take it off their fast paths). Async-signal-safe. */
 int rte_tracer_vforked(void);
 
+/* The constructor found our wrappers bypassed (librte.so loaded with
+ * dlopen): tracing never starts (rte_start and OCAML_RUNTIME_EVENTS_START
+ * give one warning and RTE_ESTATE), so no file is left half-traced. */
+void rte_tracer_not_preloaded(void);
+
 /*
  * The write path. Returns the calling thread's writer, marked busy, or NULL
  * (nothing to do: tracing is off or paused, or no ring). Pair every

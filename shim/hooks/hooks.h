@@ -59,6 +59,11 @@ extern const struct rte_hook_observer *const rte_hook_observers[];
 /* Most observers the list can have (threads.c keeps one context each). */
 #define RTE_HOOK_OBSERVERS_MAX 4
 
+/* process.c: 1 if the program's calls of the functions we wrap come to
+ * us: librte.so was preloaded (or linked before libc), not loaded later
+ * with dlopen, where the program's calls were bound to libc's already. */
+int rte_hooks_interposed(void);
+
 /* process.c: register the pthread_atfork handlers (constructor). */
 void rte_hooks_process_init(void);
 

@@ -366,6 +366,18 @@ RTE_EXPORT RTE_FORKTEXT int execve(const char *path, char *const argv[],
 	return do_execve(path, argv, envp);
 }
 
+/* Our own execve's address, not the one the dynamic linker binds. */
+static int own_execve(const char *path, char *const argv[],
+                      char *const envp[])
+	__attribute__((alias("execve"), nonnull(1, 2), nothrow));
+
+int rte_hooks_interposed(void)
+{
+	/* No sanitizer runtime defines execve: with one preloaded before
+	 * us, the program's calls still come here. */
+	return rte_dlsym(RTLD_DEFAULT, "execve") == (void *)own_execve;
+}
+
 RTE_EXPORT RTE_FORKTEXT int execv(const char *path, char *const argv[])
 {
 	rte_real_resolve();
