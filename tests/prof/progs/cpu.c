@@ -351,6 +351,7 @@ static int blocked(unsigned ms, const char *how)
 	    (errno = pthread_create(&t[1], &attr, blocked_thread,
 	                            (void *)(uintptr_t)ms)))
 		die("pthread_create");
+	pthread_attr_destroy(&attr);
 	tree(ms);
 	if ((sig = nothing_pending())) {
 		printf("main saw signal %d\n", sig);
