@@ -8,8 +8,8 @@
  *   init.c                    wiring: constructor, destructor, observer lists
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
- *   hooks/  threads.c  process.c  signals.c  dl.c  alloc.c  (hooks/hooks.h)
- *   prof/   profiler.c      CPU profiler: timers (prof/profiler.h)
+ *   hooks/  threads.c process.c signals.c dl.c masks.c alloc.c (hooks/hooks.h)
+ *   prof/   profiler.c parse.c  CPU profiler: timers (prof/profiler.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
  *   alloc/  sample.c  allocation profiler: counts, samples (alloc/alloc.h)
  *   ------------------------------------------------------------------------
