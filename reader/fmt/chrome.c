@@ -10,7 +10,9 @@
  *         "thread_name" metadata per track: "<names> (tid N)", the names
  *         it took separated by ", ", those of successive images (exec,
  *         same tid) by " → ". Without a tid (OCaml's own files) the
- *         ring: "ring N: <names>". The few lifecycle events a ring gets
+ *         ring's tenancy: "ring N: <names>" for its first domain, "ring
+ *         N, domain K on it" for a later one (tid N + (K - 1) * 2^22,
+ *         above any pid). The few lifecycle events a ring gets
  *         before its thread's tid (ring_start, fork_child, domain_spawn)
  *         wait for it and go on the thread's track.
  *   X     a runtime phase or user span, written at its end with its begin
@@ -32,7 +34,10 @@
  *         to the child's fork_child; exec, from the old image's rte.exec
  *         to the new image's ring_start. These four events are drawn as
  *         1 ns slices (X) for the arrows to bind to; an arrow is written
- *         only when both its ends were.
+ *         only when both its ends were. A fork_parent later than its
+ *         child's fork_child (the shim stamped it after fork() returned
+ *         until fork_parent was stamped before the call) is drawn at the
+ *         fork_child's time, so that every arrow points forward.
  *
  * The shim's bookkeeping events (rte.thread.*, rte.module*,
  * rte.exec_failed, and each failed try of an exec: its rte.exec,
@@ -121,12 +126,13 @@ static void unfinished(struct chrome *C, struct rd_ctx *c, long pid,
 	}
 }
 
-static void counter(struct chrome *C, struct rd_out *o, const struct rd_item *it,
+static void counter(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
                     const char *name, const char *cat)
 {
+	struct rd_out *o = c->out;
 	const struct rte_event *ev = it->ev;
 
-	chrome_ev_open(C, o, "C", it->src->pid, chrome_tid(it), it->ts);
+	chrome_ev_open(C, o, "C", it->src->pid, chrome_tid(C, c, it), it->ts);
 	chrome_put_name(o, name, cat);
 	rd_out_str(o, ",\"args\":{\"ring ");
 	rd_out_u64(o, ev->ring);
@@ -174,26 +180,33 @@ void chrome_instant_args(struct rd_out *o, const struct rte_event *ev)
 	}
 }
 
-static void instant(struct chrome *C, struct rd_out *o, const struct rd_item *it,
+static void instant(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
                     const char *name, const char *cat)
 {
-	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(it), it->ts);
+	struct rd_out *o = c->out;
+	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(C, c, it), it->ts);
 	rd_out_str(o, ",\"s\":\"t\"");
 	chrome_put_name(o, name, cat);
 	chrome_instant_args(o, it->ev);
 	rd_out_ch(o, '}');
 }
 
-/* An end of a flow arrow: a 1 ns slice for the arrow to bind to. */
+/* An end of a flow arrow: a 1 ns slice for the arrow to bind to (a
+ * fork_parent no later than its child's fork_child: chrome_fork_anchor). */
 static void point(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
                   const char *name)
 {
-	chrome_ev_open(C, c->out, "X", it->src->pid, chrome_tid(it), it->ts);
+	const struct rte_event *ev = it->ev;
+	uint64_t ts = it->ts;
+
+	if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_FORK_PARENT && ev->u.data > 0)
+		ts = chrome_fork_anchor(C, (long)ev->u.data, ts);
+	chrome_ev_open(C, c->out, "X", it->src->pid, chrome_tid(C, c, it), ts);
 	rd_out_str(c->out, ",\"dur\":0.001");
 	chrome_put_name(c->out, name, "process");
-	chrome_instant_args(c->out, it->ev);
+	chrome_instant_args(c->out, ev);
 	rd_out_ch(c->out, '}');
-	chrome_flow_note(C, c, it, it->ev, it->ts, chrome_tid(it));
+	chrome_flow_note(C, c, it, ev, ts, chrome_tid(C, c, it));
 }
 
 /* 1 if a span of the thread still open began after `begin`: the span
@@ -212,25 +225,26 @@ static int crosses_open(const struct rd_thread *th, uint64_t begin)
 /* A complete span: an X slice on its thread's track, or, if it does not
  * nest with the spans still open there (user spans matched by name, e.g.
  * A begins, B begins, A ends), an async slice (b/e, its own track). */
-static void slice(struct chrome *C, struct rd_out *o, const struct rd_item *it,
+static void slice(struct chrome *C, struct rd_ctx *c, const struct rd_item *it,
                   const char *name, const char *cat)
 {
+	struct rd_out *o = c->out;
 	if (crosses_open(it->th, it->begin_ts)) {
 		unsigned long long id = ++C->async;
 
-		chrome_ev_open(C, o, "b", it->src->pid, chrome_tid(it), it->begin_ts);
+		chrome_ev_open(C, o, "b", it->src->pid, chrome_tid(C, c, it), it->begin_ts);
 		rd_out_str(o, ",\"id\":");
 		rd_out_u64(o, id);
 		chrome_put_name(o, name, cat);
 		rd_out_str(o, ",\"args\":{\"nesting\":\"crossed\"}}");
-		chrome_ev_open(C, o, "e", it->src->pid, chrome_tid(it), it->ts);
+		chrome_ev_open(C, o, "e", it->src->pid, chrome_tid(C, c, it), it->ts);
 		rd_out_str(o, ",\"id\":");
 		rd_out_u64(o, id);
 		chrome_put_name(o, name, cat);
 		rd_out_ch(o, '}');
 		return;
 	}
-	chrome_ev_open(C, o, "X", it->src->pid, chrome_tid(it), it->begin_ts);
+	chrome_ev_open(C, o, "X", it->src->pid, chrome_tid(C, c, it), it->begin_ts);
 	rd_out_str(o, ",\"dur\":");
 	rd_out_us3(o, it->dur);
 	chrome_put_name(o, name, cat);
@@ -247,7 +261,7 @@ static int sample_instant(struct chrome *C, struct rd_ctx *c,
 
 	if (!rd_prof_sample(C->prof, c->procs, it, &st))
 		return 0;
-	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(it), it->ts);
+	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(C, c, it), it->ts);
 	rd_out_str(o, ",\"s\":\"t\"");
 	chrome_put_name(o, st.n ? st.func[0] : "rte.sample", "sample");
 	rd_out_str(o, ",\"args\":{\"cpu_ns\":");
@@ -291,7 +305,7 @@ static int crash_instant(struct chrome *C, struct rd_ctx *c, const struct rd_ite
 		rd_crash_event_fini(&e);
 		return 0;
 	}
-	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(it), it->ts);
+	chrome_ev_open(C, o, "i", it->src->pid, chrome_tid(C, c, it), it->ts);
 	rd_out_str(o, ",\"s\":\"t\"");
 	chrome_put_name(o, name, "crash");
 	rd_out_str(o, ",\"args\":{");
@@ -317,7 +331,6 @@ static int crash_instant(struct chrome *C, struct rd_ctx *c, const struct rd_ite
 static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
 {
 	const struct rte_event *ev = it->ev;
-	struct rd_out *o = c->out;
 	const char *cat = ev->kind >= RTE_EV_USER_UNIT ? "user" : "runtime";
 	char buf[48], lost[64];
 
@@ -336,31 +349,31 @@ static void put_event(struct chrome *C, struct rd_ctx *c, const struct rd_item *
 	case RTE_EV_END:
 	case RTE_EV_USER_SPAN_END:
 		if (it->matched)
-			slice(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
+			slice(C, c, it, rte_event_name(ev, buf, sizeof buf), cat);
 		else
-			instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
+			instant(C, c, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	case RTE_EV_COUNTER:
 	case RTE_EV_USER_INT:
-		counter(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
+		counter(C, c, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	case RTE_EV_ALLOC:
-		instant(C, o, it, "alloc", cat);
+		instant(C, c, it, "alloc", cat);
 		return;
 	case RTE_EV_LOST:
 		snprintf(lost, sizeof lost, "lost %llu words",
 		         (unsigned long long)ev->u.lost_words);
-		instant(C, o, it, lost, "lost");
+		instant(C, c, it, lost, "lost");
 		return;
 	case RTE_EV_USER_CUSTOM:
 		if (c->crash && rd_crash_is_own(ev) && crash_instant(C, c, it))
 			return;
 		if (sample_instant(C, c, it))
 			return;
-		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
+		instant(C, c, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	default:
-		instant(C, o, it, rte_event_name(ev, buf, sizeof buf), cat);
+		instant(C, c, it, rte_event_name(ev, buf, sizeof buf), cat);
 		return;
 	}
 }
@@ -405,6 +418,7 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 	struct chrome *C = (struct chrome *)s;
 	const struct rte_event *ev = it->ev;
 	struct ring_names *rn;
+	long owner;
 
 	if (!C->started) {
 		C->started = 1;
@@ -413,13 +427,27 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 	if (ev->kind != RTE_EV_LOST)
 		chrome_note_first(C, chrome_src(c, it), it->ts);
 	rn = chrome_ring(C, c, chrome_src(c, it), ev->ring);
+	if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_FORK_CHILD)
+		chrome_note_fork_child(C, it->src->pid, it->ts);
+	owner = rn ? chrome_ring_tid(ev->ring, rn->tenancy) : (long)ev->ring;
+	if (rn && ev->kind != RTE_EV_LOST) {
+		/* a domain_spawn on a ring used before: a new tenancy, on a
+		 * track of its own (without tids); the events of the last one
+		 * still waiting go on the last one's track */
+		if (ev->kind == RTE_EV_LIFECYCLE && ev->id == RTE_LC_DOMAIN_SPAWN && rn->any) {
+			if (rn->npend)
+				flush_pending(C, c, it, rn);
+			rn->tenancy++;
+		}
+		rn->any = 1;
+	}
 	if (ev->kind != RTE_EV_LOST)
 		chrome_track_note(C, c, it); /* every name the thread took */
 	for (int k = 0; k < 2; k++)
 		if (it->ab[k].n) /* the thread that began them: the ring's last */
 			unfinished(C, c, it->src->pid,
 			           it->th->tid >= 0 ? it->th->tid
-			           : rn && rn->last_tid >= 0 ? rn->last_tid : (long)ev->ring,
+			           : rn && rn->last_tid >= 0 ? rn->last_tid : owner,
 			           &it->ab[k], it->ts);
 	if (it->pass) {
 		rd_prof_event(C->prof, c->procs, it); /* modules, for samples */
@@ -456,6 +484,7 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 		struct ring_names *rn = i < C->nrn && C->rn[i] ? &C->rn[i][r] : NULL;
 		struct rd_abandoned ph = { t->phases.s, t->phases.depth, 0 };
 		struct rd_abandoned sp = { t->spans.s, t->spans.depth, 1 };
+		long tid;
 
 		if (!t->seen)
 			continue;
@@ -479,8 +508,9 @@ static void finish_src(struct chrome *C, struct rd_ctx *c, unsigned i)
 			chrome_flush_held(C, c, &it, rn);
 			flush_pending(C, c, &it, rn);
 		}
-		unfinished(C, c, s->pid, t->tid >= 0 ? t->tid : (long)r, &ph, t->last_ts);
-		unfinished(C, c, s->pid, t->tid >= 0 ? t->tid : (long)r, &sp, t->last_ts);
+		tid = t->tid >= 0 ? t->tid : chrome_ring_tid(r, rn ? rn->tenancy : 0);
+		unfinished(C, c, s->pid, tid, &ph, t->last_ts);
+		unfinished(C, c, s->pid, tid, &sp, t->last_ts);
 	}
 }
 
@@ -517,6 +547,7 @@ static void chrome_destroy(struct rd_sink *s)
 	free(C->tr);
 	free(C->sf);
 	free(C->forks);
+	free(C->fc);
 	rd_prof_free(C->prof);
 	free(C);
 }

@@ -22,6 +22,8 @@ struct ring_names {
 	long ttid;        /* the tid it was given for, -1 none */
 	int tshown;       /* that track has an event written */
 	long last_tid;    /* tid of the ring's latest thread, -1 none */
+	unsigned tenancy; /* threads (domains) that held the ring before */
+	int any;          /* an event of the ring was seen */
 	/* lifecycle events waiting for the ring's thread's tid */
 	struct rte_event pend[PEND_MAX];
 	uint64_t pend_ts[PEND_MAX];
@@ -35,7 +37,13 @@ struct ring_names {
 	unsigned nheld;
 };
 
-/* One track: a thread (its tid) or, without one, a ring. */
+/* Without a tid (OCaml's own files), the chrome tid of the track of ring r
+ * in its tenancy k (k domains held it before): r, then r + k * this, above
+ * any Linux pid (PID_MAX_LIMIT is 2^22), so that a ring reused by a later
+ * domain shows each on a track of its own. */
+#define CHROME_TENANCY_STRIDE 4194304L
+
+/* One track: a thread (its tid) or, without one, a ring's tenancy. */
 struct track {
 	long pid, id;
 	int is_ring, used;
@@ -58,6 +66,12 @@ struct fork_pt {
 	uint64_t ts;
 };
 
+/* The time of the latest fork_child seen of a pid (open addressing). */
+struct fork_child_ts {
+	long pid;    /* 0: free */
+	uint64_t ts;
+};
+
 struct chrome {
 	struct rd_sink sink;
 	int started, any;
@@ -73,6 +87,8 @@ struct chrome {
 	unsigned nsf;
 	struct fork_pt *forks;
 	size_t nforks, forkcap;
+	struct fork_child_ts *fc; /* fcap slots, nfc used */
+	size_t fcap, nfc;
 	unsigned long long async; /* ids of async slices given */
 	struct { unsigned src, ring; } holding[16]; /* rings with nheld */
 	unsigned nholding;
@@ -95,8 +111,11 @@ unsigned chrome_src(struct rd_ctx *c, const struct rd_item *it);
 /* The ring state of (src, ring), made if new; NULL if out of memory. */
 struct ring_names *chrome_ring(struct chrome *C, struct rd_ctx *c,
                                unsigned src, unsigned ring);
-/* The chrome tid of an event: its thread's tid, else its ring. */
-long chrome_tid(const struct rd_item *it);
+/* The chrome tid of an event: its thread's tid, else its ring's tenancy
+ * (CHROME_TENANCY_STRIDE). */
+long chrome_tid(struct chrome *C, struct rd_ctx *c, const struct rd_item *it);
+/* The same for ring r of source src in tenancy k. */
+long chrome_ring_tid(unsigned r, unsigned k);
 void chrome_note_first(struct chrome *C, unsigned src, uint64_t ts);
 void chrome_track_note(struct chrome *C, struct rd_ctx *c, const struct rd_item *it);
 void chrome_track_show(struct chrome *C, struct rd_ctx *c, const struct rd_item *it);
@@ -115,5 +134,12 @@ void chrome_flush_other_holds(struct chrome *C, struct rd_ctx *c,
 int chrome_hold_exec(struct chrome *C, struct rd_ctx *c,
                      const struct rd_item *it, struct ring_names *rn);
 void chrome_finish_flows(struct chrome *C, struct rd_ctx *c);
+/* Note that pid's ring 0 got its fork_child at ts. */
+void chrome_note_fork_child(struct chrome *C, long pid, uint64_t ts);
+/* Where the parent's fork_parent(child) at ts is drawn: at ts, or at the
+ * child's fork_child if that is earlier. The shim before this rule
+ * stamped fork_parent after fork() returned, later than the child's
+ * fork_child (stamped before the fork): the arrow would point back. */
+uint64_t chrome_fork_anchor(struct chrome *C, long child, uint64_t ts);
 
 #endif

@@ -220,3 +220,53 @@ void chrome_finish_flows(struct chrome *C, struct rd_ctx *c)
 			     a->exec_ts, P->src[i].pid, b->start_tid, b->start_ts);
 	}
 }
+
+static size_t fc_slot(const struct chrome *C, long pid)
+{
+	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (C->fcap - 1);
+}
+
+void chrome_note_fork_child(struct chrome *C, long pid, uint64_t ts)
+{
+	size_t j;
+
+	if (pid <= 0)
+		return;
+	if ((C->nfc + 1) * 2 > C->fcap) {
+		size_t cap = C->fcap ? C->fcap * 2 : 64;
+		struct fork_child_ts *n = calloc(cap, sizeof *n), *o = C->fc;
+		size_t ocap = C->fcap;
+
+		if (!n)
+			return; /* the arrow is drawn where it was written */
+		C->fc = n;
+		C->fcap = cap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (!o[i].pid)
+				continue;
+			for (j = fc_slot(C, o[i].pid); n[j].pid; j = (j + 1) & (cap - 1))
+				;
+			n[j] = o[i];
+		}
+		free(o);
+	}
+	for (j = fc_slot(C, pid); C->fc[j].pid && C->fc[j].pid != pid;
+	     j = (j + 1) & (C->fcap - 1))
+		;
+	if (!C->fc[j].pid)
+		C->nfc++;
+	C->fc[j].pid = pid; /* the latest: a reused pid is a later process */
+	C->fc[j].ts = ts;
+}
+
+uint64_t chrome_fork_anchor(struct chrome *C, long child, uint64_t ts)
+{
+	if (!C->fcap || child <= 0)
+		return ts;
+	for (size_t j = fc_slot(C, child); C->fc[j].pid; j = (j + 1) & (C->fcap - 1))
+		if (C->fc[j].pid == child)
+			return C->fc[j].ts < ts ? C->fc[j].ts : ts;
+	return ts;
+}

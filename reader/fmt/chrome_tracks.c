@@ -116,9 +116,19 @@ unsigned chrome_src(struct rd_ctx *c, const struct rd_item *it)
 }
 
 /* The chrome tid of an event: its thread's tid, else its ring. */
-long chrome_tid(const struct rd_item *it)
+long chrome_ring_tid(unsigned r, unsigned k)
 {
-	return it->th->tid >= 0 ? it->th->tid : (long)it->ev->ring;
+	return (long)r + (long)k * CHROME_TENANCY_STRIDE;
+}
+
+long chrome_tid(struct chrome *C, struct rd_ctx *c, const struct rd_item *it)
+{
+	struct ring_names *rn;
+
+	if (it->th->tid >= 0)
+		return it->th->tid;
+	rn = chrome_ring(C, c, chrome_src(c, it), it->ev->ring);
+	return chrome_ring_tid(it->ev->ring, rn ? rn->tenancy : 0);
 }
 
 /* Make sure the event's track exists and carries its thread's name:
@@ -130,17 +140,19 @@ void chrome_track_note(struct chrome *C, struct rd_ctx *c, const struct rd_item 
 	struct ring_names *rn = chrome_ring(C, c, src, it->ev->ring);
 	const struct rd_thread *th = it->th;
 	struct track *t;
+	long id;
 	size_t len;
 
 	if (!rn)
 		return;
 	if (th->tid >= 0)
 		rn->last_tid = th->tid;
-	if (rn->tgen == th->name_gen + 1 && rn->ttid == th->tid)
+	id = chrome_tid(C, c, it);
+	if (rn->tgen == th->name_gen + 1 && rn->ttid == id)
 		return;
 	rn->tgen = th->name_gen + 1;
-	rn->ttid = th->tid;
-	t = track_get(C, it->src->pid, chrome_tid(it), th->tid < 0);
+	rn->ttid = id;
+	t = track_get(C, it->src->pid, id, th->tid < 0);
 	rn->tshown = t && t->shown;
 	if (!t || !th->name[0] || !strcmp(t->last, th->name))
 		return;
@@ -160,7 +172,7 @@ void chrome_track_show(struct chrome *C, struct rd_ctx *c, const struct rd_item 
 	chrome_track_note(C, c, it);
 	if (!rn || rn->tshown)
 		return;
-	t = track_get(C, it->src->pid, chrome_tid(it), it->th->tid < 0);
+	t = track_get(C, it->src->pid, chrome_tid(C, c, it), it->th->tid < 0);
 	if (t && !t->shown) {
 		t->shown = 1;
 		t->order = C->nshown++;
@@ -230,7 +242,12 @@ static void finish_tracks(struct chrome *C, struct rd_ctx *c, long pid)
 
 		if (!t->used || !t->shown || t->pid != pid)
 			continue;
-		if (t->is_ring)
+		if (t->is_ring && t->id >= CHROME_TENANCY_STRIDE)
+			snprintf(label, sizeof label, "ring %ld, domain %ld on it%s%s",
+			         t->id % CHROME_TENANCY_STRIDE,
+			         t->id / CHROME_TENANCY_STRIDE + 1,
+			         t->names[0] ? ": " : "", t->names);
+		else if (t->is_ring)
 			snprintf(label, sizeof label, "ring %ld%s%s", t->id,
 			         t->names[0] ? ": " : "", t->names);
 		else if (t->names[0])
