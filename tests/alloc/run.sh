@@ -155,6 +155,8 @@ t_live() {
 	$CHECK bounded "$D/live.jsonl" "$D/live.sj" "$kept" || fail "live bytes or estimate"
 	if ! command -v heaptrack >/dev/null || ! command -v heaptrack_print >/dev/null; then
 		skip live_heaptrack "heaptrack not installed (Debian's heaptrack)"
+	elif [ -n "$SAN" ]; then
+		skip live_heaptrack "heaptrack's preload and $SAN's runtime in one process"
 	else
 		$TMO heaptrack -o "$D/ht" "$T/live" >/dev/null 2>&1 || fail "heaptrack: exit $?"
 		heaptrack_print "$D/ht.zst" >"$D/ht.txt" 2>/dev/null || fail "heaptrack_print: exit $?"
