@@ -4,7 +4,8 @@
 # (tests/reader/views_check.py):
 #   test_demo              the demo (demo/demo.c) writes its collections as
 #                          OCaml 5.2 does, and its summary, summary-json
-#                          and gc-stats agree with the recount
+#                          and gc-stats agree with the recount; its
+#                          Chrome trace as below
 #   test_chrome_c          threads in waves and forks (from main and from a
 #                          thread) in C: fork arrows forward, one track per
 #                          thread tenancy, threads per process
@@ -50,6 +51,7 @@ test_demo() {
 	"$RR" -f gc-stats-json -o "$W/demo.gj" "$W/demo" || fail "gc-stats-json: exit $?"
 	"$RR" -f summary -o "$W/demo.txt" "$W/demo" || fail "summary: exit $?"
 	$VC demo "$W/demo.jsonl" "$W/demo.sj" "$W/demo.gj" "$W/demo.txt" || fail "figures"
+	chrome_views demo "$W/demo" --stamps
 }
 
 test_chrome_c() {
