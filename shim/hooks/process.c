@@ -125,9 +125,18 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 	}
 	/* fork_parent's time, taken before the fork: the child's fork_child
 	 * is stamped in the prepare handler, later, so the arrow from parent
-	 * to child never points back in time. Relaxed: only decides whether
-	 * to read the clock. */
-	ts = __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ? rte_clock_ns() : 0;
+	 * to child never points back in time. What the observers' prepare
+	 * writes on this thread's ring (the allocation counts) is written
+	 * first, so that the ring's times still only grow (their second call,
+	 * in the handler, then has nothing to write). Relaxed: only decides
+	 * whether to read the clock. */
+	ts = 0;
+	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->fork_prepare)
+				rte_hook_observers[i]->fork_prepare();
+		ts = rte_clock_ns();
+	}
 	pid = rte_real.fork();
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */

@@ -56,7 +56,9 @@ test_demo() {
 
 test_chrome_c() {
 	begin "chrome: C threads in waves and forks from two threads"
-	"$RUN" -q -d "$W/c" -- "$B/tests/reader/forkthreads" 3 6 2 || fail "forkthreads: exit $?"
+	# --alloc: the allocation counts flushed at each fork are written
+	# on the forking thread's ring too
+	"$RUN" -q --alloc -d "$W/c" -- "$B/tests/reader/forkthreads" 3 6 2 || fail "forkthreads: exit $?"
 	chrome_views c "$W/c" --stamps
 }
 

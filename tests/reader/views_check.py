@@ -8,7 +8,8 @@ independent recount of the same files' --format=jsonl (tests/reader/views.sh).
       ring reused by several threads shows each on its own track, with
       its own rte.thread.tid); as many thread tracks per process as the
       JSONL has threads; --stamps: and in the files themselves, each
-      fork_parent stamped no later than its child's fork_child
+      fork_parent stamped no later than its child's fork_child, and each
+      ring's times non-decreasing
   views_check.py demo JSONL SUMMARY_JSON GC_JSON SUMMARY_TXT
       the demo written as OCaml 5.2 writes (a stw_leader or an
       interrupt_remote > stw_handler around every minor, a stw_leader
@@ -52,6 +53,16 @@ def chrome(jl, ch, stamps=None):
                     and e["ts"] > fc[e["data"]]:
                 fail("pid %d: fork_parent(%d) stamped %d ns after the child's fork_child"
                      % (e["pid"], e["data"], e["ts"] - fc[e["data"]]))
+        # and each ring's times only grow (a stamp taken early must not
+        # fall before what the ring got in between)
+        last = {}
+        for e in evs:
+            k = (e["pid"], e.get("ring"))
+            if "ts" in e and k in last and e["ts"] < last[k][0]:
+                fail("pid %d ring %s: %s at %d after %s at %d"
+                     % (k + (e.get("name") or e.get("event"), e["ts"], last[k][1], last[k][0])))
+            if "ts" in e:
+                last[k] = (e["ts"], e.get("name") or e.get("event"))
     d = json.load(open(ch))["traceEvents"]
     # arrows: s and f of one id; s not later than f, s on a slice
     ends = collections.defaultdict(dict)
