@@ -198,14 +198,20 @@ void chrome_note_thread_name(struct chrome *C, struct rd_ctx *c,
 	         len ? ", " : "", it->th->name);
 }
 
-static void metadata(struct chrome *C, struct rd_out *o, const char *what,
-                     long pid, long tid, const char *name)
+/* The start of a metadata record of track (pid, tid), up to its name. */
+static void meta_open(struct chrome *C, struct rd_out *o, long pid, long tid)
 {
 	rd_out_str(o, C->any ? ",\n{\"ph\":\"M\",\"pid\":" : "\n{\"ph\":\"M\",\"pid\":");
 	C->any = 1;
 	rd_out_i64(o, pid < 0 ? 0 : pid);
 	rd_out_str(o, ",\"tid\":");
 	rd_out_i64(o, tid);
+}
+
+static void metadata(struct chrome *C, struct rd_out *o, const char *what,
+                     long pid, long tid, const char *name)
+{
+	meta_open(C, o, pid, tid);
 	rd_out_str(o, ",\"name\":\"");
 	rd_out_str(o, what);
 	rd_out_str(o, "\",\"args\":{\"name\":\"");
@@ -222,11 +228,7 @@ static void metadata(struct chrome *C, struct rd_out *o, const char *what,
 static void sort_index(struct chrome *C, struct rd_out *o, long pid,
                        long tid, unsigned order)
 {
-	rd_out_str(o, ",\n{\"ph\":\"M\",\"pid\":");
-	C->any = 1;
-	rd_out_i64(o, pid < 0 ? 0 : pid);
-	rd_out_str(o, ",\"tid\":");
-	rd_out_i64(o, tid);
+	meta_open(C, o, pid, tid);
 	rd_out_str(o, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
 	rd_out_u64(o, order);
 	rd_out_str(o, "}}");
