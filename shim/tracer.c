@@ -449,16 +449,13 @@ static struct rte_ring_writer *enter_any(int quiet)
 	return w;
 }
 
-void rte_tracer_fork_parent(pid_t child)
+void rte_tracer_fork_parent(pid_t child, uint64_t ts)
 {
 	struct rte_ring_writer *w = enter_any(0);
 
 	if (!w)
 		return;
-	/* Peeked: the thread's clock anchor is on a page that fork made
-	 * copy-on-write. */
-	rte_ring_write1(w, lc_hdr(RTE_LC_FORK_PARENT), rte_clock_peek_ns(),
-	                (uint64_t)(int64_t)child);
+	rte_ring_write1(w, lc_hdr(RTE_LC_FORK_PARENT), ts, (uint64_t)(int64_t)child);
 	rte_leave();
 }
 

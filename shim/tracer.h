@@ -184,9 +184,12 @@ void rte_tracer_write_name_of(pthread_t t, const char *name);
 /* Lifecycle event on our ring, written whether or not tracing is paused
  * (as long as it runs). */
 void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
-/* fork_parent(child) on our ring, right after fork: writes none of our
- * copy-on-write pages besides the ring's. */
-void rte_tracer_fork_parent(pid_t child);
+/* fork_parent(child) on our ring, right after fork, stamped ts: the
+ * time taken before fork was called, so that it is never later than the
+ * child's fork_child (stamped in the prepare handler) and the arrow from
+ * parent to child points forward. Writes none of our copy-on-write
+ * pages besides the ring's. */
+void rte_tracer_fork_parent(pid_t child, uint64_t ts);
 /* Write an rte.* event of the calling thread (no-op when not active). */
 void rte_tracer_own_int(int which, int64_t v);
 void rte_tracer_own_custom(int which, const void *bytes, size_t n);

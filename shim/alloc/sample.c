@@ -61,7 +61,8 @@ static uint64_t g_flush_ns = FLUSH_MS_DEFAULT * 1000000ull;
 
 /* ids of our events, -1 until registered */
 static int g_id_calls = -1, g_id_bytes = -1, g_id_frees = -1,
-           g_id_freed = -1, g_id_sample = -1, g_id_free = -1;
+           g_id_freed = -1, g_id_usable = -1, g_id_sample = -1,
+           g_id_free = -1;
 static int g_started;
 
 /* An unsigned decimal in [lo, hi] from the environment, else def with a
@@ -210,6 +211,7 @@ void rte_alloc_start(void)
 	g_id_bytes = rte_tracer_register_own(RTE_ALLOC_EV_BYTES, RTE_TYPE_INT);
 	g_id_frees = rte_tracer_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
 	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
+	g_id_usable = rte_tracer_register_own(RTE_ALLOC_EV_USABLE, RTE_TYPE_INT);
 	if (g_period && !g_set)
 		start_sampling();
 	rte_alloc_on();
@@ -486,23 +488,22 @@ static void flush(struct rte_alloc_thread *a)
 		buckets[i] = a->buckets[i];
 	rte_ring_write(w, rte_hdr_make(0, 0, RTE_MSG_ALLOC, 0), ts, buckets,
 	               RTE_ALLOC_BUCKETS);
-	if (g_id_calls >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_calls), ts,
-		                calls_of(a));
-	if (g_id_bytes >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_bytes), ts,
-		                a->bytes);
-	if (g_id_frees >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_frees), ts,
-		                a->frees);
-	if (g_id_freed >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_freed), ts,
-		                a->freed8 - 8 * (uint64_t)a->frees);
+	{
+		const int id[] = { g_id_calls, g_id_bytes, g_id_frees,
+		                   g_id_freed, g_id_usable };
+		const uint64_t v[] = { calls_of(a), a->bytes, a->frees,
+		                       a->freed8 - 8 * (uint64_t)a->frees, a->got };
+
+		for (unsigned i = 0; i < sizeof id / sizeof id[0]; i++)
+			if (id[i] >= 0)
+				rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id[i]),
+				                ts, v[i]);
+	}
 	rte_leave_w(w);
 	a->last_ns = ts;
 clear:
 	memset(a->buckets, 0, sizeof(a->buckets));
-	a->bytes = a->freed8 = 0;
+	a->bytes = a->freed8 = a->got = 0;
 	a->frees = 0;
 out:
 	errno = saved;

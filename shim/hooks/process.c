@@ -43,6 +43,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hooks.h"
 #include "forkvars.h"
 #include "prof/profiler.h"
@@ -140,6 +141,7 @@ void rte_hooks_process_init(void)
 
 RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 {
+	uint64_t ts;
 	pid_t pid;
 	int saved;
 
@@ -148,13 +150,29 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* fork_parent's time, taken before the fork: the child's fork_child
+	 * is stamped in the prepare handler, later, so the arrow from parent
+	 * to child never points back in time. What the observers' prepare
+	 * writes on this thread's ring (the allocation counts) is written
+	 * first, so that the ring's times still only grow (their second call,
+	 * in the handler, then has nothing to write). Relaxed: only decides
+	 * whether to read the clock. */
+	ts = 0;
+	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->fork_prepare)
+				rte_hook_observers[i]->fork_prepare();
+		ts = rte_clock_ns();
+	}
 	pid = rte_real.fork();
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&
 	    !rte_tracer_vforked()) {
 		saved = errno;
-		rte_tracer_fork_parent(pid);
+		/* tracing started during the fork: the time it returned,
+		 * peeked (the clock's anchor is on a copy-on-write page) */
+		rte_tracer_fork_parent(pid, ts ? ts : rte_clock_peek_ns());
 		/* Inline loop: an observer may count frames (the program's
 		 * start above this wrapper). */
 		for (unsigned i = 0; rte_hook_observers[i]; i++)
