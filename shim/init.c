@@ -42,6 +42,7 @@
 #include "crash/crash.h"
 #include "hooks/hooks.h"
 #include "prof/profiler.h"
+#include "proc.h"
 #include "tracer.h"
 
 /* ---- who hears what ---------------------------------------------------------- */
@@ -167,10 +168,13 @@ static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-__attribute__((constructor)) static void rte_init(void)
+/* glibc passes (argc, argv, envp) to every ELF constructor. */
+__attribute__((constructor)) static void rte_init(int argc, char **argv)
 {
 	int saved = errno;
 	sigset_t old;
+
+	rte_proc_load(argc, argv);
 
 	if (rte_config_start_at_load())
 		dl_iterate_phdr(own_segment, NULL);
