@@ -17,7 +17,8 @@
  *
  * Byte order and versions as in rte/crash.h: a reader must check that the
  * payload holds the fixed part and ignore a version it does not know.
- * Pure data: include it anywhere.
+ * The structs are pure data; the decoders at the end are in
+ * librteconsumer.
  *
  *   rte.proc:  0        2        4        8        12       16
  *              +--------+--------+--------+--------+--------+------------
@@ -85,5 +86,21 @@ struct rte_exit_rec {
 
 _Static_assert(sizeof(struct rte_proc_rec) == 16, "rte_proc_rec layout");
 _Static_assert(sizeof(struct rte_exit_rec) == 72, "rte_exit_rec layout");
+
+/*
+ * Decoders of untrusted payloads (librteconsumer; thread-safe, no
+ * allocation). rte_proc_decode: 0 with *r and the argument bytes (*argv,
+ * *argv_len: each argument NUL-terminated but perhaps the last one of a cut
+ * vector; they point into payload), or -1 if the payload is shorter than
+ * the fixed part, of another version, or its counts are impossible.
+ * rte_exit_decode: 0 with *r, or -1 (too short, another version, an
+ * unknown `how`). rte_proc_argv_next: the next argument from *pos (its
+ * length in *len, without NUL) or NULL at the end.
+ */
+int rte_proc_decode(const void *payload, size_t n, struct rte_proc_rec *r,
+                    const char **argv, size_t *argv_len);
+int rte_exit_decode(const void *payload, size_t n, struct rte_exit_rec *r);
+const char *rte_proc_argv_next(const char *argv, size_t argv_len,
+                               size_t *pos, size_t *len);
 
 #endif
