@@ -440,12 +440,14 @@ RTE_FORKTEXT static void exit_stop(int status)
 {
 	int saved;
 
-	/* Not tracing, or a fork child that made no file (see exec); in a
-	 * vfork child too, which must change nothing of ours. */
+	/* Not tracing, or a fork child that made no file (see exec). */
 	if (!rte_tracer_stop_needed())
 		return;
 	saved = errno;
-	rte_proc_note_exit(RTE_EXIT_STATUS, status);
+	/* Not in a vfork child: it shares our memory (stop then does
+	 * nothing either). */
+	if (rte_tracer_may_write())
+		rte_proc_note_exit(RTE_EXIT_STATUS, status);
 	if (!rte_self.guard) {
 		rte_self.guard = 1;
 		rte_tracer_stop();

@@ -13,6 +13,7 @@
  * program's own handlers, registered later, run before it; one of them
  * that calls _exit with another status is noted by the _exit wrapper.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "hooks.h"
@@ -21,13 +22,16 @@
 
 static int (*g_main)(int, char **, char **);
 
-/* Not in a vfork child, nor in a fork child that keeps no file
- * (stop_needed touches no page of ours there). */
+/* Not in a fork child that keeps no file (stop_needed touches no page
+ * of ours there), nor in a vfork child (it shares our memory). */
 static void note_exit(int status, void *arg)
 {
+	int saved = errno;
+
 	(void)arg;
-	if (rte_tracer_stop_needed())
+	if (rte_tracer_stop_needed() && rte_tracer_may_write())
 		rte_proc_note_exit(RTE_EXIT_STATUS, status);
+	errno = saved;
 }
 
 static int main_wrap(int argc, char **argv, char **envp)

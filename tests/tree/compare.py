@@ -79,9 +79,14 @@ class Tree:
         self.ended = set()  # (pid, life) ended
         self.procs = {}     # (pid, life) -> dict
 
-    def key(self, pid, creating=False):
+    def key(self, pid, creating=False, link=False):
+        """The current life of pid; a new one if this line is about a pid
+        whose life ended, unless it links a parent to an ended child that
+        had none yet (a vfork child ends before its parent returns)."""
         life = self.life.get(pid, 0)
-        if (pid, life) in self.ended and creating:
+        k = (pid, life)
+        if creating and k in self.ended and not (
+                link and self.procs.get(k, {}).get("parent") is None):
             life += 1
             self.life[pid] = life
         return (pid, life)
@@ -145,7 +150,7 @@ def strace_tree(path):
             if "CLONE_THREAD" in flags:
                 threads.add(child)
                 continue
-            ck = t.key(child, creating=True)
+            ck = t.key(child, creating=True, link=True)
             t.proc(ck)["parent"] = me
     return t, root
 
@@ -163,7 +168,7 @@ def rte_tree(path):
         p = t.proc(me)
         if name in ("fork_parent", "rte.spawn"):
             child = ev["data"] if name == "fork_parent" else ev["value"]
-            ck = t.key(child, creating=True)
+            ck = t.key(child, creating=True, link=True)
             c = t.proc(ck)
             if c["parent"] not in (None, me):
                 c["conflict"] = "two parents: %s and %s" % (c["parent"], me)

@@ -121,6 +121,17 @@ test_many_args() {
 	finish
 }
 
+test_vfork_child() {
+	begin vfork_child
+	both "$T/spawns" vforkfail
+	expect_eq "exit status" "$rc" 2
+	compare
+	# The vfork children (which share the parent's memory) noted no end
+	# of theirs there: the parent's rte.exit is its own.
+	expect_eq "parent's end" "$(py_count 'e.get("event") == "rte.exit" and e["exit"].get("status") == 2')" 1
+	finish
+}
+
 test_pid_reuse() {
 	begin pid_reuse
 	both "$T/spawns" reuse

@@ -12,6 +12,10 @@
  *                  rewrites its argv[1] in place, forks (the child exits
  *                  7), exits 0
  *   spawns many N  execs /bin/true with N arguments
+ *   spawns vforkfail  a vfork child whose exec fails _exits 42; the
+ *                  parent exits 2: its own end must stay its own (exit()
+ *                  in a vfork child is not tried: it runs the parent's
+ *                  exit handlers, also without the shim)
  *   spawns reuse   two children with the same pid (ns_last_pid; needs
  *                  root), each execs sh -c 'exit K'; prints "reused PID"
  *                  or "not reused"
@@ -162,6 +166,18 @@ static int reuse(void)
 	return 0;
 }
 
+static int vforkfail(void)
+{
+	pid_t p = vfork();
+
+	if (p == 0) {
+		execlp("/nonexistent/rte-test", "x", (char *)NULL);
+		_exit(42);
+	}
+	reap(p);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "all"))
@@ -170,8 +186,10 @@ int main(int argc, char **argv)
 		return argv_mode(argc, argv);
 	if (argc > 2 && !strcmp(argv[1], "many"))
 		return many(atoi(argv[2]));
+	if (argc > 1 && !strcmp(argv[1], "vforkfail"))
+		return vforkfail();
 	if (argc > 1 && !strcmp(argv[1], "reuse"))
 		return reuse();
-	fprintf(stderr, "usage: spawns all|argv|many N|reuse\n");
+	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|reuse\n");
 	return 64;
 }
