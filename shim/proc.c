@@ -8,12 +8,17 @@
  * a program that rewrites its argv in place before a later start (or a
  * fork child's file) shows what is there then. The strings are the
  * process's own memory, never freed.
+ *
+ * The system calls are made raw (sys.h): in a fresh image, a libc
+ * function no other part of a small program calls is a page fault of
+ * libc's text.
  */
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
+#include "sys.h"
 
 static char **g_argv;
 static int g_argc;
@@ -91,8 +96,9 @@ void rte_proc_exit_rec(struct rte_exit_rec *r)
 	r->version = RTE_EXIT_VERSION;
 	r->how = (uint8_t)g_how;
 	r->value = g_value;
-	r->pid = (int32_t)getpid();
-	usage(r, getrusage(RUSAGE_SELF, &ru) == 0 ? &ru : NULL);
+	r->pid = (int32_t)rte_sys_getpid();
+	usage(r, rte_sys3(SYS_getrusage, RUSAGE_SELF, (long)&ru, 0) == 0 ? &ru
+	                                                                 : NULL);
 }
 
 void rte_proc_reap_rec(struct rte_exit_rec *r, pid_t pid, int status,

@@ -610,7 +610,8 @@ static void write_proc(struct rte_ring_writer *w, int fork_child)
 	if (id < 0)
 		return;
 	n = rte_proc_start_payload(buf, fork_child,
-	                           fork_child ? g_fork_ppid : getppid());
+	                           fork_child ? g_fork_ppid
+	                                      : rte_sys_getppid());
 	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), buf, n);
 }
 
