@@ -152,8 +152,9 @@ static int state(void);
  * fault after fork). 0 in any other process.
  */
 static RTE_FORKVAR pid_t g_forked;
-/* The parent of a fork child, noted by the atfork child handler (the
- * forking process, alive then) or at adoption without one: its rte.proc. */
+/* The parent of a fork child, for its rte.proc: noted by the atfork
+ * prepare handler (in the parent, so the child inherits it), or at
+ * adoption without our handlers (getppid then). */
 static RTE_FORKVAR pid_t g_fork_ppid;
 
 /* 1 in a child process not adopted yet: its atfork handler ran (g_forked)
@@ -760,6 +761,9 @@ void rte_tracer_atfork_prepare(void)
 	if (st == ST_RUNNING || st == ST_FORKED)
 		g_fork_ts = rte_clock_peek_ns();
 	g_heir_th = pthread_self();
+	/* The child's parent, known here for sure: in the child, getppid()
+	 * may already name a reaper (daemon()'s parent _exits at once). */
+	g_fork_ppid = rte_sys_getpid();
 }
 
 /* The child's switch to a file of its own (see adopt_child). */
@@ -827,7 +831,6 @@ RTE_FORKTEXT void rte_tracer_atfork_child(void)
 	else
 		__atomic_store_n(&g_heir, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_forked, (pid_t)rte_sys_getpid(), __ATOMIC_RELAXED);
-	g_fork_ppid = rte_sys_getppid();
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->fork_child)

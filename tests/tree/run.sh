@@ -22,10 +22,12 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-tree.XXXXXX") || exit 1
 
 # both CMD...: run CMD under strace -f and the shim at once (the pids
 # are then the same in both), into $D/strace and $D/ev/; status in $rc.
+# Under ASan, without LeakSanitizer: it cannot run under ptrace.
 both() {
 	mkdir -p "$D/ev"
 	$TMO strace -f -s 1000000 -e trace=process -o "$D/strace" \
 		env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		OCAML_RUNTIME_EVENTS_DIR="$D/ev" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
 		"$@" >"$D/out" 2>"$D/err"
 	rc=$?
