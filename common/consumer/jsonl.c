@@ -324,6 +324,18 @@ static size_t put_line(char *p, const struct rte_event *ev, long pid,
 	return (size_t)(p - b);
 }
 
+/* What put_own() adds at most: rte.proc's argv (decoded only when the
+ * payload is at most 16 + RTE_PROC_ARGV_MAX bytes) at 9 bytes a byte
+ * (6 escaped, 3 of quotes and comma), rte.exit's fields. */
+static size_t own_bound(const struct rte_event *ev)
+{
+	if (!ev->name || strncmp(ev->name, "rte.", 4))
+		return 0;
+	if (!strcmp(ev->name, "rte.proc"))
+		return 80 + 9 * ev->u.custom.len;
+	return 480;
+}
+
 /* An upper bound of the line's length when the name has at most max
  * bytes: the keys, every number at its widest (20 digits and a sign), the
  * name with every byte escaped to 6 (a made-up "phase_N" is under 48), the
@@ -335,7 +347,7 @@ static size_t line_bound(const struct rte_event *ev, size_t max)
 	if (ev->kind == RTE_EV_ALLOC)
 		n += RTE_ALLOC_BUCKETS * 21;
 	else if (ev->kind == RTE_EV_USER_CUSTOM)
-		n += 2 * ev->u.custom.len + 9 * ev->u.custom.len + 480;
+		n += 2 * ev->u.custom.len + own_bound(ev);
 	return n;
 }
 
