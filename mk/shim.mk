@@ -48,7 +48,8 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
 
 # ---- tests ------------------------------------------------------------------
 
-SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways
+SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways \
+	hostfd
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
@@ -57,6 +58,11 @@ SHIM_TEST_BINS := $(SHIM_PROG_BINS) $(SHIM_API_BIN) $(SHIM_DUMP_BIN)
 $(SHIM_PROG_BINS): $(BUILD)/tests/shim/%: $(BUILD)/obj/tests/shim/progs/%.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(BASE_LDFLAGS)
+
+# hostfd's spin loops must have no unwind information: the profiler's
+# unwinder then validates the addresses it reads (test_host_daemon).
+$(BUILD)/obj/tests/shim/progs/hostfd.o: BASE_CFLAGS += \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables
 
 # fakeocaml's variants (test_ocaml): the symbol in the dynamic symbol
 # table of a stripped executable (-rdynamic), or of a shared library only.
