@@ -102,6 +102,8 @@ TEST_RUNS += test-shim
 test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/run.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+		sh tests/shim/host.sh
 
 check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_SHIM_RUNS) ]; do \

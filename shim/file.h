@@ -19,8 +19,7 @@
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
 	struct rte_layout l;
-	int fd;                 /* O_CLOEXEC, high; may be closed by the program */
-	dev_t dev;              /* identity of the file, to recognise it */
+	dev_t dev;              /* no descriptor is kept: the mapping needs none */              /* identity of the file, to recognise it */
 	ino_t ino;
 	int unlinked;           /* exec without PRESERVE removed the name */
 	char name[32];          /* <pid>.events, in the held directory */
@@ -34,8 +33,11 @@ struct rte_file {
  * (the tracer's config): rte_file_env_dir() compares with its dir. */
 int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
                     char *err, size_t errlen);
-/* Allocate the disk blocks of [off, off + len) so that stores through the
- * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
+/* Allocate the blocks of [off, off + len) so that stores through the
+ * mapping cannot raise SIGBUS, through the mapping (MADV_POPULATE_WRITE,
+ * then MADV_DONTNEED: no resident memory kept), or before Linux 5.14
+ * through the file opened by its name for the moment. Returns 0 or an
+ * errno value. Signal-safe. */
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
 /* Map in now the pages of [off, off + len) that are about to be written
  * (reserved first): one system call instead of a page fault per page,
@@ -63,7 +65,7 @@ int rte_file_exec_back(struct rte_file *f, pid_t pid);
  * even if the program changed its working directory since), else NULL.
  * Signal-safe. */
 const char *rte_file_env_dir(const char *entry);
-/* Unmap and close (only where no other thread can write: fork child). */
+/* Unmap (only where no other thread can write: fork child). */
 void rte_file_drop(struct rte_file *f);
 
 #pragma GCC visibility pop

@@ -96,7 +96,7 @@ static RTE_FORKVAR int g_state;
 static RTE_FORKVAR int g_paused;
 static RTE_FORKVAR pid_t g_pid;
 static struct rte_config g_cfg;
-static struct rte_file g_file = {.fd = -1};
+static struct rte_file g_file;
 static RTE_FORKVAR pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
