@@ -117,7 +117,29 @@ static int absolute_dir(const char *dir, char *out, size_t cap)
 	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
 }
 
-static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
+/* After a failure with errno e on the directory `dir`: 1 if it is because
+ * this process is a descendant that switched user (a child run with
+ * another user, a daemon that dropped privileges): e is EACCES or EPERM,
+ * the directory is another user's, and either this user cannot even
+ * search it (the per-user directory is 0700) or the parent's file is in
+ * it. A process the user started so (its parent untraced) is told. */
+static int denied(int e, const char *dir)
+{
+	char ppid[PATH_MAX + 32];
+	struct stat st;
+
+	if ((e != EACCES && e != EPERM) || stat(dir, &st) < 0 ||
+	    st.st_uid == geteuid())
+		return 0;
+	if (access(dir, X_OK) < 0)
+		return 1;
+	snprintf(ppid, sizeof(ppid), "%.*s/%ld.events", PATH_MAX, dir,
+	         (long)getppid());
+	return lstat(ppid, &st) == 0;
+}
+
+static int dir_resolve(struct rte_file *f, const struct rte_config *c,
+                       char *err, size_t errlen)
 {
 	const char *shown = c->dir;
 	struct stat st;
@@ -146,6 +168,7 @@ static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
 	g_dir.ok = 1;
 	return 0;
 fail:
+	f->denied = denied(e, c->dir);
 	snprintf(err, errlen, "cannot use %s directory %.*s: %s",
 	         c->dir_default ? "the default" : "the", PATH_MAX, shown,
 	         strerrordesc_np(e));
@@ -331,17 +354,20 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		snprintf(err, errlen, "bad ring layout");
 		return -1;
 	}
-	if (!g_dir.ok && dir_resolve(c, err, errlen) < 0)
+	if (!g_dir.ok && dir_resolve(f, c, err, errlen) < 0)
 		return -1;
 	if ((e = set_names(f, pid)))
 		return fail(err, errlen, "name the ring file in", g_dir.path, e);
-	if ((dfd = dir_open()) < 0)
-		return fail(err, errlen, "open the directory", g_dir.path,
-		            errno);
+	if ((dfd = dir_open()) < 0) {
+		e = errno;
+		f->denied = denied(e, g_dir.path);
+		return fail(err, errlen, "open the directory", g_dir.path, e);
+	}
 	fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
 	if (fd < 0) {
 		e = errno;
 		dir_close(dfd);
+		f->denied = denied(e, g_dir.path);
 		return fail(err, errlen, "create", f->path, e);
 	}
 	e = fill_and_publish(f, fd, dfd, tmp, err, errlen);
@@ -408,6 +434,10 @@ int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len)
 			return 0;
 		}
 		e = errno;
+		/* EFAULT: a store would have raised SIGBUS, the file system
+		 * has no room for the pages. */
+		if (e == EFAULT)
+			return ENOSPC;
 		if (e != EINVAL)
 			return e;
 	}
@@ -513,6 +543,7 @@ int rte_file_exec_away(struct rte_file *f, int preserve)
 	f->unlinked = 0;
 	e = exec_away(f, dfd, preserve);
 	dir_close(dfd);
+	f->denied = e && denied(e, g_dir.path);
 	return e;
 }
 

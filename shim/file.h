@@ -22,6 +22,9 @@ struct rte_file {
 	dev_t dev;              /* no descriptor is kept: the mapping needs none */              /* identity of the file, to recognise it */
 	ino_t ino;
 	int unlinked;           /* exec without PRESERVE removed the name */
+	int denied;             /* creation failed: this identity may not use
+	                         * the directory, another user's (EACCES,
+	                         * EPERM: a child that switched user) */
 	char name[32];          /* <pid>.events, in the held directory */
 	char exec_name[48];     /* <pid>.exec<N>.events while exec runs */
 	char path[PATH_MAX];    /* absolute <dir>/<pid>.events, for messages */
@@ -53,7 +56,8 @@ int rte_file_is_ours(const struct rte_file *f);
 void rte_file_remove(const struct rte_file *f);
 /* Before exec: move the file out of the way of the next image, to
  * <pid>.exec<N>.events with preserve, else unlink it (kept mapped), so
- * that nothing is left after a successful exec. Returns 0 or an errno. */
+ * that nothing is left after a successful exec. Returns 0 or an errno
+ * (f->denied set if this identity may not use the directory). */
 int rte_file_exec_away(struct rte_file *f, int preserve);
 /* After a failed exec: give the file its name back (without PRESERVE, a
  * copy of it replaces the mapping at the same address: the caller must

@@ -239,6 +239,22 @@ void rte_tracer_disable(const char *why)
 	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
+/* The file could not be made: a process whose identity may not use the
+ * directory (a child that switched user, a daemon that dropped
+ * privileges) stands aside without a word on the program's stderr; only
+ * RTE_LOG's file records it. */
+static void disable_after_create(const struct rte_file *f, const char *why)
+{
+	if (!f->denied) {
+		rte_tracer_disable(why);
+		return;
+	}
+	rte_note("%s; tracing disabled", why);
+	/* Release: as in rte_tracer_disable(). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+}
+
 RTE_FORKTEXT static int state(void)
 {
 	/* Acquire: pairs with the release stores of g_state. */
@@ -686,7 +702,7 @@ int rte_tracer_start_locked(void)
 	/* Before the file exists: begin_file() writes every name once. */
 	register_own_events();
 	if (rte_file_create(&g_file, &g_cfg, pid, err, errlen) < 0) {
-		rte_tracer_disable(err);
+		disable_after_create(&g_file, err);
 		return RTE_ESTATE;
 	}
 	g_pid = pid;
@@ -817,7 +833,7 @@ void rte_tracer_materialize(void)
 		if (state() == ST_FORKED) {
 			if (rte_file_create(&g_file, &g_cfg, g_pid, g_err,
 			                    sizeof(g_err)) < 0)
-				rte_tracer_disable(g_err);
+				disable_after_create(&g_file, g_err);
 			else
 				begin_file(1, g_fork_ts);
 		}
@@ -906,7 +922,10 @@ int rte_tracer_exec_begin(const char *prog)
 	/* Release: pairs with state(). */
 	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
 	e = rte_file_exec_away(&g_file, g_cfg.preserve);
-	if (e)
+	if (e && g_file.denied) /* switched user: stand aside quietly */
+		rte_note("cannot move %s out of the way of exec: %s",
+		         g_file.path, strerrordesc_np(e));
+	else if (e)
 		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
 		         g_file.path, strerrordesc_np(e));
 	return 1;

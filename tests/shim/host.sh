@@ -77,6 +77,42 @@ test_daemon_fds() {
 	finish
 }
 
+# A child that switches user (setuid(nobody) then exec, as a root daemon
+# that drops privileges; Python's subprocess.run(user='nobody')) cannot
+# make its file in root's directory: it stands aside without a word on
+# its stderr, with the program's own output and status; RTE_LOG's file
+# records the miss.
+test_setuid() {
+	begin setuid
+	is_root || { skip setuid "needs root to switch user"; return; }
+	nobody=$(id -u nobody 2>/dev/null) || { skip setuid "no user nobody"; return; }
+	chmod 755 "$D"
+	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1; do
+		rm -f "$D"/*.events
+		: >"$D/log" && chmod 666 "$D/log" # nobody appends to it
+		run "$D" $mode RTE_LOG="$D/log" "$T/hostfd" setuid "$nobody" \
+			/bin/echo hi >"$D/out" 2>"$D/err"
+		expect_eq "status with '$mode'" $? 0
+		expect_eq "stdout with '$mode'" "$(cat "$D/out")" hi
+		run "$D" $mode "$T/hostfd" setuid "$nobody" /bin/echo hi \
+			>"$D/out" 2>"$D/err"
+		expect_eq "stderr with '$mode'" "$(cat "$D/err")" ""
+		grep -q 'Permission denied' "$D/log" 2>/dev/null ||
+			fail "RTE_LOG has no record of the miss with '$mode'"
+	done
+	rm -f "$D"/*.events
+	[ -x "$PY" ] && {
+		run "$D" $PY -c 'import subprocess
+subprocess.run(["/bin/echo", "py"], user="nobody", check=True)' \
+			>"$D/out" 2>"$D/err"
+		expect_eq "python status" $? 0
+		expect_eq "python stdout" "$(cat "$D/out")" py
+		expect_eq "python stderr" "$(cat "$D/err")" ""
+		expect_eq "python files left" "$(ls "$D" | grep events)" ""
+	}
+	finish
+}
+
 run_all() {
 	if [ $# -gt 0 ]; then
 		for t in "$@"; do "$t"; done
@@ -85,6 +121,7 @@ run_all() {
 	test_fds
 	test_fds_python
 	test_daemon_fds
+	test_setuid
 }
 
 run_all "$@"
