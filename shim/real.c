@@ -70,5 +70,13 @@ void rte_real_resolve_all(void)
 	RESOLVE(sysv_signal, "sysv_signal");
 	RESOLVE(dlopen, "dlopen");
 	RESOLVE(dlclose, "dlclose");
+	RESOLVE(setuid, "setuid");
+	RESOLVE(seteuid, "seteuid");
+	RESOLVE(setreuid, "setreuid");
+	RESOLVE(setresuid, "setresuid");
+	RESOLVE(setgid, "setgid");
+	RESOLVE(setegid, "setegid");
+	RESOLVE(setregid, "setregid");
+	RESOLVE(setresgid, "setresgid");
 	__atomic_store_n(&rte_real_resolved, 1, __ATOMIC_RELEASE);
 }

@@ -42,6 +42,14 @@ struct rte_real {
 	sighandler_t (*sysv_signal)(int, sighandler_t);
 	void *(*dlopen)(const char *, int);
 	int (*dlclose)(void *);
+	int (*setuid)(uid_t);
+	int (*seteuid)(uid_t);
+	int (*setreuid)(uid_t, uid_t);
+	int (*setresuid)(uid_t, uid_t, uid_t);
+	int (*setgid)(gid_t);
+	int (*setegid)(gid_t);
+	int (*setregid)(gid_t, gid_t);
+	int (*setresgid)(gid_t, gid_t, gid_t);
 };
 
 extern struct rte_real rte_real;

@@ -900,7 +900,9 @@ void rte_tracer_stop(void)
 
 /* ---- exec ------------------------------------------------------------------ */
 
-int rte_tracer_exec_begin(const char *prog)
+/* exec, identity change: ring_stop, and the file out of the way (see
+ * rte_file_exec_away). Returns 1 if it did. */
+static int leave_file(const char *prog)
 {
 	struct rte_ring_writer *w;
 	int e;
@@ -931,7 +933,22 @@ int rte_tracer_exec_begin(const char *prog)
 	return 1;
 }
 
-void rte_tracer_exec_failed(int err)
+int rte_tracer_exec_begin(const char *prog)
+{
+	return leave_file(prog);
+}
+
+int rte_tracer_identity_begin(void)
+{
+	if (g_cfg.preserve || !leave_file(NULL))
+		return 0;
+	rte_note("%s removed: this process switches to a user that may not "
+	         "remove it; tracing stopped", g_file.path);
+	return 1;
+}
+
+/* After a failed exec or identity change: the file back, tracing on. */
+static void come_back(int err, int exec)
 {
 	int e = rte_file_exec_back(&g_file, g_pid);
 
@@ -941,8 +958,9 @@ void rte_tracer_exec_failed(int err)
 	if (!e && rte_slots_rereserve(&g_file) < 0)
 		e = ENOSPC;
 	if (e) {
-		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
-		         "tracing stopped", g_file.path, strerrordesc_np(e));
+		rte_warn(NULL, "%s failed and %s could not be restored: %s; "
+		         "tracing stopped", exec ? "exec" : "the user change",
+		         g_file.path, strerrordesc_np(e));
 		return;
 	}
 	/* Release (all three): pair with state(), the exchanges on
@@ -951,7 +969,18 @@ void rte_tracer_exec_failed(int err)
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
 	rte_tracer_lifecycle(RTE_LC_RING_START, g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
-	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+	if (exec)
+		rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+}
+
+void rte_tracer_exec_failed(int err)
+{
+	come_back(err, 1);
+}
+
+void rte_tracer_identity_failed(void)
+{
+	come_back(0, 0);
 }
 
 /* ---- read accessors ------------------------------------------------------ */

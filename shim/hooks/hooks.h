@@ -7,6 +7,8 @@
  *   signals.c  sigaction, signal, bsd_signal, sysv_signal (over the crash
  *              recorder's handler table)
  *   dl.c       dlopen, dlclose (module events)
+ *   identity.c the setuid and setgid families (a process that becomes a
+ *              user who may not remove its file stands aside first)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
  * through the observer list below.
