@@ -18,10 +18,10 @@
 # The public headers are in include/rte/; each common/ folder is on the
 # include path (-I, in the Makefile) for its internal headers.
 
-COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c
+COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c common/format/stale.c
 CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/jsonl.c \
 	common/consumer/ocaml.c common/consumer/ocamlexe.c
-WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c
+WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c common/format/stale.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)
 
