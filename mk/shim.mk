@@ -17,7 +17,7 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/real.c shim/registry.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
-	shim/hooks/dl.c shim/hooks/identity.c \
+	shim/hooks/dl.c shim/hooks/identity.c shim/sweep.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \
 	shim/prof/profiler.c \
 	shim/alloc/sample.c shim/hooks/alloc.c \

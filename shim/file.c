@@ -59,6 +59,7 @@
 #include "rundir.h"
 #include "file.h"
 #include "log.h"
+#include "sweep.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
@@ -176,8 +177,9 @@ fail:
 }
 
 /* The directory, opened by its path for the caller, who closes it with
- * dir_close(). Returns the fd, or -1 with errno. Signal-safe. */
-static int dir_open(void)
+ * dir_close(); its fstat() in *stp if not NULL. Returns the fd, or -1
+ * with errno. Signal-safe. */
+static int dir_open_stat(struct stat *stp)
 {
 	struct stat st;
 	int fd;
@@ -194,7 +196,14 @@ static int dir_open(void)
 		errno = ESTALE; /* the path now names another directory */
 		return -1;
 	}
+	if (stp)
+		*stp = st;
 	return fd;
+}
+
+static int dir_open(void)
+{
+	return dir_open_stat(NULL);
 }
 
 /* Close a dir_open() descriptor, errno kept. */
@@ -236,9 +245,10 @@ static int link_noreplace(int dfd, const char *from, const char *to)
 	return errno;
 }
 
-/* Open a fresh temporary file in dfd, its name in tmp. Returns a high fd
- * or -1 with errno. */
-static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
+/* Open a fresh temporary file in dfd, its name in tmp, with mode 0600
+ * and, without PRESERVE, the sticky bit (RTE_FILE_MARK). Returns a high
+ * fd or -1 with errno. */
+static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid, int preserve)
 {
 	for (int i = 0; i < 16; i++) {
 		unsigned r = (unsigned)(rte_clock_monotonic_ns() * 2654435761u) ^
@@ -254,7 +264,7 @@ static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
 		rte_sb_str(&b, ".events.tmp");
 		fd = openat(dfd, tmp,
 		            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		            0600);
+		            preserve ? 0600 : 0600 | RTE_FILE_MARK);
 		if (fd >= 0) {
 			fd = rte_fd_nostd(fd);
 			if (fd < 0)
@@ -283,6 +293,7 @@ static int set_identity(struct rte_file *f, int fd)
 		return errno;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	f->uid = st.st_uid;
 	return 0;
 }
 
@@ -347,6 +358,7 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
                     char *err, size_t errlen)
 {
 	char tmp[64];
+	struct stat dst;
 	int dfd, fd, e;
 
 	memset(f, 0, sizeof(*f));
@@ -358,12 +370,12 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		return -1;
 	if ((e = set_names(f, pid)))
 		return fail(err, errlen, "name the ring file in", g_dir.path, e);
-	if ((dfd = dir_open()) < 0) {
+	if ((dfd = dir_open_stat(&dst)) < 0) {
 		e = errno;
 		f->denied = denied(e, g_dir.path);
 		return fail(err, errlen, "open the directory", g_dir.path, e);
 	}
-	fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
+	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, c->preserve);
 	if (fd < 0) {
 		e = errno;
 		dir_close(dfd);
@@ -371,6 +383,8 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		return fail(err, errlen, "create", f->path, e);
 	}
 	e = fill_and_publish(f, fd, dfd, tmp, err, errlen);
+	if (e == 0)
+		rte_sweep(dfd, &dst, f->uid, pid); /* see sweep.h */
 	close(fd); /* the mapping needs none */
 	if (e < 0) {
 		unlinkat(dfd, tmp, 0);
@@ -496,6 +510,15 @@ void rte_file_remove(const struct rte_file *f)
 	dir_close(dfd);
 }
 
+void rte_file_keep(const struct rte_file *f)
+{
+	int dfd = dir_open();
+
+	if (name_is_ours(f, dfd, f->name))
+		fchmodat(dfd, f->name, 0600, 0);
+	dir_close(dfd);
+}
+
 /* ---- exec ------------------------------------------------------------------- */
 
 /* <pid>.events -> <pid>.exec<N>.events with the first free N. */
@@ -602,7 +625,7 @@ static int rebuild(struct rte_file *f, int dfd, pid_t pid)
 	struct rte_file nf = *f;
 	int fd, e;
 
-	fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
+	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, 0); /* not preserved */
 	if (fd < 0)
 		return errno;
 	if ((e = set_identity(&nf, fd)))

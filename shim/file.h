@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -19,8 +20,9 @@
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
 	struct rte_layout l;
-	dev_t dev;              /* no descriptor is kept: the mapping needs none */              /* identity of the file, to recognise it */
+	dev_t dev;              /* identity of the file, to recognise it */
 	ino_t ino;
+	uid_t uid;              /* its owner */
 	int unlinked;           /* exec without PRESERVE removed the name */
 	int denied;             /* creation failed: this identity may not use
 	                         * the directory, another user's (EACCES,
@@ -52,6 +54,12 @@ void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len);
 void rte_file_advise(const struct rte_file *f);
 /* 1 if <pid>.events in the directory is still our file. Signal-safe. */
 int rte_file_is_ours(const struct rte_file *f);
+/* The mode bit of a file that its writer removes at its end (made
+ * without PRESERVE): the sweep (sweep.h) removes such a file once its
+ * writer is gone, and only such a file. */
+#define RTE_FILE_MARK S_ISVTX
+/* Clear RTE_FILE_MARK: the file is kept (a crash record). Signal-safe. */
+void rte_file_keep(const struct rte_file *f);
 /* Unlink the file if its name is still ours. Signal-safe. */
 void rte_file_remove(const struct rte_file *f);
 /* Before exec: move the file out of the way of the next image, to

@@ -896,6 +896,8 @@ void rte_tracer_stop(void)
 	/* A crashed process keeps its file even without PRESERVE. */
 	if (!g_cfg.preserve && !keep_file())
 		rte_file_remove(&g_file);
+	else if (!g_cfg.preserve)
+		rte_file_keep(&g_file); /* the sweep leaves it alone */
 }
 
 /* ---- exec ------------------------------------------------------------------ */

@@ -117,6 +117,61 @@ subprocess.run(["/bin/echo", "py"], user="nobody", check=True)' \
 	finish
 }
 
+# names NAME...: the pid each ring file name starts with, sorted.
+names() { ls "$D" | grep '^[0-9].*\.events$' | sort; }
+
+# SIGKILLed processes leave their files; a later traced start in the
+# directory (past the sweep period, shim/sweep.h) removes those of
+# processes that are gone and were not preserved, by --clean's rule
+# (rte-read --clean --dry-run names each of them too), and never a
+# preserved file, a live writer's, or the file of a process that may
+# still be its writer (a pid alive since before the file was made).
+test_killed() {
+	begin killed
+	sleep 600 & old=$! # alive before the files are made
+	BG="$BG $old"
+	run "$D" "$T/hostfd" killed 200 >/dev/null || fail "hostfd killed 200"
+	OCAML_RUNTIME_EVENTS_PRESERVE=1 run "$D" "$T/hostfd" killed 5 \
+		>/dev/null || fail "hostfd killed 5 with PRESERVE"
+	kept=$(for f in "$D"/*.events; do [ -k "$f" ] || basename "$f"; done |
+		sort)
+	left=$(for f in "$D"/*.events; do [ -k "$f" ] && basename "$f"; done |
+		sort)
+	[ -n "$left" ] || fail "no file left by the killed children"
+	[ "$(echo "$kept" | wc -l)" -ge 6 ] ||
+		fail "preserved files missing: $kept"
+	one=$(echo "$left" | head -1)
+	# A pid now used by an untraced process started after the file last
+	# changed (cp -p keeps the time): not the writer, stale.
+	sleep 600 & new=$!
+	BG="$BG $new"
+	cp -p "$D/$one" "$D/$new.events"
+	# A pid alive since before the file changed: may be its writer.
+	cp -p "$D/$one" "$D/$old.events"
+	"$B/rte-read" --clean --dry-run "$D" >"$D.clean" 2>&1
+	# A live traced writer (its start may sweep already).
+	env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D" sleep 600 & live=$!
+	BG="$BG $live"
+	i=0
+	while [ ! -e "$D/$live.events" ] && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ -e "$D/$live.events" ] || fail "the live writer made no file"
+	sleep 3 # past RTE_SWEEP_PERIOD_S since the children's own sweeps
+	run "$D" /bin/true || fail "the traced start failed"
+	for f in $left $new.events; do
+		[ -e "$D/$f" ] && fail "$f was left (its writer is gone)"
+		grep -q "would remove $D/$f:" "$D.clean" ||
+			fail "rte-read --clean would keep $f, removed"
+	done
+	for f in $kept $old.events $live.events; do
+		[ -e "$D/$f" ] || fail "$f was removed (preserved or live)"
+	done
+	kill "$live" "$new" "$old" 2>/dev/null
+	finish
+}
+
 run_all() {
 	if [ $# -gt 0 ]; then
 		for t in "$@"; do "$t"; done
@@ -126,6 +181,7 @@ run_all() {
 	test_fds_python
 	test_daemon_fds
 	test_setuid
+	test_killed
 }
 
 run_all "$@"
