@@ -1,8 +1,10 @@
 # common/: what the shim and the reader share, in four folders that show it.
 #
 #   common/format/    what both libraries link: the format (format.c), error
-#                     strings (error.c) and the default directory of ring
-#                     files (rundir.c, rundir.h). A file here includes nothing
+#                     strings (error.c), the default directory of ring
+#                     files (rundir.c, rundir.h) and the rule that a file's
+#                     writer is gone (stale.c, stale.h: --clean and the
+#                     shim's sweep). A file here includes nothing
 #                     from common/writer/ or common/consumer/, so that either
 #                     library builds without the other.
 #   common/writer/    the ring writer and the clock (ring.c, clock.c): linked
