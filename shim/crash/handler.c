@@ -673,6 +673,8 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 		t_first_sig = sig;
 		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
 		record(&r);
+		/* A crash record is kept: the sweep must leave it (file.h). */
+		rte_file_keep(rte_tracer_file());
 		t_recording = 0;
 		if (!program)
 			/* Release: pairs with the acquire in

@@ -130,6 +130,11 @@ test_killed() {
 	begin killed
 	sleep 600 & old=$! # alive before the files are made
 	BG="$BG $old"
+	# A crashed process's file holds its crash record: kept (as by
+	# --clean), without PRESERVE too.
+	run "$D" sh -c 'kill -SEGV $$' 2>/dev/null
+	crashed=$(names)
+	[ -n "$crashed" ] || fail "the crashed process left no file"
 	run "$D" "$T/hostfd" killed 200 >/dev/null || fail "hostfd killed 200"
 	OCAML_RUNTIME_EVENTS_PRESERVE=1 run "$D" "$T/hostfd" killed 5 \
 		>/dev/null || fail "hostfd killed 5 with PRESERVE"
@@ -165,7 +170,7 @@ test_killed() {
 		grep -q "would remove $D/$f:" "$D.clean" ||
 			fail "rte-read --clean would keep $f, removed"
 	done
-	for f in $kept $old.events $live.events; do
+	for f in $kept $crashed $old.events $live.events; do
 		[ -e "$D/$f" ] || fail "$f was removed (preserved or live)"
 	done
 	kill "$live" "$new" "$old" 2>/dev/null
