@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fd.h"
 #include "file.h"
 #include "log.h"
 #include "stale.h"
@@ -43,8 +44,10 @@
 #define MAX_CAND 1024           /* per sweep; the rest at the next one */
 
 struct cand {
-	dev_t dev;
+	dev_t dev;               /* as stat() names it */
 	ino_t ino;
+	struct rte_maps_file id; /* as /proc/PID/maps names it */
+	void *page;              /* its first page, mapped to learn id */
 	int mapped;
 	char name[44];
 };
@@ -62,6 +65,25 @@ static int swept_lately(const struct stat *dir, const struct timespec *now)
 
 	return dir->st_atim.tv_nsec == RTE_STAMP_NS && d >= 0 &&
 	       d < RTE_SWEEP_PERIOD_S;
+}
+
+/* Map the first page of candidate c (read-only), so that our own maps
+ * show how /proc/PID/maps names it: not always as stat() does (btrfs
+ * gives maps the file system's device, overlayfs the file of the layer
+ * below), as reader/liveness.c's rd_maps_id_of_fd() says. */
+static void map_page(int dfd, struct cand *c)
+{
+	struct stat st;
+	int fd = rte_fd_nostd(openat(dfd, c->name, O_RDONLY | O_NOFOLLOW |
+	                             O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+	void *m;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_dev == c->dev && st.st_ino == c->ino &&
+	    (m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0)) != MAP_FAILED)
+		c->page = m;
+	close(fd);
 }
 
 /* A candidate: a file of uid the rule says is stale by its pid. */
@@ -86,13 +108,36 @@ static int candidate(int dfd, const char *name, uid_t uid, pid_t self,
 		return 0;
 	c->dev = st.st_dev;
 	c->ino = st.st_ino;
+	c->id.dev = st.st_dev; /* until learn_ids() knows better */
+	c->id.ino = st.st_ino;
+	c->page = NULL;
 	c->mapped = 0;
 	memcpy(c->name, name, strlen(name) + 1);
+	map_page(dfd, c);
 	return 1;
 }
 
-/* Mark the candidates that the maps read on fd map writable. */
-static void mark_maps(int fd, struct scratch *s, size_t n)
+/* One line of maps: with self, learn the id of the candidate whose page
+ * it maps; else mark the candidates it maps writable. */
+static void maps_one(const char *line, struct scratch *s, size_t n, int self)
+{
+	unsigned long long lo, hi;
+	struct rte_maps_file id;
+	int w = rte_maps_line(line, &lo, &hi, &id);
+
+	for (size_t i = 0; i < n; i++) {
+		struct cand *c = &s->c[i];
+
+		if (self && w >= 0 && c->page && lo == (uintptr_t)c->page)
+			c->id = id;
+		else if (!self && w == 1 && c->id.dev == id.dev &&
+		         c->id.ino == id.ino)
+			c->mapped = 1;
+	}
+}
+
+/* Go through the maps read on fd (see maps_one). */
+static void read_maps(int fd, struct scratch *s, size_t n, int self)
 {
 	size_t have = 0;
 
@@ -107,15 +152,8 @@ static void mark_maps(int fd, struct scratch *s, size_t n)
 		have += (size_t)r;
 		s->maps[have] = '\0';
 		while ((nl = memchr(line, '\n', have - (size_t)(line - s->maps)))) {
-			unsigned long long lo, hi;
-			struct rte_maps_file id;
-
 			*nl = '\0';
-			if (rte_maps_line(line, &lo, &hi, &id) == 1)
-				for (size_t i = 0; i < n; i++)
-					if (s->c[i].dev == id.dev &&
-					    s->c[i].ino == id.ino)
-						s->c[i].mapped = 1;
+			maps_one(line, s, n, self);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - s->maps);
@@ -129,7 +167,8 @@ static void mark_maps(int fd, struct scratch *s, size_t n)
 /* Every process's maps, once: a writer in another pid namespace. */
 static void find_mappers(struct scratch *s, size_t n)
 {
-	int pfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int pfd = rte_fd_nostd(open("/proc", O_RDONLY | O_DIRECTORY |
+	                                     O_CLOEXEC));
 	long got;
 
 	if (pfd < 0) {
@@ -153,9 +192,10 @@ static void find_mappers(struct scratch *s, size_t n)
 			rte_sb_str(&b, d->d_name);
 			rte_sb_str(&b, "/maps");
 			if (rte_sb_over(&b) ||
-			    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			    (fd = rte_fd_nostd(open(path, O_RDONLY |
+			                                     O_CLOEXEC))) < 0)
 				continue;
-			mark_maps(fd, s, n);
+			read_maps(fd, s, n, 0);
 			close(fd);
 		}
 	}
@@ -203,8 +243,19 @@ void rte_sweep(int dfd, const struct stat *dir, uid_t uid, pid_t self)
 		goto out;
 	n = collect(dfd, s, uid, self,
 	            (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	if (n)
+	if (n) {
+		int fd = rte_fd_nostd(open("/proc/self/maps",
+		                           O_RDONLY | O_CLOEXEC));
+
+		if (fd >= 0) {
+			read_maps(fd, s, n, 1);
+			close(fd);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (s->c[i].page)
+				munmap(s->c[i].page, 4096);
 		find_mappers(s, n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 

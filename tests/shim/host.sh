@@ -163,6 +163,13 @@ test_killed() {
 		sleep 0.1; i=$((i + 1))
 	done
 	[ -e "$D/$live.events" ] || fail "the live writer made no file"
+	# A live writer whose file names a pid that is not its own (as in a
+	# pid namespace of its own): that pid's process started after the
+	# file, but the writer still maps it.
+	sleep 0.2 # the process below starts after the file last changed
+	sleep 600 & other=$!
+	BG="$BG $other"
+	mv "$D/$live.events" "$D/$other.events"
 	sleep 3 # past RTE_SWEEP_PERIOD_S since the children's own sweeps
 	run "$D" /bin/true || fail "the traced start failed"
 	for f in $left $new.events; do
@@ -170,10 +177,10 @@ test_killed() {
 		grep -q "would remove $D/$f:" "$D.clean" ||
 			fail "rte-read --clean would keep $f, removed"
 	done
-	for f in $kept $crashed $old.events $live.events; do
+	for f in $kept $crashed $old.events $other.events; do
 		[ -e "$D/$f" ] || fail "$f was removed (preserved or live)"
 	done
-	kill "$live" "$new" "$old" 2>/dev/null
+	kill "$live" "$new" "$old" "$other" 2>/dev/null
 	finish
 }
 
