@@ -82,13 +82,14 @@ static int before(uid_t euid, gid_t egid)
 		euid = geteuid();
 	if (egid == KEEP)
 		egid = getegid();
-	if ((euid == geteuid() && egid == getegid()) || rte_self.guard)
+	/* No per-thread state is touched (a vfork child would change its
+	 * parent's); with PRESERVE the file stays whatever happens. */
+	if ((euid == geteuid() && egid == getegid()) ||
+	    rte_tracer_config()->preserve)
 		return 0;
-	rte_self.guard = 1;
 	if (rte_tracer_owns_process() &&
 	    !may_remove_as(rte_tracer_file(), euid, egid))
 		r = rte_tracer_identity_begin();
-	rte_self.guard = 0;
 	errno = saved;
 	return r;
 }
@@ -97,11 +98,8 @@ static int after(int token, int r)
 {
 	int saved = errno;
 
-	if (token && r < 0) {
-		rte_self.guard = 1;
+	if (token && r < 0)
 		rte_tracer_identity_failed();
-		rte_self.guard = 0;
-	}
 	errno = saved;
 	return r;
 }

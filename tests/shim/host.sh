@@ -105,6 +105,18 @@ test_setuid() {
 			"$(ls "$D" | grep events)" ""
 	done
 	rm -f "$D"/*.events
+	# From a vfork child, which shares its parent's memory: the parent
+	# keeps tracing into its own file (PRESERVE keeps it to be read).
+	out=$(OCAML_RUNTIME_EVENTS_PRESERVE=1 run "$D" "$T/hostfd" vsetuid \
+		"$nobody" /bin/echo hi 2>&1)
+	expect_eq "vfork child's setuid: output" "$out" "hi
+parent ok"
+	f=$(ls "$D" | grep events)
+	expect_eq "vfork child's setuid: files (the parent's)" \
+		"$(echo "$f" | grep -c .)" 1
+	[ -n "$f" ] && { "$T/dump" "$D/$f" | grep -q domain_spawn ||
+		fail "the parent's thread after the vfork child's setuid is not in $f"; }
+	rm -f "$D"/*.events
 	[ -x "$PY" ] && {
 		run "$D" $PY -c 'import subprocess
 subprocess.run(["/bin/echo", "py"], user="nobody", check=True)' \

@@ -17,6 +17,9 @@
  *   hostfd setuid UID CMD ARG...
  *       fork a child that sets its uid to UID (as a root daemon that
  *       drops privileges does), spins a little, then execs CMD; waits.
+ *   hostfd vsetuid UID CMD ARG...
+ *       the same from a vfork child (no spin); then the parent starts a
+ *       thread (an event of its own) and prints "parent ok".
  *   hostfd killed N
  *       fork N children that each spin until SIGKILLed by the parent.
  */
@@ -152,6 +155,29 @@ static int drop_and_exec(char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static int vfork_drop_and_exec(char **argv)
+{
+	uid_t uid = (uid_t)atoi(argv[0]);
+	pthread_t t;
+	pid_t pid = vfork();
+	int st;
+
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		if (setgid(uid) < 0 || setuid(uid) < 0)
+			_exit(3);
+		execv(argv[1], argv + 1);
+		_exit(4);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 2;
+	pthread_create(&t, NULL, idle, NULL);
+	pthread_join(t, NULL);
+	printf("parent ok\n");
+	return 0;
+}
+
 static int killed(int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -197,6 +223,8 @@ int main(int argc, char **argv)
 		return daemon_like();
 	if (argc >= 4 && !strcmp(argv[1], "setuid"))
 		return drop_and_exec(argv + 2);
+	if (argc >= 4 && !strcmp(argv[1], "vsetuid"))
+		return vfork_drop_and_exec(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "killed"))
 		return killed(atoi(argv[2]));
 	fprintf(stderr, "usage: hostfd list|daemon|setuid UID CMD...|killed N\n");
