@@ -123,7 +123,9 @@ static int absolute_dir(const char *dir, char *out, size_t cap)
  * another user, a daemon that dropped privileges): e is EACCES or EPERM,
  * the directory is another user's, and either this user cannot even
  * search it (the per-user directory is 0700) or the parent's file is in
- * it. A process the user started so (its parent untraced) is told. */
+ * it. A process the user started so (its parent untraced) is told, and so
+ * is any process whose default directory, named for its own user id
+ * (/tmp/rte-UID), is another's: that one was planted, not inherited. */
 static int denied(int e, const char *dir)
 {
 	char ppid[PATH_MAX + 32];
@@ -169,7 +171,7 @@ static int dir_resolve(struct rte_file *f, const struct rte_config *c,
 	g_dir.ok = 1;
 	return 0;
 fail:
-	f->denied = denied(e, c->dir);
+	f->denied = !c->dir_uid_named && denied(e, c->dir);
 	snprintf(err, errlen, "cannot use %s directory %.*s: %s",
 	         c->dir_default ? "the default" : "the", PATH_MAX, shown,
 	         strerrordesc_np(e));
