@@ -6,7 +6,8 @@
  * depth of open pause phases (olly's: major, stw_leader,
  * interrupt_remote) and of waits (domain_condition_wait), the lifetimes
  * (ring_start or domain_spawn to ring_stop or domain_terminate, summed
- * over every domain that used the ring) and the counter sums. A pause is
+ * over every domain that used the ring; what comes after a seen end and
+ * before the next start is in none) and the counter sums. A pause is
  * the outermost open pause phase: from its begin to its end, recorded in
  * the file's histogram. Collections are counted on ring 0 of each file,
  * as olly does. A loss empties the ring's stack (what was open is
