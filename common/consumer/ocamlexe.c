@@ -304,8 +304,11 @@ static void symbol(struct syms *y, const char *name, const Elf64_Sym *s)
 		if (!strncmp(name, SYS_UNIT, sizeof SYS_UNIT - 1)) {
 			const char *t = name + sizeof SYS_UNIT - 1;
 
-			t += *t == '.' ? 1 : !strncmp(t, "__", 2) ? 2 : 0;
-			if (t == name + sizeof SYS_UNIT - 1)
+			if (*t == '.')
+				t += 1;
+			else if (!strncmp(t, "__", 2))
+				t += 2;
+			else
 				return;
 			if (!strcmp(t, "data_begin"))
 				y->sys_begin = s->st_value;
