@@ -21,7 +21,7 @@ PEERS_ARGS ?=
 TEST_RUNS += test-peers-compare
 
 check-peers: $(BUILD)/librte.so $$(RUN_SCRIPT) $$(RUN_EXEC) $(BUILD)/rte-read
-	@python3 tests/peers/run.py --build $(BUILD) --jobs $(PEERS_JOBS) \
+	@/usr/bin/python3 tests/peers/run.py --build $(BUILD) --jobs $(PEERS_JOBS) \
 		$(PEERS_ARGS) $(PEERS_MODULES)
 
 test-peers-compare:

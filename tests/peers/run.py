@@ -19,10 +19,11 @@ Every run gets its own TMPDIR, XDG_RUNTIME_DIR, working directory and
 without any LD_PRELOAD, OCAML_RUNTIME_EVENTS_* or RTE_* of the caller.
 After it, everything a mode should not leave is recorded (compare.py
 reports it): any file in the events directory (no mode sets PRESERVE; if
-files remain, a traced /bin/true is started in the directory after
---sweep-wait seconds, so that a shim that sweeps stale files at start gets
-its chance, and what still remains is recorded), any ring file or rte
-leftover elsewhere in the run's folders, and rte-run's own temporary files.
+files remain, a traced /bin/true is started in the directory once every
+run is done and --sweep-wait seconds have passed, so that a shim that
+sweeps stale files at start gets its chance; what still remains is
+recorded), any ring file or rte leftover elsewhere in the run's folders,
+and rte-run's own temporary files.
 
 Results go to DIR/peers/ (DIR: --build): MODE/M.xml, .out, .rc, times.txt
 and report.txt (compare.py's report). Exit status: compare.py's (1 if any
@@ -30,6 +31,7 @@ test differs or a mode left files behind), 2 on a usage error.
 """
 import argparse
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -48,13 +50,17 @@ OUR_PREFIXES = ("OCAML_RUNTIME_EVENTS_", "RTE_")
 
 
 def load_modules(path):
-    """(module, seconds) pairs of modules.txt, in its order."""
+    """(name, seconds, regrtest arguments) of each line of modules.txt,
+    in its order: NAME SECONDS [ARG...]; the arguments default to NAME
+    (a line that runs part of a module names it and gives `MODULE -m
+    PATTERN`). Shell-like quotes; '#' starts a comment."""
     mods = []
     with open(path) as f:
         for line in f:
-            line = line.split("#", 1)[0].split()
-            if line:
-                mods.append((line[0], float(line[1]) if len(line) > 1 else 10))
+            words = shlex.split(line, comments=True)
+            if words:
+                mods.append((words[0], float(words[1]) if len(words) > 1
+                             else 10, words[2:] or [words[0]]))
     return mods
 
 
@@ -87,15 +93,8 @@ def rte_files(root, skip=None):
     return sorted(found)
 
 
-def listing(folder):
-    out = []
-    for n in sorted(os.listdir(folder)):
-        p = os.path.join(folder, n)
-        try:
-            out.append("%s (%d bytes)" % (n, os.lstat(p).st_size))
-        except OSError:
-            out.append(n)
-    return out
+def short(names, n=4):
+    return " ".join(names[:n]) + (" ..." if len(names) > n else "")
 
 
 class Runner:
@@ -110,12 +109,13 @@ class Runner:
         self.lock = threading.Lock()
         self.times = []
         self.procs = set()
+        self.pending = []
 
     def log(self, msg):
         with self.lock:
             print(msg, flush=True)
 
-    def run_one(self, mode, index, module):
+    def run_one(self, mode, index, module, margs):
         job = os.path.join(self.work, mode, str(index))
         tmp, events, xdg, cwd = (os.path.join(job, s) for s in "texc")
         for d in (tmp, events, xdg, cwd):
@@ -123,8 +123,7 @@ class Runner:
         out_dir = os.path.join(self.res, mode)
         xml = os.path.join(out_dir, module + ".xml")
         cmd = [PYTHON, "-m", "test", "-j1", "--fail-env-changed",
-               "--timeout", str(self.args.timeout), "--junit-xml", xml,
-               module]
+               "--timeout", str(self.args.timeout), "--junit-xml", xml] + margs
         env = dict(clean_env(), TMPDIR=tmp, XDG_RUNTIME_DIR=xdg)
         if mode in ("trace", "prof", "alloc"):
             env = traced_env(env, self.lib, events, mode)
@@ -149,32 +148,63 @@ class Runner:
         took = time.monotonic() - start
         with open(os.path.join(out_dir, module + ".rc"), "w") as f:
             f.write("%s\n" % rc)
-        left = [] if mode in compare.PLAIN else self.leftovers(mode, job, events)
-        if left:
-            with self.lock, open(os.path.join(out_dir, "leftover"), "a") as f:
-                f.writelines("%s: %s\n" % (module, x) for x in left)
-        if not self.args.keep:
+        left = []
+        busy = (mode not in compare.PLAIN) and len(os.listdir(events))
+        if mode not in compare.PLAIN:
+            left = ["elsewhere: %s" % x
+                    for x in rte_files(job, skip=os.path.abspath(events))]
+            self.record(mode, left and ["%s: %s" % (module, x) for x in left])
+        if busy:
+            # Looked at once every run is done (sweep()).
+            with self.lock:
+                self.pending.append((mode, module, events))
+            for sub in (tmp, xdg, cwd):
+                if not self.args.keep:
+                    shutil.rmtree(sub, ignore_errors=True)
+        elif not self.args.keep:
             shutil.rmtree(job, ignore_errors=True)
         with self.lock:
             self.times.append((mode, module, took, rc))
-        self.log("peers: %-7s %-34s %6.1f s  rc %s%s  (load %.2f)"
+        self.log("peers: %-7s %-34s %6.1f s  rc %s%s%s  (load %.2f)"
                  % (mode, module, took, rc,
-                    "  %d left behind" % len(left) if left else "",
+                    "  %d left elsewhere" % len(left) if left else "",
+                    "  %d in the events dir" % busy if busy else "",
                     os.getloadavg()[0]))
 
-    def leftovers(self, mode, job, events):
-        left = []
-        if os.listdir(events):
-            # No mode sets PRESERVE, but a process killed by SIGKILL may
-            # leave its file until the next traced start sweeps it.
-            if self.args.sweep_wait:
-                time.sleep(self.args.sweep_wait)
+    def record(self, mode, lines):
+        if lines:
+            with self.lock, open(os.path.join(self.res, mode, "leftover"),
+                                 "a") as f:
+                f.writelines(line + "\n" for line in lines)
+
+    def sweep(self):
+        """What the events directories still hold. No mode sets PRESERVE,
+        but a process killed by SIGKILL leaves its file until a later
+        traced start sweeps it: wait --sweep-wait seconds, start a traced
+        /bin/true in each directory, then record what remains."""
+        if not self.pending:
+            return
+        time.sleep(self.args.sweep_wait)
+        for mode, module, events in sorted(self.pending):
             subprocess.run(["/bin/true"], env=traced_env(clean_env(), self.lib,
                                                           events, "trace"))
-            left += ["events dir: %s" % x for x in listing(events)]
-        left += ["elsewhere: %s" % x
-                 for x in rte_files(job, skip=os.path.abspath(events))]
-        return left
+            names = sorted(os.listdir(events))
+            if not names:
+                continue
+            r = subprocess.run([os.path.join(self.build, "rte-read"),
+                                "--dry-run", "--clean", events],
+                               capture_output=True, text=True)
+            gone = {os.path.basename(line.split(": ", 1)[0])
+                    for line in r.stdout.splitlines()
+                    if line.startswith("would remove ")}
+            other = [n for n in names if n not in gone]
+            self.record(mode, ["%s: %d files left in the events dir; %d of "
+                               "them a writer's gone without ring_stop "
+                               "(rte-read --clean would remove them: %s), "
+                               "%d others: %s"
+                               % (module, len(names), len(gone),
+                                  short(sorted(gone)), len(other),
+                                  short(other))])
 
     def canary(self, mode):
         """Check that MODE's environment traces at all: a python3 that
@@ -226,7 +256,8 @@ class Runner:
         # a time are two different modules (no port or name clashes
         # between two copies of one module) and the ends pack well.
         order = sorted(range(len(modules)), key=lambda i: -modules[i][1])
-        queue = [(mode, i, modules[i][0]) for mode in modes for i in order]
+        queue = [(mode, i, modules[i][0], modules[i][2])
+                 for mode in modes for i in order]
         qlock = threading.Lock()
 
         def worker():
@@ -243,6 +274,7 @@ class Runner:
             t.start()
         for t in threads:
             t.join()
+        self.sweep()
 
     def cleanup(self):
         for p in list(self.procs):
@@ -280,7 +312,8 @@ def main():
               "apt-get install libpython3.11-testsuite", file=sys.stderr)
         return 2
     listed = load_modules(os.path.join(HERE, "modules.txt"))
-    modules = ([(m, dict(listed).get(m, 10)) for m in args.modules]
+    known = {m[0]: m for m in listed}
+    modules = ([known.get(m, (m, 10, [m])) for m in args.modules]
                if args.modules else listed)
     # A shell starts background jobs with SIGINT and SIGQUIT ignored, and
     # an ignored signal stays ignored across exec: CPython's tests of
