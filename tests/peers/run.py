@@ -22,7 +22,8 @@ reports it): any file in the events directory (no mode sets PRESERVE; if
 files remain, a traced /bin/true is started in the directory once every
 run is done and --sweep-wait seconds have passed, so that a shim that
 sweeps stale files at start gets its chance; what still remains is
-recorded), any ring file or rte leftover elsewhere in the run's folders,
+recorded, except a crashed process's file, which the shim keeps by design:
+that is listed in `kept`), any ring file or rte leftover elsewhere in the run's folders,
 and rte-run's own temporary files.
 
 Results go to DIR/peers/ (DIR: --build): MODE/M.xml, .out, .rc, times.txt
@@ -171,9 +172,9 @@ class Runner:
                     "  %d in the events dir" % busy if busy else "",
                     os.getloadavg()[0]))
 
-    def record(self, mode, lines):
+    def record(self, mode, lines, name="leftover"):
         if lines:
-            with self.lock, open(os.path.join(self.res, mode, "leftover"),
+            with self.lock, open(os.path.join(self.res, mode, name),
                                  "a") as f:
                 f.writelines(line + "\n" for line in lines)
 
@@ -194,17 +195,28 @@ class Runner:
             r = subprocess.run([os.path.join(self.build, "rte-read"),
                                 "--dry-run", "--clean", events],
                                capture_output=True, text=True)
-            gone = {os.path.basename(line.split(": ", 1)[0])
-                    for line in r.stdout.splitlines()
-                    if line.startswith("would remove ")}
-            other = [n for n in names if n not in gone]
-            self.record(mode, ["%s: %d files left in the events dir; %d of "
-                               "them a writer's gone without ring_stop "
-                               "(rte-read --clean would remove them: %s), "
-                               "%d others: %s"
-                               % (module, len(names), len(gone),
-                                  short(sorted(gone)), len(other),
-                                  short(other))])
+            gone, crashed = set(), set()
+            for line in r.stdout.splitlines():
+                path = line.split(": ", 1)[0]
+                if line.startswith("would remove "):
+                    gone.add(os.path.basename(path))
+                elif line.startswith("kept ") and " crashed" in line:
+                    crashed.add(os.path.basename(path))
+            other = [n for n in names if n not in gone | crashed]
+            if crashed:
+                # A crashed process's file is kept by design (its rte.crash
+                # record): listed, not counted.
+                self.record(mode, ["%s: %d crashed processes' files (%s)"
+                                   % (module, len(crashed),
+                                      short(sorted(crashed)))], "kept")
+            if gone or other:
+                self.record(mode, ["%s: %d files left in the events dir: "
+                                   "%d of a writer gone without ring_stop "
+                                   "(killed; rte-read --clean removes them: "
+                                   "%s), %d others (%s)"
+                                   % (module, len(gone) + len(other),
+                                      len(gone), short(sorted(gone)),
+                                      len(other), short(other))])
 
     def canary(self, mode):
         """Check that MODE's environment traces at all: a python3 that
