@@ -46,6 +46,20 @@ DESCR = {
 }
 
 
+def case_reason(case):
+    """A failing test's exception (what follows its traceback's last
+    frame), on one line."""
+    for child in case:
+        if child.tag in ("error", "failure"):
+            lines = (child.text or child.get("message") or "").splitlines()
+            frames = [i for i, l in enumerate(lines) if l.startswith("  File ")]
+            if frames:
+                lines = lines[frames[-1] + 2:]
+            text = " | ".join(l.strip() for l in lines if l.strip())
+            return text[:300]
+    return ""
+
+
 def case_outcome(case):
     """pass, fail, error or skip for one <testcase> element."""
     tags = {child.tag for child in case}
@@ -76,8 +90,12 @@ def module_outcome(folder, module):
     return "rc=%s %s" % (rc, result)
 
 
+REASONS = {}
+
+
 def load_run(folder):
-    """{test: outcome} of one run folder (test cases and module lines)."""
+    """{test: outcome} of one run folder (test cases and module lines);
+    REASONS[(folder, test)] is a failing test's exception line."""
     results = {}
     if not os.path.isdir(folder):
         return None
@@ -99,6 +117,7 @@ def load_run(folder):
             prev = results.get(name)
             if prev is None or RANK[out] > RANK[prev]:
                 results[name] = out
+                REASONS[(folder, name)] = case_reason(case)
     return results
 
 
@@ -153,6 +172,9 @@ def compare(work, out=sys.stdout):
         for name, want, got in diffs:
             print("  DIFF %s: plain %s, %s %s" % (name, want, mode, got),
                   file=out)
+            why = REASONS.get((os.path.join(work, mode), name))
+            if why:
+                print("       %s" % why, file=out)
         for line in left:
             print("  LEFT %s" % line, file=out)
         for line in canary:
@@ -198,7 +220,8 @@ def _write_run(work, mode, module, cases, rc=0, result="SUCCESS",
             tag = {"fail": "failure", "error": "error",
                    "skip": "skipped"}.get(outcome)
             if tag:
-                ET.SubElement(case, tag, message="planted")
+                ET.SubElement(case, tag, message="planted").text = (
+                    "Traceback:\nAssertionError: planted in %s" % mode)
         ET.ElementTree(suite).write(xml_path)
     if leftover:
         with open(os.path.join(folder, "leftover"), "a") as f:
@@ -249,6 +272,8 @@ def self_test():
               "NOT TRACED 0 ring_start" in rep)
         check("prof's failing test not reported",
               "DIFF test.test_a.A.test_one: plain pass, prof fail" in rep)
+        check("prof's failing test's reason not shown",
+              "AssertionError: planted in prof" in rep)
         check("prof's module status not reported",
               "DIFF test_a [module]: plain rc=0 SUCCESS, prof rc=2 FAILURE"
               in rep)
