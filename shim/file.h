@@ -54,10 +54,7 @@ void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len);
 void rte_file_advise(const struct rte_file *f);
 /* 1 if <pid>.events in the directory is still our file. Signal-safe. */
 int rte_file_is_ours(const struct rte_file *f);
-/* The mode bit of a file that its writer removes at its end (made
- * without PRESERVE): the sweep (sweep.h) removes such a file once its
- * writer is gone, and only such a file. */
-#define RTE_FILE_MARK S_ISVTX
+/* RTE_FILE_MARK, the mode bit of a file made without PRESERVE: sweep.h. */
 /* Clear RTE_FILE_MARK: the file is kept (a crash record). Signal-safe. */
 void rte_file_keep(const struct rte_file *f);
 /* Unlink the file if its name is still ours. Signal-safe. */

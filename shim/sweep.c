@@ -21,7 +21,7 @@
  * the file writable and shared (the writer may be in a pid namespace of
  * its own, where its pid names another process here). Where --clean reads
  * the rings for a ring_stop, the sweep reads the mode: only a file made
- * without PRESERVE carries RTE_FILE_MARK (file.h), and a preserved or
+ * without PRESERVE carries RTE_FILE_MARK (sweep.h), and a preserved or
  * crash-kept file never does, whatever its rings hold.
  */
 #include <dirent.h>
@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "fd.h"
-#include "file.h"
 #include "log.h"
 #include "stale.h"
 #include "strbuf.h"

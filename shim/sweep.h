@@ -11,6 +11,11 @@
 
 #pragma GCC visibility push(hidden)
 
+/* The mode bit of a file that its writer removes at its end (made
+ * without PRESERVE): the sweep removes such a file once its writer is
+ * gone, and only such a file. */
+#define RTE_FILE_MARK S_ISVTX
+
 /* Seconds between two sweeps of one directory (at most one per period). */
 #define RTE_SWEEP_PERIOD_S 2
 
