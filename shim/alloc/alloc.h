@@ -215,17 +215,18 @@ static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
 		rte_alloc_got(a, p, usable);
 }
 
-/* The thread's temporaries (heaptrack's definition: a block freed by the
- * thread that allocated it, with no allocation of that thread in
- * between): a free of p counts one if p is its last allocation, and
- * leaves p | 1 there if it did (rte_alloc_note_free() reads it), else 0. */
+/* The thread's temporaries (heaptrack's definition: a block freed with
+ * no allocation of the thread since it was allocated; frees in between do
+ * not matter): a free of p counts one if p is the thread's last
+ * allocation, and leaves p | 1 there if so (rte_alloc_note_free() reads
+ * it; no later free matches it). */
 static inline void rte_alloc_temp(struct rte_alloc_thread *a, const void *p)
 {
 	uint64_t last = a->last;
 	uint64_t hit = last == (uintptr_t)p;
 
 	a->temps += (uint32_t)hit;
-	a->last = (last | 1) & (0 - hit);
+	a->last = last | hit;
 }
 
 /* The fast path of a counted free of the block p of `usable` bytes,

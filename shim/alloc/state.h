@@ -43,9 +43,8 @@ struct __attribute__((aligned(64))) rte_alloc_thread {
 	 * since, and the thread's last allocation (temporaries). */
 	int64_t hd;         /* live bytes allocated - freed, unpublished */
 	int64_t hmax;       /* max of hd since the last publish (>= 0) */
-	uint64_t last;      /* the last block this thread allocated; after
-	                       its free, its address | 1 if that free was a
-	                       temporary's, else 0 */
+	uint64_t last;      /* the last block this thread allocated (| 1
+	                       once freed: a temporary) */
 	uint32_t temps;     /* temporaries since the last flush */
 	/* The slow path's. */
 	int guard;          /* inside our slow work: calls pass uncounted */
