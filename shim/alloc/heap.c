@@ -58,10 +58,10 @@ static struct {
 	int64_t live __attribute__((aligned(64))); /* usable bytes live */
 	int64_t peak __attribute__((aligned(64))); /* highest live */
 	uint64_t peak_ns;      /* when (0: not yet) */
-	int64_t peak_written;  /* the peak last written (-1: none) */
+	int64_t peak_written;  /* the peak last written (0: none) */
 	int64_t mark;          /* the live bytes of the last point */
 	uint64_t mark_ns;      /* its time (0: none yet) */
-} g_heap = { .peak_written = -1 };
+} g_heap;
 
 static uint64_t env_u(const char *name, uint64_t hi, uint64_t def)
 {
@@ -107,7 +107,7 @@ RTE_FORKTEXT void rte_alloc_heap_fork_child(void)
 {
 	g_heap.live = g_heap.peak = g_heap.mark = 0;
 	g_heap.peak_ns = g_heap.mark_ns = 0;
-	g_heap.peak_written = -1;
+	g_heap.peak_written = 0;
 }
 
 #define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -245,6 +245,8 @@ void rte_alloc_heap_flush(struct rte_alloc_thread *a,
 
 int rte_alloc_heap_pending(const struct rte_alloc_thread *a)
 {
+	if (g_id_heap < 0) /* not profiling */
+		return 0;
 	return a->hd || a->hmax || LD(g_heap.peak) > LD(g_heap.peak_written) ||
 	       LD(g_heap.live) != LD(g_heap.mark);
 }
