@@ -4,7 +4,7 @@
 #
 #   make test-heap   build and run them (part of `make test`)
 
-HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad
+HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad $(BUILD)/tests/heap/mt
 
 $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -12,5 +12,6 @@ $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 
 .PHONY: test-heap
 TEST_RUNS += test-heap
+TSAN_RUNS += test-heap
 test-heap: $(HEAP_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN="$(SAN)" sh tests/heap/run.sh

@@ -8,6 +8,7 @@ summary and Chrome output and on heaptrack_print's report.
                                  heaptrack's, the top sites equal
   check.py chrome JSON SJ        the heap counter track up to the peak
   check.py bad SJ TEMPS          bad.c's odd calls counted right
+  check.py peak SJ WANT LOW      the peak in [WANT - LOW, WANT + 256 KiB]
 Exit status 0 when the check holds; the figures are printed."""
 import json
 import re
@@ -137,10 +138,20 @@ def bad(sj, want):
     return good
 
 
+def peak(sj, want, low):
+    """The peak at least want - low, at most want + 256 KiB (libc's own
+    blocks, the program's array)."""
+    a = main_alloc(sj)
+    want, low = int(want), int(low)
+    return ok(want - low <= a["peak_bytes"] <= want + 256 * 1024,
+              "peak %d, the blocks live at once %d (at most %d low)"
+              % (a["peak_bytes"], want, low))
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "heaptrack":
         r = heaptrack(args[0], args[1], len(args) > 2)
     else:
-        r = {"shape": shape, "chrome": chrome, "bad": bad}[cmd](*args)
+        r = {"shape": shape, "chrome": chrome, "bad": bad, "peak": peak}[cmd](*args)
     sys.exit(0 if r else 1)
