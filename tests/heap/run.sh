@@ -19,7 +19,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-heap.XXXXXX") || exit 1
 . "$HERE/../harness.sh"
 
 # traced NAME CMD...: CMD under the shim (with the VAR=value words of
-# $EXTRA) (RTE_ALLOC=1, from the start)
+# $EXTRA, and the library $AFTER preloaded after librte.so) (RTE_ALLOC=1, from the start)
 # into $D/NAME/, its output in $D/NAME.out, and CMD alone: same status
 # and output. Then $D/NAME.sj (summary-json), $D/NAME.txt (summary).
 traced() {
@@ -28,7 +28,7 @@ traced() {
 	mkdir -p "$D/$name"
 	$TMO "$@" >"$D/$name.plain" 2>/dev/null
 	st_plain=$?
-	$TMO env LD_PRELOAD="$LIB" OCAML_RUNTIME_EVENTS_START=1 \
+	$TMO env LD_PRELOAD="$LIB${AFTER:+ $AFTER}" OCAML_RUNTIME_EVENTS_START=1 \
 		OCAML_RUNTIME_EVENTS_DIR="$D/$name" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
 		RTE_ALLOC=1 ${EXTRA:-} "$@" >"$D/$name.out" 2>"$D/$name.err"
 	st=$?
@@ -100,6 +100,17 @@ t_bad() {
 	finish
 }
 
+# tcmalloc preloaded after librte.so: we wrap it, its malloc_usable_size
+# measures the blocks; the same figures as over glibc's malloc.
+t_tcmalloc() {
+	tc=$(ls /usr/lib/*/libtcmalloc.so.4 2>/dev/null | head -n 1)
+	[ -n "$tc" ] || { skip tcmalloc "no libtcmalloc.so.4 (apt-get install libgoogle-perftools4)"; return; }
+	begin tcmalloc
+	AFTER=$tc traced tc "$T/shape"
+	$CHECK shape "$D/tc.sj" "$D/tc.txt" || fail "shape's heap over tcmalloc"
+	finish
+}
+
 # The peak across threads: 4 threads' blocks live at once. With the
 # default slack, at most twice the slack low per other thread; with
 # RTE_ALLOC_HEAP_SLACK=0, exact (plus libc's own few blocks).
@@ -114,7 +125,7 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_bad t_threads"
+ALL="t_shape t_python t_bad t_threads t_tcmalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).

@@ -2,17 +2,26 @@
  * bad.c - the malloc family's odd calls, each pair freed at once (so a
  * temporary): realloc to 0, free(NULL), memalign, posix_memalign,
  * aligned_alloc, valloc, pvalloc, malloc_usable_size, allocations in a
- * signal handler, and a fork whose child allocates. Prints "temps N", the
+ * signal handler and in fork's handlers, and a fork whose child
+ * allocates. Prints "temps N", the
  * temporaries it made in the parent's main thread (heaptrack's
  * definition, by address).
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* fork's handlers allocate too (the child's and the parent's: each a
+ * temporary of its own process; prepare's one, the parent's). */
+static void at_fork(void)
+{
+	free(malloc(300));
+}
 
 static void on_usr1(int sig)
 {
@@ -53,6 +62,8 @@ int main(void)
 		temps++;
 	}
 	fflush(stdout);
+	pthread_atfork(at_fork, at_fork, at_fork);
+	temps += 2; /* prepare and parent */
 	pid_t c = fork();
 	if (c == 0) {
 		void *q = malloc(1 << 20);
