@@ -8,7 +8,8 @@
  *   init.c                    wiring: constructor, destructor, observer lists
  *   api.c                     the exported rte_* functions (rte/rte.h)
  *   ------------------------------------------------------------------------
- *   hooks/  threads.c process.c signals.c dl.c masks.c alloc.c (hooks/hooks.h)
+ *   hooks/  threads.c  process.c  spawn.c  start.c  signals.c  dl.c  masks.c
+ *           alloc.c                                         (hooks/hooks.h)
  *   prof/   profiler.c parse.c  CPU profiler: timers (prof/profiler.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
  *   alloc/  sample.c heap.c  allocation profiler: counts, samples, the
@@ -22,7 +23,8 @@
  *   ------------------------------------------------------------------------
  *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
  *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
- *   warnings)  fd.c (high descriptors)  sys.h (inline system calls for
+ *   warnings)  fd.c (high descriptors)  proc.c (rte.proc, rte.exit
+ *   payloads)  sys.h (inline system calls for
  *   atfork child handlers)  crash/backtrace.c (stack capture
  *   with libunwind: a leaf kept beside its user)  alloc/state.h (the
  *   profiler's per-thread state, in the tracer's)  leaves: file.h ... fd.h
@@ -43,6 +45,7 @@
 #include "crash/crash.h"
 #include "hooks/hooks.h"
 #include "prof/profiler.h"
+#include "proc.h"
 #include "tracer.h"
 
 /* ---- who hears what ---------------------------------------------------------- */
@@ -169,10 +172,13 @@ static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-__attribute__((constructor)) static void rte_init(void)
+/* glibc passes (argc, argv, envp) to every ELF constructor. */
+__attribute__((constructor)) static void rte_init(int argc, char **argv)
 {
 	int saved = errno;
 	sigset_t old;
+
+	rte_proc_load(argc, argv);
 
 	if (rte_config_start_at_load())
 		dl_iterate_phdr(own_segment, NULL);

@@ -14,6 +14,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/types.h>
 
 struct termios;
@@ -44,6 +47,27 @@ struct rte_real {
 	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
 	void *(*dlopen)(const char *, int);
 	int (*dlclose)(void *);
+	int (*libc_start_main)(int (*)(int, char **, char **), int, char **,
+	                       void (*)(void), void (*)(void), void (*)(void),
+	                       void *);
+	pid_t (*wait4)(pid_t, int *, int, struct rusage *);
+	int (*waitid)(idtype_t, id_t, siginfo_t *, int);
+	int (*posix_spawn)(pid_t *, const char *,
+	                   const posix_spawn_file_actions_t *,
+	                   const posix_spawnattr_t *, char *const[],
+	                   char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *,
+	                    const posix_spawn_file_actions_t *,
+	                    const posix_spawnattr_t *, char *const[],
+	                    char *const[]);
+	int (*setuid)(uid_t);
+	int (*seteuid)(uid_t);
+	int (*setreuid)(uid_t, uid_t);
+	int (*setresuid)(uid_t, uid_t, uid_t);
+	int (*setgid)(gid_t);
+	int (*setegid)(gid_t);
+	int (*setregid)(gid_t, gid_t);
+	int (*setresgid)(gid_t, gid_t, gid_t);
 };
 
 extern struct rte_real rte_real;
