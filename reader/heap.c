@@ -222,13 +222,17 @@ static void sparkline(struct rd_out *o, const struct pproc *pp, uint64_t top)
 		/* the column's end: t0 + span * (c + 1) / cols, no overflow */
 		uint64_t end = t0 + span / SPARK_COLS * (c + 1) +
 		               span % SPARK_COLS * (c + 1) / SPARK_COLS;
-		uint64_t hi = cur;
+		uint64_t hi = 0;
+		int any = 0;
 
 		for (; j < pp->nheap && pp->heap[j].ts <= end; j++) {
 			cur = pp->heap[j].v;
-			if (cur > hi)
+			if (!any || cur > hi)
 				hi = cur;
+			any = 1;
 		}
+		if (!any)
+			hi = cur;
 		rd_out_str(o, lvl[top ? (unsigned)((double)hi / (double)top * 8 + 0.5) > 8
 		                            ? 8
 		                            : (unsigned)((double)hi / (double)top * 8 + 0.5)

@@ -7,7 +7,8 @@ summary and Chrome output and on heaptrack_print's report.
                                  temporaries equal (exact-temps) or at most
                                  heaptrack's, the top sites equal
   check.py chrome JSON SJ        the heap counter track up to the peak
-  check.py bad SJ TEMPS          bad.c's odd calls counted right
+  check.py bad SJ TEMPS [TXT]    bad.c's odd calls counted right (and the
+                                 fork child's heap line in the summary)
   check.py peak SJ WANT LOW      the peak in [WANT - LOW, WANT + 256 KiB]
 Exit status 0 when the check holds; the figures are printed."""
 import json
@@ -120,7 +121,7 @@ def chrome(js, sj):
               "%d heap counter points, max %d, peak %d" % (len(h), max(h or [0]), a["peak_bytes"]))
 
 
-def bad(sj, want):
+def bad(sj, want, txt=None):
     ps = [p["alloc_profile"] for p in procs(sj)]
     want = int(want)
     good = ok(len(ps) == 2, "%d processes (bad and its fork child)" % len(ps))
@@ -135,6 +136,14 @@ def bad(sj, want):
     good &= ok(MIB <= child["peak_bytes"] <= MIB + 64 * 1024 and
                child["live_bytes_at_exit"] < 64 * 1024,
                "child's peak %s, live at exit %s" % (child["peak_bytes"], child["live_bytes_at_exit"]))
+    if txt:
+        # the child's heap line: up at 1 MiB, then down to nothing at its
+        # end (the last column is its last point, not the highest before)
+        lines = [l for l in open(txt).read().splitlines()
+                 if "heap over time" in l and "top %d bytes" % child["peak_bytes"] in l]
+        cells = lines[0].split("|")[1] if lines else ""
+        good &= ok(cells and "\u2588" in cells and cells[-1] == " ",
+                   "child's heap line %r ends at 0" % cells)
     return good
 
 

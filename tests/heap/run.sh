@@ -94,7 +94,7 @@ t_bad() {
 	export TSAN_OPTIONS
 	traced bad "$T/bad"
 	want=$(awk '$1 == "temps" { print $2 }' "$D/bad.out")
-	$CHECK bad "$D/bad.sj" "$want" || fail "odd calls"
+	$CHECK bad "$D/bad.sj" "$want" "$D/bad.txt" || fail "odd calls"
 	EXTRA=RTE_ALLOC_HEAP_SLACK=0 traced bad0 "$T/bad"
 	$CHECK bad "$D/bad0.sj" "$want" || fail "odd calls, slack 0"
 	finish
