@@ -126,8 +126,44 @@ def bench_alloc(build, rounds, pairs, row, base_env, traced_env):
             row("alloc: same under heaptrack", float("nan"), "s", None, None,
                 None, None, "skipped: heaptrack or zstdcat not installed")
         fidelity(exe, read, tmp, pairs, ht_data, row, traced_env, build)
+        shapes(build, tmp, rounds, pairs, row, base_env, traced_env, have_ht)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def shapes(build, tmp, rounds, pairs, row, base_env, traced_env, have_ht):
+    """bench/heapshapes: RTE_ALLOC=1 (with the heap: peak, series,
+    temporaries) against untraced and heaptrack, per shape, wall and CPU
+    ratios side by side."""
+    exe = os.path.join(build, "bench", "heapshapes")
+    plain = base_env(build)
+    on = traced_env(build, tmp)
+    on["RTE_ALLOC"] = "1"
+    for shape, what in (("lifo", "LIFO pairs, 1 thread"),
+                        ("realloc", "realloc growth by 1 KiB to 64 KiB"),
+                        ("threads", "16 threads, 16 live blocks each")):
+        n = pairs if shape != "realloc" else pairs // 4
+        cmd = [exe, shape, str(n)]
+        t = {"plain": [], "on": [], "heaptrack": []}
+        for r in range(rounds):
+            t["plain"].append(timed(cmd, plain))
+            t["on"].append(timed(cmd, on))
+            for f in os.listdir(tmp):
+                if f.endswith(".events"):
+                    os.unlink(os.path.join(tmp, f))
+            if have_ht and r < 2:
+                out = os.path.join(tmp, "hs%d" % r)
+                t["heaptrack"].append(timed(["heaptrack", "-o", out] + cmd, plain))
+                if os.path.exists(out + ".zst"):
+                    os.unlink(out + ".zst")
+        base, base_cpu = medians(t["plain"])
+        w, cpu = medians(t["on"])
+        note = "%s, %d calls; CPU ratio %.2f" % (what, n, cpu / base_cpu)
+        if t["heaptrack"]:
+            hw, hcpu = medians(t["heaptrack"])
+            note += "; heaptrack %.2fx wall, %.2fx CPU" % (hw / base, hcpu / base_cpu)
+        row("alloc: %s, RTE_ALLOC=1" % shape, w, "s", "same untraced", base,
+            "<= 1.3x", w / base <= 1.3 and cpu / base_cpu <= 1.3, note)
 
 
 def fidelity(exe, read, tmp, pairs, ht_data, row, traced_env, build):

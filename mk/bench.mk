@@ -5,7 +5,7 @@
 
 BENCH_ARGS ?=
 BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen \
-	$(BUILD)/bench/mallocs
+	$(BUILD)/bench/mallocs $(BUILD)/bench/heapshapes
 
 # The LTTng-UST comparison is built only where liblttng-ust-dev is installed
 # (bench/run.py skips it with a printed reason otherwise).
@@ -30,6 +30,12 @@ $(BUILD)/bench/producer: $(BUILD)/obj/bench/producer.o $(BUILD)/librte.so
 $(BUILD)/bench/mallocs: bench/mallocs.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -no-pie \
+		-Wall -Wextra -Werror -o $@ $< $(BASE_LDFLAGS)
+
+# More malloc-heavy shapes (LIFO pairs, realloc growth, many threads).
+$(BUILD)/bench/heapshapes: bench/heapshapes.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -pthread \
 		-Wall -Wextra -Werror -o $@ $< $(BASE_LDFLAGS)
 
 $(BUILD)/bench/spawn: $(BUILD)/obj/bench/spawn.o

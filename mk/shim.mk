@@ -21,7 +21,7 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/hooks/identity.c shim/sweep.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \
 	shim/prof/profiler.c shim/prof/parse.c \
-	shim/alloc/sample.c shim/hooks/alloc.c \
+	shim/alloc/sample.c shim/alloc/heap.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so

@@ -173,8 +173,10 @@ void rd_prof_free(struct rd_prof *p)
 	ptab_fini(&p->funcs);
 	ptab_fini(&p->cst);
 	ptab_fini(&p->ast);
-	for (unsigned i = 0; i < p->npp; i++)
+	for (unsigned i = 0; i < p->npp; i++) {
 		free(p->pp[i].thr);
+		rd_heap_fini(&p->pp[i]);
+	}
 	for (unsigned i = 0; i < p->nps; i++)
 		rd_sym_free(p->ps[i].sym);
 	free(p->loc);
@@ -542,7 +544,7 @@ static int add_aev(struct rd_prof *p, const struct rd_item *it, uint64_t addr,
 		p->aevcap = c;
 	}
 	p->aev[p->naev++] = (struct aev){ it->ts, p->seq++, addr, size, obj,
-	                                  bytes, it->proc->index, stack };
+	                                  bytes, it->proc->index, stack, 0 };
 	return 0;
 }
 
@@ -615,11 +617,13 @@ static void on_alloc_free(struct rd_prof *p, struct pproc *pp,
 		return;
 	}
 	pp->has_alloc = 1;
-	add_aev(p, it, r.addr, UINT32_MAX, 0, 0, 0);
+	if (add_aev(p, it, r.addr, UINT32_MAX, 0, 0, 0) == 0)
+		p->aev[p->naev - 1].flags = r.flags;
 }
 
-static void on_int(struct pproc *pp, const struct rte_event *ev)
+static void on_int(struct rd_prof *p, struct pproc *pp, const struct rd_item *it)
 {
+	const struct rte_event *ev = it->ev;
 	const char *n = ev->name + 10; /* after "rte.alloc." */
 	uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
 
@@ -634,7 +638,7 @@ static void on_int(struct pproc *pp, const struct rte_event *ev)
 	else if (!strcmp(n, "usable")) {
 		pp->usable += v;
 		pp->has_usable = 1;
-	} else
+	} else if (!rd_heap_int(p, pp, n, it->ts, v))
 		return;
 	pp->has_alloc = 1;
 }
@@ -663,7 +667,7 @@ void rd_prof_event(struct rd_prof *p, const struct rd_procs *P,
 			pp->hist[i] += ev->u.buckets[i];
 	} else if (ev->kind == RTE_EV_USER_INT) {
 		if (!strncmp(ev->name, "rte.alloc.", 10))
-			on_int(pp, ev);
+			on_int(p, pp, it);
 	} else if (!strcmp(ev->name, "rte.module")) {
 		on_module(p, src, ev, 1);
 	} else if (!strcmp(ev->name, "rte.module.unload")) {
@@ -1339,6 +1343,7 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		json_key(o, &f, "sites");
 		alloc_sites(p, o, proc, 1, ab);
 		alloc_live(p, o, proc, 1, pp);
+		rd_heap_section(p, o, pp, proc, 1);
 		rd_out_ch(o, '}');
 		return;
 	}
@@ -1354,6 +1359,7 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		outf(o, "    %" PRIu64 " bytes freed (malloc_usable_size); live bytes "
 		        "not known: these files count the bytes asked for, not the "
 		        "usable bytes allocated\n", pp->freed);
+	rd_heap_section(p, o, pp, proc, 0);
 	if (pp->alloc_events) {
 		outf(o, "    size histogram (%" PRIu64 " alloc events; size in words: calls):\n     ",
 		     pp->alloc_events);
@@ -1384,8 +1390,10 @@ void rd_prof_summary(struct rd_prof *p, struct rd_out *o,
 
 	if (p)
 		rd_prof_settle(p);
-	if (pp)
+	if (pp) {
 		((struct pproc *)pp)->wall_ns = rd_proc_wall(pr);
+		((struct pproc *)pp)->t0 = pr->started ? pr->start_ts : pr->first_ts;
+	}
 	if (pp && (pp->has_cpu || pp->bad_cpu))
 		cpu_section(p, o, pp, pr->index, json);
 	else if (json)

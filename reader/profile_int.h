@@ -81,6 +81,12 @@ struct pproc {
 	uint64_t outside_cpu, outside_alloc; /* samples left out by --span */
 	uint64_t cpu_samples, cpu_ns, alloc_samples;
 	uint64_t wall_ns;
+	/* The heap (heap.c): rte.alloc.peak / peak_ns / temporary / heap. */
+	int has_peak, has_temps;
+	uint64_t peak, peak_ns, peak_pending, temps;
+	uint64_t t0;          /* the process's start (summary)*/
+	struct hpt { uint64_t ts, v; } *heap;
+	size_t nheap, heapcap;
 	struct pthr *thr;
 	unsigned nthr, thrcap;
 };
@@ -95,6 +101,7 @@ struct aev {
 	uint64_t ts, seq, addr, size;
 	double obj, bytes;    /* what the sample stands for */
 	uint32_t proc, stack; /* stack: UINT32_MAX for a free */
+	uint32_t flags;       /* a free's RTE_ALLOC_FREE_* */
 };
 
 struct rd_prof {
@@ -147,5 +154,16 @@ int rd_prof_any_cpu(const struct rd_prof *p);
 
 /* Total malformed records over every process. */
 uint64_t rd_prof_malformed(const struct rd_prof *p);
+
+/* heap.c: the rte.alloc.* int events of the heap (name after
+ * "rte.alloc."): 1 if name is one of them (accounted), else 0. */
+int rd_heap_int(struct rd_prof *p, struct pproc *pp, const char *name,
+                uint64_t ts, uint64_t v);
+/* heap.c: process proc's peak, heap series and temporaries, for
+ * summary-json (members after a comma) or as summary text lines. */
+void rd_heap_section(struct rd_prof *p, struct rd_out *o,
+                     const struct pproc *pp, uint32_t proc, int json);
+/* heap.c: a process's heap series freed. */
+void rd_heap_fini(struct pproc *pp);
 
 #endif

@@ -12,7 +12,8 @@
  *           alloc.c                                         (hooks/hooks.h)
  *   prof/   profiler.c parse.c  CPU profiler: timers (prof/profiler.h)
  *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
- *   alloc/  sample.c  allocation profiler: counts, samples (alloc/alloc.h)
+ *   alloc/  sample.c heap.c  allocation profiler: counts, samples, the
+ *                   heap's peak and series (alloc/alloc.h)
  *   ------------------------------------------------------------------------
  *   tracer.c   the state machine, the attach slow path, rte.* and
  *              lifecycle event writers                  (tracer.h)
@@ -71,6 +72,7 @@ RTE_FORKTEXT static void alloc_fork_child(void)
 	if (rte_alloc_enabled()) {
 		int saved = errno;
 
+		rte_alloc_heap_fork_child();
 		rte_tracer_settle();
 		rte_modules_sync(1);
 		errno = saved;

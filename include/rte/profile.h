@@ -72,9 +72,12 @@ struct rte_alloc_sample_rec {
  * or shrank it away), on the ring of the thread that freed it. An address
  * sampled and never freed was live at the end of the trace.
  */
+#define RTE_ALLOC_FREE_TEMPORARY 1u /* the free of a temporary allocation
+                                   (see rte.alloc.temporary); 0 in files
+                                   of rte before 2026-12 */
 struct rte_alloc_free_rec {
 	uint16_t version;  /* RTE_ALLOC_FREE_VERSION */
-	uint16_t reserved;
+	uint16_t flags;    /* RTE_ALLOC_FREE_* */
 	uint32_t reserved2;
 	uint64_t addr;
 };                         /* 16 bytes */
@@ -95,12 +98,32 @@ struct rte_alloc_free_rec {
  *                      rte.alloc.freed, so that the bytes still live are
  *                      usable - freed, exactly; written by rte after
  *                      rte.alloc.freed, absent from older files)
+ *   rte.alloc.temporary temporary allocations: blocks freed by the thread
+ *                      that allocated them with no other allocation of
+ *                      that thread in between (heaptrack's definition,
+ *                      per thread; a realloc is a free then an
+ *                      allocation)
+ * and, not per flush but the process's (any thread may write them):
+ *   rte.alloc.heap     usable bytes live in the process at the event's
+ *                      time (a point of the heap series: written when
+ *                      they moved RTE_ALLOC_HEAP_STEP bytes, or
+ *                      RTE_ALLOC_HEAP_MS passed, since the last point)
+ *   rte.alloc.peak     the highest live usable bytes so far
+ *   rte.alloc.peak_ns  when they were reached (the rings' clock), right
+ *                      after its rte.alloc.peak
+ * The process-wide live bytes add up each thread's change every
+ * RTE_ALLOC_HEAP_SLACK bytes: exact while one thread allocates at a time,
+ * else within twice the slack per other allocating thread.
  */
 #define RTE_ALLOC_EV_CALLS "rte.alloc.calls"
 #define RTE_ALLOC_EV_BYTES "rte.alloc.bytes"
 #define RTE_ALLOC_EV_FREES "rte.alloc.frees"
 #define RTE_ALLOC_EV_FREED "rte.alloc.freed"
 #define RTE_ALLOC_EV_USABLE "rte.alloc.usable"
+#define RTE_ALLOC_EV_TEMPORARY "rte.alloc.temporary"
+#define RTE_ALLOC_EV_HEAP "rte.alloc.heap"
+#define RTE_ALLOC_EV_PEAK "rte.alloc.peak"
+#define RTE_ALLOC_EV_PEAK_NS "rte.alloc.peak_ns"
 #define RTE_ALLOC_EV_SAMPLE "rte.alloc.sample"
 #define RTE_ALLOC_EV_FREE "rte.alloc.free"
 #define RTE_SAMPLE_EV "rte.sample"

@@ -29,7 +29,8 @@
  *         leaf function, cat "sample", on the sampled thread's track,
  *         args.cpu_ns and args.stack, the function names innermost first)
  *   C     counters and user ints: a counter track per process and
- *         name, one series per ring
+ *         name, one series per ring (rte.alloc.heap, the process's
+ *         heap written by any of its threads: one series, "live bytes")
  *   s/f   flow arrows (cat "process"): fork, from the parent's fork_parent
  *         to the child's fork_child; exec, from the old image's rte.exec
  *         to the new image's ring_start. These four events are drawn as
@@ -56,6 +57,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "chrome.h"
 #include "profile.h"
@@ -134,6 +136,15 @@ static void counter(struct chrome *C, struct rd_ctx *c, const struct rd_item *it
 
 	chrome_ev_open(C, o, "C", it->src->pid, chrome_tid(C, c, it), it->ts);
 	chrome_put_name(o, name, cat);
+	if (ev->kind == RTE_EV_USER_INT && ev->name &&
+	    !strcmp(ev->name, RTE_ALLOC_EV_HEAP)) {
+		/* the process's heap, whichever thread wrote the point: one
+		 * series */
+		rd_out_str(o, ",\"args\":{\"live bytes\":");
+		rd_out_i64(o, ev->u.value);
+		rd_out_str(o, "}}");
+		return;
+	}
 	rd_out_str(o, ",\"args\":{\"ring ");
 	rd_out_u64(o, ev->ring);
 	rd_out_str(o, "\":");

@@ -5,6 +5,8 @@
  * Pieces:
  *   hooks/alloc.c   the interposed malloc family, the bootstrap arena, the
  *                   real allocator behind us, the one-branch fast path
+ *   alloc/heap.c    the process-wide live bytes, the peak, the heap
+ *                   series (rte.alloc.heap, rte.alloc.peak[_ns])
  *   alloc/sample.c  counting, flushing (the `alloc` runtime event and the
  *                   rte.alloc.* int events), sampling (rte.alloc.sample)
  *                   and the lock-free set of live sampled addresses
@@ -49,6 +51,34 @@ void rte_alloc_on(void);
  * sanitizer) comes before librte.so and takes the calls: the file that
  * defines it, for the warning. Not signal-safe. */
 const char *rte_alloc_first_owner(void);
+
+/* ---- alloc/heap.c ------------------------------------------------------- */
+
+/* RTE_ALLOC_HEAP_SLACK: the live bytes a thread may allocate (or free)
+ * before it adds them to the process-wide total (0: every call, exact
+ * across threads). Set before counting starts. */
+extern int64_t rte_alloc_heap_slack;
+/* Add the thread's unpublished live bytes to the process-wide total,
+ * raise the peak, write a heap point if due. Outside the guard.
+ * Async-signal-safe, preserves errno. */
+void rte_alloc_heap_publish(struct rte_alloc_thread *a);
+/* The flush rules' look at time `now` (outside the guard): publish, and
+ * a heap point if RTE_ALLOC_HEAP_MS passed since the last one. */
+void rte_alloc_heap_tick(struct rte_alloc_thread *a, uint64_t now);
+/* Inside a flush (guard set, w entered, ts its time): publish without
+ * writing, then the heap point if due (always if `force`), and the peak
+ * if it rose since it was last written. */
+void rte_alloc_heap_flush(struct rte_alloc_thread *a,
+                          struct rte_ring_writer *w, uint64_t ts, int force);
+/* 1 if the thread or the process has heap figures not yet written. */
+int rte_alloc_heap_pending(const struct rte_alloc_thread *a);
+/* Tracing starts: register rte.alloc.heap/peak/peak_ns/temporary, read
+ * RTE_ALLOC_HEAP_SLACK, RTE_ALLOC_HEAP_STEP and RTE_ALLOC_HEAP_MS. */
+void rte_alloc_heap_start(void);
+/* The id of rte.alloc.temporary (-1: not registered). */
+extern int rte_alloc_heap_temp_id;
+/* A fork child: its heap starts from zero (as its counts do). */
+void rte_alloc_heap_fork_child(void);
 
 /* ---- alloc/sample.c ----------------------------------------------------- */
 
@@ -143,14 +173,24 @@ int rte_alloc_slow(struct rte_alloc_thread *a, size_t n);
 void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
                      unsigned fn);
 
-/* The usable bytes of a block a counted allocation returned (0 for
- * NULL): added to the thread's allocated bytes in the measure of its
- * frees. Call only for an allocation that was counted: after
- * rte_alloc_fast() returned 1, or after rte_alloc_slow() outside the
- * guard (rte_alloc_counted()). */
-static inline void rte_alloc_got(struct rte_alloc_thread *a, uint64_t usable)
+/* The usable bytes of the block p (NULL: 0) a counted allocation
+ * returned: added to the thread's allocated bytes in the measure of its
+ * frees, and to its unpublished share of the live bytes (alloc/heap.c:
+ * published past RTE_ALLOC_HEAP_SLACK); p becomes the thread's last
+ * allocation (temporaries). Call only for an allocation that was counted:
+ * after rte_alloc_fast() returned 1, or after rte_alloc_slow() outside
+ * the guard (rte_alloc_counted()). */
+static inline void rte_alloc_got(struct rte_alloc_thread *a, const void *p,
+                                 uint64_t usable)
 {
+	int64_t hd = a->hd + (int64_t)usable;
+
 	a->got += usable;
+	a->last = (uintptr_t)p;
+	a->hd = hd;
+	a->hmax = hd > a->hmax ? hd : a->hmax;
+	if (__builtin_expect(hd >= rte_alloc_heap_slack, 0))
+		rte_alloc_heap_publish(a);
 }
 
 /* 1 if the slow path counted the allocation it was called for: it does
@@ -166,41 +206,81 @@ static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
                                    size_t n, uint64_t usable, unsigned fn)
 {
 	if (rte_alloc_fast(a, n)) {
-		rte_alloc_got(a, usable);
+		rte_alloc_got(a, p, usable);
 		return;
 	}
 	if (rte_alloc_slow(a, n))
 		rte_alloc_after(a, p, n, fn);
 	if (rte_alloc_counted(a))
-		rte_alloc_got(a, usable);
+		rte_alloc_got(a, p, usable);
 }
 
-/* The fast path of a counted free of a block of `usable` bytes, given as
- * usable + 8 (glibc's chunk size, less 8 for a block of its own mmap):
- * counts it and returns 1, or 0 when the slow path must. */
+/* The thread's temporaries (heaptrack's definition: a block freed with
+ * no allocation of the thread since it was allocated; frees in between do
+ * not matter): a free of p counts one if p is the thread's last
+ * allocation, and leaves p | 1 there if so (rte_alloc_note_free() reads
+ * it; no later free matches it). */
+static inline void rte_alloc_temp(struct rte_alloc_thread *a, const void *p)
+{
+	uint64_t last = a->last;
+	uint64_t hit = last == (uintptr_t)p;
+
+	a->temps += (uint32_t)hit;
+	a->last = last | hit;
+}
+
+/* The fast path of a counted free of the block p of `usable` bytes,
+ * given as usable + 8 (glibc's chunk size, less 8 for a block of its own
+ * mmap): counts it and returns 1, or 0 when the slow path must. */
 static inline int rte_alloc_free_fast(struct rte_alloc_thread *a,
-                                      uint64_t usable8)
+                                      const void *p, uint64_t usable8)
 {
 	int32_t tick = a->tick;
+	int64_t hd = a->hd - (int64_t)usable8 + 8;
 
-	if (__builtin_expect(tick <= 0, 0))
+	if (__builtin_expect((tick <= 0) | (hd <= -rte_alloc_heap_slack), 0))
 		return 0;
 	a->tick = tick - 1;
 	a->frees++;
 	a->freed8 += usable8;
+	a->hd = hd;
+	rte_alloc_temp(a, p);
 	return 1;
 }
 
 /* Its slow path: counts unless the guard is set, looks at the flush rules
- * if due. Preserves errno. */
-void rte_alloc_free_slow(struct rte_alloc_thread *a, uint64_t usable8);
+ * if due, publishes the live bytes if due. Preserves errno. */
+void rte_alloc_free_slow(struct rte_alloc_thread *a, const void *p,
+                         uint64_t usable8);
 
 /* A counted free: both paths. */
 static inline void rte_alloc_count_free(struct rte_alloc_thread *a,
-                                        uint64_t usable8)
+                                        const void *p, uint64_t usable8)
 {
-	if (!rte_alloc_free_fast(a, usable8))
-		rte_alloc_free_slow(a, usable8);
+	if (!rte_alloc_free_fast(a, p, usable8))
+		rte_alloc_free_slow(a, p, usable8);
+}
+
+/* The guard around our own slow work (a sample, a flush, a heap point):
+ * the calls it makes (libunwind's) go to the slow path, which passes them
+ * uncounted (tick and left 0, see alloc/state.h). Not nested. */
+static inline void rte_alloc_guard_enter(struct rte_alloc_thread *a)
+{
+	a->guard = 1;
+	a->saved_tick = a->tick;
+	a->saved_left = a->left;
+	a->tick = 0;
+	a->left = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void rte_alloc_guard_leave(struct rte_alloc_thread *a)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->tick = a->saved_tick;
+	a->left = a->saved_left;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	a->guard = 0;
 }
 
 /* Tracing starts (registry lock held, not signal-safe): register the

@@ -212,6 +212,7 @@ void rte_alloc_start(void)
 	g_id_frees = rte_tracer_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
 	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
 	g_id_usable = rte_tracer_register_own(RTE_ALLOC_EV_USABLE, RTE_TYPE_INT);
+	rte_alloc_heap_start();
 	if (g_period && !g_set)
 		start_sampling();
 	rte_alloc_on();
@@ -374,27 +375,8 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	rte_leave_w(w);
 }
 
-/* The guard around our own slow work (a sample, a flush): the calls it
- * makes (libunwind's) go to the slow path, which passes them uncounted
- * (tick and left 0, see alloc/state.h). Not nested. */
-static void guard_enter(struct rte_alloc_thread *a)
-{
-	a->guard = 1;
-	a->saved_tick = a->tick;
-	a->saved_left = a->left;
-	a->tick = 0;
-	a->left = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static void guard_leave(struct rte_alloc_thread *a)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	a->tick = a->saved_tick;
-	a->left = a->saved_left;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	a->guard = 0;
-}
+#define guard_enter rte_alloc_guard_enter
+#define guard_leave rte_alloc_guard_leave
 
 /* rte_alloc_after(): the sample that rte_alloc_slow() found due (or the
  * thread's first interval). */
@@ -445,6 +427,10 @@ void rte_alloc_note_free(void *p)
 	memset(&r, 0, sizeof(r));
 	r.version = RTE_ALLOC_FREE_VERSION;
 	r.addr = (uint64_t)(uintptr_t)p;
+	/* Its thread's last allocation (before its free is counted: realloc)
+	 * or just found a temporary (after: free; see rte_alloc_temp). */
+	if (rte_self_p && (rte_self_p->alloc.last & ~(uint64_t)1) == r.addr)
+		r.flags = RTE_ALLOC_FREE_TEMPORARY;
 	if (g_id_free >= 0 && (w = rte_enter())) {
 		rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_free),
 		                      &r, sizeof(r));
@@ -465,7 +451,7 @@ static uint64_t calls_of(const struct rte_alloc_thread *a)
 	return n;
 }
 
-static void flush(struct rte_alloc_thread *a)
+static void flush(struct rte_alloc_thread *a, int force)
 {
 	uint64_t buckets[RTE_ALLOC_BUCKETS];
 	struct rte_ring_writer *w;
@@ -490,32 +476,35 @@ static void flush(struct rte_alloc_thread *a)
 	               RTE_ALLOC_BUCKETS);
 	{
 		const int id[] = { g_id_calls, g_id_bytes, g_id_frees,
-		                   g_id_freed, g_id_usable };
+		                   g_id_freed, g_id_usable,
+		                   rte_alloc_heap_temp_id };
 		const uint64_t v[] = { calls_of(a), a->bytes, a->frees,
-		                       a->freed8 - 8 * (uint64_t)a->frees, a->got };
+		                       a->freed8 - 8 * (uint64_t)a->frees, a->got,
+		                       a->temps };
 
 		for (unsigned i = 0; i < sizeof id / sizeof id[0]; i++)
 			if (id[i] >= 0)
 				rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id[i]),
 				                ts, v[i]);
 	}
+	rte_alloc_heap_flush(a, w, ts, force);
 	rte_leave_w(w);
 	a->last_ns = ts;
 clear:
 	memset(a->buckets, 0, sizeof(a->buckets));
 	a->bytes = a->freed8 = a->got = 0;
-	a->frees = 0;
+	a->frees = a->temps = 0;
 out:
 	errno = saved;
 }
 
 /* flush() inside the guard, unless the thread is already inside it. */
-static void flush_guarded(struct rte_alloc_thread *a)
+static void flush_guarded(struct rte_alloc_thread *a, int force)
 {
 	if (a->guard)
 		return;
 	guard_enter(a);
-	flush(a);
+	flush(a, force);
 	guard_leave(a);
 }
 
@@ -531,7 +520,7 @@ static void check_flush(struct rte_alloc_thread *a)
 	uint32_t step = a->step ? a->step : STEP_FIRST;
 
 	if (pending >= g_flush_calls) {
-		flush_guarded(a);
+		flush_guarded(a, 0);
 		pending = calls_of(a) + a->frees;
 	} else if (pending) {
 		now = rte_clock_ns();
@@ -545,10 +534,11 @@ static void check_flush(struct rte_alloc_thread *a)
 			}
 		}
 		a->check_ns = now;
+		rte_alloc_heap_tick(a, now);
 		if (!a->last_ns)
 			a->last_ns = now;
 		else if (now - a->last_ns >= g_flush_ns)
-			flush_guarded(a);
+			flush_guarded(a, 0);
 		pending = calls_of(a) + a->frees;
 	}
 	a->step = step;
@@ -582,12 +572,17 @@ int rte_alloc_slow(struct rte_alloc_thread *a, size_t n)
 	return 0;
 }
 
-void rte_alloc_free_slow(struct rte_alloc_thread *a, uint64_t usable8)
+void rte_alloc_free_slow(struct rte_alloc_thread *a, const void *p,
+                         uint64_t usable8)
 {
 	if (a->guard)
 		return;
 	a->frees++;
 	a->freed8 += usable8;
+	a->hd -= (int64_t)usable8 - 8;
+	rte_alloc_temp(a, p);
+	if (a->hd <= -rte_alloc_heap_slack)
+		rte_alloc_heap_publish(a);
 	if (a->tick <= 0)
 		check_flush(a);
 	else
@@ -598,7 +593,8 @@ void rte_alloc_flush_self(void)
 {
 	struct rte_thread *t = rte_self_p;
 
-	if (!t || t->busy || !(calls_of(&t->alloc) + t->alloc.frees))
+	if (!t || t->busy || !(calls_of(&t->alloc) + t->alloc.frees ||
+	                       rte_alloc_heap_pending(&t->alloc)))
 		return;
-	flush_guarded(&t->alloc);
+	flush_guarded(&t->alloc, 1);
 }

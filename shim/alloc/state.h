@@ -38,6 +38,14 @@ struct __attribute__((aligned(64))) rte_alloc_thread {
 	                       measure of the freed bytes) */
 	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size (their
 	                       sum: the calls since the last flush) */
+	/* The heap's words (alloc/heap.c): the change of the live usable
+	 * bytes not yet added to the process-wide total, its highest value
+	 * since, and the thread's last allocation (temporaries). */
+	int64_t hd;         /* live bytes allocated - freed, unpublished */
+	int64_t hmax;       /* max of hd since the last publish (>= 0) */
+	uint64_t last;      /* the last block this thread allocated (| 1
+	                       once freed: a temporary) */
+	uint32_t temps;     /* temporaries since the last flush */
 	/* The slow path's. */
 	int guard;          /* inside our slow work: calls pass uncounted */
 	int32_t saved_tick; /* tick and left while the guard is set */

@@ -359,7 +359,7 @@ static inline uint64_t got_usable(void *p)
  * by another thread. */
 static inline void freeing(struct rte_alloc_thread *a, void *p)
 {
-	rte_alloc_count_free(a, usable8(p));
+	rte_alloc_count_free(a, p, usable8(p));
 	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
 		rte_alloc_note_free(p);
 }
@@ -405,7 +405,7 @@ __attribute__((noinline)) static void *malloc_on(size_t n)
 			return g_real.malloc(n);
 	}
 	p = g_real.malloc(n);
-	rte_alloc_got(a, got_usable(p));
+	rte_alloc_got(a, p, got_usable(p));
 	if (due)
 		rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
 	return p;
@@ -437,7 +437,8 @@ RTE_EXPORT void *malloc(size_t n)
 
 			/* glibc's: the chunk header, hot from the call */
 			if (__builtin_expect(p != NULL, 1))
-				t->alloc.got += glibc_usable8(p) - 8;
+				rte_alloc_got(&t->alloc, p,
+				              glibc_usable8(p) - 8);
 			return p;
 		}
 		return malloc_on(n);
@@ -506,7 +507,7 @@ static void *realloc_on(void *p, size_t n, unsigned fn)
 	}
 	q = g_real.realloc(p, n);
 	if (p && (q || !n))
-		rte_alloc_count_free(a, old);
+		rte_alloc_count_free(a, p, old);
 	if (n || !p)
 		rte_alloc_count(a, q, n, got_usable(q), fn);
 	return q;
@@ -599,7 +600,7 @@ RTE_EXPORT void free(void *p)
 	    __builtin_expect(p != NULL, 1)) {
 		t = rte_self_p;
 		if (__builtin_expect(t != NULL, 1) &&
-		    __builtin_expect(rte_alloc_free_fast(&t->alloc,
+		    __builtin_expect(rte_alloc_free_fast(&t->alloc, p,
 		                                         glibc_usable8(p)),
 		                     1)) {
 			if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))

@@ -1,0 +1,17 @@
+# The heap of the allocation profiler (RTE_ALLOC): peak, heap series,
+# temporaries (tests/heap/), real programs under the real shim, checked
+# against heaptrack where it is installed.
+#
+#   make test-heap   build and run them (part of `make test`)
+
+HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad $(BUILD)/tests/heap/mt
+
+$(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(ALLOC_PROG_CFLAGS) -no-pie -o $@ $< $(BASE_LDFLAGS)
+
+.PHONY: test-heap
+TEST_RUNS += test-heap
+TSAN_RUNS += test-heap
+test-heap: $(HEAP_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN="$(SAN)" sh tests/heap/run.sh
