@@ -104,18 +104,6 @@ static struct {
 	volatile sig_atomic_t stop;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .watch = -1 };
 
-int rd_serve_wanted(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if ((!strncmp(a, "--serve", 7) && (!a[7] || a[7] == '=')) ||
-		    (!strncmp(a, "--push", 6) && (!a[6] || a[6] == '=')))
-			return 1;
-	}
-	return 0;
-}
-
 static int usage_error(const char *what, const char *arg)
 {
 	fprintf(stderr, "rte-read: %s%s%s\nTry 'rte-read --serve --help'.\n", what,

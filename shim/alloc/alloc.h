@@ -3,8 +3,10 @@
  * and its narrow interface to the rest of the shim.
  *
  * Pieces:
- *   hooks/alloc.c   the interposed malloc family, the bootstrap arena, the
+ *   hooks/alloc.c   the interposed malloc family, the resolution of the
  *                   real allocator behind us, the one-branch fast path
+ *   alloc/arena.c   the mode the wrappers switch on, the bootstrap arena,
+ *                   which allocator comes first (alloc/arena.h)
  *   alloc/sample.c  counting, flushing (the `alloc` runtime event and the
  *                   rte.alloc.* int events), sampling (rte.alloc.sample)
  *                   and the lock-free set of live sampled addresses
@@ -39,6 +41,9 @@
 /* The constructor's part: resolve the real allocator and read RTE_ALLOC
  * (0/unset: every call is one branch and a tail call). Idempotent. */
 void rte_alloc_init(void);
+
+/* ---- alloc/arena.c ------------------------------------------------------ */
+
 /* 1 if RTE_ALLOC asked for profiling and our malloc is the one the program
  * calls. */
 int rte_alloc_enabled(void);
