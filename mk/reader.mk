@@ -21,7 +21,9 @@ READER_LDLIBS := -lm -lz
 # the reader's headers.
 $(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
-READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
+# The command line (main, the table, the options) is not the library.
+READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o \
+	$(BUILD)/obj/reader/commands.o $(BUILD)/obj/reader/options.o,$(READER_OBJS))
 
 ALL += $(BUILD)/rte-read
 

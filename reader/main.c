@@ -208,21 +208,15 @@ static struct rd_crash *crash_report(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* --clean [DIR]: DIR, else -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else
- * librte.so's default directory. */
+/* --clean [DIR]: DIR, else the default directory (-d DIR, else
+ * $OCAML_RUNTIME_EVENTS_DIR, else librte.so's: rte_rundir_default). */
 static int clean_dir(void)
 {
-	const char *dir = g.o.ninputs ? g.o.inputs[0] : g.o.dir;
-	char run[4096];
+	char buf[4096];
 
-	if (!dir)
-		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	if ((!dir || !*dir) &&
-	    rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0)
-		dir = run;
-	if (!dir || !*dir)
-		dir = ".";
-	return rd_clean(dir, g.o.dry_run);
+	return rd_clean(g.o.ninputs ? g.o.inputs[0]
+	                            : rte_rundir_default(g.o.dir, buf, sizeof buf),
+	                g.o.dry_run);
 }
 
 /*

@@ -160,7 +160,7 @@ for f in $(cat "$T/fmts"); do
 done
 expect 1 "unknown format 'nosuch'" -- "$RR" -f nosuch "$T/known.events"
 expect 1 "unknown format 'json'" -- "$RR" -f json "$T/known.events"
-expect 1 "--top goes with" -- "$RR" -f chrome --top 3 "$T/known.events"
+expect 1 "top goes with" -- "$RR" -f chrome --top 3 "$T/known.events"
 "$RR" -f json --top 3 "$T/known.events" >"$T/top.json" 2>"$T/err" || fail "-f json --top 3: $(cat "$T/err")"
 ok "--help's formats are the table's, each one runs"
 
