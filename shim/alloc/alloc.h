@@ -16,6 +16,7 @@
  * thread state holds alloc/state.h's struct), beside the crash recorder,
  * below hooks/. init.c wires it in:
  *   rte_alloc_init()        the constructor, before tracing may start
+ *                           (hooks/alloc.c, declared in hooks/hooks.h)
  *   rte_alloc_start()       tracer observer `started` (registry lock held)
  *   rte_alloc_flush_self()  tracer observers `thread_end` and `stopping`
  *                           (exit, a fatal signal, exec), hook observer
@@ -35,12 +36,6 @@
 
 #pragma GCC visibility push(hidden)
 
-
-/* ---- hooks/alloc.c ------------------------------------------------------ */
-
-/* The constructor's part: resolve the real allocator and read RTE_ALLOC
- * (0/unset: every call is one branch and a tail call). Idempotent. */
-void rte_alloc_init(void);
 
 /* ---- alloc/arena.c ------------------------------------------------------ */
 

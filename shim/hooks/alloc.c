@@ -36,6 +36,7 @@
 #include "forkvars.h"
 #include "alloc/alloc.h"
 #include "alloc/arena.h"
+#include "hooks/hooks.h"
 #include "tracer.h"
 
 

@@ -7,6 +7,7 @@
  *   signals.c  sigaction, signal, bsd_signal, sysv_signal (over the crash
  *              recorder's handler table)
  *   dl.c       dlopen, dlclose (module events)
+ *   alloc.c    the malloc family (RTE_ALLOC; the profiler is alloc/)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
  * through the observer list below.
@@ -59,6 +60,11 @@ extern const struct rte_hook_observer *const rte_hook_observers[];
 
 /* process.c: register the pthread_atfork handlers (constructor). */
 void rte_hooks_process_init(void);
+
+/* alloc.c, the constructor's part: resolve the real allocator and read
+ * RTE_ALLOC (0/unset: every call is one branch and a tail call).
+ * Idempotent. */
+void rte_alloc_init(void);
 
 #pragma GCC visibility pop
 
