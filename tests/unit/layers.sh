@@ -45,6 +45,13 @@ module() {
 	END { if (!found && fold != "") print fold }' "$tmp/table"
 }
 
+# place PATH: its module and layer into $pm and $pr; 1 if it has no row.
+place() {
+	set -- $(module "$1")
+	[ $# -eq 2 ] || return 1
+	pm=$1 pr=$2
+}
+
 bad=0
 
 # ---- symbols --------------------------------------------------------------
@@ -55,14 +62,13 @@ fi
 : >"$tmp/defs"
 : >"$tmp/uses"
 for o in $(cd "$obj" && find . -name '*.o' | sed 's|^\./||' | sort); do
-	set -- $(module "${o%.o}.c")
-	if [ $# -ne 2 ]; then
+	if ! place "${o%.o}.c"; then
 		echo "layers: $obj/$o: ${o%.o}.c has no row in $dir/init.c's table"
 		bad=1
 		continue
 	fi
-	nm -g --defined-only "$obj/$o" | awk -v m="$1" -v r="$2" 'NF == 3 { print $3, m, r }' >>"$tmp/defs"
-	nm -u "$obj/$o" | awk -v m="$1" -v r="$2" -v f="${o%.o}.c" '{ print $NF, m, r, f }' >>"$tmp/uses"
+	nm -g --defined-only "$obj/$o" | awk -v m="$pm" -v r="$pr" 'NF == 3 { print $3, m, r }' >>"$tmp/defs"
+	nm -u "$obj/$o" | awk -v m="$pm" -v r="$pr" -v f="${o%.o}.c" '{ print $NF, m, r, f }' >>"$tmp/uses"
 done
 # symbol user-module user-rank user-file definer-module definer-rank
 sort -k1,1 "$tmp/defs" >"$tmp/defs.s"
@@ -85,13 +91,12 @@ awk '
 
 # ---- includes -------------------------------------------------------------
 for f in $(cd "$dir" && find . -name '*.[ch]' | sed 's|^\./||' | sort); do
-	set -- $(module "$f")
-	if [ $# -ne 2 ]; then
+	if ! place "$f"; then
 		echo "layers: $dir/$f: no row in $dir/init.c's table"
 		bad=1
 		continue
 	fi
-	m=$1 r=$2
+	m=$pm r=$pr
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' \
 		"$dir/$f" | while read -r inc; do
 		# Only the shim's own headers: the file's folder, or shim/.
@@ -102,12 +107,11 @@ for f in $(cd "$dir" && find . -name '*.[ch]' | sed 's|^\./||' | sort); do
 		   elif [ -f "$dir/$inc" ]; then t=$inc
 		   else continue; fi ;;
 		esac
-		set -- $(module "$t")
-		if [ $# -ne 2 ]; then
+		if ! place "$t"; then
 			echo "layers: $dir/$f includes $inc: no row for it"
-		elif [ "$1" != "$m" ] && [ "$2" -gt "$r" ]; then
+		elif [ "$pm" != "$m" ] && [ "$pr" -gt "$r" ]; then
 			echo "layers: $dir/$f ($m, layer $r) includes $inc" \
-			     "($1, layer $2): includes must point down"
+			     "($pm, layer $pr): includes must point down"
 		fi
 	done | grep . && bad=1
 done
