@@ -7,12 +7,19 @@
  *     (named worker-N with pthread_setname_np);
  *   - each worker takes JOBS jobs: a span demo.job around each, an int
  *     demo.queue_depth before it, a unit demo.cache_miss on some, a custom
- *     demo.job_tag naming it, and from time to time a "minor collection"
- *     written as runtime phases (minor, with minor_local_roots inside) and
- *     counters, as a language runtime written in C would through the C API;
- *   - halfway, the main thread forks a child that "compacts" (runtime
- *     phase compaction with its sub-phases) in its own ring file, and
- *     waits for it.
+ *     demo.job_tag naming it;
+ *   - every tenth job of each worker, all four threads (the main thread
+ *     and the workers: OCaml's domains) stop for a toy "minor
+ *     collection", written as OCaml 5.2 writes one (compare
+ *     tests/fixtures/ocaml-5.2/gc): the domain leading it writes
+ *     stw_leader around minor, each other one interrupt_remote >
+ *     stw_handler around minor; minor holds minor_local_roots and the
+ *     counters minor_promoted and minor_allocated, in bytes, for this
+ *     collection and this domain (not running totals). The lead turns
+ *     round, so each domain, ring 0 included, leads one of the COLLECTIONS;
+ *   - halfway, the main thread forks a child that "compacts" as
+ *     Gc.compact does (explicit_gc_compact > stw_leader > compaction with
+ *     its sub-phases) in its own ring file, and waits for it.
  *
  * Run alone it starts tracing itself (rte_start()) and prints where its
  * ring file is; under rte-run (or OCAML_RUNTIME_EVENTS_START=1) tracing is
@@ -32,6 +39,12 @@
 
 #define WORKERS 3
 #define JOBS 40
+#define DOMAINS (WORKERS + 1)   /* the main thread is domain (ring) 0 */
+#define COLLECTIONS (JOBS / 10) /* one every tenth job */
+#define ALLOCATED 65536u        /* bytes a worker allocates between two */
+#define PROMOTED 512u           /* bytes it promotes at each */
+
+static pthread_barrier_t stw; /* the DOMAINS, meeting for a collection */
 
 static struct {
 	int job, depth, miss, tag, phase;
@@ -53,24 +66,44 @@ static uint64_t churn(uint64_t seed, unsigned rounds)
 	return seed;
 }
 
-/* A toy minor collection, written the way OCaml's runtime writes one. */
-static void minor_gc(uint64_t *promoted, uint64_t *allocated)
+/* Domain dom's part of toy collection k: the domain leading it (k
+ * turns round) writes stw_leader around minor, the others are
+ * interrupted (interrupt_remote > stw_handler) and collect their own minor
+ * heap too, as in OCaml 5.2. The counters are this domain's figures for
+ * this collection, as OCaml writes them. */
+static void minor_gc(unsigned k, unsigned dom, uint64_t allocated)
 {
+	int lead = k % DOMAINS == dom;
+
+	/* every domain ready: the wait for the slowest is mutator time */
+	pthread_barrier_wait(&stw);
+	if (lead) {
+		rte_runtime_begin(RTE_P_STW_LEADER);
+	} else {
+		rte_runtime_begin(RTE_P_INTERRUPT_REMOTE);
+		rte_runtime_begin(RTE_P_STW_HANDLER);
+	}
+	pthread_barrier_wait(&stw);
 	rte_runtime_begin(RTE_P_MINOR);
 	rte_runtime_begin(RTE_P_MINOR_LOCAL_ROOTS);
 	sleep_us(150);
 	rte_runtime_end(RTE_P_MINOR_LOCAL_ROOTS);
-	*promoted += 512;
-	*allocated += 65536;
-	rte_runtime_counter(RTE_C_MINOR_PROMOTED, *promoted);
-	rte_runtime_counter(RTE_C_MINOR_ALLOCATED, *allocated);
+	rte_runtime_counter(RTE_C_MINOR_PROMOTED, allocated ? PROMOTED : 0);
+	rte_runtime_counter(RTE_C_MINOR_ALLOCATED, allocated);
 	rte_runtime_end(RTE_P_MINOR);
+	pthread_barrier_wait(&stw);
+	if (lead) {
+		rte_runtime_end(RTE_P_STW_LEADER);
+	} else {
+		rte_runtime_end(RTE_P_STW_HANDLER);
+		rte_runtime_end(RTE_P_INTERRUPT_REMOTE);
+	}
 }
 
 static void *worker(void *arg)
 {
 	unsigned n = (unsigned)(uintptr_t)arg;
-	uint64_t promoted = 0, allocated = 0, x = n + 1;
+	uint64_t x = n + 1;
 	char name[16], tag[32];
 
 	snprintf(name, sizeof name, "worker-%u", n);
@@ -86,15 +119,18 @@ static void *worker(void *arg)
 		sleep_us(300 + 100 * (long)((j + n) % 5));
 		rte_span_end(ev.job);
 		if (j % 10 == 9)
-			minor_gc(&promoted, &allocated);
+			minor_gc(j / 10, n + 1, ALLOCATED);
 	}
 	return (void *)(uintptr_t)(x & 1); /* keeps churn() from being elided */
 }
 
-/* The forked child: its own file (<pid>.events), one compaction. */
+/* The forked child: its own file (<pid>.events), one compaction, as
+ * Gc.compact () writes it (a stop-the-world section of one domain). */
 static void child_compacts(void)
 {
 	rte_span_begin(ev.phase);
+	rte_runtime_begin(RTE_P_EXPLICIT_GC_COMPACT);
+	rte_runtime_begin(RTE_P_STW_LEADER);
 	rte_runtime_begin(RTE_P_COMPACTION);
 	rte_runtime_begin(RTE_P_COMPACTION_EVACUATE);
 	sleep_us(2000);
@@ -106,6 +142,8 @@ static void child_compacts(void)
 	sleep_us(500);
 	rte_runtime_end(RTE_P_COMPACTION_RELEASE);
 	rte_runtime_end(RTE_P_COMPACTION);
+	rte_runtime_end(RTE_P_STW_LEADER);
+	rte_runtime_end(RTE_P_EXPLICIT_GC_COMPACT);
 	rte_span_end(ev.phase);
 }
 
@@ -152,7 +190,7 @@ int main(void)
 	char path[4096];
 	int err, rc = 0;
 
-	if (register_all() < 0)
+	if (register_all() < 0 || pthread_barrier_init(&stw, NULL, DOMAINS) != 0)
 		return 1;
 	err = rte_start();
 	if (err != RTE_OK) {
@@ -168,8 +206,12 @@ int main(void)
 			fprintf(stderr, "rte-demo: pthread_create: %s\n", strerror(err));
 			return 1;
 		}
-	sleep_us(10000);
-	rc |= fork_child();
+	/* domain 0 takes part in every collection; halfway, it forks */
+	for (unsigned k = 0; k < COLLECTIONS; k++) {
+		if (k == COLLECTIONS / 2)
+			rc |= fork_child();
+		minor_gc(k, 0, k ? 4096 : 0);
+	}
 	for (unsigned i = 0; i < WORKERS; i++)
 		pthread_join(t[i], NULL);
 	printf("rte-demo: %d workers ran %d jobs each, one child compacted\n",

@@ -13,7 +13,7 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
-	reader/fmt/chrome.c reader/fmt/summary.c reader/crashrep.c reader/symbolize.c \
+	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/summary.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c \
 	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c
 READER_LDLIBS := -lm -lz
@@ -69,13 +69,20 @@ READER_OUTPROG := $(READER_TEST_BIN)/outprog
 $(READER_OUTPROG): $(BUILD)/obj/tests/reader/outprog.o $(BUILD)/librte.so
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS)
+# Threads in waves and forks from two threads, in C, linked with nothing
+# of ours (tests/reader/views.sh).
+READER_FORKTHREADS := $(READER_TEST_BIN)/forkthreads
+$(READER_FORKTHREADS): $(BUILD)/obj/tests/reader/forkthreads.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(BASE_LDFLAGS)
 .PHONY: reader-out-test
 TEST_RUNS += reader-out-test
 reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
-		$(READER_TRACED) $$(RUN_SCRIPT) $$(RUN_EXEC)
+		$(READER_TRACED) $(READER_FORKTHREADS) $$(DEMO_BIN) $$(RUN_SCRIPT) $$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
-.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/views.sh
+.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog forkthreads test_hist test_spans test_merge test_jsonl_fast)
 
 # The profiles (folded, pprof, flamegraph, summary sections) on a real
 # program under librte.so that writes the profilers' records itself

@@ -17,9 +17,9 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/real.c shim/registry.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
-	shim/hooks/dl.c \
+	shim/hooks/dl.c shim/hooks/masks.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/backtrace.c \
-	shim/prof/profiler.c \
+	shim/prof/profiler.c shim/prof/parse.c \
 	shim/alloc/arena.c shim/alloc/sample.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -49,7 +49,8 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
 
 # ---- tests ------------------------------------------------------------------
 
-SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways
+SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways \
+	isolate
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
@@ -97,6 +98,8 @@ TEST_RUNS += test-shim
 test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/run.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+		sh tests/shim/isolation.sh
 
 check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_SHIM_RUNS) ]; do \

@@ -443,6 +443,25 @@ static int next_pair(struct pair_it *p)
 	return 0;
 }
 
+/* Figure v in a column of 16: a duration with its unit, as the rest of
+ * rte-read prints them ("2.061ms", "874ns"), a count as an integer; "-"
+ * when the run lacks it. */
+static void pr_fig(FILE *o, double v, int dur)
+{
+	char d[40];
+
+	if (!isfinite(v)) {
+		fprintf(o, " %16s", "-");
+		return;
+	}
+	if (!dur) {
+		fprintf(o, " %16.0f", v);
+		return;
+	}
+	d[rd_fmt_dur(d, v > 0 ? (uint64_t)llround(v) : 0)] = 0;
+	fprintf(o, " %16s", d);
+}
+
 static void text_out(FILE *o, const struct run *A, const struct run *B,
                      const struct thr *t, int nt)
 {
@@ -450,8 +469,10 @@ static void text_out(FILE *o, const struct run *A, const struct run *B,
 	fprintf(o, "  %-32s %-6s %16s %16s %10s\n", "name", "figure", "base", "new", "change");
 	for (struct pair_it p = { .A = A, .B = B }; next_pair(&p);)
 		for (int f = 0; f < G_NFIG; f++) {
-			fprintf(o, "  %-32.32s %-6s %16.0f %16.0f ", f ? "" : p.e->name,
-			        fig_name[f], p.a[f], p.b[f]);
+			fprintf(o, "  %-32.32s %-6s", f ? "" : p.e->name, fig_name[f]);
+			pr_fig(o, p.a[f], is_duration(f));
+			pr_fig(o, p.b[f], is_duration(f));
+			fputc(' ', o);
 			pr_change(o, p.a[f], p.b[f]);
 			fprintf(o, "%s\n", f ? "" : p.e->span ? "  (span)" : "  (phase)");
 		}

@@ -44,7 +44,8 @@ enum ftype { T_COUNTER, T_GAUGE, T_HIST };
 enum fam {
 	PF_EVENTS, PF_LOST, PF_PHASE, PF_PAUSE, PF_PHASE_TIME, PF_SPAN,
 	PF_COUNTER, PF_COUNTER_ACC, PF_INT, PF_USER, PF_LIFECYCLE,
-	PF_ALLOC_CALLS, PF_ALLOC_BYTES, PF_CRASHES, PF_N,
+	PF_ALLOC_CALLS, PF_ALLOC_BYTES, PF_ALLOC_USABLE, PF_ALLOC_FREES,
+	PF_ALLOC_FREED, PF_CRASHES, PF_N,
 	PF_NAMESET = PF_N /* the set of a process's user names, not rendered */
 };
 
@@ -80,7 +81,13 @@ static const struct famdef fams[PF_N] = {
 	[PF_ALLOC_CALLS] = { "rte_alloc_calls", T_COUNTER,
 		"Allocations reported by alloc events (allocation profiler)." },
 	[PF_ALLOC_BYTES] = { "rte_alloc_bytes", T_COUNTER,
-		"Bytes allocated by those allocations (lower bound of their size buckets)." },
+		"Bytes asked for by the allocations rte's profiler counted (rte.alloc.bytes), exact." },
+	[PF_ALLOC_USABLE] = { "rte_alloc_usable_bytes", T_COUNTER,
+		"Usable bytes (malloc_usable_size) of those allocations (rte.alloc.usable)." },
+	[PF_ALLOC_FREES] = { "rte_alloc_frees", T_COUNTER,
+		"Frees rte's profiler counted (rte.alloc.frees)." },
+	[PF_ALLOC_FREED] = { "rte_alloc_freed_bytes", T_COUNTER,
+		"Usable bytes (malloc_usable_size) of those frees (rte.alloc.freed)." },
 	[PF_CRASHES] = { "rte_crashes", T_COUNTER,
 		"Crashes recorded (rte.crash events)." },
 };
@@ -612,19 +619,24 @@ static uint64_t event_words(const struct rte_event *ev)
 	}
 }
 
-/* Lower bound of the words of an allocation of alloc bucket i. */
-static uint64_t bucket_words(unsigned i)
-{
-	if (i < 10)
-		return i;
-	if (i < 19)
-		return (uint64_t)(i - 9) * 10;
-	return 100;
-}
-
 static int is_prefix(const char *s, const char *pre)
 {
 	return s && !strncmp(s, pre, strlen(pre));
+}
+
+/* The family of an rte.alloc.* int event of rte's allocation profiler
+ * (include/rte/profile.h; its calls are counted from the alloc event),
+ * or -1. */
+static int alloc_fam(const char *name)
+{
+	if (!is_prefix(name, "rte.alloc."))
+		return -1;
+	name += 10;
+	return !strcmp(name, "bytes")    ? PF_ALLOC_BYTES
+	       : !strcmp(name, "usable") ? PF_ALLOC_USABLE
+	       : !strcmp(name, "frees")  ? PF_ALLOC_FREES
+	       : !strcmp(name, "freed")  ? PF_ALLOC_FREED
+	                                 : -1;
 }
 
 static void exe_from_module(struct proc *P, const struct rte_event *ev);
@@ -637,6 +649,8 @@ static struct fast_user *fast_user_of(struct file *f, int rk,
 {
 	if (rk >= 0 || !ev->name || !ev->name[0])
 		return NULL;
+	if (ev->kind == RTE_EV_USER_INT && alloc_fam(ev->name) >= 0)
+		return NULL; /* also summed (account()): one a flush, rare */
 	if (ev->id >= f->nfu) {
 		size_t n = ev->id + 1 > 2 * f->nfu ? ev->id + 1 : 2 * f->nfu;
 		struct fast_user *u = realloc(f->fu, n * sizeof *u);
@@ -726,6 +740,9 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 	case RTE_EV_USER_INT:
 		if (is_prefix(ev->name, "rte.thread."))
 			break;
+		if (alloc_fam(ev->name) >= 0 && ev->u.value > 0)
+			add(lookup(p, f, alloc_fam(ev->name), rk, 0, 0, NULL, 0),
+			    (uint64_t)ev->u.value);
 		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
 		if (s)
 			s->last = ev->u.value;
@@ -757,14 +774,13 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		           rte_event_name(ev, nb, sizeof nb), 0), 1);
 		break;
 	case RTE_EV_ALLOC: {
-		uint64_t calls = 0, words = 0;
+		uint64_t calls = 0;
 
-		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
+		/* the buckets give sizes in ranges only: the bytes come
+		 * from rte.alloc.bytes, exact */
+		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
 			calls += ev->u.buckets[i];
-			words += ev->u.buckets[i] * bucket_words(i);
-		}
 		add(lookup(p, f, PF_ALLOC_CALLS, rk, 0, 0, NULL, 0), calls);
-		add(lookup(p, f, PF_ALLOC_BYTES, rk, 0, 0, NULL, 0), 8 * words);
 		break;
 	}
 	default:

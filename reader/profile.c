@@ -631,7 +631,10 @@ static void on_int(struct pproc *pp, const struct rte_event *ev)
 		pp->frees += v;
 	else if (!strcmp(n, "freed"))
 		pp->freed += v;
-	else
+	else if (!strcmp(n, "usable")) {
+		pp->usable += v;
+		pp->has_usable = 1;
+	} else
 		return;
 	pp->has_alloc = 1;
 }
@@ -721,14 +724,49 @@ static int by_addr_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* 1 if aev i is a sampled allocation live at the end: among the events
+ * of its address in time order, it is the last (a second allocation at
+ * the same address means the first was freed, its free unsampled or
+ * lost). */
+static int aev_live(const struct rd_prof *p, size_t i)
+{
+	const struct aev *e = &p->aev[i];
+
+	return e->stack != UINT32_MAX &&
+	       !(i + 1 < p->naev && p->aev[i + 1].proc == e->proc &&
+	         p->aev[i + 1].addr == e->addr);
+}
+
+static unsigned size_class(uint64_t size)
+{
+	return rte_alloc_bucket(size < 800 ? (size + 7) / 8 : 100);
+}
+
+/* The exact bytes live at the end of process pp (usable bytes allocated
+ * less freed, from the counts), or -1 when its files do not give them
+ * (before rte.alloc.usable, the bytes allocated were those asked for). */
+static double exact_live(const struct pproc *pp)
+{
+	if (!pp->has_usable)
+		return -1;
+	return pp->usable > pp->freed ? (double)(pp->usable - pp->freed) : 0;
+}
+
 /*
- * A sampled allocation is live at the end if, among the events of its
- * address in time order, it is the last and no free follows it (a second
- * allocation at the same address means the first was freed, its free
- * unsampled or lost).
+ * The live sampled allocations, by stack, with what they stand for: each
+ * sample's weight (1/q, the allocations it stands for) is bounded twice
+ * by what the counts say exactly. In each size class (the `alloc`
+ * event's buckets), the weights of the live samples together stand for
+ * no more allocations than the calls of that class (nor fewer than the
+ * samples): one sampled 33-byte block among few calls of its size is not
+ * taken for the 2^19 bytes its probability alone suggests. And a
+ * process's estimate is scaled down, if need be, to its exact live bytes
+ * (exact_live).
  */
 void rd_prof_settle(struct rd_prof *p)
 {
+	double (*w)[RTE_ALLOC_BUCKETS] = NULL, *est = NULL;
+
 	if (p->settled)
 		return;
 	p->settled = 1;
@@ -738,21 +776,47 @@ void rd_prof_settle(struct rd_prof *p)
 	}
 	if (p->naev)
 		qsort(p->aev, p->naev, sizeof *p->aev, by_addr_time);
+	if (p->npp && (!(w = calloc(p->npp, sizeof *w)) ||
+	               !(est = calloc(p->npp, sizeof *est)))) {
+		p->oom = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < p->naev; i++) /* weights per class */
+		if (aev_live(p, i) && p->aev[i].proc < p->npp)
+			w[p->aev[i].proc][size_class(p->aev[i].size)] += p->aev[i].obj;
+	for (unsigned k = 0; k < p->npp; k++)
+		for (unsigned b = 0; b < RTE_ALLOC_BUCKETS; b++)
+			w[k][b] = w[k][b] > (double)p->pp[k].hist[b]
+			                  ? (double)p->pp[k].hist[b] / w[k][b] : 1;
 	for (size_t i = 0; i < p->naev; i++) {
 		const struct aev *e = &p->aev[i];
 		struct aval *v;
+		double f;
 
-		if (e->stack == UINT32_MAX)
+		if (!aev_live(p, i) || e->proc >= p->npp)
 			continue;
-		if (i + 1 < p->naev && p->aev[i + 1].proc == e->proc &&
-		    p->aev[i + 1].addr == e->addr)
-			continue;
+		f = w[e->proc][size_class(e->size)];
+		if (e->obj * f < 1) /* a sample is one allocation at least */
+			f = e->obj > 0 ? 1 / e->obj : 1;
 		v = &p->av[e->stack];
 		v->nlive++;
-		v->iobj += e->obj;
-		v->ibytes += e->bytes;
+		v->iobj += e->obj * f;
+		v->ibytes += e->bytes * f;
 		v->live_sampled += e->size;
+		est[e->proc] += e->bytes * f;
 	}
+	for (uint32_t i = 0; i < p->ast.n; i++) { /* at most the exact total */
+		uint32_t k = pkey(&p->ast, i)->proc;
+		double x = k < p->npp ? exact_live(&p->pp[k]) : -1;
+
+		if (p->av[i].nlive && x >= 0 && est[k] > x) {
+			p->av[i].ibytes *= x / est[k];
+			p->av[i].iobj *= x / est[k];
+		}
+	}
+out:
+	free(w);
+	free(est);
 }
 
 int rd_prof_any_cpu(const struct rd_prof *p)
@@ -1167,7 +1231,7 @@ out:
 
 /* The sampled allocations still live at the end, by stack. */
 static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
-                       int json)
+                       int json, const struct pproc *pp)
 {
 	uint32_t *ids = malloc((p->ast.n + 1) * sizeof *ids), n = 0;
 	double live = 0;
@@ -1207,8 +1271,9 @@ static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 		}
 		rd_out_ch(o, ']');
 	} else if (n) {
-		outf(o, "    still live at the end (leak candidates): %u stack%s, about %.0f bytes\n",
-		     n, n == 1 ? "" : "s", live);
+		outf(o, "    still live at the end (leak candidates): %u stack%s, about %.0f bytes"
+		        " (from the samples%s)\n", n, n == 1 ? "" : "s", live,
+		     pp->has_usable ? ", at most the exact live bytes" : "");
 		for (uint32_t i = 0; i < n && i < TOP_LIVE; i++) {
 			const struct aval *v = &p->av[ids[i]];
 
@@ -1239,6 +1304,16 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		json_int(o, &f, "bytes", pp->bytes);
 		json_int(o, &f, "frees", pp->frees);
 		json_int(o, &f, "freed_bytes", pp->freed);
+		json_key(o, &f, "usable_bytes");
+		if (pp->has_usable)
+			rd_out_u64(o, pp->usable);
+		else
+			rd_out_str(o, "null");
+		json_key(o, &f, "live_bytes");
+		if (pp->has_usable)
+			outf(o, "%.0f", exact_live(pp));
+		else
+			rd_out_str(o, "null");
 		json_num(o, &f, "calls_per_s", secs > 0 ? (double)pp->calls / secs : 0);
 		json_num(o, &f, "bytes_per_s", secs > 0 ? (double)pp->bytes / secs : 0);
 		json_int(o, &f, "alloc_events", pp->alloc_events);
@@ -1263,14 +1338,22 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		json_num(o, &f, "est_objects", ao);
 		json_key(o, &f, "sites");
 		alloc_sites(p, o, proc, 1, ab);
-		alloc_live(p, o, proc, 1);
+		alloc_live(p, o, proc, 1, pp);
 		rd_out_ch(o, '}');
 		return;
 	}
 	outf(o, "\n  allocation profile: %" PRIu64 " calls (%.0f/s), %" PRIu64
-	        " bytes (%.0f/s), %" PRIu64 " frees, %" PRIu64 " bytes freed\n",
+	        " bytes asked for (%.0f/s), %" PRIu64 " frees\n",
 	     pp->calls, secs > 0 ? (double)pp->calls / secs : 0, pp->bytes,
-	     secs > 0 ? (double)pp->bytes / secs : 0, pp->frees, pp->freed);
+	     secs > 0 ? (double)pp->bytes / secs : 0, pp->frees);
+	if (pp->has_usable)
+		outf(o, "    usable bytes (malloc_usable_size): %" PRIu64 " allocated, %"
+		        PRIu64 " freed, %.0f live at the end (exact)\n",
+		     pp->usable, pp->freed, exact_live(pp));
+	else
+		outf(o, "    %" PRIu64 " bytes freed (malloc_usable_size); live bytes "
+		        "not known: these files count the bytes asked for, not the "
+		        "usable bytes allocated\n", pp->freed);
 	if (pp->alloc_events) {
 		outf(o, "    size histogram (%" PRIu64 " alloc events; size in words: calls):\n     ",
 		     pp->alloc_events);
@@ -1290,7 +1373,7 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		outf(o, ", %" PRIu64 " malformed skipped", pp->bad_alloc + pp->bad_free);
 	rd_out_ch(o, '\n');
 	alloc_sites(p, o, proc, 0, ab);
-	alloc_live(p, o, proc, 0);
+	alloc_live(p, o, proc, 0, pp);
 }
 
 void rd_prof_summary(struct rd_prof *p, struct rd_out *o,

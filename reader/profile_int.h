@@ -73,7 +73,9 @@ struct pthr {
 struct pproc {
 	long pid;
 	int used, has_cpu, has_alloc;
+	int has_usable;       /* rte.alloc.usable seen (rte after 2026-12) */
 	uint64_t calls, bytes, frees, freed, alloc_events;
+	uint64_t usable;      /* usable bytes allocated: freed's measure */
 	uint64_t hist[RTE_ALLOC_BUCKETS];
 	uint64_t bad_cpu, bad_alloc, bad_free;
 	uint64_t outside_cpu, outside_alloc; /* samples left out by --span */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "prof/profiler.h"
 #include "registry.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -36,6 +37,7 @@ RTE_EXPORT int rte_start(void)
 	rte_lock(&old_mask);
 	r = rte_tracer_start_locked();
 	rte_unlock(&old_mask);
+	rte_prof_thread_check(); /* armed under the lock: the real mask now */
 	errno = saved;
 	return r;
 }
@@ -59,6 +61,7 @@ RTE_EXPORT void rte_resume(void)
 	rte_lock(&old_mask);
 	rte_tracer_resume_locked();
 	rte_unlock(&old_mask);
+	rte_prof_thread_check();
 	errno = saved;
 }
 

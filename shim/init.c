@@ -14,8 +14,10 @@
  * 10 init.c          wiring: constructor, destructor, observer lists
  *  9 api.c           the exported rte_* functions (rte/rte.h)
  *  8 hooks/          the interposed libc functions, one file an area:
- *                    threads.c process.c signals.c dl.c alloc.c (hooks.h)
- *  7 prof/           CPU profiler: timers, samples (prof/profiler.h)
+ *                    threads.c process.c signals.c dl.c masks.c alloc.c
+ *                    (hooks/hooks.h)
+ *  7 prof/           CPU profiler: profiler.c (timers, samples;
+ *                    prof/profiler.h), parse.c (its variables)
  *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
  *                    (crash/crash.h); allocation profiler: sample.c
  *                    (counts, samples), arena.c (the mode the malloc
@@ -187,11 +189,17 @@ __attribute__((constructor)) static void rte_init(void)
 	rte_real_resolve();
 	rte_alloc_init(); /* hooks/alloc.c: the real allocator, RTE_ALLOC */
 	rte_tracer_load();
+	if (!rte_hooks_interposed())
+		rte_tracer_not_preloaded(); /* dlopen: see tracer.h */
 	rte_hooks_process_init();
 	if (rte_config_start_at_load()) {
 		rte_lock(&old);
 		rte_tracer_start_locked();
 		rte_unlock(&old);
+		/* prof/ armed this thread under the lock (every signal
+		 * blocked): its timer runs if the program's mask lets its
+		 * signal in. */
+		rte_prof_thread_check();
 	}
 	errno = saved;
 }

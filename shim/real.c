@@ -15,6 +15,9 @@
  * they are found if libutil was loaded before librte.so's constructor.)
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "real.h"
 
@@ -68,7 +71,22 @@ void rte_real_resolve_all(void)
 	RESOLVE(signal, "signal");
 	RESOLVE(bsd_signal, "bsd_signal");
 	RESOLVE(sysv_signal, "sysv_signal");
+	RESOLVE(pthread_sigmask, "pthread_sigmask");
+	RESOLVE(sigprocmask, "sigprocmask");
 	RESOLVE(dlopen, "dlopen");
 	RESOLVE(dlclose, "dlclose");
 	__atomic_store_n(&rte_real_resolved, 1, __ATOMIC_RELEASE);
+}
+
+int rte_real_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int (*f)(int, const sigset_t *, sigset_t *);
+
+	rte_real_resolve();
+	/* Relaxed: the pointer is the same whoever stores it. */
+	f = __atomic_load_n(&rte_real.pthread_sigmask, __ATOMIC_RELAXED);
+	if (f)
+		return f(how, set, old);
+	/* The kernel's set is 8 bytes on every Linux ABI we build for. */
+	return syscall(SYS_rt_sigprocmask, how, set, old, 8) < 0 ? errno : 0;
 }

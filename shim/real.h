@@ -41,6 +41,8 @@ struct rte_real {
 	sighandler_t (*signal)(int, sighandler_t);
 	sighandler_t (*bsd_signal)(int, sighandler_t);
 	sighandler_t (*sysv_signal)(int, sighandler_t);
+	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
+	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
 	void *(*dlopen)(const char *, int);
 	int (*dlclose)(void *);
 };
@@ -83,6 +85,12 @@ static inline int rte_real_sigaction(int sig, const struct sigaction *act,
 	}
 	return f(sig, act, old);
 }
+
+/* Our own signal masks (every lock taken with signals blocked): libc's
+ * pthread_sigmask, not the program's hooks/masks.c, so that the profiler
+ * hears only the program's masks. Returns 0 or an errno value.
+ * Async-signal-safe. */
+int rte_real_sigmask(int how, const sigset_t *set, sigset_t *old);
 
 #pragma GCC visibility pop
 

@@ -104,6 +104,7 @@ static RTE_FORKVAR int g_stopping;                    /* ring_stop written, atom
 static uint32_t g_exec_active;            /* rte_g_active before exec */
 static int g_pool_ok; /* the pool's key exists (rte_pool_load) */
 static int g_once_full;
+static int g_not_preloaded; /* rte_tracer_not_preloaded() */
 
 
 static const struct {
@@ -159,6 +160,26 @@ RTE_FORKTEXT static int child_pending(void)
 }
 
 static void fork_switch(int from_handler);
+
+/*
+ * 1 in a vfork child (or a child of clone(CLONE_VM) without CLONE_THREAD):
+ * it shares our memory, the per-process page included, but has another
+ * pid. The owner is the pid the atfork child handler noted (a fork child
+ * not adopted yet), else the page's pid. A child of a raw fork that was
+ * not adopted yet reads 0 there: it and a vfork child of it look alike,
+ * and are taken as the former (adopted when they first need it).
+ */
+RTE_FORKTEXT int rte_tracer_vforked(void)
+{
+	/* Relaxed (both): see child_pending(); a vfork child reads what
+	 * its parent wrote before it. */
+	pid_t owner = __atomic_load_n(&g_forked, __ATOMIC_RELAXED);
+
+	if (!owner && g_proc)
+		owner = __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED);
+	return owner > 0 && owner != rte_sys_getpid();
+}
+
 
 /*
  * Adopt a child: it gets its own file, made lazily. After our atfork
@@ -219,14 +240,14 @@ void rte_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	rte_lock_blocked();
 }
 
 void rte_unlock(const sigset_t *old)
 {
 	rte_unlock_blocked();
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 void rte_tracer_disable(const char *why)
@@ -428,16 +449,13 @@ static struct rte_ring_writer *enter_any(int quiet)
 	return w;
 }
 
-void rte_tracer_fork_parent(pid_t child)
+void rte_tracer_fork_parent(pid_t child, uint64_t ts)
 {
 	struct rte_ring_writer *w = enter_any(0);
 
 	if (!w)
 		return;
-	/* Peeked: the thread's clock anchor is on a page that fork made
-	 * copy-on-write. */
-	rte_ring_write1(w, lc_hdr(RTE_LC_FORK_PARENT), rte_clock_peek_ns(),
-	                (uint64_t)(int64_t)child);
+	rte_ring_write1(w, lc_hdr(RTE_LC_FORK_PARENT), ts, (uint64_t)(int64_t)child);
 	rte_leave();
 }
 
@@ -667,6 +685,15 @@ int rte_tracer_start_locked(void)
 	if (g_state != ST_OFF)
 		return RTE_ESTATE;
 	rte_config_read(&g_cfg);
+	if (g_not_preloaded) {
+		rte_warn(NULL, "librte.so was loaded with dlopen, not "
+		         "preloaded: it cannot see this program's forks, "
+		         "execs and exits, so it stands aside (LD_PRELOAD "
+		         "traces)");
+		/* Release: pairs with state(). */
+		__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+		return RTE_ESTATE;
+	}
 	if (!g_cfg.trace_ocaml && rte_ocaml_in_process()) {
 		rte_warn(NULL, "this program runs OCaml 5 runtime events "
 		         "itself; librte stands aside (RTE_TRACE_OCAML=1 "
@@ -809,7 +836,7 @@ void rte_tracer_materialize(void)
 	 * the process cannot leave a half-made file, and no handler of
 	 * this thread can run while we hold the lock. */
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rte_real_sigmask(SIG_SETMASK, &all, &old);
 	/* trylock: another thread may be making the file (or registering);
 	 * the event that asked is then dropped, and the next one tries
 	 * again. The lock orders us against rte_register(). */
@@ -823,7 +850,7 @@ void rte_tracer_materialize(void)
 		}
 		pthread_mutex_unlock(&g_lock);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rte_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Tell the observers that tracing is about to stop (see
@@ -1028,6 +1055,11 @@ void rte_tracer_lost(void)
 }
 
 /* ---- load --------------------------------------------------------------- */
+
+void rte_tracer_not_preloaded(void)
+{
+	g_not_preloaded = 1;
+}
 
 void rte_tracer_load(void)
 {

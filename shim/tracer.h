@@ -184,9 +184,12 @@ void rte_tracer_write_name_of(pthread_t t, const char *name);
 /* Lifecycle event on our ring, written whether or not tracing is paused
  * (as long as it runs). */
 void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
-/* fork_parent(child) on our ring, right after fork: writes none of our
- * copy-on-write pages besides the ring's. */
-void rte_tracer_fork_parent(pid_t child);
+/* fork_parent(child) on our ring, right after fork, stamped ts: the
+ * time taken before fork was called, so that it is never later than the
+ * child's fork_child (stamped in the prepare handler) and the arrow from
+ * parent to child points forward. Writes none of our copy-on-write
+ * pages besides the ring's. */
+void rte_tracer_fork_parent(pid_t child, uint64_t ts);
 /* Write an rte.* event of the calling thread (no-op when not active). */
 void rte_tracer_own_int(int which, int64_t v);
 void rte_tracer_own_custom(int which, const void *bytes, size_t n);
@@ -203,6 +206,17 @@ void rte_tracer_exec_failed(int err);
  * vfork child, which shares our memory but has another pid). A fork child
  * with PRESERVE makes its pending file here. */
 int rte_tracer_owns_process(void);
+
+/* 1 in a vfork child: it shares our memory (every variable of ours, the
+ * per-thread state of the thread that vforked) but not our pid. Every hook
+ * then calls the real function and nothing else (one getpid system call:
+ * hooks take it off their fast paths). Async-signal-safe. */
+int rte_tracer_vforked(void);
+
+/* The constructor found our wrappers bypassed (librte.so loaded with
+ * dlopen): tracing never starts (rte_start and OCAML_RUNTIME_EVENTS_START
+ * give one warning and RTE_ESTATE), so no file is left half-traced. */
+void rte_tracer_not_preloaded(void);
 
 /*
  * The write path. Returns the calling thread's writer, marked busy, or NULL

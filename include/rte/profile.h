@@ -90,11 +90,17 @@ struct rte_alloc_free_rec {
  *                      adds nothing)
  *   rte.alloc.frees    free calls with a non-NULL pointer
  *   rte.alloc.freed    bytes freed (malloc_usable_size of each)
+ *   rte.alloc.usable   usable bytes of the blocks those calls returned
+ *                      (malloc_usable_size of each: the measure of
+ *                      rte.alloc.freed, so that the bytes still live are
+ *                      usable - freed, exactly; written by rte after
+ *                      rte.alloc.freed, absent from older files)
  */
 #define RTE_ALLOC_EV_CALLS "rte.alloc.calls"
 #define RTE_ALLOC_EV_BYTES "rte.alloc.bytes"
 #define RTE_ALLOC_EV_FREES "rte.alloc.frees"
 #define RTE_ALLOC_EV_FREED "rte.alloc.freed"
+#define RTE_ALLOC_EV_USABLE "rte.alloc.usable"
 #define RTE_ALLOC_EV_SAMPLE "rte.alloc.sample"
 #define RTE_ALLOC_EV_FREE "rte.alloc.free"
 #define RTE_SAMPLE_EV "rte.sample"

@@ -143,12 +143,36 @@ int rte_alloc_slow(struct rte_alloc_thread *a, size_t n);
 void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
                      unsigned fn);
 
-/* Both halves around a call already made (the less common functions). */
-static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
-                                   size_t n, unsigned fn)
+/* The usable bytes of a block a counted allocation returned (0 for
+ * NULL): added to the thread's allocated bytes in the measure of its
+ * frees. Call only for an allocation that was counted: after
+ * rte_alloc_fast() returned 1, or after rte_alloc_slow() outside the
+ * guard (rte_alloc_counted()). */
+static inline void rte_alloc_got(struct rte_alloc_thread *a, uint64_t usable)
 {
-	if (!rte_alloc_fast(a, n) && rte_alloc_slow(a, n))
+	a->got += usable;
+}
+
+/* 1 if the slow path counted the allocation it was called for: it does
+ * unless the thread is in its guard (our own slow work). */
+static inline int rte_alloc_counted(const struct rte_alloc_thread *a)
+{
+	return !a->guard;
+}
+
+/* Both halves around a call already made (the less common functions),
+ * the block p having `usable` bytes. */
+static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
+                                   size_t n, uint64_t usable, unsigned fn)
+{
+	if (rte_alloc_fast(a, n)) {
+		rte_alloc_got(a, usable);
+		return;
+	}
+	if (rte_alloc_slow(a, n))
 		rte_alloc_after(a, p, n, fn);
+	if (rte_alloc_counted(a))
+		rte_alloc_got(a, usable);
 }
 
 /* The fast path of a counted free of a block of `usable` bytes, given as

@@ -61,7 +61,8 @@ static uint64_t g_flush_ns = FLUSH_MS_DEFAULT * 1000000ull;
 
 /* ids of our events, -1 until registered */
 static int g_id_calls = -1, g_id_bytes = -1, g_id_frees = -1,
-           g_id_freed = -1, g_id_sample = -1, g_id_free = -1;
+           g_id_freed = -1, g_id_usable = -1, g_id_sample = -1,
+           g_id_free = -1;
 static int g_started;
 
 /* An unsigned decimal in [lo, hi] from the environment, else def with a
@@ -210,6 +211,7 @@ void rte_alloc_start(void)
 	g_id_bytes = rte_tracer_register_own(RTE_ALLOC_EV_BYTES, RTE_TYPE_INT);
 	g_id_frees = rte_tracer_register_own(RTE_ALLOC_EV_FREES, RTE_TYPE_INT);
 	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
+	g_id_usable = rte_tracer_register_own(RTE_ALLOC_EV_USABLE, RTE_TYPE_INT);
 	if (g_period && !g_set)
 		start_sampling();
 	rte_alloc_on();
@@ -421,7 +423,7 @@ void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
 		goto out; /* a failed call: nothing to sample */
 	/* Not in the shared state of threads that got none (busy), nor in
 	 * our own slow work (a nested call from libunwind). */
-	if (!a->guard && !rte_self_p->busy) {
+	if (!a->guard && !rte_self_p->busy && !rte_tracer_vforked()) {
 		guard_enter(a);
 		sample(a, p, n, fn);
 		guard_leave(a);
@@ -436,7 +438,8 @@ void rte_alloc_note_free(void *p)
 	struct rte_ring_writer *w;
 	int saved;
 
-	if (!set_remove((uint64_t)(uintptr_t)p))
+	/* Not in a vfork child: the set and the ring are its parent's. */
+	if (rte_tracer_vforked() || !set_remove((uint64_t)(uintptr_t)p))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));
@@ -469,6 +472,10 @@ static void flush(struct rte_alloc_thread *a)
 	uint64_t ts;
 	int saved = errno;
 
+	/* Not in a vfork child: the ring is its parent's thread's (the
+	 * counts stay for that thread's next flush). */
+	if (rte_tracer_vforked())
+		goto out;
 	w = rte_enter();
 	if (!w) {
 		/* Relaxed: tracing stopped or paused: drop what we have. */
@@ -481,23 +488,22 @@ static void flush(struct rte_alloc_thread *a)
 		buckets[i] = a->buckets[i];
 	rte_ring_write(w, rte_hdr_make(0, 0, RTE_MSG_ALLOC, 0), ts, buckets,
 	               RTE_ALLOC_BUCKETS);
-	if (g_id_calls >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_calls), ts,
-		                calls_of(a));
-	if (g_id_bytes >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_bytes), ts,
-		                a->bytes);
-	if (g_id_frees >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_frees), ts,
-		                a->frees);
-	if (g_id_freed >= 0)
-		rte_ring_write1(w, user_hdr(RTE_UMSG_INT, g_id_freed), ts,
-		                a->freed8 - 8 * (uint64_t)a->frees);
+	{
+		const int id[] = { g_id_calls, g_id_bytes, g_id_frees,
+		                   g_id_freed, g_id_usable };
+		const uint64_t v[] = { calls_of(a), a->bytes, a->frees,
+		                       a->freed8 - 8 * (uint64_t)a->frees, a->got };
+
+		for (unsigned i = 0; i < sizeof id / sizeof id[0]; i++)
+			if (id[i] >= 0)
+				rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id[i]),
+				                ts, v[i]);
+	}
 	rte_leave_w(w);
 	a->last_ns = ts;
 clear:
 	memset(a->buckets, 0, sizeof(a->buckets));
-	a->bytes = a->freed8 = 0;
+	a->bytes = a->freed8 = a->got = 0;
 	a->frees = 0;
 out:
 	errno = saved;

@@ -33,6 +33,9 @@ struct __attribute__((aligned(64))) rte_alloc_thread {
 	uint64_t bytes;     /* bytes asked for since the last flush */
 	uint64_t freed8;    /* freed bytes + 8 per free, since the last
 	                       flush (what glibc's chunk header gives) */
+	uint64_t got;       /* usable bytes of the blocks allocated since
+	                       the last flush (malloc_usable_size: the
+	                       measure of the freed bytes) */
 	uint32_t buckets[RTE_ALLOC_BUCKETS]; /* allocation calls by size (their
 	                       sum: the calls since the last flush) */
 	/* The slow path's. */

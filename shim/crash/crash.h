@@ -48,6 +48,11 @@ int rte_crash_sigaction(int sig, const struct sigaction *act,
                         struct sigaction *old);
 int rte_crash_signal_ours(int sig, sighandler_t h);
 sighandler_t rte_crash_signal_prev(sighandler_t r);
+/* In a vfork child (hooks/signals.c): *sa (or h), an action the kernel
+ * returned, becomes the program's action we keep if it is ours.
+ * Async-signal-safe. */
+void rte_crash_hide_action(int sig, struct sigaction *sa);
+sighandler_t rte_crash_hide_handler(int sig, sighandler_t h);
 /* fork, in the parent: with RTE_BACKTRACE=fork, record the stack. */
 void rte_crash_fork_parent(pid_t child);
 /* Around fork (hook observer, every signal blocked): the lock of the

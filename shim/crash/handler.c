@@ -139,7 +139,7 @@ static void prog_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	/* Acquire: pairs with the release in prog_unlock(). */
 	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -149,7 +149,7 @@ static void prog_unlock(const sigset_t *old)
 {
 	/* Release: our g_prog stores happen before the next holder's. */
 	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* ---- events ----------------------------------------------------------------- */
@@ -384,7 +384,7 @@ static void die_by(int first)
 	resend_default(first, NULL);
 	sigemptyset(&one);
 	sigaddset(&one, first);
-	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	rte_real_sigmask(SIG_UNBLOCK, &one, NULL);
 }
 
 /* 1 if running on the alternate signal stack, or if the thread has none
@@ -872,6 +872,43 @@ sighandler_t rte_crash_signal_prev(sighandler_t r)
 
 	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
 	return r == ours.sa_handler ? SIG_DFL : r;
+}
+
+/* A vfork child's sigaction() and signal() go to the kernel alone (its
+ * table is its own, our memory its parent's): an action of ours they
+ * return is reported as the program's one we keep. */
+static int ours(sighandler_t h)
+{
+	struct sigaction a, b;
+
+	our_action(&a, 0);
+	our_action(&b, 1); /* the union: sa_handler is the handler's address */
+	return h == a.sa_handler || h == b.sa_handler;
+}
+
+void rte_crash_hide_action(int sig, struct sigaction *sa)
+{
+	sigset_t o;
+
+	if (sig <= 0 || sig >= SIGMAX || !(sa->sa_flags & SA_SIGINFO) ||
+	    !ours(sa->sa_handler))
+		return;
+	prog_lock(&o);
+	*sa = g_prog[sig];
+	prog_unlock(&o);
+}
+
+sighandler_t rte_crash_hide_handler(int sig, sighandler_t h)
+{
+	struct sigaction sa;
+
+	if (h == SIG_ERR || !ours(h))
+		return h;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sa.sa_flags = SA_SIGINFO;
+	rte_crash_hide_action(sig, &sa);
+	return sa.sa_handler;
 }
 
 /*

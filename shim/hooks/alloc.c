@@ -200,6 +200,14 @@ static inline uint64_t usable8(void *p)
 	return rte_alloc_g_glibc ? glibc_usable8(p) : g_real.usable(p) + 8;
 }
 
+/* The usable bytes of a block just allocated (0: none), counted as the
+ * allocated bytes, so that allocated and freed bytes are the same
+ * measure (the bytes asked for are counted too: rte.alloc.bytes). */
+static inline uint64_t got_usable(void *p)
+{
+	return p ? usable8(p) - 8 : 0;
+}
+
 /* A free of p (not NULL, not the arena's) about to happen: counted, and
  * written if p was sampled. Before the real call: p may be reused at once
  * by another thread. */
@@ -233,21 +241,27 @@ static inline int mode_fast(void)
 	do {                                                                  \
 		struct rte_alloc_thread *a_ = self_alloc();                   \
 		void *p_ = g_real.call;                                       \
-		rte_alloc_count(a_, p_, n, fn);                               \
+		rte_alloc_count(a_, p_, n, got_usable(p_), fn);               \
 		return p_;                                                    \
 	} while (0)
 
 /* A counted malloc that the inline fast path did not take: counted before
- * the call, which is then a tail call unless a sample is due. */
+ * the call, its block's usable size after it, and the sample if due. */
 __attribute__((noinline)) static void *malloc_on(size_t n)
 {
 	struct rte_alloc_thread *a = self_alloc();
 	void *p;
+	int due = 0;
 
-	if (rte_alloc_fast(a, n) || !rte_alloc_slow(a, n))
-		return g_real.malloc(n);
+	if (!rte_alloc_fast(a, n)) {
+		due = rte_alloc_slow(a, n);
+		if (!rte_alloc_counted(a)) /* our own slow work */
+			return g_real.malloc(n);
+	}
 	p = g_real.malloc(n);
-	rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
+	rte_alloc_got(a, got_usable(p));
+	if (due)
+		rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
 	return p;
 }
 
@@ -269,13 +283,21 @@ RTE_EXPORT void *malloc(size_t n)
 
 	if (__builtin_expect(m == MODE_PASS, 1))
 		return g_real.malloc(n);
-	if (__builtin_expect(is_on(m), 1)) {
+	if (__builtin_expect(m == MODE_FAST, 1)) {
 		t = rte_self_p;
 		if (__builtin_expect(t != NULL, 1) &&
-		    __builtin_expect(rte_alloc_fast(&t->alloc, n), 1))
-			return g_real.malloc(n);
+		    __builtin_expect(rte_alloc_fast(&t->alloc, n), 1)) {
+			void *p = g_real.malloc(n);
+
+			/* glibc's: the chunk header, hot from the call */
+			if (__builtin_expect(p != NULL, 1))
+				t->alloc.got += glibc_usable8(p) - 8;
+			return p;
+		}
 		return malloc_on(n);
 	}
+	if (is_on(m))
+		return malloc_on(n);
 	return malloc_other(n);
 }
 
@@ -325,13 +347,22 @@ static void *arena_realloc(void *p, size_t n)
 static void *realloc_on(void *p, size_t n, unsigned fn)
 {
 	struct rte_alloc_thread *a = self_alloc();
+	uint64_t old = 0;
 	void *q;
 
-	if (p)
-		freeing(a, p);
+	/* p's size and its sampled free before the call (p may be reused
+	 * at once by another thread); its free is counted after it, and
+	 * only if p was released: a failed realloc keeps it. */
+	if (p) {
+		old = usable8(p);
+		if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+			rte_alloc_note_free(p);
+	}
 	q = g_real.realloc(p, n);
+	if (p && (q || !n))
+		rte_alloc_count_free(a, old);
 	if (n || !p)
-		rte_alloc_count(a, q, n, fn);
+		rte_alloc_count(a, q, n, got_usable(q), fn);
 	return q;
 }
 
@@ -516,7 +547,8 @@ static int posix_memalign_other(void **pp, size_t al, size_t n)
 		return g_real.posix_memalign(pp, al, n);
 	a = self_alloc();
 	r = g_real.posix_memalign(pp, al, n);
-	rte_alloc_count(a, r ? NULL : *pp, n, RTE_ALLOC_POSIX_MEMALIGN);
+	rte_alloc_count(a, r ? NULL : *pp, n, r ? 0 : got_usable(*pp),
+	                RTE_ALLOC_POSIX_MEMALIGN);
 	return r;
 }
 

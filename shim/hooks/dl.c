@@ -56,7 +56,8 @@ RTE_EXPORT void *dlopen(const char *file, int mode)
 		return NULL;
 	/* Relaxed: only decides whether to record. */
 	if (!rte_modules_enabled() || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
-	    caller_matters(file, __builtin_return_address(0)))
+	    caller_matters(file, __builtin_return_address(0)) ||
+	    rte_tracer_vforked())
 		return real(file, mode); /* tail call: see above */
 	h = real(file, mode);
 	rte_modules_sync(0);
@@ -72,7 +73,8 @@ RTE_EXPORT int dlclose(void *handle)
 		return -1;
 	r = rte_real.dlclose(handle);
 	/* Relaxed: only decides whether to record. */
-	if (rte_modules_enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+	if (rte_modules_enabled() && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&
+	    !rte_tracer_vforked())
 		rte_modules_sync(0);
 	return r;
 }

@@ -7,6 +7,8 @@
  *   signals.c  sigaction, signal, bsd_signal, sysv_signal (over the crash
  *              recorder's handler table)
  *   dl.c       dlopen, dlclose (module events)
+ *   masks.c    pthread_sigmask, sigprocmask (the profiler's timer stopped
+ *              while a thread blocks its signal)
  *   alloc.c    the malloc family (RTE_ALLOC; the profiler is alloc/)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
@@ -57,6 +59,11 @@ extern const struct rte_hook_observer *const rte_hook_observers[];
 
 /* Most observers the list can have (threads.c keeps one context each). */
 #define RTE_HOOK_OBSERVERS_MAX 4
+
+/* process.c: 1 if the program's calls of the functions we wrap come to
+ * us: librte.so was preloaded (or linked before libc), not loaded later
+ * with dlopen, where the program's calls were bound to libc's already. */
+int rte_hooks_interposed(void);
 
 /* process.c: register the pthread_atfork handlers (constructor). */
 void rte_hooks_process_init(void);

@@ -16,9 +16,11 @@
  *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.
- * Every exit and exec wrapper therefore first checks that the caller is the
- * process that owns the file (getpid()); in a vfork child it is not, and
- * the wrapper only calls the real function.
+ * Every wrapper here therefore checks rte_tracer_vforked() before it does
+ * anything of ours (off the untraced fast paths: a getpid system call); in
+ * a vfork child it only calls the real function. A fork made in a vfork
+ * child runs no handler of ours (t_vfork_fork): its child is then one no
+ * atfork handler saw, adopted as such.
  *
  * exec: ring_stop is written and the file moved out of the way first
  * (<pid>.exec<N>.events with PRESERVE, else removed), because the new image
@@ -41,6 +43,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hooks.h"
 #include "forkvars.h"
 #include "prof/profiler.h"
@@ -57,6 +60,13 @@ extern char **environ;
  * child sees wiped. */
 static RTE_FORKVAR sigset_t g_fork_mask;
 
+/* 1 between prepare and the parent or child handler of a fork made in a
+ * vfork child: neither does anything. Thread-local, not in our per-thread
+ * state (a pool the grandchild sees wiped): the vfork child runs on its
+ * parent thread's, which is suspended until the child execs or exits,
+ * and it is 0 again by then. */
+static __thread int t_vfork_fork RTE_TLS;
+
 /*
  * The handlers, in this order: every signal blocked (one mask change for
  * every module), the observers' locks (the crash recorder's), the
@@ -69,11 +79,15 @@ static void fork_prepare(void)
 {
 	sigset_t all, old;
 
+	if (rte_tracer_vforked()) {
+		t_vfork_fork = 1;
+		return;
+	}
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_prepare)
 			rte_hook_observers[i]->fork_prepare();
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rte_real_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_lock)
 			rte_hook_observers[i]->fork_lock();
@@ -87,23 +101,37 @@ static void fork_parent(void)
 	sigset_t old = g_fork_mask;
 	unsigned n = 0;
 
+	if (t_vfork_fork) {
+		t_vfork_fork = 0;
+		return;
+	}
 	rte_unlock_blocked();
 	while (rte_hook_observers[n])
 		n++;
 	while (n--)
 		if (rte_hook_observers[n]->fork_unlock_parent)
 			rte_hook_observers[n]->fork_unlock_parent();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rte_real_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* No libc call here (see sys.h): errno is left alone. */
 RTE_FORKTEXT static void fork_child(void)
 {
+	int sig;
+
+	if (t_vfork_fork) {
+		t_vfork_fork = 0;
+		return;
+	}
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_unlock_child)
 			rte_hook_observers[i]->fork_unlock_child();
 	rte_tracer_atfork_child();
 	rte_sys_sigmask(SIG_SETMASK, &g_fork_mask, NULL);
+	/* prof/ armed the forking thread with every signal blocked: its
+	 * timer runs only if the mask now given back lets its signal in. */
+	if ((sig = rte_prof_mask_signal()))
+		rte_prof_thread_masked(sigismember(&g_fork_mask, sig) == 1);
 }
 
 void rte_hooks_process_init(void)
@@ -113,6 +141,7 @@ void rte_hooks_process_init(void)
 
 RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 {
+	uint64_t ts;
 	pid_t pid;
 	int saved;
 
@@ -121,12 +150,29 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* fork_parent's time, taken before the fork: the child's fork_child
+	 * is stamped in the prepare handler, later, so the arrow from parent
+	 * to child never points back in time. What the observers' prepare
+	 * writes on this thread's ring (the allocation counts) is written
+	 * first, so that the ring's times still only grow (their second call,
+	 * in the handler, then has nothing to write). Relaxed: only decides
+	 * whether to read the clock. */
+	ts = 0;
+	if (__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+		for (unsigned i = 0; rte_hook_observers[i]; i++)
+			if (rte_hook_observers[i]->fork_prepare)
+				rte_hook_observers[i]->fork_prepare();
+		ts = rte_clock_ns();
+	}
 	pid = rte_real.fork();
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */
-	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
+	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&
+	    !rte_tracer_vforked()) {
 		saved = errno;
-		rte_tracer_fork_parent(pid);
+		/* tracing started during the fork: the time it returned,
+		 * peeked (the clock's anchor is on a copy-on-write page) */
+		rte_tracer_fork_parent(pid, ts ? ts : rte_clock_peek_ns());
 		/* Inline loop: an observer may count frames (the program's
 		 * start above this wrapper). */
 		for (unsigned i = 0; rte_hook_observers[i]; i++)
@@ -233,7 +279,7 @@ RTE_FORKTEXT static int exec_before(const char *prog)
 		rte_prof_exec_begin();
 		return 0;
 	}
-	if (rte_self.guard)
+	if (rte_tracer_vforked() || rte_self.guard)
 		return 0;
 	rte_self.guard = 1;
 	rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
@@ -338,6 +384,18 @@ RTE_EXPORT RTE_FORKTEXT int execve(const char *path, char *const argv[],
 	return do_execve(path, argv, envp);
 }
 
+/* Our own execve's address, not the one the dynamic linker binds. */
+static int own_execve(const char *path, char *const argv[],
+                      char *const envp[])
+	__attribute__((alias("execve"), nonnull(1, 2), nothrow));
+
+int rte_hooks_interposed(void)
+{
+	/* No sanitizer runtime defines execve: with one preloaded before
+	 * us, the program's calls still come here. */
+	return rte_dlsym(RTLD_DEFAULT, "execve") == (void *)own_execve;
+}
+
 RTE_EXPORT RTE_FORKTEXT int execv(const char *path, char *const argv[])
 {
 	rte_real_resolve();
@@ -439,7 +497,7 @@ RTE_FORKTEXT static void exit_stop(void)
 	int saved;
 
 	/* Not tracing, or a fork child that made no file (see exec). */
-	if (!rte_tracer_stop_needed())
+	if (!rte_tracer_stop_needed() || rte_tracer_vforked())
 		return;
 	saved = errno;
 	if (!rte_self.guard) {

@@ -6,6 +6,12 @@
  * there and chained from ours; the profiler (prof/profiler.c) decides
  * first for its own signal; every other call goes to libc's through
  * real.h. The program never sees our handlers.
+ *
+ * In a vfork child every call goes to libc's alone: the child's table of
+ * actions is its own, but our tables are its parent's memory (a child
+ * resetting its handlers before exec, as CPython's subprocess does, would
+ * reset the parent's). An action of ours the kernel returns there is
+ * reported as the program's (rte_crash_hide_*, rte_prof_hide*).
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,9 +21,32 @@
 #include "prof/profiler.h"
 #include "tracer.h"
 
+static int vforked_sigaction(int sig, const struct sigaction *act,
+                             struct sigaction *old)
+{
+	int (*f)(int, const struct sigaction *, struct sigaction *);
+	int r;
+
+	rte_real_resolve();
+	/* Relaxed: the pointer is the same whoever stores it. */
+	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = f(sig, act, old);
+	if (r == 0 && old) {
+		rte_crash_hide_action(sig, old);
+		rte_prof_hide_action(old);
+	}
+	return r;
+}
+
 RTE_EXPORT int sigaction(int sig, const struct sigaction *act,
                          struct sigaction *old)
 {
+	if (rte_tracer_vforked())
+		return vforked_sigaction(sig, act, old);
 	if (rte_prof_owns(sig)) /* prof/: the profiling signal */
 		return rte_prof_sigaction(sig, act, old);
 	return rte_crash_sigaction(sig, act, old);
@@ -54,6 +83,13 @@ static sighandler_t real_signal(sighandler_t (**slot)(int, sighandler_t),
 	return f(sig, h);
 }
 
+static sighandler_t vforked_signal(sighandler_t (**slot)(int, sighandler_t),
+                                  int sig, sighandler_t h)
+{
+	return rte_prof_hide(
+		rte_crash_hide_handler(sig, real_signal(slot, sig, h)));
+}
+
 /* signal() and bsd_signal(): BSD semantics, as glibc's. Signals the
  * recorder does not keep go to libc's (which also honours
  * siginterrupt()), their previous handler reported as sigaction() would. */
@@ -61,6 +97,8 @@ RTE_EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
 	sighandler_t prev;
 
+	if (rte_tracer_vforked())
+		return vforked_signal(&rte_real.signal, sig, h);
 	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
 		return prev;
 	if (!rte_crash_signal_ours(sig, h))
@@ -74,6 +112,8 @@ RTE_EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
 	sighandler_t prev;
 
+	if (rte_tracer_vforked())
+		return vforked_signal(&rte_real.bsd_signal, sig, h);
 	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
 		return prev;
 	if (!rte_crash_signal_ours(sig, h))
@@ -87,6 +127,8 @@ RTE_EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	sighandler_t prev;
 
+	if (rte_tracer_vforked())
+		return vforked_signal(&rte_real.sysv_signal, sig, h);
 	if (rte_prof_signal(sig, h, &prev)) /* prof/: the profiling signal */
 		return prev;
 	if (!rte_crash_signal_ours(sig, h))

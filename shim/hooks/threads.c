@@ -95,7 +95,8 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return ENOSYS;
 	/* Only wrap while tracing runs and is not paused: otherwise a thread
 	 * costs nothing extra, and still gets a ring on its first event. */
-	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	    rte_tracer_vforked())
 		return rte_real.pthread_create(th, attr, fn, arg);
 	/* A fork child settles while it still has one thread (the states
 	 * of the parent's threads are then freed). */
@@ -134,6 +135,10 @@ RTE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	if (r || !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED))
 		return r;
 	saved = errno;
+	if (rte_tracer_vforked()) {
+		errno = saved;
+		return r;
+	}
 	if (pthread_equal(th, pthread_self()))
 		rte_tracer_write_thread_name();
 	else
@@ -163,7 +168,8 @@ RTE_EXPORT int prctl(int option, ...)
 	if (r == 0 && option == PR_SET_NAME &&
 	    __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED)) {
 		saved = errno;
-		rte_tracer_write_thread_name();
+		if (!rte_tracer_vforked())
+			rte_tracer_write_thread_name();
 		errno = saved;
 	}
 	return (int)r;

@@ -13,6 +13,18 @@
  * its first event for threads older than tracing), its timer deleted at
  * its end, before exec and at exit; a fork child arms the forking thread.
  *
+ * Blocked signal. While a thread blocks the signal its timer is stopped
+ * (PT_BLOCKED), so that a program that blocks every signal (a "signal
+ * thread" design: sigpending, sigtimedwait, signalfd on all of them) never
+ * sees ours: hooks/masks.c reports each pthread_sigmask/sigprocmask of the
+ * program (rte_prof_thread_masked), a thread armed with the signal blocked
+ * (made by a thread that blocks it, or with pthread_attr_setsigmask_np)
+ * starts stopped, and a sample that fell due just before the block is
+ * taken back (drain_pending). The thread's CPU time while stopped is not
+ * profiled. Masks the kernel sets for a handler (sa_mask) or for the
+ * duration of a call (sigsuspend, ppoll, pselect, epoll_pwait) are not
+ * seen; the thread sleeps in those calls, and its CPU-time timer with it.
+ *
  * Every timer id is also kept in a registry (a page-granular table mapped
  * with MADV_WIPEONFORK, so a child never sees its parent's ids), so that
  * one thread can delete them all: at exit, or when the program takes the
@@ -54,15 +66,16 @@
 #include "clock.h"
 #include "forkvars.h"
 #include "crash/crash.h"
+#include "parse.h"
 #include "profiler.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
+#include "sys.h"
 #include "tracer.h"
 
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
 
-#define HZ_MAX 100000u
 /* Registry slots (threads profiled at once); more threads are still
  * profiled, but their timers are left to thread end and the kernel. */
 #define REG_SLOTS 65536u
@@ -79,65 +92,6 @@ static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
 static unsigned g_reg_top;      /* atomic: above every slot ever taken */
-
-/* ---- configuration --------------------------------------------------------- */
-
-static unsigned parse_hz(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > HZ_MAX || *s == '-') {
-		rte_warn(NULL, "RTE_PROFILE: '%.32s' is not a rate from 0 to "
-		         "%u Hz; profiling is off", s, HZ_MAX);
-		return 0;
-	}
-	return (unsigned)v;
-}
-
-/* "N", "RTMIN+N", "RTMAX-N" (with or without SIG), "PROF", "VTALRM",
- * "USR1", "USR2". Returns the signal or 0. */
-static int parse_sig(const char *s)
-{
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = {{"PROF", SIGPROF}, {"VTALRM", SIGVTALRM},
-	             {"USR1", SIGUSR1}, {"USR2", SIGUSR2}};
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return SIGRTMAX - 2;
-	if (!strncmp(s, "SIG", 3))
-		s += 3;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].name))
-			return names[i].sig;
-	if (!strncmp(s, "RTMIN", 5) || !strncmp(s, "RTMAX", 5)) {
-		int base = s[4] == 'N' ? SIGRTMIN : SIGRTMAX;
-
-		s += 5;
-		v = *s ? strtol(s, &end, 10) : 0;
-		if (*s && (*end || (*s != '+' && *s != '-')))
-			return 0;
-		v += base;
-	} else {
-		v = strtol(s, &end, 10);
-		if (*end)
-			return 0;
-	}
-	if (v >= SIGRTMIN && v <= SIGRTMAX)
-		return (int)v;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (v == names[i].sig)
-			return (int)v;
-	return 0;
-}
 
 /* ---- the registry of timers -------------------------------------------------- */
 
@@ -219,7 +173,9 @@ static void reg_delete_all(void)
 
 /* ---- per-thread timers ----------------------------------------------------- */
 
-enum { PT_NONE = 0, PT_ARMED, PT_DONE };
+/* PT_BLOCKED: the timer exists but is stopped (the thread blocks the
+ * signal). */
+enum { PT_NONE = 0, PT_ARMED, PT_DONE, PT_BLOCKED };
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -237,11 +193,32 @@ static int active(void)
 	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
 }
 
+/* Start (on) or stop the timer `id`. */
+static int set_timer(int id, int on)
+{
+	struct itimerspec its;
+	uint64_t ns = on ? 1000000000u / g_hz : 0;
+
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
+	its.it_value = its.it_interval;
+	return (int)syscall(SYS_timer_settime, id, 0, &its, NULL);
+}
+
+/* 1 if the calling thread blocks the signal now (no libc call). */
+static int sig_blocked(void)
+{
+	sigset_t cur;
+
+	sigemptyset(&cur);
+	if (rte_sys_sigmask(SIG_BLOCK, NULL, &cur) < 0)
+		return 0;
+	return sigismember(&cur, g_sig) == 1;
+}
+
 static void arm(struct rte_thread *t)
 {
 	struct sigevent ev;
-	struct itimerspec its;
-	uint64_t ns = 1000000000u / g_hz;
 	int id = -1;
 
 	memset(&ev, 0, sizeof(ev));
@@ -277,13 +254,14 @@ static void arm(struct rte_thread *t)
 	}
 	t->prof_timer = id;
 	t->prof_last = thread_cpu_ns();
+	if (sig_blocked()) {
+		t->prof_state = PT_BLOCKED; /* started when unblocked */
+		return;
+	}
 	t->prof_state = PT_ARMED;
-	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
-	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
-	its.it_value = its.it_interval;
 	/* Keeps the state stores before the first signal. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+	if (set_timer(id, 1) < 0) {
 		t->prof_state = PT_DONE;
 		reg_delete(t->prof_slot);
 	}
@@ -302,7 +280,7 @@ void rte_prof_thread_arm(void)
 
 static void disarm(struct rte_thread *t)
 {
-	if (t->prof_state != PT_ARMED)
+	if (t->prof_state != PT_ARMED && t->prof_state != PT_BLOCKED)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -365,7 +343,8 @@ RTE_FORKTEXT void rte_prof_exec_begin(void)
 		errno = saved;
 		return;
 	}
-	if (rte_self_p && rte_self_p->prof_state == PT_ARMED) {
+	if (rte_self_p && (rte_self_p->prof_state == PT_ARMED ||
+	                   rte_self_p->prof_state == PT_BLOCKED)) {
 		disarm(rte_self_p);
 		drain_pending();
 		rte_self_p->prof_state = PT_NONE;
@@ -379,6 +358,47 @@ RTE_FORKTEXT void rte_prof_exec_failed(void)
 	if (__atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
 	    getpid() == rte_tracer_pid()) /* not in a vfork child */
 		rte_prof_thread_arm();
+}
+
+int rte_prof_mask_signal(void)
+{
+	return active() ? g_sig : 0;
+}
+
+void rte_prof_thread_masked(int blocked)
+{
+	struct rte_thread *t = rte_self_p;
+	int saved = errno;
+
+	/* Nothing to change (the common case), or in a vfork child (the
+	 * state and the timer are its parent's thread's). */
+	if (!t || !active() ||
+	    t->prof_state != (blocked ? PT_ARMED : PT_BLOCKED) ||
+	    rte_tracer_vforked())
+		return;
+	if (blocked) {
+		/* Samples from here on are ignored (on_sample), then none
+		 * falls due, then the one that may have is taken back. */
+		t->prof_state = PT_BLOCKED;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		set_timer(t->prof_timer, 0);
+		drain_pending();
+	} else {
+		t->prof_last = thread_cpu_ns(); /* the stopped time is not ours */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->prof_state = PT_ARMED;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (set_timer(t->prof_timer, 1) < 0)
+			disarm(t);
+	}
+	errno = saved;
+}
+
+void rte_prof_thread_check(void)
+{
+	if (active() && rte_self_p && rte_self_p->prof_state != PT_NONE &&
+	    rte_self_p->prof_state != PT_DONE)
+		rte_prof_thread_masked(sig_blocked());
 }
 
 void rte_prof_stop(void)
@@ -454,7 +474,7 @@ static void prog_lock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rte_real_sigmask(SIG_SETMASK, &all, old);
 	/* Acquire: pairs with the release in prog_unlock(). */
 	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
@@ -463,7 +483,7 @@ static void prog_lock(sigset_t *old)
 static void prog_unlock(const sigset_t *old)
 {
 	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
+	rte_real_sigmask(SIG_SETMASK, old, NULL);
 }
 
 int rte_prof_owns(int sig)
@@ -537,18 +557,29 @@ sighandler_t rte_prof_hide(sighandler_t h)
 	return h == ours.sa_handler ? SIG_DFL : h;
 }
 
+void rte_prof_hide_action(struct sigaction *sa)
+{
+	sigset_t o;
+
+	if (!(sa->sa_flags & SA_SIGINFO) || sa->sa_sigaction != on_sample)
+		return;
+	prog_lock(&o);
+	*sa = g_prog;
+	prog_unlock(&o);
+}
+
 /* ---- start ------------------------------------------------------------------- */
 
 void rte_prof_start(void)
 {
 	struct sigaction cur, sa;
-	unsigned hz = parse_hz(secure_getenv("RTE_PROFILE"));
+	unsigned hz = rte_prof_parse_hz(secure_getenv("RTE_PROFILE"));
 	const char *s = secure_getenv("RTE_PROFILE_SIGNAL");
 	const char *stack = secure_getenv("RTE_PROFILE_STACK");
 
 	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return;
-	if (!(g_sig = parse_sig(s))) {
+	if (!(g_sig = rte_prof_parse_sig(s))) {
 		rte_warn(NULL, "RTE_PROFILE_SIGNAL: '%.32s' is not a real-time "
 		         "signal (RTMIN+N, RTMAX-N or a number), PROF, VTALRM, "
 		         "USR1 or USR2; profiling is off", s);

@@ -37,6 +37,16 @@ void rte_prof_fork_child(void);
  * stopped). After a failed exec: arm it again. */
 void rte_prof_exec_begin(void);
 void rte_prof_exec_failed(void);
+/* hooks/masks.c: rte_prof_mask_signal() is the profiling signal while
+ * profiling runs, else 0; rte_prof_thread_masked(blocked): the calling
+ * thread's mask now blocks it (1: its timer is stopped, a sample left
+ * pending taken back) or not (0: started again). Async-signal-safe. */
+int rte_prof_mask_signal(void);
+void rte_prof_thread_masked(int blocked);
+/* The same from the calling thread's mask now (after one of our locks,
+ * under which a thread armed starts stopped). */
+void rte_prof_thread_check(void);
+
 /* Exit (rte_core_stop): delete every thread's timer. Async-signal-safe. */
 void rte_prof_stop(void);
 
@@ -56,6 +66,9 @@ int rte_prof_sigaction(int sig, const struct sigaction *act,
                        struct sigaction *old);
 int rte_prof_signal(int sig, sighandler_t h, sighandler_t *prev);
 sighandler_t rte_prof_hide(sighandler_t h);
+/* In a vfork child: *sa, an action the kernel returned, becomes the
+ * program's view if it is our handler. Async-signal-safe. */
+void rte_prof_hide_action(struct sigaction *sa);
 
 #pragma GCC visibility pop
 

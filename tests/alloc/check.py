@@ -15,6 +15,17 @@ jsonl` output (tests/alloc/run.sh), with include/rte/profile.h's layouts.
                                (profile.h's estimator), one number
   check.py flushes JSONL       per ring, in order, the calls + frees of
                                each flush: "pid ring n1 n2 ..."
+  check.py bounded JSONL SUMMARY_JSON KEPT [small]
+                               the live bytes of summary-json are the
+                               counts' (usable - freed, recounted from
+                               JSONL), at least KEPT (the bytes the program
+                               kept) and within 5 % of it; the sampled
+                               leak estimate is at most them, and each
+                               stack of one live sample stands for no more
+                               bytes than the calls of its size class (from
+                               the alloc events) of that class's largest
+                               size (small: there must be such stacks);
+                               exit 1 otherwise
 """
 import json
 import math
@@ -112,6 +123,57 @@ def flushes(path):
         print(pid, ring, " ".join(str(one[ts]) for ts in sorted(one)))
 
 
+def class_max(words_bucket):
+    """The largest size in bytes of alloc bucket b (None for 100+)."""
+    if words_bucket < 10:
+        return 8 * words_bucket
+    if words_bucket < 19:
+        return 8 * (10 * (words_bucket - 9) + 9)
+    return None
+
+
+def bounded(jl, sj, kept, need_small=None):
+    kept = int(kept)
+    usable = freed = 0
+    calls = [0] * 20
+    for e in events(jl):
+        if e.get("kind") == "alloc":
+            calls = [a + b for a, b in zip(calls, e["buckets"])]
+        elif e.get("kind") == "user_int" and e["event"] == "rte.alloc.usable":
+            usable += e["value"]
+        elif e.get("kind") == "user_int" and e["event"] == "rte.alloc.freed":
+            freed += e["value"]
+    bad = []
+    (p,) = json.load(open(sj))["processes"]
+    a = p["alloc_profile"]
+    live = a["live_bytes"]
+    if live != max(usable - freed, 0) or a["usable_bytes"] != usable:
+        bad.append("live_bytes %r usable_bytes %r, recounted %d - %d"
+                   % (live, a["usable_bytes"], usable, freed))
+    elif not kept <= live <= kept * 1.05:
+        bad.append("live_bytes %d, the program kept %d" % (live, kept))
+    if live is not None and a["live_est_bytes"] > live + 0.5:
+        bad.append("leak estimate %.0f above the exact %d" % (a["live_est_bytes"], live))
+    small = 0
+    for s in a["live"]:
+        if s["samples"] != 1:
+            continue
+        b = bucket((s["sampled_bytes"] + 7) // 8)
+        m = class_max(b)
+        if m is None:
+            continue
+        small += 1
+        if s["est_bytes"] > calls[b] * m + 0.5:
+            bad.append("a stack of one sample of %d bytes estimated at %.0f bytes;"
+                       " its class had %d calls of at most %d bytes"
+                       % (s["sampled_bytes"], s["est_bytes"], calls[b], m))
+    for b in bad:
+        print(b, file=sys.stderr)
+    print("live %r (kept %d), estimate %.0f, %d small stacks checked"
+          % (live, kept, a["live_est_bytes"], small))
+    sys.exit(1 if bad or (need_small and not small) else 0)
+
+
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     if cmd == "totals":
@@ -126,6 +188,8 @@ def main():
         estimate(path)
     elif cmd == "flushes":
         flushes(path)
+    elif cmd == "bounded":
+        bounded(path, *sys.argv[3:6])
     else:
         sys.exit("check.py: unknown command " + cmd)
 

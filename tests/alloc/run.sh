@@ -142,6 +142,52 @@ t_leak() {
 	finish
 }
 
+# ---- the bytes live at exit: exact, and the estimate bounded by them ---------
+
+# The live bytes from the counts (usable allocated - freed, one measure)
+# against heaptrack's "total memory leaked" on the same program.
+t_live() {
+	begin live
+	run live -- "$T/live"
+	[ "$STATUS" = 0 ] || fail "live exited $STATUS"
+	kept=$(awk '$1 == "kept" { print $2 }' "$D/live.out")
+	"$READ" -f summary-json "$D"/*.events >"$D/live.sj" || fail "summary-json"
+	$CHECK bounded "$D/live.jsonl" "$D/live.sj" "$kept" || fail "live bytes or estimate"
+	if ! command -v heaptrack >/dev/null || ! command -v heaptrack_print >/dev/null; then
+		skip live_heaptrack "heaptrack not installed (Debian's heaptrack)"
+	elif [ -n "$SAN" ]; then
+		skip live_heaptrack "heaptrack's preload and $SAN's runtime in one process"
+	else
+		$TMO heaptrack -o "$D/ht" "$T/live" >/dev/null 2>&1 || fail "heaptrack: exit $?"
+		heaptrack_print "$D/ht.zst" >"$D/ht.txt" 2>/dev/null || fail "heaptrack_print: exit $?"
+		python3 - "$D/ht.txt" "$D/live.sj" <<'PY' || fail "live bytes not within 5 % of heaptrack's"
+import json, re, sys
+m = re.search(r"total memory leaked: ([0-9.]+)([KMG]?)B?", open(sys.argv[1]).read())
+theirs = float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+ours = json.load(open(sys.argv[2]))["processes"][0]["alloc_profile"]["live_bytes"]
+print("live at exit: rte %d bytes, heaptrack %.0f" % (ours, theirs))
+sys.exit(not abs(ours - theirs) <= 0.05 * theirs)
+PY
+	fi
+	finish
+}
+
+# One block of each small size from its own function, each the only call
+# of its size class (but libc's), sampled often (a period of 256 bytes):
+# a sampled one stands for one block, not for 256 bytes' worth of them;
+# and the whole estimate stays at most the exact live bytes.
+t_live_estimate() {
+	begin live_estimate
+	run live RTE_ALLOC_SAMPLE=256 -- "$T/live"
+	[ "$STATUS" = 0 ] || fail "live exited $STATUS"
+	kept=$(awk '$1 == "kept" { print $2 }' "$D/live.out")
+	"$READ" -f summary-json "$D"/*.events >"$D/live.sj" || fail "summary-json"
+	$CHECK bounded "$D/live.jsonl" "$D/live.sj" "$kept" small || fail "estimate not bounded"
+	"$READ" -f summary "$D"/*.events >"$D/live.txt" || fail "summary"
+	grep -q "live at the end (exact)" "$D/live.txt" || fail "summary: no exact live bytes"
+	finish
+}
+
 # ---- threads, late start, fork from a thread ----------------------------------
 
 t_threads() {
@@ -342,7 +388,7 @@ t_rte_run() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_threads t_manythreads t_exec t_cxx t_addr t_tcmalloc t_arena t_off t_flush_calls t_badvalue t_rte_run"
+ALL="t_buckets t_sample_all t_leak t_live t_live_estimate t_threads t_manythreads t_exec t_cxx t_addr t_tcmalloc t_arena t_off t_flush_calls t_badvalue t_rte_run"
 case $SAN in
 # ASan's runtime is preloaded first: its malloc takes the calls.
 *address*) ALL="t_sanitizer t_off" ;;
@@ -350,7 +396,7 @@ case $SAN in
 # its malloc. (A dlsym wrapper like libearly.so breaks TSan's own start,
 # tcmalloc cannot stand behind TSan's interceptors, and TSan defines
 # operator new itself: C++ new does not reach malloc.)
-*thread*) ALL="t_buckets t_sample_all t_leak t_threads t_exec t_off" ;;
+*thread*) ALL="t_buckets t_sample_all t_leak t_live t_threads t_exec t_off" ;;
 esac
 echo "alloc tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do

@@ -103,6 +103,10 @@ test_tree() {
 	finish
 }
 
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
 expect_status() {
 	[ "$ST" = "$1" ] || fail "status $ST, want $1 ($(cat "$D"/*/err 2>/dev/null | head -5))"
 }
@@ -280,6 +284,50 @@ test_config() {
 	finish
 }
 
+# A "signal thread" design: every signal blocked (pthread_sigmask,
+# sigprocmask; threads inheriting the mask or given it by their
+# attribute): ours is never pending nor waited for (sigpending,
+# sigtimedwait), and profiling goes on once it is unblocked. The same in
+# Python (signal.pthread_sigmask, signal.sigtimedwait).
+test_blocked() {
+	begin blocked
+	mkdir -p "$D/mask" "$D/proc" "$D/py"
+	for how in mask proc; do
+		prof "$D/$how" 997 "$CPU" blocked 300 $how >"$D/$how/out"
+		expect_status 0
+		expect_eq "$how" "$(cat "$D/$how/out")" "blocked ok"
+		no_rte_lines "$D/$how"
+		analyse "$D/$how"
+		check "samples once unblocked ($how)" 'd["samples"] > 0' "$D/$how"
+	done
+	# A ThreadSanitizer librte.so loads into instrumented programs only.
+	if [ -n "$TSAN" ]; then
+		finish
+		return
+	fi
+	prog='import signal, threading, time
+def burn():
+    t = time.process_time()
+    while time.process_time() - t < 0.3:
+        pass
+signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+th = threading.Thread(target=burn)
+th.start()
+burn()
+th.join()
+print("pending", sorted(int(s) for s in signal.sigpending()))
+print("waited", signal.sigtimedwait(signal.valid_signals(), 0.2))'
+	# Python's own allocations at exit are not ours to check (ASan).
+	prof "$D/py" 997 \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		/usr/bin/python3 -c "$prog" >"$D/py/out"
+	expect_status 0
+	expect_eq "python" "$(cat "$D/py/out")" "pending []
+waited None"
+	no_rte_lines "$D/py"
+	finish
+}
+
 # rte-run --profile[=HZ]: RTE_PROFILE for the whole tree (99 by default).
 test_rte_run() {
 	begin rte_run
@@ -306,7 +354,7 @@ test_rte_run() {
 	finish
 }
 
-TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config rte_run"
+TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"

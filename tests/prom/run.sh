@@ -129,6 +129,40 @@ t_pid_default() {
 	[ $started = 0 ] || return
 	$CHECK fetch-final "$URL" "$pid" "$D/pid.txt" 20 ||
 		fail "the process of $pid.events in \$XDG_RUNTIME_DIR/rte was never served"
+}
+
+# The allocation profiler's series: exact bytes (the sums of its rte.alloc.*
+# int events, recounted from JSONL), not size-bucket lower bounds.
+t_alloc() {
+	mkdir -p "$D/rings"
+	start_serve "$D/rings" || return
+	env LD_PRELOAD="$B/librte.so" RTE_ALLOC=1 OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_PRESERVE=1 OCAML_RUNTIME_EVENTS_DIR="$D/rings" \
+		/usr/bin/python3 -c 'x = [bytes(100 + i % 5000) for i in range(20000)]' ||
+		fail "python3: exit $?"
+	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/om.txt" 20 \
+		"application/openmetrics-text; version=1.0.0" || fail "no final values"
+	"$RR" -f jsonl -o "$D/j.jsonl" "$D/rings" || fail "jsonl: exit $?"
+	python3 - "$D/om.txt" "$D/j.jsonl" <<'PY' || fail "alloc series differ from the JSONL recount"
+import json, re, sys
+got = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(rte_alloc_[a-z_]+_total)\{[^}]*\} ([0-9.e+]+)$", line.strip())
+    if m:
+        got[m.group(1)] = got.get(m.group(1), 0) + float(m.group(2))
+want = {"rte_alloc_calls_total": 0, "rte_alloc_bytes_total": 0, "rte_alloc_usable_bytes_total": 0,
+        "rte_alloc_frees_total": 0, "rte_alloc_freed_bytes_total": 0}
+ints = {"rte.alloc.bytes": "rte_alloc_bytes_total", "rte.alloc.usable": "rte_alloc_usable_bytes_total",
+        "rte.alloc.frees": "rte_alloc_frees_total", "rte.alloc.freed": "rte_alloc_freed_bytes_total"}
+for l in open(sys.argv[2]):
+    e = json.loads(l)
+    if e["kind"] == "alloc":
+        want["rte_alloc_calls_total"] += sum(e["buckets"])
+    elif e["kind"] == "user_int" and e["event"] in ints:
+        want[ints[e["event"]]] += e["value"]
+print("alloc series:", got)
+sys.exit(not (want["rte_alloc_bytes_total"] > 2000000 and got == want))
+PY
 	stop "$SP" || fail "exporter exit $?"
 }
 
@@ -419,7 +453,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition pid_default ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
+for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi

@@ -86,6 +86,46 @@ assert abs(d["gc"]["gc_pct"]["base"] - ga) < 1e-6 and abs(d["gc"]["gc_pct"]["new
 PY
 ok "diff figures are the summaries' (count and total summed, p50/p99/max the largest)"
 
+# the text: durations with their units (ns, us, ms, s, as the rest of
+# rte-read prints them), counts as integers, each the summaries' figure
+status 0 "$RR" diff "$A" "$B"
+python3 - "$T/out" "$T/ocaml-5.2.json" "$T/ocaml-5.4dev.json" <<'PY' || fail "diff text: figures without units or wrong"
+import json, re, sys
+scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+keys = {"total": "total_ns", "p50": "p50_ns", "p99": "p99_ns", "max": "max_ns"}
+def figs(path):
+    out = {}
+    for p in json.load(open(path))["processes"]:
+        for e in p["phases"] + p["spans"]:
+            f = out.setdefault(e["name"], {"count": 0, "total": 0, "p50": 0, "p99": 0, "max": 0})
+            f["count"] += e["count"]
+            f["total"] += e["total_ns"]
+            for k in ("p50", "p99", "max"):
+                f[k] = max(f[k], e[keys[k]])
+    return out
+want = [figs(f) for f in sys.argv[2:]]
+name, seen, bad = None, 0, []
+for line in open(sys.argv[1]):
+    m = re.match(r"  (\S.{0,31}?)?\s+(count|total|p50|p99|max)\s+(\S+)\s+(\S+)\s", line)
+    if not m:
+        continue
+    if m.group(2) == "count":
+        name = m.group(1).strip()
+    for side, txt in ((0, m.group(3)), (1, m.group(4))):
+        w = want[side].get(name, {}).get(m.group(2), 0)
+        if m.group(2) == "count":
+            ok = txt.isdigit() and int(txt) == w
+        else:
+            u = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", txt)
+            ok = u is not None and abs(float(u.group(1)) * scale[u.group(2)] - w) <= max(w * 0.005, 1)
+        seen += 1
+        if not ok:
+            bad.append((name, m.group(2), side, txt, w))
+if bad or seen < 20:
+    sys.exit("bad %r, %d figures seen" % (bad[:5], seen))
+PY
+ok "diff text: durations with units, every figure the summaries'"
+
 # thresholds: the exit status
 p99a=$(python3 -c "import json,sys; print([e['p99_ns'] for e in json.load(open(sys.argv[1]))['processes'][0]['phases'] if e['name']=='minor'][0])" "$T/ocaml-5.2.json")
 p99b=$(python3 -c "import json,sys; print([e['p99_ns'] for e in json.load(open(sys.argv[1]))['processes'][0]['phases'] if e['name']=='minor'][0])" "$T/ocaml-5.4dev.json")

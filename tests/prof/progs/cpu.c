@@ -26,6 +26,17 @@
  *                        tree 300 ms, sends itself SIG and checks its
  *                        handler ran (exit 4 if not)
  *   cpu ignexec SIG MS   sets SIG to SIG_IGN and execs `cpu tree MS`
+ *   cpu blocked MS HOW   a "signal thread" design: main blocks every
+ *                        signal (HOW: mask, pthread_sigmask; proc,
+ *                        sigprocmask), makes a thread (which inherits the
+ *                        mask) and both run `tree` MS ms; each then checks
+ *                        that no signal is pending (sigpending) and that
+ *                        sigtimedwait(every signal, 200 ms) returns none;
+ *                        a second thread made with every signal blocked by
+ *                        its attribute (pthread_attr_setsigmask_np) does
+ *                        the same. Then main unblocks them and runs `tree`
+ *                        MS ms more (profiled again). Prints "blocked ok",
+ *                        or the signal seen and exits 5
  *   cpu writer MS        writes rte events (librte.so's API, weak) back
  *                        to back for MS ms of CPU (most samples arrive
  *                        in the middle of a write), then `tree` 200 ms
@@ -294,6 +305,73 @@ static int ownsig(int sig)
 	return g_got == 1 ? 0 : 4;
 }
 
+/* The checks of `blocked`: 0, or the signal found pending or waited for. */
+static int nothing_pending(void)
+{
+	struct timespec t = {0, 200000000};
+	sigset_t all, pend;
+	int sig;
+
+	sigfillset(&all);
+	if (sigpending(&pend) < 0)
+		die("sigpending");
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&pend, sig) == 1)
+			return sig;
+	sig = sigtimedwait(&all, NULL, &t);
+	if (sig < 0 && errno != EAGAIN)
+		die("sigtimedwait");
+	return sig < 0 ? 0 : sig;
+}
+
+static void *blocked_thread(void *p)
+{
+	tree((unsigned)(uintptr_t)p);
+	return (void *)(intptr_t)nothing_pending();
+}
+
+static int blocked(unsigned ms, const char *how)
+{
+	pthread_attr_t attr;
+	pthread_t t[2];
+	sigset_t all;
+	void *r[2];
+	int sig, bad = 0;
+
+	sigfillset(&all);
+	if (!strcmp(how, "proc") ? sigprocmask(SIG_BLOCK, &all, NULL) < 0
+	                         : (errno = pthread_sigmask(SIG_BLOCK, &all,
+	                                                    NULL)) != 0)
+		die("block");
+	if ((errno = pthread_create(&t[0], NULL, blocked_thread,
+	                            (void *)(uintptr_t)ms)))
+		die("pthread_create");
+	pthread_attr_init(&attr);
+	if ((errno = pthread_attr_setsigmask_np(&attr, &all)) ||
+	    (errno = pthread_create(&t[1], &attr, blocked_thread,
+	                            (void *)(uintptr_t)ms)))
+		die("pthread_create");
+	pthread_attr_destroy(&attr);
+	tree(ms);
+	if ((sig = nothing_pending())) {
+		printf("main saw signal %d\n", sig);
+		bad = 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], &r[i]);
+		if (r[i]) {
+			printf("thread %d saw signal %d\n", i, (int)(intptr_t)r[i]);
+			bad = 1;
+		}
+	}
+	if ((errno = pthread_sigmask(SIG_UNBLOCK, &all, NULL)))
+		die("unblock");
+	tree(ms);
+	if (!bad)
+		printf("blocked ok\n");
+	return bad ? 5 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -351,6 +429,8 @@ int main(int argc, char **argv)
 		return writer(a);
 	else if (!strcmp(m, "ownsig"))
 		return ownsig((int)a);
+	else if (!strcmp(m, "blocked"))
+		return blocked(a, argc > 3 ? argv[3] : "mask");
 	else if (!strcmp(m, "ignexec")) {
 		char ms[16];
 
