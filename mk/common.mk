@@ -20,7 +20,7 @@
 
 COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c
 CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/jsonl.c \
-	common/consumer/ocaml.c common/consumer/ocamlexe.c
+	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c
 WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -14,10 +14,10 @@
 # Layers: the table in shim/init.c's header (tests/unit/layers.sh checks
 # the objects against it).
 SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
-	shim/real.c shim/registry.c \
+	shim/real.c shim/registry.c shim/proc.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
-	shim/hooks/dl.c shim/hooks/masks.c \
+	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/backtrace.c \
 	shim/prof/profiler.c shim/prof/parse.c \
 	shim/alloc/arena.c shim/alloc/sample.c shim/hooks/alloc.c \

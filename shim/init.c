@@ -14,8 +14,8 @@
  * 10 init.c          wiring: constructor, destructor, observer lists
  *  9 api.c           the exported rte_* functions (rte/rte.h)
  *  8 hooks/          the interposed libc functions, one file an area:
- *                    threads.c process.c signals.c dl.c masks.c alloc.c
- *                    (hooks/hooks.h)
+ *                    threads.c process.c spawn.c start.c signals.c dl.c
+ *                    masks.c alloc.c (hooks/hooks.h)
  *  7 prof/           CPU profiler: profiler.c (timers, samples;
  *                    prof/profiler.h), parse.c (its variables)
  *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
@@ -28,10 +28,11 @@
  *                    per-thread state pool, rte_self_p, rte_self_get
  *  3 file.c          the ring file
  *  2 config.c ocaml.c  environment; OCaml detection
- *  1 log.c real.c registry.c backtrace.c alloc/state.h  RTE_LOG and
- *                    warnings; the real libc functions; event names; stack
- *                    capture with libunwind (used by crash/, prof/, alloc/);
- *                    the allocation profiler's per-thread state (data)
+ *  1 log.c real.c registry.c proc.c backtrace.c alloc/state.h  RTE_LOG
+ *                    and warnings; the real libc functions; event names;
+ *                    the rte.proc and rte.exit payloads; stack capture with
+ *                    libunwind (used by crash/, prof/, alloc/); the
+ *                    allocation profiler's per-thread state (data)
  *  0 fd.c sys.h forkvars.h  high descriptors; inline system calls for
  *                    atfork child handlers; RTE_FORKVAR and its kin
  * ==========================================================================
@@ -53,6 +54,7 @@
 #include "crash/crash.h"
 #include "hooks/hooks.h"
 #include "prof/profiler.h"
+#include "proc.h"
 #include "tracer.h"
 
 /* ---- who hears what ---------------------------------------------------------- */
@@ -178,10 +180,13 @@ static int own_segment(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-__attribute__((constructor)) static void rte_init(void)
+/* glibc passes (argc, argv, envp) to every ELF constructor. */
+__attribute__((constructor)) static void rte_init(int argc, char **argv)
 {
 	int saved = errno;
 	sigset_t old;
+
+	rte_proc_load(argc, argv);
 
 	if (rte_config_start_at_load())
 		dl_iterate_phdr(own_segment, NULL);

@@ -75,6 +75,11 @@ void rte_real_resolve_all(void)
 	RESOLVE(sigprocmask, "sigprocmask");
 	RESOLVE(dlopen, "dlopen");
 	RESOLVE(dlclose, "dlclose");
+	RESOLVE(libc_start_main, "__libc_start_main");
+	RESOLVE(wait4, "wait4");
+	RESOLVE(waitid, "waitid");
+	RESOLVE(posix_spawn, "posix_spawn");
+	RESOLVE(posix_spawnp, "posix_spawnp");
 	__atomic_store_n(&rte_real_resolved, 1, __ATOMIC_RELEASE);
 }
 

@@ -15,6 +15,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/types.h>
 
 struct termios;
@@ -45,6 +48,19 @@ struct rte_real {
 	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
 	void *(*dlopen)(const char *, int);
 	int (*dlclose)(void *);
+	int (*libc_start_main)(int (*)(int, char **, char **), int, char **,
+	                       void (*)(void), void (*)(void), void (*)(void),
+	                       void *);
+	pid_t (*wait4)(pid_t, int *, int, struct rusage *);
+	int (*waitid)(idtype_t, id_t, siginfo_t *, int);
+	int (*posix_spawn)(pid_t *, const char *,
+	                   const posix_spawn_file_actions_t *,
+	                   const posix_spawnattr_t *, char *const[],
+	                   char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *,
+	                    const posix_spawn_file_actions_t *,
+	                    const posix_spawnattr_t *, char *const[],
+	                    char *const[]);
 };
 
 extern struct rte_real rte_real;

@@ -100,6 +100,11 @@ static inline pid_t rte_sys_getpid(void)
 	return (pid_t)rte_sys3(SYS_getpid, 0, 0, 0);
 }
 
+static inline pid_t rte_sys_getppid(void)
+{
+	return (pid_t)rte_sys3(SYS_getppid, 0, 0, 0);
+}
+
 /* fstat(fd): 0, or -errno. */
 static inline long rte_sys_fstat(int fd, struct stat *st)
 {

@@ -84,6 +84,7 @@
 
 #include "clock.h"
 #include "forkvars.h"
+#include "proc.h"
 #include "registry.h"
 #include "sys.h"
 #include "rte/rte.h"
@@ -98,7 +99,7 @@ static RTE_FORKVAR pid_t g_pid;
 static struct rte_config g_cfg;
 static struct rte_file g_file = {.fd = -1};
 static RTE_FORKVAR pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1};
+static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
 static RTE_FORKVAR int g_stopping;                    /* ring_stop written, atomic */
 static uint32_t g_exec_active;            /* rte_g_active before exec */
@@ -117,6 +118,10 @@ static const struct {
 	[RTE_OWN_DROPPED] = {"rte.dropped", RTE_TYPE_INT},
 	[RTE_OWN_EXEC] = {"rte.exec", RTE_TYPE_CUSTOM},
 	[RTE_OWN_EXEC_FAIL] = {"rte.exec_failed", RTE_TYPE_INT},
+	[RTE_OWN_PROC] = {"rte.proc", RTE_TYPE_CUSTOM},
+	[RTE_OWN_EXIT] = {"rte.exit", RTE_TYPE_CUSTOM},
+	[RTE_OWN_REAP] = {"rte.reap", RTE_TYPE_CUSTOM},
+	[RTE_OWN_SPAWN] = {"rte.spawn", RTE_TYPE_INT},
 };
 
 /* ---- the per-process page ---------------------------------------------- */
@@ -148,6 +153,10 @@ static int state(void);
  * fault after fork). 0 in any other process.
  */
 static RTE_FORKVAR pid_t g_forked;
+/* The parent of a fork child, for its rte.proc: noted by the atfork
+ * prepare handler (in the parent, so the child inherits it), or at
+ * adoption without our handlers (getppid then). */
+static RTE_FORKVAR pid_t g_fork_ppid;
 
 /* 1 in a child process not adopted yet: its atfork handler ran (g_forked)
  * or none did (the per-process page reads 0: _Fork, raw fork or clone). */
@@ -264,6 +273,19 @@ RTE_FORKTEXT static int state(void)
 {
 	/* Acquire: pairs with the release stores of g_state. */
 	return __atomic_load_n(&g_state, __ATOMIC_ACQUIRE);
+}
+
+int rte_tracer_may_write(void)
+{
+	pid_t me = rte_sys_getpid();
+	/* Relaxed (both): see child_pending(). */
+	pid_t forked = __atomic_load_n(&g_forked, __ATOMIC_RELAXED);
+
+	if (forked)
+		return forked == me; /* a fork child not adopted yet */
+	if (g_proc && __atomic_load_n(&g_proc->pid, __ATOMIC_RELAXED) == 0)
+		return 1; /* a child made without our handlers */
+	return g_pid == me || g_pid == 0;
 }
 
 int rte_tracer_owns_process(void)
@@ -534,6 +556,11 @@ int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
 	return rte_ring_write_bytes(w, hdr, rte_clock_ns(), n ? bytes : "", n);
 }
 
+int rte_tracer_own_id(int which)
+{
+	return which >= 0 && which < RTE_OWN_COUNT ? g_own[which] : -1;
+}
+
 void rte_tracer_own_int(int which, int64_t v)
 {
 	int id = g_own[which];
@@ -591,6 +618,22 @@ void rte_tracer_write_name(unsigned id, const char *name)
 
 /* ---- start, fork child, stop ---------------------------------------------- */
 
+/* rte.proc on ring 0 (w is ours and busy; the lock is held, which
+ * guards the buffer: static, so that a start costs no page of stack). */
+static void write_proc(struct rte_ring_writer *w, int fork_child)
+{
+	static char buf[RTE_PROC_PAYLOAD_MAX];
+	int id = g_own[RTE_OWN_PROC];
+	size_t n;
+
+	if (id < 0)
+		return;
+	n = rte_proc_start_payload(buf, fork_child,
+	                           fork_child ? g_fork_ppid
+	                                      : rte_sys_getppid());
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), buf, n);
+}
+
 /* Fresh file mapped in g_file: reset the slots, give ring 0 to the
  * calling thread, publish the generation, write ring_start (and
  * fork_child). */
@@ -629,6 +672,7 @@ static void begin_file(int fork_child, uint64_t start_ts)
 		if (fork_child)
 			rte_ring_write1(&t->w, lc_hdr(RTE_LC_FORK_CHILD),
 			                start_ts, 0);
+		write_proc(&t->w, fork_child);
 		if (heir == t) {
 			write_labels(&t->w);
 		} else {
@@ -744,6 +788,9 @@ void rte_tracer_atfork_prepare(void)
 	if (st == ST_RUNNING || st == ST_FORKED)
 		g_fork_ts = rte_clock_peek_ns();
 	g_heir_th = pthread_self();
+	/* The child's parent, known here for sure: in the child, getppid()
+	 * may already name a reaper (daemon()'s parent _exits at once). */
+	g_fork_ppid = rte_sys_getpid();
 }
 
 /* The child's switch to a file of its own (see adopt_child). */
@@ -766,8 +813,10 @@ static void fork_switch(int from_handler)
 		/* The thread that forked, noted by the handlers. */
 		heir = __atomic_load_n(&g_heir, __ATOMIC_RELAXED);
 	} else {
-		/* No handler ran: the adopting thread keeps ring 0. */
+		/* No handler ran: the adopting thread keeps ring 0; the
+		 * parent is the one we have now (it may have ended). */
 		g_fork_ts = rte_clock_ns();
+		g_fork_ppid = getppid();
 		g_heir_th = pthread_self();
 		heir = rte_self_p;
 	}
@@ -873,6 +922,19 @@ static int keep_file(void)
 	return 0;
 }
 
+/* rte.exit, the process's own end and usage (w is ours and busy). */
+static void write_exit(struct rte_ring_writer *w)
+{
+	struct rte_exit_rec r;
+	int id = g_own[RTE_OWN_EXIT];
+
+	if (id < 0)
+		return;
+	rte_proc_exit_rec(&r);
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), &r,
+	                        sizeof(r));
+}
+
 void rte_tracer_stop(void)
 {
 	struct rte_ring_writer *w;
@@ -899,6 +961,7 @@ void rte_tracer_stop(void)
 		if (dropped && id >= 0)
 			rte_ring_write1(w, user_hdr(RTE_UMSG_INT, id),
 			                rte_clock_ns(), dropped);
+		write_exit(w);
 		rte_ring_write0(w, lc_hdr(RTE_LC_RING_STOP), rte_clock_ns());
 		rte_leave();
 	}

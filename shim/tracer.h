@@ -60,6 +60,10 @@ enum {
 	RTE_OWN_DROPPED,   /* rte.dropped, int */
 	RTE_OWN_EXEC,      /* rte.exec, custom: the program being executed */
 	RTE_OWN_EXEC_FAIL, /* rte.exec_failed, int: errno of the failed exec */
+	RTE_OWN_PROC,      /* rte.proc, custom: rte_proc_rec + argv */
+	RTE_OWN_EXIT,      /* rte.exit, custom: rte_exit_rec of this process */
+	RTE_OWN_REAP,      /* rte.reap, custom: rte_exit_rec of a reaped child */
+	RTE_OWN_SPAWN,     /* rte.spawn, int: pid of a spawned/vforked child */
 	RTE_OWN_COUNT
 };
 
@@ -190,6 +194,8 @@ void rte_tracer_lifecycle(unsigned lc, int64_t data, int with_data);
  * parent to child points forward. Writes none of our copy-on-write
  * pages besides the ring's. */
 void rte_tracer_fork_parent(pid_t child, uint64_t ts);
+/* The id of rte.* event `which` (RTE_OWN_*), -1 if it has none. */
+int rte_tracer_own_id(int which);
 /* Write an rte.* event of the calling thread (no-op when not active). */
 void rte_tracer_own_int(int which, int64_t v);
 void rte_tracer_own_custom(int which, const void *bytes, size_t n);
@@ -202,6 +208,10 @@ int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
 int rte_tracer_exec_begin(const char *prog);
 void rte_tracer_exec_failed(int err);
 
+/* 0 in a vfork child of the process that owns the state (it shares our
+ * memory, not our pid: it must write nothing), else 1. One getpid system
+ * call. Async-signal-safe. */
+int rte_tracer_may_write(void);
 /* 1 if the calling process owns the file and tracing runs (false in a
  * vfork child, which shares our memory but has another pid). A fork child
  * with PRESERVE makes its pending file here. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rte/consumer.h"
+#include "rte/proc.h"
 
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
@@ -106,6 +107,112 @@ static char *put_str(char *p, const char *s, size_t max)
 	return p;
 }
 
+/* n bytes of s as a JSON string, escaped as put_str does (NULs too). */
+static char *put_mem(char *p, const char *s, size_t n)
+{
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '"' || ch == '\\') {
+			*p++ = '\\';
+			*p++ = (char)ch;
+		} else if (ch < 0x20 || ch >= 0x7f) {
+			p = LIT(p, "\\u00");
+			*p++ = hexd[ch >> 4];
+			*p++ = hexd[ch & 15];
+		} else {
+			*p++ = (char)ch;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+/* ,"proc":{...} of an rte.proc payload (nothing if malformed): at most
+ * 80 + 9 bytes a payload byte. */
+static char *put_proc(char *p, const struct rte_event *ev)
+{
+	struct rte_proc_rec r;
+	const char *argv, *a;
+	size_t alen, pos = 0, len;
+	int first = 1;
+
+	if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len, &r, &argv,
+	                    &alen) < 0)
+		return p;
+	p = put_i64(LIT(p, ",\"proc\":{\"ppid\":"), r.ppid);
+	if (r.flags & RTE_PROC_FORK_CHILD)
+		p = LIT(p, ",\"fork\":true");
+	p = put_u64(LIT(p, ",\"argc\":"), r.argc);
+	if (!(r.flags & RTE_PROC_NO_ARGV)) {
+		p = LIT(p, ",\"argv\":[");
+		while ((a = rte_proc_argv_next(argv, alen, &pos, &len))) {
+			if (!first)
+				*p++ = ',';
+			first = 0;
+			p = put_mem(p, a, len);
+		}
+		*p++ = ']';
+	}
+	if (r.flags & RTE_PROC_ARGV_CUT)
+		p = LIT(p, ",\"argv_cut\":true");
+	*p++ = '}';
+	return p;
+}
+
+/* ,"exit":{...} of an rte.exit or rte.reap payload: under 400 bytes. */
+static char *put_exit(char *p, const struct rte_event *ev)
+{
+	struct rte_exit_rec r;
+	const char *abbrev;
+
+	if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) < 0)
+		return p;
+	p = put_i64(LIT(p, ",\"exit\":{\"pid\":"), r.pid);
+	if (r.how == RTE_EXIT_STATUS) {
+		p = put_i64(LIT(p, ",\"status\":"), r.value);
+	} else if (r.how == RTE_EXIT_SIGNAL) {
+		abbrev = r.value > 0 && r.value < 65 ? sigabbrev_np(r.value)
+		                                     : NULL;
+		p = LIT(p, ",\"signal\":\"SIG");
+		if (abbrev && strlen(abbrev) < 16) {
+			memcpy(p, abbrev, strlen(abbrev));
+			p += strlen(abbrev);
+		} else {
+			p = put_i64(p, r.value);
+		}
+		p = put_i64(LIT(p, "\",\"signo\":"), r.value);
+		if (r.flags & RTE_EXIT_CORE)
+			p = LIT(p, ",\"core\":true");
+	} else {
+		p = LIT(p, ",\"unknown\":true");
+	}
+	if (!(r.flags & RTE_EXIT_NO_RUSAGE)) {
+		p = put_u64(LIT(p, ",\"cpu_user_ns\":"), r.utime_ns);
+		p = put_u64(LIT(p, ",\"cpu_sys_ns\":"), r.stime_ns);
+		p = put_u64(LIT(p, ",\"max_rss_kib\":"), r.maxrss_kib);
+		p = put_u64(LIT(p, ",\"minflt\":"), r.minflt);
+		p = put_u64(LIT(p, ",\"majflt\":"), r.majflt);
+		p = put_u64(LIT(p, ",\"nvcsw\":"), r.nvcsw);
+		p = put_u64(LIT(p, ",\"nivcsw\":"), r.nivcsw);
+	}
+	*p++ = '}';
+	return p;
+}
+
+/* The decoded fields of rte's process events, after "hex". */
+static char *put_own(char *p, const struct rte_event *ev)
+{
+	if (!ev->name || strncmp(ev->name, "rte.", 4))
+		return p;
+	if (!strcmp(ev->name, "rte.proc"))
+		return put_proc(p, ev);
+	if (!strcmp(ev->name, "rte.exit") || !strcmp(ev->name, "rte.reap"))
+		return put_exit(p, ev);
+	return p;
+}
+
 const char *rte_event_name(const struct rte_event *ev, char *buf, size_t cap)
 {
 	static const char *const prefix[RTE_EV_KIND_COUNT] = {
@@ -169,7 +276,7 @@ static char *put_payload(char *p, const struct rte_event *ev, size_t max)
 			*p++ = hexd[ev->u.custom.bytes[i] & 15];
 		}
 		*p++ = '"';
-		return p;
+		return put_own(p, ev);
 	default:
 		return p;
 	}
@@ -217,6 +324,18 @@ static size_t put_line(char *p, const struct rte_event *ev, long pid,
 	return (size_t)(p - b);
 }
 
+/* What put_own() adds at most: rte.proc's argv (decoded only when the
+ * payload is at most 16 + RTE_PROC_ARGV_MAX bytes) at 9 bytes a byte
+ * (6 escaped, 3 of quotes and comma), rte.exit's fields. */
+static size_t own_bound(const struct rte_event *ev)
+{
+	if (!ev->name || strncmp(ev->name, "rte.", 4))
+		return 0;
+	if (!strcmp(ev->name, "rte.proc"))
+		return 80 + 9 * ev->u.custom.len;
+	return 480;
+}
+
 /* An upper bound of the line's length when the name has at most max
  * bytes: the keys, every number at its widest (20 digits and a sign), the
  * name with every byte escaped to 6 (a made-up "phase_N" is under 48), the
@@ -228,7 +347,7 @@ static size_t line_bound(const struct rte_event *ev, size_t max)
 	if (ev->kind == RTE_EV_ALLOC)
 		n += RTE_ALLOC_BUCKETS * 21;
 	else if (ev->kind == RTE_EV_USER_CUSTOM)
-		n += 2 * ev->u.custom.len;
+		n += 2 * ev->u.custom.len + own_bound(ev);
 	return n;
 }
 

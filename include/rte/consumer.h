@@ -262,7 +262,9 @@ int rte_event_dispatch(const struct rte_event *ev,
  * written (excluding NUL). The output is always NUL-terminated and is
  * truncated if cap is too small; RTE_JSONL_MAX is always enough.
  */
-#define RTE_JSONL_MAX (RTE_CUSTOM_MAX_BYTES * 2 + 1024)
+/* The longest line: a custom payload's hex, or an rte.proc's (at most 16
+ * + 4096 bytes) with its argv decoded, every byte escaped (rte/proc.h). */
+#define RTE_JSONL_MAX ((16 + 4096) * 2 + 4096 * 9 + 1024)
 size_t rte_event_jsonl(char *buf, size_t cap, const struct rte_event *ev,
                        long pid);
 

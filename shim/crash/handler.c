@@ -72,6 +72,7 @@
 #include "crash/altstack.h"
 #include "crash/crash.h"
 #include "forkvars.h"
+#include "proc.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
@@ -656,6 +657,15 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 		t_first_sig = sig;
 		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
 		record(&r);
+		if (!program) {
+			/* No ring_stop follows: the end is written here. */
+			struct rte_exit_rec x;
+
+			rte_proc_note_exit(RTE_EXIT_SIGNAL, sig);
+			rte_proc_exit_rec(&x);
+			rte_crash_emit(rte_tracer_own_id(RTE_OWN_EXIT), &x,
+			               sizeof(x), 1);
+		}
 		t_recording = 0;
 		if (!program)
 			/* Release: pairs with the acquire in
@@ -728,6 +738,7 @@ static void term_record(void *arg)
 		                rte_clock_ns(), (uint64_t)sig);
 		rte_leave();
 	}
+	rte_proc_note_exit(RTE_EXIT_SIGNAL, sig); /* for rte.exit */
 	rte_tracer_stop(); /* ring_stop; the file removed unless PRESERVE */
 }
 

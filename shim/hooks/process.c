@@ -47,6 +47,7 @@
 #include "hooks.h"
 #include "forkvars.h"
 #include "prof/profiler.h"
+#include "proc.h"
 #include "sys.h"
 #include "tracer.h"
 
@@ -492,7 +493,8 @@ EXEC_LIST(execle, 0, 1)
 
 /* ---- exit ------------------------------------------------------------------ */
 
-RTE_FORKTEXT static void exit_stop(void)
+/* Stop for an exit with this status (noted for rte.exit). */
+RTE_FORKTEXT static void exit_stop(int status)
 {
 	int saved;
 
@@ -500,6 +502,10 @@ RTE_FORKTEXT static void exit_stop(void)
 	if (!rte_tracer_stop_needed() || rte_tracer_vforked())
 		return;
 	saved = errno;
+	/* Not in a vfork child: it shares our memory (stop then does
+	 * nothing either). */
+	if (rte_tracer_may_write())
+		rte_proc_note_exit(RTE_EXIT_STATUS, status);
 	if (!rte_self.guard) {
 		rte_self.guard = 1;
 		rte_tracer_stop();
@@ -511,7 +517,7 @@ RTE_FORKTEXT static void exit_stop(void)
 RTE_EXPORT RTE_FORKTEXT void _exit(int status)
 {
 	rte_real_resolve();
-	exit_stop();
+	exit_stop(status);
 	if (rte_real.exit_)
 		rte_real.exit_(status);
 	for (;;)
@@ -528,7 +534,7 @@ RTE_EXPORT void quick_exit(int status)
 	rte_real_resolve();
 	/* quick_exit runs the at_quick_exit handlers, then _exit inside libc
 	 * where we cannot see it: stop first. */
-	exit_stop();
+	exit_stop(status);
 	if (rte_real.quick_exit)
 		rte_real.quick_exit(status);
 	_exit(status);

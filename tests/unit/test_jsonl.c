@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rte/proc.h"
 #include "rte_test.h"
 
 static char line[RTE_JSONL_MAX];
@@ -183,6 +184,52 @@ static void longest_line_fits_rte_jsonl_max(void **state)
 	assert_non_null(strstr(l, "\"ts\":18446744073709551615"));
 	assert_int_equal(strspn(strstr(l, "\"hex\":\"") + 7, "ab"),
 	                 2 * RTE_CUSTOM_MAX_BYTES);
+}
+
+/* An rte.proc payload: the record, then argv bytes. */
+static const char *proc_line(struct rte_proc_rec r, const char *argv,
+                             size_t n)
+{
+	static unsigned char b[sizeof(r) + RTE_PROC_ARGV_MAX + 8];
+	static uint64_t p[RTE_MAX_MSG_WORDS];
+	size_t words;
+
+	memcpy(b, &r, sizeof(r));
+	memcpy(b + sizeof(r), argv, n);
+	words = rte_custom_encode(b, sizeof(r) + n, p);
+	return one(rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, 8185), 3, p,
+	           (unsigned)words, "rte.proc", 1);
+}
+
+static void rte_proc_is_decoded_and_checked(void **state)
+{
+	static char argv[RTE_PROC_ARGV_MAX];
+	struct rte_proc_rec r = {.version = 1, .ppid = 7, .argc = 2,
+	                         .bytes = 8};
+	const char *l;
+
+	(void)state;
+	l = proc_line(r, "sh\0a\nb\xff\0", 8);
+	assert_non_null(strstr(l, ",\"proc\":{\"ppid\":7,\"argc\":2,"
+	                          "\"argv\":[\"sh\",\"a\\u000ab\\u00ff\"]}}"));
+	/* Hostile: more bytes than the vector has, an unknown version, a
+	 * cut vector not flagged: hex only. */
+	r.bytes = 3;
+	assert_null(strstr(proc_line(r, "sh\0a\nb\xff\0", 8), "\"proc\""));
+	r.bytes = 8;
+	r.version = 2;
+	assert_null(strstr(proc_line(r, "sh\0a\nb\xff\0", 8), "\"proc\""));
+	r.version = 1;
+	r.bytes = 20;
+	assert_null(strstr(proc_line(r, "sh\0a\nb\xff\0", 8), "\"proc\""));
+	/* The longest: 4096 bytes, each escaped, cut; the line is whole. */
+	memset(argv, 0x01, sizeof argv);
+	r.flags = RTE_PROC_ARGV_CUT;
+	r.argc = 1;
+	r.bytes = 100000;
+	l = proc_line(r, argv, sizeof argv);
+	assert_true(strlen(l) < RTE_JSONL_MAX - 1);
+	assert_non_null(strstr(l, "],\"argv_cut\":true}}"));
 }
 
 static void short_buffers_get_a_terminated_prefix(void **state)
@@ -368,6 +415,7 @@ int main(void)
 		cmocka_unit_test(names_from_files_are_escaped),
 		cmocka_unit_test(longest_line_fits_rte_jsonl_max),
 		cmocka_unit_test(short_buffers_get_a_terminated_prefix),
+		cmocka_unit_test(rte_proc_is_decoded_and_checked),
 		cmocka_unit_test(ocaml_fixtures_decode_to_the_expected_jsonl),
 	};
 

@@ -1,0 +1,51 @@
+/*
+ * procrec.c - the decoders of rte.proc, rte.exit and rte.reap payloads
+ * (rte/proc.h). Every payload comes from a file someone else wrote: the
+ * fixed part is copied out (no alignment assumed), its version and counts
+ * checked against the payload's length before anything is trusted.
+ */
+#include <string.h>
+
+#include "rte/proc.h"
+
+int rte_proc_decode(const void *payload, size_t n, struct rte_proc_rec *r,
+                    const char **argv, size_t *argv_len)
+{
+	size_t rest;
+
+	if (!payload || n < sizeof(*r))
+		return -1;
+	memcpy(r, payload, sizeof(*r));
+	rest = n - sizeof(*r);
+	if (r->version != RTE_PROC_VERSION || rest > RTE_PROC_ARGV_MAX ||
+	    (rest < r->bytes && !(r->flags & RTE_PROC_ARGV_CUT)) ||
+	    rest > r->bytes)
+		return -1;
+	*argv = (const char *)payload + sizeof(*r);
+	*argv_len = rest;
+	return 0;
+}
+
+int rte_exit_decode(const void *payload, size_t n, struct rte_exit_rec *r)
+{
+	if (!payload || n < sizeof(*r))
+		return -1;
+	memcpy(r, payload, sizeof(*r));
+	if (r->version != RTE_EXIT_VERSION || r->how > RTE_EXIT_SIGNAL)
+		return -1;
+	return 0;
+}
+
+const char *rte_proc_argv_next(const char *argv, size_t argv_len,
+                               size_t *pos, size_t *len)
+{
+	const char *s, *nul;
+
+	if (*pos >= argv_len)
+		return NULL;
+	s = argv + *pos;
+	nul = memchr(s, '\0', argv_len - *pos);
+	*len = nul ? (size_t)(nul - s) : argv_len - *pos;
+	*pos += *len + (nul != NULL);
+	return s;
+}

@@ -1,0 +1,120 @@
+/*
+ * proc.c - the process records (proc.h): who this process is (argv, parent)
+ * and how it ended (status or signal, resource usage).
+ *
+ * argv: glibc passes (argc, argv, envp) to every ELF constructor; the
+ * vector is noted there and its strings copied into each file's rte.proc,
+ * at most RTE_PROC_ARGV_MAX bytes of them (the rest counted, not copied):
+ * a program that rewrites its argv in place before a later start (or a
+ * fork child's file) shows what is there then. The strings are the
+ * process's own memory, never freed.
+ *
+ * The system calls are made raw (sys.h): in a fresh image, a libc
+ * function no other part of a small program calls is a page fault of
+ * libc's text.
+ */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "sys.h"
+
+static char **g_argv;
+static int g_argc;
+static int g_how, g_value; /* rte_proc_note_exit */
+
+void rte_proc_load(int argc, char **argv)
+{
+	if (argc >= 0 && argv) {
+		g_argc = argc;
+		g_argv = argv;
+	}
+}
+
+size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid)
+{
+	struct rte_proc_rec r = {.version = RTE_PROC_VERSION,
+	                         .ppid = (int32_t)ppid};
+	char *out = (char *)buf + sizeof(r);
+	size_t used = 0, total = 0;
+
+	if (fork_child)
+		r.flags |= RTE_PROC_FORK_CHILD;
+	if (!g_argv)
+		r.flags |= RTE_PROC_NO_ARGV;
+	for (int i = 0; g_argv && i < g_argc && g_argv[i]; i++) {
+		size_t n = strlen(g_argv[i]) + 1; /* with its NUL */
+		size_t room = RTE_PROC_ARGV_MAX - used;
+
+		if (n > room) {
+			r.flags |= RTE_PROC_ARGV_CUT;
+			n = room;
+		}
+		memcpy(out + used, g_argv[i], n);
+		used += n;
+		total += strlen(g_argv[i]) + 1;
+		r.argc++;
+	}
+	r.bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r) + used;
+}
+
+void rte_proc_note_exit(int how, int value)
+{
+	g_how = how;
+	g_value = how == RTE_EXIT_STATUS ? (value & 0xff) : value;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u +
+	       (uint64_t)tv->tv_usec * 1000u;
+}
+
+static void usage(struct rte_exit_rec *r, const struct rusage *ru)
+{
+	if (!ru) {
+		r->flags |= RTE_EXIT_NO_RUSAGE;
+		return;
+	}
+	r->utime_ns = tv_ns(&ru->ru_utime);
+	r->stime_ns = tv_ns(&ru->ru_stime);
+	r->maxrss_kib = (uint64_t)ru->ru_maxrss;
+	r->minflt = (uint64_t)ru->ru_minflt;
+	r->majflt = (uint64_t)ru->ru_majflt;
+	r->nvcsw = (uint64_t)ru->ru_nvcsw;
+	r->nivcsw = (uint64_t)ru->ru_nivcsw;
+}
+
+void rte_proc_exit_rec(struct rte_exit_rec *r)
+{
+	struct rusage ru;
+
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_EXIT_VERSION;
+	r->how = (uint8_t)g_how;
+	r->value = g_value;
+	r->pid = (int32_t)rte_sys_getpid();
+	usage(r, rte_sys3(SYS_getrusage, RUSAGE_SELF, (long)&ru, 0) == 0 ? &ru
+	                                                                 : NULL);
+}
+
+void rte_proc_reap_rec(struct rte_exit_rec *r, pid_t pid, int status,
+                       const struct rusage *ru)
+{
+	memset(r, 0, sizeof(*r));
+	r->version = RTE_EXIT_VERSION;
+	r->pid = (int32_t)pid;
+	if (WIFEXITED(status)) {
+		r->how = RTE_EXIT_STATUS;
+		r->value = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		r->how = RTE_EXIT_SIGNAL;
+		r->value = WTERMSIG(status);
+		if (WCOREDUMP(status))
+			r->flags |= RTE_EXIT_CORE;
+	}
+	usage(r, ru);
+}

@@ -1,0 +1,45 @@
+/*
+ * proc.h - the process records (proc.c; a leaf): the payloads of rte.proc,
+ * rte.exit and rte.reap (rte/proc.h) built from what the process knows of
+ * itself. The tracer writes them; the hooks note how the process ends.
+ *
+ * Every function is async-signal-safe and allocates nothing; none writes
+ * anything but proc.c's own globals (and the caller's buffer), so none may
+ * be called in a vfork child: callers check that they own the process
+ * first.
+ */
+#ifndef RTE_SHIM_PROC_H
+#define RTE_SHIM_PROC_H
+
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "rte/proc.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The room a start payload needs. */
+#define RTE_PROC_PAYLOAD_MAX (sizeof(struct rte_proc_rec) + RTE_PROC_ARGV_MAX)
+
+/* Note the argument vector given to the constructor (the one the image
+ * started with; its strings are read again at each file's start). */
+void rte_proc_load(int argc, char **argv);
+/* Fill buf (RTE_PROC_PAYLOAD_MAX bytes) with the rte.proc payload of the
+ * calling process; returns its length. fork_child: made by fork, ppid the
+ * forking process. */
+size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid);
+/* How the process is ending: RTE_EXIT_STATUS with the status (the low 8
+ * bits are kept) or RTE_EXIT_SIGNAL with the signal. The last note wins. */
+void rte_proc_note_exit(int how, int value);
+/* The rte.exit record of the calling process: the noted end, its pid and
+ * getrusage(RUSAGE_SELF). */
+void rte_proc_exit_rec(struct rte_exit_rec *r);
+/* The rte.reap record of a child that a wait reaped: its pid, its wait
+ * status, its usage (NULL: unknown). */
+void rte_proc_reap_rec(struct rte_exit_rec *r, pid_t pid, int status,
+                       const struct rusage *ru);
+
+#pragma GCC visibility pop
+
+#endif

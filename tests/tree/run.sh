@@ -1,0 +1,160 @@
+#!/bin/sh
+# run.sh - the process tree rte records is the one the kernel made: the
+# same commands traced at once by `strace -f -e trace=process` (Debian's)
+# and by librte.so give the same processes, parents, argv and exit
+# statuses or signals (compare.py), for every way of making a child:
+# fork, posix_spawnp, vfork, system(), daemon(), bash, make -j2, Python's
+# subprocess, multiprocessing and os.system, SIGPIPE, SIGKILL; and odd
+# argv (newlines, non-UTF-8 bytes, 100,000 arguments, rewritten in place)
+# and a reused pid are shown as they were.
+#
+#   RTE_BUILD=$PWD/build sh tests/tree/run.sh [test_NAME...]
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/tree
+SRC=$(cd "$(dirname "$0")" && pwd)
+LIB=$B/librte.so
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+TMO="timeout 300"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-tree.XXXXXX") || exit 1
+. "$SRC/../harness.sh"
+
+# both CMD...: run CMD under strace -f and the shim at once (the pids
+# are then the same in both), into $D/strace and $D/ev/; status in $rc.
+# Under ASan, without LeakSanitizer: it cannot run under ptrace.
+both() {
+	mkdir -p "$D/ev"
+	$TMO strace -f -s 1000000 -e trace=process -o "$D/strace" \
+		env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		OCAML_RUNTIME_EVENTS_DIR="$D/ev" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		"$@" >"$D/out" 2>"$D/err"
+	rc=$?
+	"$B/rte-read" -f jsonl "$D/ev" >"$D/ev.jsonl" 2>"$D/read.err" ||
+		fail "rte-read: $(cat "$D/read.err")"
+}
+
+# compare [--lost-images]: compare.py of $D's two views must find no
+# difference.
+compare() {
+	python3 "$SRC/compare.py" "$D/strace" "$D/ev.jsonl" "$@" >"$D/cmp" 2>&1 ||
+		fail "$(grep -v ' 0 differences' "$D/cmp" | head -20)"
+}
+
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# jq_count FILTER: JSONL lines of $D/ev.jsonl for which the Python
+# expression FILTER (on `e`) is true.
+py_count() {
+	python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if '"$1"':
+        n += 1
+print(n)' "$D/ev.jsonl"
+}
+
+test_spawns() {
+	begin spawns
+	both "$T/spawns" all
+	expect_eq "exit status" "$rc" 2
+	compare
+	# Each way is there: the kill, the daemon's exec, the spawn links.
+	expect_eq "SIGKILL reaped" "$(py_count 'e.get("event") == "rte.reap" and e["exit"].get("signal") == "SIGKILL"')" 1
+	expect_eq "rte.spawn events" "$(py_count 'e.get("event") == "rte.spawn"')" 3
+	finish
+}
+
+test_bash_pipeline() {
+	begin bash_pipeline
+	both bash -c 'yes | head -1; exit 7'
+	expect_eq "exit status" "$rc" 7
+	expect_eq "output" "$(cat "$D/out")" "y"
+	compare
+	expect_eq "yes ends by SIGPIPE" "$(py_count 'e.get("event") == "rte.exit" and e["exit"].get("signal") == "SIGPIPE"')" 1
+	finish
+}
+
+test_python() {
+	begin python
+	both /usr/bin/python3 "$SRC/progs/pyspawn.py"
+	expect_eq "exit status" "$rc" 0
+	compare
+	finish
+}
+
+test_make() {
+	begin make
+	both make -s -j2 -f "$SRC/progs/Makefile.small" -C "$D"
+	expect_eq "exit status" "$rc" 0
+	compare
+	finish
+}
+
+test_argv() {
+	begin argv
+	both "$T/spawns" argv
+	expect_eq "exit status" "$rc" 0
+	compare
+	# The exec'd image shows its argv as exec gave it; its fork child,
+	# made after the image rewrote argv[2] in place, what memory holds.
+	expect_eq "exec'd argv" "$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][2:] == ["line one\nline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]')" 1
+	expect_eq "rewritten argv" "$(py_count 'e.get("event") == "rte.proc" and e["proc"].get("fork") and e["proc"]["argv"][2] == "Z" * 17')" 1
+	# Text: the same escapes, one line.
+	"$B/rte-read" -f text "$D/ev" >"$D/text" 2>&1 || fail "rte-read -f text"
+	python3 - "$D/text" <<'PY' || fail "text: no such argv line"
+import sys
+want = r'"argv", "line one\u000aline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]'
+sys.exit(0 if any(want in l for l in open(sys.argv[1])) else 1)
+PY
+	finish
+}
+
+test_many_args() {
+	begin many_args
+	both "$T/spawns" many 100000
+	expect_eq "exit status" "$rc" 0
+	compare
+	expect_eq "cut argv" "$(py_count 'e.get("event") == "rte.proc" and e["proc"].get("argv_cut") and e["proc"]["argc"] == 100001')" 1
+	finish
+}
+
+test_vfork_child() {
+	begin vfork_child
+	both "$T/spawns" vforkfail
+	expect_eq "exit status" "$rc" 2
+	compare
+	# The vfork children (which share the parent's memory) noted no end
+	# of theirs there: the parent's rte.exit is its own.
+	expect_eq "parent's end" "$(py_count 'e.get("event") == "rte.exit" and e["exit"].get("status") == 2')" 1
+	finish
+}
+
+test_pid_reuse() {
+	begin pid_reuse
+	both "$T/spawns" reuse
+	expect_eq "exit status" "$rc" 0
+	if grep -q "^reused" "$D/out"; then
+		# The second life's file name is still taken by the first's
+		# kept file (PRESERVE): it has none, and says so.
+		compare --lost-images
+		grep -q "rte: " "$D/err" || fail "no warning for the taken name"
+		expect_eq "two lives" "$(py_count 'e.get("event") == "rte.reap" and e["exit"]["pid"] == '"$(awk '{print $2}' "$D/out")")" 2
+	else
+		skip pid_reuse "no pid could be reused here (needs root and a quiet pid range)"
+		CUR_OK=skip
+	fi
+	[ "$CUR_OK" = skip ] || finish
+}
+
+command -v strace >/dev/null || { echo "tests/tree: strace not installed"; exit 1; }
+TESTS=${*:-$(sed -n 's/^\(test_[a-z_]*\)() {$/\1/p' "$0")}
+for t in $TESTS; do
+	$t
+done
+echo "tests/tree: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
