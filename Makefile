@@ -6,6 +6,8 @@
 #   make demo       installs the missing packages itself, builds, runs the demo
 #   make test       build and run every test
 #   make check-asan the whole suite under AddressSanitizer + UBSan
+#   make check-peers CPython's own regression tests plain and under rte,
+#                   compared test by test (minutes; not in `make test`)
 #
 # The build is split into fragments, one per part of the tree: mk/*.mk.
 # Each fragment adds its artefacts to ALL and its test runs to TEST_RUNS.

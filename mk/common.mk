@@ -1,8 +1,10 @@
 # common/: what the shim and the reader share, in four folders that show it.
 #
 #   common/format/    what both libraries link: the format (format.c), error
-#                     strings (error.c) and the default directory of ring
-#                     files (rundir.c, rundir.h). A file here includes nothing
+#                     strings (error.c), the default directory of ring
+#                     files (rundir.c, rundir.h) and the rule that a file's
+#                     writer is gone (stale.c, stale.h: --clean and the
+#                     shim's sweep). A file here includes nothing
 #                     from common/writer/ or common/consumer/, so that either
 #                     library builds without the other.
 #   common/writer/    the ring writer and the clock (ring.c, clock.c): linked
@@ -18,10 +20,10 @@
 # The public headers are in include/rte/; each common/ folder is on the
 # include path (-I, in the Makefile) for its internal headers.
 
-COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c
+COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c common/format/stale.c
 CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/jsonl.c \
 	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c
-WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c
+WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c common/format/stale.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)
 

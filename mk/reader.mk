@@ -103,6 +103,7 @@ reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)
 # OCaml names from the executable (tests/reader/ocamlexe.sh):
 #   native54  Sys.ocaml_version "5.4.0+dev0-2024-08-25" and 5.4's runtime symbols
 #   native52  Sys.ocaml_version "5.2.0" and 5.2's runtime symbols
+#   native50  Sys.ocaml_version "5.0.0" between 5.0's symbols (Sys__data_begin)
 #   byte52    the bytecode runtime's version string, 5.2.0
 #   syms53    5.3's runtime symbols only
 #   plain     none of these (not an OCaml program)
@@ -110,10 +111,11 @@ reader-profile-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_PROFPROG)
 #             of version 5.3.0~alpha1
 OCAMLPROG_FLAGS_native54 := -DNATIVE -DOCAML_VER='"5.4.0+dev0-2024-08-25"' -DVLEN=21 -DMARKERS=4
 OCAMLPROG_FLAGS_native52 := -DNATIVE -DOCAML_VER='"5.2.0"' -DVLEN=5 -DMARKERS=2
+OCAMLPROG_FLAGS_native50 := -DNATIVE -DSYS50 -DOCAML_VER='"5.0.0"' -DVLEN=5 -DMARKERS=0
 OCAMLPROG_FLAGS_byte52 := -DBYTE -DOCAML_VER='"5.2.0"' -DVLEN=5
 OCAMLPROG_FLAGS_syms53 := -DMARKERS=3
 OCAMLPROG_FLAGS_plain :=
-OCAMLPROGS := $(patsubst %,$(READER_TEST_BIN)/ocamlprog-%,native54 native52 byte52 syms53 plain shared)
+OCAMLPROGS := $(patsubst %,$(READER_TEST_BIN)/ocamlprog-%,native54 native52 native50 byte52 syms53 plain shared)
 $(READER_TEST_BIN)/ocamlprog-%: tests/reader/ocamlprog.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(OCAMLPROG_FLAGS_$*) -o $@ $< $(BASE_LDFLAGS)

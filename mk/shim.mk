@@ -18,6 +18,7 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
+	shim/hooks/identity.c shim/sweep.c \
 	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/backtrace.c \
 	shim/prof/profiler.c shim/prof/parse.c \
 	shim/alloc/arena.c shim/alloc/sample.c shim/hooks/alloc.c \
@@ -50,7 +51,7 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
 # ---- tests ------------------------------------------------------------------
 
 SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways \
-	isolate
+	isolate hostfd
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
@@ -59,6 +60,11 @@ SHIM_TEST_BINS := $(SHIM_PROG_BINS) $(SHIM_API_BIN) $(SHIM_DUMP_BIN)
 $(SHIM_PROG_BINS): $(BUILD)/tests/shim/%: $(BUILD)/obj/tests/shim/progs/%.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(BASE_LDFLAGS)
+
+# hostfd's spin loops must have no unwind information: the profiler's
+# unwinder then validates the addresses it reads (test_host_daemon).
+$(BUILD)/obj/tests/shim/progs/hostfd.o: BASE_CFLAGS += \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables
 
 # fakeocaml's variants (test_ocaml): the symbol in the dynamic symbol
 # table of a stripped executable (-rdynamic), or of a shared library only.
@@ -100,6 +106,8 @@ test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 		sh tests/shim/run.sh
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/isolation.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+		sh tests/shim/host.sh
 
 check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_SHIM_RUNS) ]; do \

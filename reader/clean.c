@@ -14,7 +14,6 @@
  * before any of that is asked. A file changed after the snapshot was taken
  * may belong to a writer the snapshot missed: it is kept.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,49 +28,16 @@
 #include "clean.h"
 #include "inputs.h"
 #include "liveness.h"
+#include "stale.h"
 #include "vec.h"
 
-enum kind { K_OTHER, K_RING, K_EXEC, K_TMP };
+enum kind { K_OTHER = RTE_NAME_OTHER, K_RING = RTE_NAME_RING,
+            K_EXEC = RTE_NAME_EXEC, K_TMP = RTE_NAME_TMP };
 
-/* Skip 1..max decimal (or lowercase hex) digits; NULL if there is none. */
-static const char *digits(const char *s, int hex, int max)
-{
-	int n = 0;
-
-	while (n < max && (hex ? isxdigit((unsigned char)s[n]) && !isupper((unsigned char)s[n])
-	                       : isdigit((unsigned char)s[n])))
-		n++;
-	return n ? s + n : NULL;
-}
-
-/* What the name is, and the pid it starts with. */
+/* What the name is, and the pid it starts with (stale.h). */
 static enum kind classify(const char *name, long *pid)
 {
-	const char *p;
-
-	*pid = atol(name + (name[0] == '.'));
-	if (name[0] != '.') { /* <pid>.events or <pid>.exec<N>.events */
-		if (!(p = digits(name, 0, 9)))
-			return K_OTHER;
-		if (!strncmp(p, ".exec", 5) && !(p = digits(p + 5, 0, 9)))
-			return K_OTHER;
-		return strcmp(p, ".events") ? K_OTHER : K_RING;
-	}
-	if (!(p = digits(name + 1, 0, 9)))
-		return K_OTHER;
-	if (!strcmp(p, ".events.exec"))
-		return K_EXEC;
-	if (*p != '.' || digits(p + 1, 1, 8) != p + 9) /* exactly 8 hex digits */
-		return K_OTHER;
-	return strcmp(p + 9, ".events.tmp") ? K_OTHER : K_TMP;
-}
-
-static uint64_t changed_ns(const struct stat *st)
-{
-	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
-	uint64_t m = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
-
-	return c < m ? c : m;
+	return (enum kind)rte_name_classify(name, pid);
 }
 
 static uint64_t realtime_ns(void)
@@ -172,13 +138,13 @@ static int may_be_written(struct mapped *m, int fd, const struct stat *st, long 
 {
 	struct rd_maps_id id = { st->st_dev, st->st_ino };
 
-	if (snapshot(m) < 0 || changed_ns(st) + 20000000 >= m->t0)
+	if (snapshot(m) < 0 || rte_stat_changed_ns(st) + 20000000 >= m->t0)
 		return 1;
 	rd_maps_id_of_fd(fd, &id); /* else maps name it as stat() does */
 	if (m->n && bsearch(&id, m->ids, m->n, sizeof id, by_id))
 		return 1;
 	for (size_t i = 0; i < m->nhidden; i++)
-		if (m->hidden[i] == pid && !rd_pid_newer_than(pid, changed_ns(st)))
+		if (m->hidden[i] == pid && !rd_pid_newer_than(pid, rte_stat_changed_ns(st)))
 			return 1;
 	/* Another user's file while another user's maps are hidden from
 	 * us: its writer may be one of them (under another pid, in a pid
@@ -290,7 +256,7 @@ static const char *why_remove(struct mapped *m, int fd, const char *name,
 		return buf;
 	case K_EXEC:
 	case K_TMP:
-		if (!rd_pid_newer_than(pid, changed_ns(st)) ||
+		if (!rd_pid_newer_than(pid, rte_stat_changed_ns(st)) ||
 		    may_be_written(m, fd, st, pid))
 			return NULL;
 		snprintf(buf, cap, k == K_EXEC

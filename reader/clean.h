@@ -13,7 +13,8 @@
  * does not open as a ring file, a ring file with ring_stop (finished,
  * preserved), a ring file whose writer is alive or a ring we cannot read
  * to the end. "Gone" for a pid also covers a pid now used by a process
- * that started after the file last changed.
+ * that started after the file last changed: common/format/stale.h's rule,
+ * which librte.so's sweep at start (shim/sweep.h) applies too.
  */
 #ifndef RD_CLEAN_H
 #define RD_CLEAN_H

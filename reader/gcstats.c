@@ -6,7 +6,8 @@
  * depth of open pause phases (olly's: major, stw_leader,
  * interrupt_remote) and of waits (domain_condition_wait), the lifetimes
  * (ring_start or domain_spawn to ring_stop or domain_terminate, summed
- * over every domain that used the ring) and the counter sums. A pause is
+ * over every domain that used the ring; what comes after a seen end and
+ * before the next start is in none) and the counter sums. A pause is
  * the outermost open pause phase: from its begin to its end, recorded in
  * the file's histogram. Collections are counted on ring 0 of each file,
  * as olly does. A loss empties the ring's stack (what was open is
@@ -138,6 +139,7 @@ static void close_life(struct gring *r, uint64_t ts, int exact)
 		r->life_lb = 1;
 	}
 	r->open = r->seg = 0;
+	r->ended = exact;
 }
 
 static void lifecycle(struct gring *r, const struct rte_event *ev)
@@ -149,6 +151,7 @@ static void lifecycle(struct gring *r, const struct rte_event *ev)
 			close_life(r, r->last_ts, 0);
 		r->open = 1;
 		r->open_ts = ev->ts;
+		r->ended = 0;
 		break;
 	case RTE_LC_RING_STOP:
 	case RTE_LC_DOMAIN_TERMINATE:
@@ -164,6 +167,7 @@ static void lost(struct gring *r, uint64_t words)
 {
 	r->lost += words;
 	r->depth = r->pdepth = r->wdepth = 0;
+	r->ended = 0; /* the next start may be among the words lost */
 }
 
 void rd_gc_record_pause(struct gfile *f, struct gring *r, uint64_t ts)
@@ -623,6 +627,8 @@ static void json_ocaml(struct rd_out *o, const struct rd_ocaml_used *u)
 	const struct rte_ocaml_exe *x = &u->exever;
 
 	rd_out_str(o, "{\"version\":");
+	rd_out_json_str(o, rd_ocaml_release(u));
+	rd_out_str(o, ",\"table\":");
 	rd_out_json_str(o, ch->table->version);
 	rd_outf(o, ",\"sure\":\"%s\",\"same_names_from\":\"%s\",\"same_names_to\":\"%s\"",
 	     rte_ocaml_sure_name(ch->sure), ch->same_from, ch->same_to);
@@ -651,7 +657,9 @@ static void json_ocaml(struct rd_out *o, const struct rd_ocaml_used *u)
 		rd_out_str(o, "null");
 	}
 	rd_out_str(o, ",\"trace_version\":");
-	rd_out_json_str(o, u->trace.table->version);
+	rd_out_json_str(o, u->trace.same_from);
+	rd_out_str(o, ",\"trace_same_names_to\":");
+	rd_out_json_str(o, u->trace.same_to);
 	rd_outf(o, ",\"trace_sure\":\"%s\"}", rte_ocaml_sure_name(u->trace.sure));
 }
 

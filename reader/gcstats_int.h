@@ -40,6 +40,10 @@ struct gring {
 	uint64_t open_ts, seg_ts;
 	uint64_t life_ns;
 	int life_lb;              /* a start or end was not seen */
+	int ended;                /* the last lifetime's end was seen, and no
+	                           * start or loss since: what comes before the
+	                           * next start is in no lifetime (5.3 writes
+	                           * nine counters after domain_terminate) */
 	/* phases */
 	uint16_t stack[MAXDEPTH];  /* open phase ids, and their roles */
 	unsigned char srole[MAXDEPTH];
@@ -203,7 +207,8 @@ static inline void gc_counter(struct gfile *f, struct gring *r,
 }
 
 /* A runtime event (phase, counter, lifecycle): the ring's last time, and
- * the start of a lifetime whose ring_start or domain_spawn was not seen.
+ * the start of a lifetime whose ring_start or domain_spawn was not seen
+ * (none after a seen end: with no loss, the next start is in the ring).
  * User events take no part: a lifetime without its end ends at the last
  * runtime event. */
 static inline void gc_note(struct gring *r, uint64_t ts, int lifecycle_ev)
@@ -211,7 +216,7 @@ static inline void gc_note(struct gring *r, uint64_t ts, int lifecycle_ev)
 	if (ts > r->last_ts)
 		r->last_ts = ts;
 	r->seen = 1;
-	if (!r->open && !r->seg && !lifecycle_ev) {
+	if (!r->open && !r->seg && !r->ended && !lifecycle_ev) {
 		r->seg = 1;
 		r->seg_ts = ts;
 	}

@@ -17,47 +17,7 @@
 
 #include "inputs.h"
 #include "liveness.h"
-
-/*
- * The state letter and the start time (field 22, clock ticks since boot)
- * of process pid from /proc/PID/stat. Returns 0, or -1 if there is no such
- * process (or its stat cannot be parsed).
- */
-static int proc_stat(long pid, char *state, unsigned long long *start)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the command name may hold anything */
-	if (!p || p[1] != ' ' || !p[2])
-		return -1;
-	*state = p[2];
-	/* Fields 3.. follow ") "; the start time is the 20th of them. */
-	p += 2;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-		p++;
-	}
-	*start = strtoull(p, NULL, 10);
-	return 0;
-}
-
-static int dead_state(char s)
-{
-	return s == 'Z' || s == 'X' || s == 'x';
-}
+#include "stale.h"
 
 int rd_pid_alive(long pid)
 {
@@ -68,28 +28,19 @@ int rd_pid_alive(long pid)
 		return 0;
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 0;
-	return proc_stat(pid, &st, &start) < 0 || !dead_state(st);
+	return rte_proc_stat(pid, &st, &start) < 0 || !rte_proc_dead_state(st);
 }
 
-/*
- * Parse one line of /proc/PID/maps: its start address, permissions, device
- * and inode. Returns 1 if it is a writable shared mapping of a file (how
- * the shim maps its ring; rte-read's own mappings are read-only), 0 for
- * another mapping of a file, -1 for anything else.
- */
+/* One line of /proc/PID/maps (stale.h's rule, shared with the shim). */
 static int maps_line(const char *line, unsigned long long *lo,
                      unsigned long long *hi, struct rd_maps_id *id)
 {
-	unsigned maj, min;
-	unsigned long long in;
-	char perm[8];
+	struct rte_maps_file f;
+	int r = rte_maps_line(line, lo, hi, &f);
 
-	if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu", lo, hi, perm, &maj, &min,
-	           &in) != 6 || in == 0)
-		return -1;
-	id->dev = makedev(maj, min);
-	id->ino = (ino_t)in;
-	return perm[1] == 'w' && perm[3] == 's';
+	id->dev = f.dev;
+	id->ino = f.ino;
+	return r;
 }
 
 /*
@@ -185,57 +136,19 @@ int rd_writer_locate(struct rd_writer *w, const char *path)
 	return rc;
 }
 
-/* Nanoseconds to add to a CLOCK_REALTIME time to get CLOCK_BOOTTIME. */
-static int64_t realtime_to_boottime(void)
-{
-	struct timespec r, b;
-
-	clock_gettime(CLOCK_REALTIME, &r);
-	clock_gettime(CLOCK_BOOTTIME, &b);
-	return ((int64_t)b.tv_sec - r.tv_sec) * 1000000000 + (b.tv_nsec - r.tv_nsec);
-}
-
-/* 1 if a process that started `start` ticks after boot started after the
- * realtime ns `t` (with a margin for the tick and the clock reads). */
-static int started_after(unsigned long long start, uint64_t t)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-	int64_t bt = (int64_t)t + realtime_to_boottime();
-	int64_t st;
-
-	if (hz <= 0 || t == 0)
-		return 0;
-	/* The start time is rounded down to a tick: the process started in
-	 * [st, st + tick). A 20 ms margin covers a stepped clock's jitter. */
-	st = (int64_t)(start * (1000000000ull / (unsigned long long)hz));
-	return st > bt + 20000000;
-}
-
 int rd_pid_newer_than(long pid, uint64_t changed_ns)
 {
-	char state;
-	unsigned long long start;
-
-	if (pid <= 0 || proc_stat(pid, &state, &start) < 0 || dead_state(state))
-		return 1;
-	return started_after(start, changed_ns);
-}
-
-static uint64_t ts_ns(const struct timespec *t)
-{
-	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+	return rte_pid_gone_for(pid, changed_ns);
 }
 
 void rd_writer_init(struct rd_writer *w, long pid, const struct stat *st)
 {
-	uint64_t c = ts_ns(&st->st_ctim), m = ts_ns(&st->st_mtim);
-
 	memset(w, 0, sizeof *w);
 	w->pid = pid;
 	w->dev = st->st_dev;
 	w->ino = st->st_ino;
 	w->uid = st->st_uid;
-	w->changed_ns = c < m ? c : m;
+	w->changed_ns = rte_stat_changed_ns(st);
 	w->maps.dev = st->st_dev; /* until rd_writer_locate() knows better */
 	w->maps.ino = st->st_ino;
 }
@@ -256,7 +169,7 @@ static int find_mapper(struct rd_writer *w)
 		unsigned long long start;
 		char state;
 
-		if (pid <= 0 || proc_stat(pid, &state, &start) < 0 || dead_state(state) ||
+		if (pid <= 0 || rte_proc_stat(pid, &state, &start) < 0 || rte_proc_dead_state(state) ||
 		    maps_file(pid, w) != 1)
 			continue;
 		w->seen_pid = pid;
@@ -273,7 +186,7 @@ static int same_process(const struct rd_writer *w)
 	unsigned long long start;
 	char state;
 
-	return proc_stat(w->seen_pid, &state, &start) == 0 && !dead_state(state) &&
+	return rte_proc_stat(w->seen_pid, &state, &start) == 0 && !rte_proc_dead_state(state) &&
 	       start == w->start;
 }
 
@@ -291,13 +204,13 @@ int rd_writer_alive(struct rd_writer *w)
 		return same_process(w) || !(w->gone = 1);
 	if (w->retry_ms && rd_now_ms() < w->retry_ms)
 		return 1;
-	exists = proc_stat(w->pid, &state, &start) == 0 && !dead_state(state);
+	exists = rte_proc_stat(w->pid, &state, &start) == 0 && !rte_proc_dead_state(state);
 	if (exists && (m = maps_file(w->pid, w)) == 1) {
 		w->seen_pid = w->pid;
 		w->start = start;
 		return 1;
 	}
-	if (m < 0 && started_after(start, w->changed_ns))
+	if (m < 0 && rte_proc_started_after(start, w->changed_ns))
 		return !(w->gone = 1); /* not the writer: born after the file */
 	if (find_mapper(w))
 		return 1;

@@ -295,7 +295,18 @@ void rd_ocaml_describe(const struct rd_ocaml_used *u, char *buf, size_t cap)
 	if (strcmp(ch->same_from, ch->same_to))
 		snprintf(same, sizeof same, "; %s to %s name these ids alike",
 		         ch->same_from, ch->same_to);
-	if (u->from == RD_OCAML_FROM_OPTION) {
+	if (u->from == RD_OCAML_FROM_TRACE || u->from == RD_OCAML_FROM_DEFAULT) {
+		/* the trace shows the range, not one release of it */
+		exe_note(u, note, sizeof note);
+		snprintf(buf, cap, "OCaml %s%s%s names (%s, %s: %llu of %llu phase "
+		         "nestings explained, %llu by the best other table%s)",
+		         ch->same_from, same[0] ? " to " : "", same[0] ? ch->same_to : "",
+		         u->from == RD_OCAML_FROM_TRACE ? "from the trace nesting" : "by default",
+		         rte_ocaml_sure_name(ch->sure),
+		         (unsigned long long)ch->explained,
+		         (unsigned long long)ch->nestings,
+		         (unsigned long long)ch->best_other, note);
+	} else if (u->from == RD_OCAML_FROM_OPTION) {
 		snprintf(buf, cap, "OCaml %s names (forced by --ocaml-version)",
 		         ch->table->version);
 	} else if (u->from == RD_OCAML_FROM_EXE) {
@@ -306,17 +317,14 @@ void rd_ocaml_describe(const struct rd_ocaml_used *u, char *buf, size_t cap)
 		         rte_ocaml_exe_how_name(u->exever.how), rte_ocaml_sure_name(ch->sure),
 		         (unsigned long long)ch->explained, (unsigned long long)ch->nestings,
 		         (unsigned long long)ch->best_other, same);
-	} else {
-		exe_note(u, note, sizeof note);
-		snprintf(buf, cap, "OCaml %s names (%s, %s: %llu of %llu phase "
-		         "nestings explained, %llu by the best other table%s%s)",
-		         ch->table->version,
-		         u->from == RD_OCAML_FROM_TRACE ? "from the trace nesting" : "by default",
-		         rte_ocaml_sure_name(ch->sure),
-		         (unsigned long long)ch->explained,
-		         (unsigned long long)ch->nestings,
-		         (unsigned long long)ch->best_other, same, note);
 	}
+}
+
+const char *rd_ocaml_release(const struct rd_ocaml_used *u)
+{
+	if (u->from == RD_OCAML_FROM_TRACE || u->from == RD_OCAML_FROM_DEFAULT)
+		return u->ch.same_from;
+	return u->ch.table->version;
 }
 
 void rd_ocaml_free(void)

@@ -60,8 +60,16 @@ int rd_ocaml_reuse(rte_cursor *c, const char *path);
 const struct rd_ocaml_used *rd_ocaml_choice_of(const char *path);
 
 /* "OCaml 5.2 names (from the trace nesting, sure: 812 of 812 phase
- * nestings explained, ...)" into buf. */
+ * nestings explained, ...)" or, when several releases name the ids seen
+ * alike, "OCaml 5.3 to 5.4dev names (...)" into buf. */
 void rd_ocaml_describe(const struct rd_ocaml_used *u, char *buf, size_t cap);
+
+/* The release u names: the executable's or --ocaml-version's; from the
+ * trace alone, the earliest of the releases that name every id seen
+ * alike (u->ch.same_from; u->ch.same_to is the latest). The table that
+ * names the events (u->ch.table) is the newest of them, or 5.2, as
+ * rte_ocaml_detect() says. */
+const char *rd_ocaml_release(const struct rd_ocaml_used *u);
 
 /* "option", "executable", "trace" or "default". */
 const char *rd_ocaml_from_name(enum rd_ocaml_from f);

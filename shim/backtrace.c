@@ -14,14 +14,31 @@
  * fraction of the first (bench/backtrace.c measures both). The cache is
  * flushed when a module is unloaded (modules.c).
  *
+ * Descriptors: libunwind validates the addresses it reads off a frame it
+ * has no unwind information for by writing a byte of them into a pipe of
+ * its own, made at its first use and re-made whenever a read of it fails.
+ * That pipe would hold two descriptors the program sees (the lowest free
+ * ones), and a program that closes every descriptor and reuses the
+ * numbers (a daemon) would have its own read, written and closed by
+ * libunwind. So, once loaded, libunwind's calls to pipe2() and syscall()
+ * are redirected (its GOT slots, which belong to nobody else: it is
+ * loaded RTLD_LOCAL): pipe2() fails, so its pipe stays {-1, -1}, and its
+ * validating write, syscall(SYS_write, -1, addr, 1), is answered by
+ * reading that byte with process_vm_readv (rte_bt_peek): the same answer,
+ * no descriptor. Its read(-1) then fails with EBADF and touches nothing.
+ * Where the redirection cannot be made, libunwind is not used.
+ *
  * This file uses nothing else of the shim, so the benchmark links it alone.
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <link.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -57,11 +74,12 @@ static void *sym(void *h, const char *name)
 }
 
 /*
- * libunwind opens a pipe of its own (to validate addresses) when it is
- * initialised. In a program started with fd 0, 1 or 2 closed, that pipe
- * would take the free standard descriptor (cat <&- would read it): while
- * we initialise it, every closed standard descriptor is held by /dev/null,
- * and released after.
+ * dlopen opens libunwind.so.8 and liblzma for a moment. In a program
+ * started with fd 0, 1 or 2 closed, that would take the free standard
+ * descriptor (another thread's read of stdin would read the library):
+ * while we load them, every closed standard descriptor is held by
+ * /dev/null, and released after. (libunwind's own pipe is never made: see
+ * the top of this file.)
  */
 static void plug_std(int plugged[3])
 {
@@ -87,6 +105,123 @@ static void unplug_std(const int plugged[3])
 
 static int init_plugged(int cached, void *(*open)(const char *, int),
                         int (*close)(void *));
+
+/* ---- libunwind's address validation, without a descriptor ----------------- */
+
+/* libunwind's pipe2(): no pipe, so that it never holds a descriptor. */
+static int uw_pipe2(int fds[2], int flags)
+{
+	(void)fds;
+	(void)flags;
+	errno = EMFILE;
+	return -1;
+}
+
+/* libunwind's syscall(): its validating write into the pipe it does not
+ * have, write(-1, addr, 1), answered by reading that byte; every other
+ * system call passed on. Async-signal-safe. */
+static long uw_syscall(long nr, long a, long b, long c, long d, long e,
+                       long f)
+{
+	char byte;
+
+	/* The int arguments of a variadic call fill only the low half of
+	 * each register. */
+	if (nr == SYS_write && (int)a == -1 && (int)c == 1) {
+		if (rte_bt_peek(&byte, (const void *)(uintptr_t)b, 1) == 1)
+			return 1;
+		errno = EFAULT;
+		return -1;
+	}
+	return syscall(nr, a, b, c, d, e, f);
+}
+
+/* An address of the dynamic section: glibc has made most absolute. */
+static uintptr_t dyn_addr(const struct link_map *lm, ElfW(Addr) p)
+{
+	return p < lm->l_addr ? lm->l_addr + p : p;
+}
+
+/* Store fn into the GOT slot at `slot`, inside lm's RELRO range or not. */
+static int set_slot(const struct link_map *lm, void **slot, void *fn)
+{
+	const ElfW(Ehdr) *eh = (const void *)lm->l_addr;
+	const ElfW(Phdr) *ph = (const void *)(lm->l_addr + eh->e_phoff);
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)slot & ~(pg - 1);
+
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		uintptr_t lo = lm->l_addr + ph[i].p_vaddr;
+
+		if (ph[i].p_type != PT_GNU_RELRO || (uintptr_t)slot < lo ||
+		    (uintptr_t)slot >= lo + ph[i].p_memsz)
+			continue;
+		if (mprotect((void *)a, pg, PROT_READ | PROT_WRITE) < 0)
+			return -1;
+		__atomic_store_n(slot, fn, __ATOMIC_RELAXED);
+		return mprotect((void *)a, pg, PROT_READ);
+	}
+	/* Relaxed: nothing of libunwind runs yet (it is being loaded). */
+	__atomic_store_n(slot, fn, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Redirect lm's relocations `rel` (n of them) against pipe2 and syscall.
+ * Returns the number redirected, or -1. */
+static int redirect_rels(const struct link_map *lm, const ElfW(Rela) *rel,
+                         size_t n, const ElfW(Sym) *sy, const char *str)
+{
+	int done = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = str + sy[ELF64_R_SYM(rel[i].r_info)].st_name;
+		void *fn = !strcmp(name, "pipe2")     ? (void *)uw_pipe2
+		           : !strcmp(name, "syscall") ? (void *)uw_syscall
+		                                      : NULL;
+
+		if (!fn || ELF64_R_SYM(rel[i].r_info) == 0)
+			continue;
+		if (set_slot(lm, (void **)(lm->l_addr + rel[i].r_offset), fn) < 0)
+			return -1;
+		done++;
+	}
+	return done;
+}
+
+/* Point libunwind's pipe2 and syscall at ours. Returns 0 when both are. */
+static int redirect(void *h)
+{
+	const ElfW(Rela) *jmp = NULL, *rela = NULL;
+	size_t njmp = 0, nrela = 0;
+	const ElfW(Sym) *sy = NULL;
+	const char *str = NULL;
+	struct link_map *lm = NULL;
+	int a, b;
+
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) < 0 || !lm || !lm->l_addr)
+		return -1;
+	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+		uintptr_t p = dyn_addr(lm, d->d_un.d_ptr);
+
+		if (d->d_tag == DT_SYMTAB)
+			sy = (const void *)p;
+		else if (d->d_tag == DT_STRTAB)
+			str = (const void *)p;
+		else if (d->d_tag == DT_JMPREL)
+			jmp = (const void *)p;
+		else if (d->d_tag == DT_PLTRELSZ)
+			njmp = d->d_un.d_val / sizeof(ElfW(Rela));
+		else if (d->d_tag == DT_RELA)
+			rela = (const void *)p;
+		else if (d->d_tag == DT_RELASZ)
+			nrela = d->d_un.d_val / sizeof(ElfW(Rela));
+	}
+	if (!sy || !str)
+		return -1;
+	a = jmp ? redirect_rels(lm, jmp, njmp, sy, str) : 0;
+	b = rela ? redirect_rels(lm, rela, nrela, sy, str) : 0;
+	return a < 0 || b < 0 || a + b < 2 ? -1 : 0;
+}
 
 static int ready(void)
 {
@@ -132,6 +267,10 @@ static int init_plugged(int cached, void *(*open)(const char *, int),
 
 	if (!h) {
 		dlerror();
+		return -1;
+	}
+	if (redirect(h) < 0) {
+		close(h);
 		return -1;
 	}
 	*(void **)&g_uw.getcontext = sym(h, STR(unw_tdep_getcontext));

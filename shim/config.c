@@ -122,10 +122,12 @@ void rte_config_read(struct rte_config *c)
 		c->dir[n] = '\0';
 	} else {
 		/* Not OCaml's working directory: see common/format/rundir.h. */
+		const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
+
 		c->dir_default = 1;
-		c->dir_too_long =
-		        rte_rundir_path(secure_getenv("XDG_RUNTIME_DIR"),
-		                        geteuid(), c->dir, sizeof(c->dir)) != 0;
+		c->dir_uid_named = !xdg || xdg[0] != '/';
+		c->dir_too_long = rte_rundir_path(xdg, geteuid(), c->dir,
+		                                  sizeof(c->dir)) != 0;
 	}
 	read_runparam(c);
 	read_rings(c);

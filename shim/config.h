@@ -21,6 +21,8 @@ struct rte_config {
 	unsigned rings;      /* RTE_RINGS */
 	int dir_too_long;    /* OCAML_RUNTIME_EVENTS_DIR >= PATH_MAX bytes */
 	int dir_default;     /* unset or empty: dir is common/format/rundir.h's */
+	int dir_uid_named;   /* dir_default, named for our euid (no usable
+	                        XDG_RUNTIME_DIR): not ours means planted */
 	char dir[PATH_MAX];  /* OCAML_RUNTIME_EVENTS_DIR, or the default */
 };
 

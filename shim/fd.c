@@ -23,3 +23,8 @@ int rte_fd_high(int fd)
 		errno = EMFILE;
 	return n;
 }
+
+int rte_fd_nostd(int fd)
+{
+	return fd >= 0 && fd <= 2 ? rte_fd_high(fd) : fd;
+}

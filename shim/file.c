@@ -3,21 +3,22 @@
  * around exec, remove.
  *
  * The directory is resolved once, by the first rte_file_create() of this
- * image, into a held directory descriptor: OCAML_RUNTIME_EVENTS_DIR as
- * OCaml reads it (relative to the working directory of that moment), or
- * the per-user default of common/format/rundir.h when it is unset or empty. Every
- * later name operation (fork children's files, exec, removal) goes through
- * that descriptor with openat/linkat/renameat/unlinkat, so a chdir() of the
- * program (a daemon's chdir("/")) changes nothing. The absolute path is
- * kept for messages and rte_path().
+ * image: OCAML_RUNTIME_EVENTS_DIR as OCaml reads it (relative to the
+ * working directory of that moment), or the per-user default of
+ * common/format/rundir.h when it is unset or empty, kept as an absolute
+ * path and an identity (device and inode). So a chdir() of the program (a
+ * daemon's chdir("/")) changes nothing.
  *
- * Descriptors: every descriptor we keep (the directory, the ring file) is
- * O_CLOEXEC and moved to RTE_FD_MIN or above, never left on 0, 1 or 2 (a
- * program started with stdin closed would read our file). The program may
- * close them or reuse their numbers (daemons close every fd): each use
- * first checks, with fstat, that the number is still our file; the
- * directory is then re-opened by path and accepted only if it is the same
- * directory (device and inode).
+ * Descriptors: none is held while the program runs (CPython's
+ * test_subprocess lists /proc/self/fd; a daemon closes every descriptor
+ * and reuses the numbers). Each name operation (create, exec, removal)
+ * opens the directory by its path for the moment it needs it, accepts it
+ * only if it is the same directory, works with openat/linkat/unlinkat and
+ * closes it. The ring file's descriptor lives from its creation until it
+ * is mapped; later reservations go through the mapping (rte_file_reserve).
+ * Such a moment's descriptor is O_CLOEXEC and never left on 0, 1 or 2 (a
+ * program started with stdin closed, whose other thread reads fd 0,
+ * would read our file).
  *
  * Creation never exposes a half-made file and never follows or replaces
  * anything already in the directory:
@@ -58,6 +59,7 @@
 #include "rundir.h"
 #include "file.h"
 #include "log.h"
+#include "sweep.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
@@ -66,16 +68,15 @@
 /* ---- the directory ---------------------------------------------------------- */
 
 /* Resolved once per image (first rte_file_create, lock held); a fork child
- * inherits it. fd is replaced (CAS) when the program closed it. */
+ * inherits it. */
 static struct {
-	int fd;              /* held, O_DIRECTORY|O_CLOEXEC, >= RTE_FD_MIN */
 	dev_t dev;
 	ino_t ino;
 	int ok;              /* resolved */
 	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
 	const char *spelled; /* that relative spelling (the config's dir) */
 	char path[PATH_MAX]; /* absolute, for messages and re-opening */
-} g_dir = {.fd = -1};
+} g_dir;
 
 static int same_file(const struct stat *st, dev_t dev, ino_t ino)
 {
@@ -117,7 +118,31 @@ static int absolute_dir(const char *dir, char *out, size_t cap)
 	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
 }
 
-static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
+/* After a failure with errno e on the directory `dir`: 1 if it is because
+ * this process is a descendant that switched user (a child run with
+ * another user, a daemon that dropped privileges): e is EACCES or EPERM,
+ * the directory is another user's, and either this user cannot even
+ * search it (the per-user directory is 0700) or the parent's file is in
+ * it. A process the user started so (its parent untraced) is told, and so
+ * is any process whose default directory, named for its own user id
+ * (/tmp/rte-UID), is another's: that one was planted, not inherited. */
+static int denied(int e, const char *dir)
+{
+	char ppid[PATH_MAX + 32];
+	struct stat st;
+
+	if ((e != EACCES && e != EPERM) || stat(dir, &st) < 0 ||
+	    st.st_uid == geteuid())
+		return 0;
+	if (access(dir, X_OK) < 0)
+		return 1;
+	snprintf(ppid, sizeof(ppid), "%.*s/%ld.events", PATH_MAX, dir,
+	         (long)getppid());
+	return lstat(ppid, &st) == 0;
+}
+
+static int dir_resolve(struct rte_file *f, const struct rte_config *c,
+                       char *err, size_t errlen)
 {
 	const char *shown = c->dir;
 	struct stat st;
@@ -131,61 +156,66 @@ static int dir_resolve(const struct rte_config *c, char *err, size_t errlen)
 		fd = rte_rundir_open(c->dir, 1);
 	else
 		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if ((fd = rte_fd_high(fd)) < 0) {
+	if (fd < 0) {
 		e = errno;
 		goto fail;
 	}
-	if (fstat(fd, &st) < 0 || (e = absolute_dir(c->dir, g_dir.path,
-	                                            sizeof(g_dir.path)))) {
-		e = e ? e : errno;
-		close(fd);
+	e = fstat(fd, &st) < 0 ? errno : 0;
+	close(fd);
+	if (e || (e = absolute_dir(c->dir, g_dir.path, sizeof(g_dir.path))))
 		goto fail;
-	}
 	g_dir.dev = st.st_dev;
 	g_dir.ino = st.st_ino;
-	g_dir.fd = fd;
 	g_dir.relative = !c->dir_default && c->dir[0] != '/';
 	g_dir.spelled = c->dir;
 	g_dir.ok = 1;
 	return 0;
 fail:
+	f->denied = !c->dir_uid_named && denied(e, c->dir);
 	snprintf(err, errlen, "cannot use %s directory %.*s: %s",
 	         c->dir_default ? "the default" : "the", PATH_MAX, shown,
 	         strerrordesc_np(e));
 	return -1;
 }
 
-/* The held directory descriptor, re-opened by path if the program closed
- * it. Returns the fd, or -1 with errno. Signal-safe. */
-static int dir_fd(void)
+/* The directory, opened by its path for the caller, who closes it with
+ * dir_close(); its fstat() in *stp if not NULL. Returns the fd, or -1
+ * with errno. Signal-safe. */
+static int dir_open_stat(struct stat *stp)
 {
-	/* Relaxed: the value is checked with fstat before any use. */
-	int fd = __atomic_load_n(&g_dir.fd, __ATOMIC_RELAXED), nfd;
 	struct stat st;
+	int fd;
 
 	if (!g_dir.ok) {
 		errno = EBADF;
 		return -1;
 	}
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    same_file(&st, g_dir.dev, g_dir.ino))
-		return fd;
-	nfd = rte_fd_high(open(g_dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (nfd < 0)
+	fd = rte_fd_nostd(open(g_dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (fd < 0)
 		return -1;
-	if (fstat(nfd, &st) < 0 || !same_file(&st, g_dir.dev, g_dir.ino)) {
-		close(nfd);
+	if (fstat(fd, &st) < 0 || !same_file(&st, g_dir.dev, g_dir.ino)) {
+		close(fd);
 		errno = ESTALE; /* the path now names another directory */
 		return -1;
 	}
-	/* Relaxed: another thread re-opening at once keeps its own; ours
-	 * is then closed. */
-	if (!__atomic_compare_exchange_n(&g_dir.fd, &fd, nfd, 0,
-	                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-		close(nfd);
-		return fd;
-	}
-	return nfd;
+	if (stp)
+		*stp = st;
+	return fd;
+}
+
+static int dir_open(void)
+{
+	return dir_open_stat(NULL);
+}
+
+/* Close a dir_open() descriptor, errno kept. */
+static void dir_close(int dfd)
+{
+	int saved = errno;
+
+	if (dfd >= 0)
+		close(dfd);
+	errno = saved;
 }
 
 #define DIR_VAR "OCAML_RUNTIME_EVENTS_DIR="
@@ -217,9 +247,10 @@ static int link_noreplace(int dfd, const char *from, const char *to)
 	return errno;
 }
 
-/* Open a fresh temporary file in dfd, its name in tmp. Returns a high fd
- * or -1 with errno. */
-static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
+/* Open a fresh temporary file in dfd, its name in tmp, with mode 0600
+ * and, without PRESERVE, the sticky bit (RTE_FILE_MARK). Returns a high
+ * fd or -1 with errno. */
+static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid, int preserve)
 {
 	for (int i = 0; i < 16; i++) {
 		unsigned r = (unsigned)(rte_clock_monotonic_ns() * 2654435761u) ^
@@ -235,9 +266,9 @@ static int open_tmp(int dfd, char *tmp, size_t cap, pid_t pid)
 		rte_sb_str(&b, ".events.tmp");
 		fd = openat(dfd, tmp,
 		            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		            0600);
+		            preserve ? 0600 : 0600 | RTE_FILE_MARK);
 		if (fd >= 0) {
-			fd = rte_fd_high(fd);
+			fd = rte_fd_nostd(fd);
 			if (fd < 0)
 				unlinkat(dfd, tmp, 0);
 			return fd;
@@ -264,28 +295,35 @@ static int set_identity(struct rte_file *f, int fd)
 		return errno;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	f->uid = st.st_uid;
 	return 0;
 }
 
+/* Allocate [off, off + len) of the file open on fd. Returns 0 or errno. */
+static int reserve_fd(int fd, uint64_t off, uint64_t len)
+{
+	return fallocate(fd, 0, (off_t)off, (off_t)len) == 0 ? 0 : errno;
+}
+
 /* Steps 2 and 3 on an open temporary file. */
-static int fill_and_publish(struct rte_file *f, int dfd, const char *tmp,
-                            char *err, size_t errlen)
+static int fill_and_publish(struct rte_file *f, int fd, int dfd,
+                            const char *tmp, char *err, size_t errlen)
 {
 	const struct rte_layout *l = &f->l;
 	int e;
 
-	if ((e = set_identity(f, f->fd)))
+	if ((e = set_identity(f, fd)))
 		return fail(err, errlen, "stat", tmp, e);
-	if (ftruncate(f->fd, (off_t)l->total_size) < 0)
+	if (ftruncate(fd, (off_t)l->total_size) < 0)
 		return fail(err, errlen, "size", tmp, errno);
 	/* The header, the ring headers and ring 0 now, before the file is
 	 * published: a file nobody can write ring_start into must never
 	 * appear. Other rings when they are claimed, each page of names when
 	 * a name is written (tracer.c). */
-	if ((e = rte_file_reserve(f, 0, l->data_offset + l->ring_size_bytes)))
+	if ((e = reserve_fd(fd, 0, l->data_offset + l->ring_size_bytes)))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-	               f->fd, 0);
+	               fd, 0);
 	if (f->base == MAP_FAILED) {
 		f->base = NULL;
 		return fail(err, errlen, "map", tmp, errno);
@@ -322,31 +360,40 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
                     char *err, size_t errlen)
 {
 	char tmp[64];
-	int dfd, e;
+	struct stat dst;
+	int dfd, fd, e;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
 	if (rte_layout_compute(&f->l, c->rings, c->log2_words) < 0) {
 		snprintf(err, errlen, "bad ring layout");
 		return -1;
 	}
-	if (!g_dir.ok && dir_resolve(c, err, errlen) < 0)
+	if (!g_dir.ok && dir_resolve(f, c, err, errlen) < 0)
 		return -1;
 	if ((e = set_names(f, pid)))
 		return fail(err, errlen, "name the ring file in", g_dir.path, e);
-	if ((dfd = dir_fd()) < 0)
-		return fail(err, errlen, "open the directory", g_dir.path,
-		            errno);
-	f->fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
-	if (f->fd < 0)
-		return fail(err, errlen, "create", f->path, errno);
-	if (fill_and_publish(f, dfd, tmp, err, errlen) < 0)
-		goto unwind;
-	return 0;
-unwind:
-	unlinkat(dfd, tmp, 0);
-	rte_file_drop(f);
-	return -1;
+	if ((dfd = dir_open_stat(&dst)) < 0) {
+		e = errno;
+		f->denied = denied(e, g_dir.path);
+		return fail(err, errlen, "open the directory", g_dir.path, e);
+	}
+	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, c->preserve);
+	if (fd < 0) {
+		e = errno;
+		dir_close(dfd);
+		f->denied = denied(e, g_dir.path);
+		return fail(err, errlen, "create", f->path, e);
+	}
+	e = fill_and_publish(f, fd, dfd, tmp, err, errlen);
+	if (e == 0)
+		rte_sweep(dfd, &dst, f->uid, pid); /* see sweep.h */
+	close(fd); /* the mapping needs none */
+	if (e < 0) {
+		unlinkat(dfd, tmp, 0);
+		rte_file_drop(f);
+	}
+	dir_close(dfd);
+	return e < 0 ? -1 : 0;
 }
 
 void rte_file_advise(const struct rte_file *f)
@@ -357,41 +404,61 @@ void rte_file_advise(const struct rte_file *f)
 		madvise(f->base, f->l.total_size, MADV_RANDOM);
 }
 
-static int fd_is_ours(const struct rte_file *f)
+/* Without MADV_POPULATE_WRITE (before Linux 5.14): the file opened by its
+ * name for the moment, if that name is still ours. */
+static int reserve_by_name(const struct rte_file *f, uint64_t off,
+                           uint64_t len)
 {
+	int dfd = dir_open(), fd, e;
 	struct stat st;
 
-	return f->fd >= 0 && fstat(f->fd, &st) == 0 &&
-	       same_file(&st, f->dev, f->ino);
+	if (dfd < 0)
+		return errno;
+	fd = rte_fd_nostd(openat(dfd, f->name,
+	                         O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+	e = fd < 0 ? errno : 0;
+	if (!e && (fstat(fd, &st) < 0 || !same_file(&st, f->dev, f->ino)))
+		e = ESTALE;
+	if (!e)
+		e = reserve_fd(fd, off, len);
+	if (fd >= 0)
+		close(fd);
+	dir_close(dfd);
+	return e;
 }
 
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len)
 {
 	int e = EBADF;
 
-	/* The program may have closed our descriptor (daemons close every
-	 * fd) and even reused its number: only trust it if it is our file. */
-	if (fd_is_ours(f)) {
-		if (fallocate(f->fd, 0, (off_t)off, (off_t)len) == 0)
-			return 0;
-		e = errno;
-		if (e != EOPNOTSUPP && e != EBADF)
-			return e;
-	}
+	if (!f->base || !len)
+		return f->base ? 0 : EBADF;
 #ifdef MADV_POPULATE_WRITE
-	/* No usable descriptor, or a file system without fallocate: fault
-	 * the pages in; the kernel reports what would have been SIGBUS. */
-	if (f->base) {
+	{
+		/* Fault the pages in from the kernel: it allocates them (the
+		 * file system reports what would have been SIGBUS), then
+		 * drops them from our page tables again (their contents stay
+		 * in the file), so that a ring nobody writes yet costs no
+		 * resident memory. No descriptor needed. */
 		uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 		uint64_t start = off & ~(pg - 1);
+		size_t n = (size_t)(len + (off - start));
 
-		if (madvise(f->base + start, len + (off - start),
-		            MADV_POPULATE_WRITE) == 0)
+		if (madvise(f->base + start, n, MADV_POPULATE_WRITE) == 0) {
+			if (n > 4 * pg)
+				madvise(f->base + start, n, MADV_DONTNEED);
 			return 0;
+		}
 		e = errno;
+		/* EFAULT: a store would have raised SIGBUS, the file system
+		 * has no room for the pages. */
+		if (e == EFAULT)
+			return ENOSPC;
+		if (e != EINVAL)
+			return e;
 	}
 #endif
-	return e;
+	return reserve_by_name(f, off, len);
 }
 
 void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len)
@@ -423,15 +490,35 @@ static int name_is_ours(const struct rte_file *f, int dfd, const char *name)
 
 int rte_file_is_ours(const struct rte_file *f)
 {
-	return f->name[0] && name_is_ours(f, dir_fd(), f->name);
+	int dfd, r;
+
+	if (!f->name[0])
+		return 0;
+	dfd = dir_open();
+	r = name_is_ours(f, dfd, f->name);
+	dir_close(dfd);
+	return r;
 }
 
 void rte_file_remove(const struct rte_file *f)
 {
-	int dfd = dir_fd();
+	int dfd;
 
-	if (f->name[0] && name_is_ours(f, dfd, f->name))
+	if (!f->name[0])
+		return;
+	dfd = dir_open();
+	if (name_is_ours(f, dfd, f->name))
 		unlinkat(dfd, f->name, 0);
+	dir_close(dfd);
+}
+
+void rte_file_keep(const struct rte_file *f)
+{
+	int dfd = dir_open();
+
+	if (name_is_ours(f, dfd, f->name))
+		fchmodat(dfd, f->name, 0600, 0);
+	dir_close(dfd);
 }
 
 /* ---- exec ------------------------------------------------------------------- */
@@ -461,12 +548,8 @@ static int move_to_exec_name(struct rte_file *f, int dfd)
 	return EEXIST;
 }
 
-int rte_file_exec_away(struct rte_file *f, int preserve)
+static int exec_away(struct rte_file *f, int dfd, int preserve)
 {
-	int dfd = dir_fd();
-
-	f->exec_name[0] = '\0';
-	f->unlinked = 0;
 	if (!f->name[0] || !name_is_ours(f, dfd, f->name))
 		return ENOENT;
 	if (preserve)
@@ -475,6 +558,18 @@ int rte_file_exec_away(struct rte_file *f, int preserve)
 		return errno;
 	f->unlinked = 1;
 	return 0;
+}
+
+int rte_file_exec_away(struct rte_file *f, int preserve)
+{
+	int dfd = dir_open(), e;
+
+	f->exec_name[0] = '\0';
+	f->unlinked = 0;
+	e = exec_away(f, dfd, preserve);
+	dir_close(dfd);
+	f->denied = e && denied(e, g_dir.path);
+	return e;
 }
 
 /* Write [off, off + len) of our mapping into fd. Returns 0 or errno. */
@@ -494,34 +589,32 @@ static int copy_range(const struct rte_file *f, int fd, uint64_t off,
 	return 0;
 }
 
-/* Copy the data of the old file into fd: the ranges its descriptor reports
- * as data, or, if the program closed it, every page that is not zero. */
+/* Copy the data of the old file into fd: every page of the mapping that
+ * is in memory (mincore: a hole is not, and reading it would allocate it)
+ * and not zero. */
 static int copy_contents(const struct rte_file *f, int fd)
 {
 	const uint64_t total = f->l.total_size, pg = 4096;
 	static const char zero[4096];
-	uint64_t off = 0;
+	unsigned char in[256];
 	int e;
 
-	if (fd_is_ours(f)) {
-		for (;;) {
-			off_t d = lseek(f->fd, (off_t)off, SEEK_DATA), h;
+	for (uint64_t off = 0; off < total; off += sizeof(in) * pg) {
+		uint64_t n = (total - off + pg - 1) / pg;
 
-			if (d < 0 || (uint64_t)d >= total)
-				return d < 0 && errno != ENXIO ? errno : 0;
-			h = lseek(f->fd, d, SEEK_HOLE);
-			if (h < 0 || (uint64_t)h > total)
-				h = (off_t)total;
-			if ((e = copy_range(f, fd, (uint64_t)d,
-			                    (uint64_t)(h - d))))
+		if (n > sizeof(in))
+			n = sizeof(in);
+		if (mincore(f->base + off, n * pg, in) < 0)
+			memset(in, 1, sizeof(in));
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t at = off + i * pg;
+			uint64_t len = total - at < pg ? total - at : pg;
+
+			if ((in[i] & 1) && memcmp(f->base + at, zero, len) &&
+			    (e = copy_range(f, fd, at, len)))
 				return e;
-			off = (uint64_t)h;
 		}
 	}
-	for (; off < total; off += pg)
-		if (memcmp(f->base + off, zero, pg) &&
-		    (e = copy_range(f, fd, off, pg)))
-			return e;
 	return 0;
 }
 
@@ -532,48 +625,41 @@ static int rebuild(struct rte_file *f, int dfd, pid_t pid)
 	const struct rte_layout *l = &f->l;
 	char tmp[64];
 	struct rte_file nf = *f;
-	int e;
+	int fd, e;
 
-	nf.fd = open_tmp(dfd, tmp, sizeof(tmp), pid);
-	if (nf.fd < 0)
+	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, 0); /* not preserved */
+	if (fd < 0)
 		return errno;
-	if ((e = set_identity(&nf, nf.fd)))
+	if ((e = set_identity(&nf, fd)))
 		goto fail;
-	if (ftruncate(nf.fd, (off_t)l->total_size) < 0 ||
-	    (e = rte_file_reserve(&nf, 0,
-	                          l->data_offset + l->ring_size_bytes)) ||
-	    (e = copy_contents(f, nf.fd))) {
+	if (ftruncate(fd, (off_t)l->total_size) < 0 ||
+	    (e = reserve_fd(fd, 0, l->data_offset + l->ring_size_bytes)) ||
+	    (e = copy_contents(f, fd))) {
 		e = e ? e : errno;
 		goto fail;
 	}
 	/* Same address: every writer's pointers stay valid. */
 	if (mmap(f->base, l->total_size, PROT_READ | PROT_WRITE,
-	         MAP_SHARED | MAP_FIXED, nf.fd, 0) == MAP_FAILED) {
+	         MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
 		e = errno;
 		goto fail;
 	}
+	close(fd);
 	rte_file_advise(f);
-	if ((e = link_noreplace(dfd, tmp, f->name))) {
+	if ((e = link_noreplace(dfd, tmp, f->name)))
 		/* The copy stays mapped, nameless once tmp goes. */
 		unlinkat(dfd, tmp, 0);
-		nf.fd = -1;
-	}
-	if (fd_is_ours(f))
-		close(f->fd);
-	f->fd = nf.fd;
 	f->dev = nf.dev;
 	f->ino = nf.ino;
 	return e;
 fail:
 	unlinkat(dfd, tmp, 0);
-	close(nf.fd);
+	close(fd);
 	return e;
 }
 
-int rte_file_exec_back(struct rte_file *f, pid_t pid)
+static int exec_back(struct rte_file *f, int dfd, pid_t pid)
 {
-	int dfd = dir_fd();
-
 	if (f->unlinked) {
 		f->unlinked = 0;
 		return dfd < 0 ? errno : rebuild(f, dfd, pid);
@@ -583,12 +669,18 @@ int rte_file_exec_back(struct rte_file *f, pid_t pid)
 	return link_noreplace(dfd, f->exec_name, f->name);
 }
 
+int rte_file_exec_back(struct rte_file *f, pid_t pid)
+{
+	int dfd = dir_open(), e;
+
+	e = exec_back(f, dfd, pid);
+	dir_close(dfd);
+	return e;
+}
+
 void rte_file_drop(struct rte_file *f)
 {
 	if (f->base)
 		munmap(f->base, f->l.total_size);
-	if (f->fd >= 0 && fd_is_ours(f))
-		close(f->fd);
 	f->base = NULL;
-	f->fd = -1;
 }

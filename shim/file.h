@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -19,10 +20,13 @@
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
 	struct rte_layout l;
-	int fd;                 /* O_CLOEXEC, high; may be closed by the program */
 	dev_t dev;              /* identity of the file, to recognise it */
 	ino_t ino;
+	uid_t uid;              /* its owner */
 	int unlinked;           /* exec without PRESERVE removed the name */
+	int denied;             /* creation failed: this identity may not use
+	                         * the directory, another user's (EACCES,
+	                         * EPERM: a child that switched user) */
 	char name[32];          /* <pid>.events, in the held directory */
 	char exec_name[48];     /* <pid>.exec<N>.events while exec runs */
 	char path[PATH_MAX];    /* absolute <dir>/<pid>.events, for messages */
@@ -34,8 +38,11 @@ struct rte_file {
  * (the tracer's config): rte_file_env_dir() compares with its dir. */
 int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
                     char *err, size_t errlen);
-/* Allocate the disk blocks of [off, off + len) so that stores through the
- * mapping cannot raise SIGBUS. Returns 0 or an errno value. Signal-safe. */
+/* Allocate the blocks of [off, off + len) so that stores through the
+ * mapping cannot raise SIGBUS, through the mapping (MADV_POPULATE_WRITE,
+ * then MADV_DONTNEED: no resident memory kept), or before Linux 5.14
+ * through the file opened by its name for the moment. Returns 0 or an
+ * errno value. Signal-safe. */
 int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
 /* Map in now the pages of [off, off + len) that are about to be written
  * (reserved first): one system call instead of a page fault per page,
@@ -47,11 +54,15 @@ void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len);
 void rte_file_advise(const struct rte_file *f);
 /* 1 if <pid>.events in the directory is still our file. Signal-safe. */
 int rte_file_is_ours(const struct rte_file *f);
+/* RTE_FILE_MARK, the mode bit of a file made without PRESERVE: sweep.h. */
+/* Clear RTE_FILE_MARK: the file is kept (a crash record). Signal-safe. */
+void rte_file_keep(const struct rte_file *f);
 /* Unlink the file if its name is still ours. Signal-safe. */
 void rte_file_remove(const struct rte_file *f);
 /* Before exec: move the file out of the way of the next image, to
  * <pid>.exec<N>.events with preserve, else unlink it (kept mapped), so
- * that nothing is left after a successful exec. Returns 0 or an errno. */
+ * that nothing is left after a successful exec. Returns 0 or an errno
+ * (f->denied set if this identity may not use the directory). */
 int rte_file_exec_away(struct rte_file *f, int preserve);
 /* After a failed exec: give the file its name back (without PRESERVE, a
  * copy of it replaces the mapping at the same address: the caller must
@@ -63,7 +74,7 @@ int rte_file_exec_back(struct rte_file *f, pid_t pid);
  * even if the program changed its working directory since), else NULL.
  * Signal-safe. */
 const char *rte_file_env_dir(const char *entry);
-/* Unmap and close (only where no other thread can write: fork child). */
+/* Unmap (only where no other thread can write: fork child). */
 void rte_file_drop(struct rte_file *f);
 
 #pragma GCC visibility pop

@@ -15,7 +15,7 @@
  *  9 api.c           the exported rte_* functions (rte/rte.h)
  *  8 hooks/          the interposed libc functions, one file an area:
  *                    threads.c process.c spawn.c start.c signals.c dl.c
- *                    masks.c alloc.c (hooks/hooks.h)
+ *                    masks.c identity.c alloc.c (hooks/hooks.h)
  *  7 prof/           CPU profiler: profiler.c (timers, samples;
  *                    prof/profiler.h), parse.c (its variables)
  *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
@@ -27,7 +27,8 @@
  *  4 slots.c pool.c  ring slots (claim, release, reserve), name slots;
  *                    per-thread state pool, rte_self_p, rte_self_get
  *  3 file.c          the ring file
- *  2 config.c ocaml.c  environment; OCaml detection
+ *  2 config.c ocaml.c sweep.c  environment; OCaml detection; the sweep
+ *                    of what SIGKILLed processes left (under file.c)
  *  1 log.c real.c registry.c proc.c backtrace.c alloc/state.h  RTE_LOG
  *                    and warnings; the real libc functions; event names;
  *                    the rte.proc and rte.exit payloads; stack capture with

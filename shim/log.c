@@ -125,25 +125,45 @@ void rte_log_line(const char *line, size_t n)
 	}
 }
 
-void rte_warn(int *once, const char *fmt, ...)
+static void vwarn(int quiet, const char *fmt, va_list ap)
 {
-	int saved = errno;
 	char buf[PATH_MAX + 256];
-	va_list ap;
 	int n;
 
-	/* Relaxed: only decides who prints; nothing else is published. */
-	if (once && __atomic_exchange_n(once, 1, __ATOMIC_RELAXED))
-		goto out;
+	if (!g_log.kind)
+		log_init();
+	if (quiet && g_log.kind != LOG_FILE)
+		return;
 	memcpy(buf, "rte: ", 5);
-	va_start(ap, fmt);
 	n = vsnprintf(buf + 5, sizeof(buf) - 6, fmt, ap);
-	va_end(ap);
 	if (n < 0)
-		goto out;
+		return;
 	n = 5 + (n < (int)sizeof(buf) - 6 ? n : (int)sizeof(buf) - 7);
 	buf[n++] = '\n';
 	rte_log_line(buf, (size_t)n);
-out:
+}
+
+void rte_warn(int *once, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	/* Relaxed: only decides who prints; nothing else is published. */
+	if (!once || !__atomic_exchange_n(once, 1, __ATOMIC_RELAXED)) {
+		va_start(ap, fmt);
+		vwarn(0, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+void rte_note(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(1, fmt, ap);
+	va_end(ap);
 	errno = saved;
 }

@@ -23,6 +23,11 @@ void rte_log_line(const char *line, size_t n);
 void rte_warn(int *once, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* As rte_warn(NULL, ...), but never on stderr: only into the file RTE_LOG
+ * names (a descendant that cannot trace stands aside without a word on
+ * the program's stderr). Async-signal-safe. Preserves errno. */
+void rte_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #pragma GCC visibility pop
 
 #endif

@@ -80,6 +80,14 @@ void rte_real_resolve_all(void)
 	RESOLVE(waitid, "waitid");
 	RESOLVE(posix_spawn, "posix_spawn");
 	RESOLVE(posix_spawnp, "posix_spawnp");
+	RESOLVE(setuid, "setuid");
+	RESOLVE(seteuid, "seteuid");
+	RESOLVE(setreuid, "setreuid");
+	RESOLVE(setresuid, "setresuid");
+	RESOLVE(setgid, "setgid");
+	RESOLVE(setegid, "setegid");
+	RESOLVE(setregid, "setregid");
+	RESOLVE(setresgid, "setresgid");
 	__atomic_store_n(&rte_real_resolved, 1, __ATOMIC_RELEASE);
 }
 

@@ -61,6 +61,14 @@ struct rte_real {
 	                    const posix_spawn_file_actions_t *,
 	                    const posix_spawnattr_t *, char *const[],
 	                    char *const[]);
+	int (*setuid)(uid_t);
+	int (*seteuid)(uid_t);
+	int (*setreuid)(uid_t, uid_t);
+	int (*setresuid)(uid_t, uid_t, uid_t);
+	int (*setgid)(gid_t);
+	int (*setegid)(gid_t);
+	int (*setregid)(gid_t, gid_t);
+	int (*setresgid)(gid_t, gid_t, gid_t);
 };
 
 extern struct rte_real rte_real;

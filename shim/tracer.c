@@ -97,7 +97,7 @@ static RTE_FORKVAR int g_state;
 static RTE_FORKVAR int g_paused;
 static RTE_FORKVAR pid_t g_pid;
 static struct rte_config g_cfg;
-static struct rte_file g_file = {.fd = -1};
+static struct rte_file g_file;
 static RTE_FORKVAR pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static int g_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 uint64_t rte_g_dropped;
@@ -266,6 +266,22 @@ void rte_tracer_disable(const char *why)
 	 * stopping goes; writers already inside finish into a valid map. */
 	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	/* Release: pairs with state(); nothing is attached any more. */
+	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
+}
+
+/* The file could not be made: a process whose identity may not use the
+ * directory (a child that switched user, a daemon that dropped
+ * privileges) stands aside without a word on the program's stderr; only
+ * RTE_LOG's file records it. */
+static void disable_after_create(const struct rte_file *f, const char *why)
+{
+	if (!f->denied) {
+		rte_tracer_disable(why);
+		return;
+	}
+	rte_note("%s; tracing disabled", why);
+	/* Release: as in rte_tracer_disable(). */
+	__atomic_store_n(&rte_g_active, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&g_state, ST_DISABLED, __ATOMIC_RELEASE);
 }
 
@@ -757,7 +773,7 @@ int rte_tracer_start_locked(void)
 	/* Before the file exists: begin_file() writes every name once. */
 	register_own_events();
 	if (rte_file_create(&g_file, &g_cfg, pid, err, errlen) < 0) {
-		rte_tracer_disable(err);
+		disable_after_create(&g_file, err);
 		return RTE_ESTATE;
 	}
 	g_pid = pid;
@@ -893,7 +909,7 @@ void rte_tracer_materialize(void)
 		if (state() == ST_FORKED) {
 			if (rte_file_create(&g_file, &g_cfg, g_pid, g_err,
 			                    sizeof(g_err)) < 0)
-				rte_tracer_disable(g_err);
+				disable_after_create(&g_file, g_err);
 			else
 				begin_file(1, g_fork_ts);
 		}
@@ -970,11 +986,15 @@ void rte_tracer_stop(void)
 	/* A crashed process keeps its file even without PRESERVE. */
 	if (!g_cfg.preserve && !keep_file())
 		rte_file_remove(&g_file);
+	else if (!g_cfg.preserve)
+		rte_file_keep(&g_file); /* the sweep leaves it alone */
 }
 
 /* ---- exec ------------------------------------------------------------------ */
 
-int rte_tracer_exec_begin(const char *prog)
+/* exec, identity change: ring_stop, and the file out of the way (see
+ * rte_file_exec_away). Returns 1 if it did. */
+static int leave_file(const char *prog)
 {
 	struct rte_ring_writer *w;
 	int e;
@@ -996,13 +1016,31 @@ int rte_tracer_exec_begin(const char *prog)
 	/* Release: pairs with state(). */
 	__atomic_store_n(&g_state, ST_STOPPED, __ATOMIC_RELEASE);
 	e = rte_file_exec_away(&g_file, g_cfg.preserve);
-	if (e)
+	if (e && g_file.denied) /* switched user: stand aside quietly */
+		rte_note("cannot move %s out of the way of exec: %s",
+		         g_file.path, strerrordesc_np(e));
+	else if (e)
 		rte_warn(NULL, "cannot move %s out of the way of exec: %s",
 		         g_file.path, strerrordesc_np(e));
 	return 1;
 }
 
-void rte_tracer_exec_failed(int err)
+int rte_tracer_exec_begin(const char *prog)
+{
+	return leave_file(prog);
+}
+
+int rte_tracer_identity_begin(void)
+{
+	if (g_cfg.preserve || !leave_file(NULL))
+		return 0;
+	rte_note("%s removed: this process switches to a user that may not "
+	         "remove it; tracing stopped", g_file.path);
+	return 1;
+}
+
+/* After a failed exec or identity change: the file back, tracing on. */
+static void come_back(int err, int exec)
 {
 	int e = rte_file_exec_back(&g_file, g_pid);
 
@@ -1012,8 +1050,9 @@ void rte_tracer_exec_failed(int err)
 	if (!e && rte_slots_rereserve(&g_file) < 0)
 		e = ENOSPC;
 	if (e) {
-		rte_warn(NULL, "exec failed and %s could not be restored: %s; "
-		         "tracing stopped", g_file.path, strerrordesc_np(e));
+		rte_warn(NULL, "%s failed and %s could not be restored: %s; "
+		         "tracing stopped", exec ? "exec" : "the user change",
+		         g_file.path, strerrordesc_np(e));
 		return;
 	}
 	/* Release (all three): pair with state(), the exchanges on
@@ -1022,7 +1061,18 @@ void rte_tracer_exec_failed(int err)
 	__atomic_store_n(&g_stopping, 0, __ATOMIC_RELEASE);
 	rte_tracer_lifecycle(RTE_LC_RING_START, g_pid, 1);
 	__atomic_store_n(&rte_g_active, g_exec_active, __ATOMIC_RELEASE);
-	rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+	if (exec)
+		rte_tracer_own_int(RTE_OWN_EXEC_FAIL, err);
+}
+
+void rte_tracer_exec_failed(int err)
+{
+	come_back(err, 1);
+}
+
+void rte_tracer_identity_failed(void)
+{
+	come_back(0, 0);
 }
 
 /* ---- read accessors ------------------------------------------------------ */

@@ -207,6 +207,14 @@ int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
  * returns 1 if it did (then call rte_tracer_exec_failed if exec returns). */
 int rte_tracer_exec_begin(const char *prog);
 void rte_tracer_exec_failed(int err);
+/* A user change after which this process may not remove its file (the
+ * caller, hooks/identity.c, judged it): as exec does, ring_stop and the
+ * file removed (RTE_LOG notes it), tracing stopped for good. Returns 1 if
+ * it did (then call rte_tracer_identity_failed if the change failed: the
+ * file is back, tracing goes on). Nothing with PRESERVE (the file stays
+ * whatever happens) or where the process owns no file. */
+int rte_tracer_identity_begin(void);
+void rte_tracer_identity_failed(void);
 
 /* 0 in a vfork child of the process that owns the state (it shares our
  * memory, not our pid: it must write nothing), else 1. One getpid system

@@ -137,15 +137,18 @@ const char *rte_ocaml_sure_name(enum rte_ocaml_sure s)
 /* ---- detection ---------------------------------------------------------- */
 
 /*
- * Nestings of runtime phases seen in real OCaml 5.2 and 5.4dev programs,
+ * Nestings of runtime phases seen in real OCaml 5.2, 5.3 and 5.4dev
+ * programs (their fixtures, and OCaml's own testsuite/tests/lib-runtime-events:
+ * test_caml_slot_reuse begins thousands of major_slice with none open),
  * decoded with their own runtime's names: "parent>child", "" for a phase
  * begun with none open. Under a wrong table the same ids get other names,
  * and few of their nestings are in this list.
  */
 static const char *const known[] = {
 	">domain_condition_wait", ">empty_minor", ">explicit_gc_compact",
-	">explicit_gc_full_major", ">interrupt_remote", ">major",
-	">major_finish_marking", ">major_finish_sweeping", ">minor",
+	">explicit_gc_full_major", ">explicit_gc_set", ">interrupt_remote",
+	">major", ">major_finish_marking", ">major_finish_sweeping",
+	">major_slice", ">minor",
 	">minor_clear", ">minor_finalized", ">minor_finalizers_admin",
 	">minor_leave_barrier", ">stw_api_barrier", ">stw_handler",
 	">stw_leader", "compaction>compaction_evacuate",
@@ -154,6 +157,7 @@ static const char *const known[] = {
 	"domain_condition_wait>stw_leader", "empty_minor>empty_minor",
 	"empty_minor>major", "empty_minor>stw_handler", "empty_minor>stw_leader",
 	"explicit_gc_compact>stw_leader", "explicit_gc_full_major>stw_leader",
+	"explicit_gc_set>stw_leader",
 	"interrupt_remote>major", "interrupt_remote>stw_handler",
 	"interrupt_remote>stw_leader", "major>major", "major>major_slice",
 	"major>stw_handler", "major>stw_leader",
@@ -191,11 +195,14 @@ static const char *const known[] = {
 #define MAXID 64            /* ids counted in the nesting matrix */
 #define MAXDEPTH 32
 #define EVENTS_PER_RING 65536 /* a bounded cost per ring */
-#define ENOUGH 4096           /* nestings: the scan stops there */
+#define ENOUGH 4096           /* nested pairs: the scan stops there */
 
 struct seen {
 	uint32_t pair[MAXID + 1][MAXID]; /* [parent + 1][child]; row 0: none open */
-	uint64_t nestings;
+	uint64_t nested; /* pairs with a parent: a phase begun at top level
+	                  * tells little (most ids are named alike there), so
+	                  * thousands of them must not end the scan before the
+	                  * nestings that tell tables apart */
 	unsigned max_phase, max_counter;
 	int any_phase, any_counter;
 };
@@ -219,7 +226,7 @@ static int scan_ring(rte_cursor *c, unsigned ring, struct seen *s)
 	size_t total = 0;
 	int n = 0;
 
-	while (total < EVENTS_PER_RING && s->nestings < ENOUGH &&
+	while (total < EVENTS_PER_RING && s->nested < ENOUGH &&
 	       (n = rte_cursor_next_batch(c, ring, ev, 64)) > 0) {
 		total += (size_t)n;
 		for (int i = 0; i < n; i++) {
@@ -237,7 +244,7 @@ static int scan_ring(rte_cursor *c, unsigned ring, struct seen *s)
 					s->max_phase = e->id;
 				if (e->id < MAXID && (depth == 0 || stack[depth - 1] < MAXID)) {
 					s->pair[depth ? stack[depth - 1] + 1 : 0][e->id]++;
-					s->nestings++;
+					s->nested += depth > 0;
 				}
 				if (depth < MAXDEPTH)
 					stack[depth++] = e->id;
@@ -356,7 +363,7 @@ int rte_ocaml_detect_fit(const char *path, const struct rte_ocaml_table *t,
 	err = rte_cursor_open(path, &c, NULL, 0);
 	if (err)
 		return err;
-	for (unsigned r = 0; r < rte_cursor_rings(c) && s.nestings < ENOUGH; r++)
+	for (unsigned r = 0; r < rte_cursor_rings(c) && s.nested < ENOUGH; r++)
 		if (rte_cursor_ring_used(c, r))
 			(void)scan_ring(c, r, &s); /* a bad ring: what was read counts */
 	rte_cursor_close(c);

@@ -21,9 +21,12 @@
  *                        | hdr: wosize<<10 | 3<<8 | 252 | bytes | 0.. | pad |
  *                                                        pad = 7 - len % 8
  *
- *                      between the global symbols camlStdlib__Sys__data_begin
- *                      and camlStdlib__Sys__data_end (asmcomp/amd64/emit.mlp)
- *                      when the module is linked at all.
+ *                      between the global symbols of the unit's data_begin
+ *                      and data_end (asmcomp/amd64/emit.mlp) when the
+ *                      module is linked at all: camlStdlib__Sys__data_begin
+ *                      in 5.0, camlStdlib__Sys.data_begin from 5.1 (the
+ *                      separator of middle_end/compilenv.ml became '.';
+ *                      '$' only for MSVC, no ELF).
  *   runtime symbols    functions of runtime files every program links
  *                      (runtime_events.c, domain.c) that appeared in one
  *                      release: caml_runtime_events_init (5.0),
@@ -59,6 +62,7 @@
 #define BLACK 3u
 
 static const char RUNTIME_PREFIX[] = "The OCaml runtime, version ";
+static const char SYS_UNIT[] = "camlStdlib__Sys"; /* Stdlib.Sys's symbols */
 
 struct elf {
 	int fd;
@@ -285,7 +289,7 @@ static const struct marker {
 
 struct syms {
 	unsigned have;            /* bit i: markers[i] is defined */
-	uint64_t sys_begin, sys_end; /* camlStdlib__Sys__data_{begin,end} */
+	uint64_t sys_begin, sys_end; /* camlStdlib__Sys.data_{begin,end} */
 };
 
 static void symbol(struct syms *y, const char *name, const Elf64_Sym *s)
@@ -296,10 +300,21 @@ static void symbol(struct syms *y, const char *name, const Elf64_Sym *s)
 		for (unsigned k = 0; k < NMARKERS; k++)
 			if (!strcmp(name, markers[k].name))
 				y->have |= 1u << k;
-		if (!strcmp(name, "camlStdlib__Sys__data_begin"))
-			y->sys_begin = s->st_value;
-		else if (!strcmp(name, "camlStdlib__Sys__data_end"))
-			y->sys_end = s->st_value;
+		/* "camlStdlib__Sys" then "__" (5.0) or "." (5.1 and later) */
+		if (!strncmp(name, SYS_UNIT, sizeof SYS_UNIT - 1)) {
+			const char *t = name + sizeof SYS_UNIT - 1;
+
+			if (*t == '.')
+				t += 1;
+			else if (!strncmp(t, "__", 2))
+				t += 2;
+			else
+				return;
+			if (!strcmp(t, "data_begin"))
+				y->sys_begin = s->st_value;
+			else if (!strcmp(t, "data_end"))
+				y->sys_end = s->st_value;
+		}
 	}
 }
 

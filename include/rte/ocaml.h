@@ -71,8 +71,9 @@ struct rte_ocaml_choice {
 
 /*
  * Choose the table for the ring file at path: read (through a cursor of
- * its own, at most 65536 events per ring, and no more once 4096 phase
- * nestings were seen) which phase and counter ids occur and how phases
+ * its own, at most 65536 events per ring, and no more rings once 4096
+ * phases begun inside another were seen: phases begun with none open do
+ * not end the scan) which phase and counter ids occur and how phases
  * nest; tables that lack an id seen are
  * out; the one whose names make the most nestings a known one (minor
  * encloses minor_local_roots, stw_leader encloses minor, ...) wins; among

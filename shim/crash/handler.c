@@ -666,6 +666,8 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 			rte_crash_emit(rte_tracer_own_id(RTE_OWN_EXIT), &x,
 			               sizeof(x), 1);
 		}
+		/* A crash record is kept: the sweep must leave it (file.h). */
+		rte_file_keep(rte_tracer_file());
 		t_recording = 0;
 		if (!program)
 			/* Release: pairs with the acquire in

@@ -9,6 +9,8 @@
  *   dl.c       dlopen, dlclose (module events)
  *   masks.c    pthread_sigmask, sigprocmask (the profiler's timer stopped
  *              while a thread blocks its signal)
+ *   identity.c the setuid and setgid families (a process that becomes a
+ *              user who may not remove its file stands aside first)
  *   alloc.c    the malloc family (RTE_ALLOC; the profiler is alloc/)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only

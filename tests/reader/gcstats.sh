@@ -1,10 +1,15 @@
 #!/bin/sh
 # tests/reader/gcstats.sh BUILD - rte-read's GC statistics and OCaml
 # version tables on real files: every fixture of OCaml 5.2 (including the
-# GC-heavy gc/ and the lossy gc-lossy/) and of a 5.4 development runtime.
-# Every figure of gc-stats-json is recomputed from --format=jsonl of the
-# same file by tests/reader/gcstats_check.py; the names of every event of
-# the 5.4dev files must be those its own consumer printed.
+# GC-heavy gc/ and the lossy gc-lossy/), of OCaml 5.3.0~alpha1 (its own
+# test suite's programs, and a GC-heavy multi-domain one) and of a 5.4
+# development runtime. Every figure of gc-stats-json is recomputed by
+# tests/reader/gcstats_check.py twice: from --format=jsonl of the same
+# file, and from the events the release's own consumer decoded (the
+# fixtures' PID.expected.jsonl: no rte code in the figures expected). The
+# names of every event must be those its own consumer printed, and the
+# release named (or the range of releases) must hold the one that wrote
+# the file.
 set -u
 BUILD=${1:-build}
 RR=$BUILD/rte-read
@@ -18,7 +23,9 @@ ok() { echo "ok: $*"; }
 # field FILE EXPR: a value of a JSON document (python expression on d)
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.4dev/*/; do
+for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.3/*/ tests/fixtures/ocaml-5.4dev/*/; do
+	set -- "$d"*.events.gz
+	[ -e "$1" ] || continue # ocaml-5.3/src: the programs
 	v=$(basename "$(dirname "$d")") s=$(basename "$d")
 	w="$T/$v/$s"
 	mkdir -p "$w"
@@ -28,6 +35,16 @@ for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.4dev/*/; do
 	"$RR" -f jsonl "$w" >"$T/j.jsonl" 2>/dev/null || fail "$v/$s: jsonl"
 	"$RR" -f gc-stats-json "$w" >"$T/g.json" 2>"$T/err" || fail "$v/$s: gc-stats-json: $(cat "$T/err")"
 	$GCCHECK "$T/j.jsonl" "$T/g.json" || fail "$v/$s: gc-stats figures"
+	exp=
+	for e in "$d"*.expected.jsonl "$d"*.expected.jsonl.gz; do
+		[ -e "$e" ] || continue
+		pid=$(basename "$(basename "$e" .gz)" .expected.jsonl)
+		gzip -dcf "$e" >"$w/$pid.expected.jsonl"
+		exp="$exp $pid=$w/$pid.expected.jsonl"
+	done
+	# shellcheck disable=SC2086 # one PID=FILE word each
+	$GCCHECK --expected $exp "$T/g.json" >/dev/null ||
+		fail "$v/$s: gc-stats figures differ from those of the consumer's events: $($GCCHECK --expected $exp "$T/g.json" | head -5)"
 	# the summary's GC section is the same object
 	"$RR" -f summary-json "$w" >"$T/s.json" 2>/dev/null || fail "$v/$s: summary-json"
 	[ "$(field "$T/s.json" "[p['gc'] for p in d['processes']]")" = \
@@ -40,20 +57,48 @@ for d in tests/fixtures/ocaml-5.2/*/ tests/fixtures/ocaml-5.4dev/*/; do
 		grep -Eq "GC overhead \(% of CPU time\): +~?$p%" "$T/g.txt" || fail "$v/$s: gc-stats text lacks GC overhead $p%"
 		grep -Eq "GC overhead \(% of CPU time\): +~?$p%" "$T/s.txt" || fail "$v/$s: summary text lacks GC overhead $p%"
 	done
-	# names: the table chosen, and every event named as OCaml's consumer did
-	want=5.2
-	[ "$v" = ocaml-5.4dev ] && want=5.4dev
-	[ "$(field "$T/g.json" "sorted({p['gc']['ocaml']['version'] for p in d['processes'] if p['runtime_events']})")" = "['$want']" ] ||
-		fail "$v/$s: OCaml names chosen: $(field "$T/g.json" "[p['gc']['ocaml'] for p in d['processes']]")"
-	for e in "$d"*.expected.jsonl "$d"*.expected.jsonl.gz; do
-		[ -e "$e" ] || continue
-		pid=$(basename "$(basename "$e" .gz)" .expected.jsonl)
-		gzip -dcf "$e" >"$T/exp.jsonl"
-		$CHECK jsonl-vs-expected "$T/j.jsonl" "$T/exp.jsonl" "$pid" >/dev/null ||
-			fail "$v/$s/$pid: jsonl names differ from OCaml's own consumer"
+	# the release named: the one that wrote the file, or a range holding
+	# it (version = same_names_from .. same_names_to), never another
+	want=${v#ocaml-}
+	[ "$(field "$T/g.json" "sorted({(lambda o, r=['5.0','5.1','5.2','5.3','5.4dev']: o['version'] == o['same_names_from'] and r.index(o['version']) <= r.index('$want') <= r.index(o['same_names_to']))(p['gc']['ocaml']) for p in d['processes'] if p['runtime_events']})")" = "[True]" ] ||
+		fail "$v/$s: OCaml release named: $(field "$T/g.json" "[p['gc']['ocaml'] for p in d['processes']]")"
+	# ... and every event named as OCaml's consumer did
+	for pe in $exp; do
+		$CHECK jsonl-vs-expected "$T/j.jsonl" "${pe#*=}" "${pe%%=*}" >/dev/null ||
+			fail "$v/$s/${pe%%=*}: jsonl names differ from OCaml's own consumer"
 	done
 done
-ok "gc-stats figures agree with jsonl, and names with OCaml's consumers, on every fixture"
+ok "gc-stats figures agree with jsonl and with OCaml's consumers' events, names with OCaml's consumers, releases named right, on every fixture"
+
+# a 5.3 file: 5.3 and 5.4dev name its ids alike; the text says the range
+"$RR" -f gc-stats "$T/ocaml-5.3/counters" | grep -qF "Names: OCaml 5.3 to 5.4dev names (from the trace nesting, sure:" ||
+	fail "5.3 counters: gc-stats text: $("$RR" -f gc-stats "$T/ocaml-5.3/counters" | grep Names)"
+"$RR" -f summary "$T/ocaml-5.3/counters" | grep -qF "Names: OCaml 5.3 to 5.4dev names (from the trace nesting, sure:" ||
+	fail "5.3 counters: summary text does not say the range"
+ok "a 5.3 file is named 5.3 to 5.4dev (the releases that name its ids alike), not 5.4dev"
+
+# OCaml's test_caml_slot_reuse begins thousands of major_slice with no
+# phase open on both rings: detection still reads the nestings behind
+# them and is sure (it used to stop at 4096 such phases: "by default,
+# guess: 0 of 4100")
+for r in 5.2:5.1:5.2 5.3:5.3:5.4dev; do
+	w=$T/ocaml-${r%%:*}/slot_reuse want=${r#*:}
+	"$RR" -f gc-stats-json "$w" >"$T/g.json"
+	[ "$(field "$T/g.json" "(lambda o: (o['from'], o['sure'], o['version'] + ':' + o['same_names_to'], o['explained'] * 10 >= o['nestings'] * 9))(d['processes'][0]['gc']['ocaml'])")" = \
+	  "('trace', 'sure', '$want', True)" ] ||
+		fail "$w: detection: $(field "$T/g.json" "d['processes'][0]['gc']['ocaml']")"
+done
+ok "real 5.2 and 5.3 files with thousands of top-level phases (OCaml's test_caml_slot_reuse): detection sure"
+
+# a GC-heavy 5.3 program, four domains and a reused ring, nothing lost:
+# every lifetime is exact (5.3's counters after domain_terminate start
+# none), and their sum is what the consumer's events say (checked above)
+"$RR" -f gc-stats-json "$T/ocaml-5.3/gc" >"$T/g.json"
+[ "$(field "$T/g.json" "(lambda g: (g['lost_words'], g['cpu_lower_bound'], [x['lifetime_lower_bound'] for x in g['domains']]))(d['processes'][0]['gc'])")" = \
+  "(0, False, [False, False, False, False])" ] ||
+	fail "5.3 gc: lifetimes: $(field "$T/g.json" "[(x['ring'], x['lifetime_ns'], x['lifetime_lower_bound']) for x in d['processes'][0]['gc']['domains']]")"
+"$RR" -f gc-stats "$T/ocaml-5.3/gc" | grep -v "beyond the histogram" | grep -q ">=" && fail "5.3 gc: a lossless file has figures marked >="
+ok "5.3 GC-heavy multi-domain file: CPU time and every domain's lifetime exact"
 
 # the 5.4dev files under 5.2's names are wrong, and detection is sure of it
 w=$T/ocaml-5.4dev/gc

@@ -151,6 +151,49 @@ for bad in "$P-plain" "$T/nonexistent" "$T" /dev/null tests/reader/ocamlexe.sh; 
 done
 ok "--exe: a finished process's executable (stripped too); not OCaml or unreadable: exit 1"
 
+# --- a real native OCaml 5.3.0~alpha1 program (tests/fixtures/ocaml-5.3/gc:
+# gc.ml, built by ocamlopt 5.3.0~alpha1, debug sections stripped, symbols
+# kept): 5.1 and later name Stdlib__Sys's data camlStdlib__Sys.data_begin
+R53=tests/fixtures/ocaml-5.3/gc
+gzip -dc "$R53/gc.exe.gz" >"$T/gc53" && chmod +x "$T/gc53" || exit 1
+mkdir -p "$T/gcfix" && gzip -dc "$R53"/*.events.gz >"$T/gcfix/$(basename "$R53"/*.events.gz .gz)"
+gzip -dc "$R53"/*.expected.jsonl.gz >"$T/gcfix.expected.jsonl"
+"$RR" -f gc-stats-json --exe "$T/gc53" "$T/gcfix" >"$T/g.json" 2>"$T/err" || fail "--exe gc53: $(cat "$T/err")"
+[ "$(ocaml "$T/g.json" "(o['version'], o['from'], o['sure'], o['executable']['ocaml'], o['executable']['evidence'])")" = \
+  "('5.3', 'executable', 'sure', '5.3.0~alpha1', 'Sys.ocaml_version')" ] ||
+	fail "--exe real 5.3 executable: $(ocaml "$T/g.json" o)"
+[ -s "$T/err" ] && fail "--exe real 5.3 executable: stderr: $(cat "$T/err")"
+"$RR" -f jsonl --exe "$T/gc53" "$T/gcfix" >"$T/j.jsonl" &&
+	$CHECK jsonl-vs-expected "$T/j.jsonl" "$T/gcfix.expected.jsonl" "$(basename "$R53"/*.events.gz .events.gz)" >/dev/null ||
+	fail "--exe real 5.3 executable: names differ from OCaml 5.3's consumer"
+# ... and the same program live: its /proc/PID/exe decides, sure
+mkdir -p "$T/live53" && rm -f "$T/ctl" "$T/ready" && mkfifo "$T/ctl" "$T/ready" || exit 1
+OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 OCAML_RUNTIME_EVENTS_DIR=$T/live53 \
+	"$T/gc53" 20000 wait <"$T/ctl" >"$T/ready" &
+exec 3>"$T/ctl"
+{ read -r _ && read -r word; } <"$T/ready" || word=
+if [ "$word" = ready ]; then
+	"$RR" -f gc-stats-json "$T/live53" >"$T/g.json" 2>"$T/err" || fail "live gc53: $(cat "$T/err")"
+	[ "$(ocaml "$T/g.json" "(o['version'], o['from'], o['sure'], o['executable']['path'], o['executable']['ocaml'], o['executable']['evidence'])")" = \
+	  "('5.3', 'executable', 'sure', '$(readlink -f "$T/gc53")', '5.3.0~alpha1', 'Sys.ocaml_version')" ] ||
+		fail "live real 5.3 program: $(ocaml "$T/g.json" o)"
+	"$RR" -f gc-stats "$T/live53" | grep -qF "Names: OCaml 5.3 names (from the executable $(readlink -f "$T/gc53"): OCaml 5.3.0~alpha1, by its Sys.ocaml_version; sure:" ||
+		fail "live real 5.3 program: gc-stats text: $("$RR" -f gc-stats "$T/live53" | grep Names)"
+else
+	fail "live gc53: did not start"
+fi
+exec 3>&-
+wait
+"$RR" -f gc-stats-json "$T/live53" >"$T/g.json" 2>/dev/null
+[ "$(ocaml "$T/g.json" "(o['version'], o['from'], o['same_names_to'])")" = "('5.3', 'trace', '5.4dev')" ] ||
+	fail "real 5.3 program gone: $(ocaml "$T/g.json" o)"
+# OCaml 5.0's layout (camlStdlib__Sys__data_begin) is still read
+"$RR" -f gc-stats-json --exe "$P-native50" "$T/native54" >"$T/g.json" 2>/dev/null
+[ "$(ocaml "$T/g.json" "(o['version'], o['sure'], o['executable']['ocaml'], o['executable']['evidence'])")" = \
+  "('5.0', 'sure', '5.0.0', 'Sys.ocaml_version')" ] ||
+	fail "--exe native50: $(ocaml "$T/g.json" o)"
+ok "a real native OCaml 5.3 program (--exe, and live): its Sys.ocaml_version, sure; 5.0's symbol names too"
+
 # --- hostile executables: truncated and corrupted ELF files never crash
 # the reader (each is at worst "not an OCaml 5 program")
 size=$(wc -c <"$P-native54")

@@ -15,8 +15,11 @@
  *            an 8-aligned header word, black (3 << 8), String_tag (252),
  *            wosize (len + 8) / 8, then the bytes, zeros, and a last byte
  *            that is the number of zeros; between the global symbols
- *            camlStdlib__Sys__data_begin and camlStdlib__Sys__data_end
- *            (asmcomp/amd64/emit.mlp, emit_global_label "data_begin").
+ *            camlStdlib__Sys.data_begin and camlStdlib__Sys.data_end
+ *            (asmcomp/amd64/emit.mlp, emit_global_label "data_begin";
+ *            the separator of middle_end/compilenv.ml is '.' from 5.1),
+ *            or, with SYS50 (OCaml 5.0), camlStdlib__Sys__data_begin and
+ *            camlStdlib__Sys__data_end.
  *   BYTE     the bytecode runtime's "-version" string
  *            (runtime/startup_byt.c: "The OCaml runtime, version "
  *            OCAML_VERSION_STRING, one literal in .rodata).
@@ -72,10 +75,15 @@ __attribute__((used, aligned(8))) struct ocaml_string sys_ocaml_version = {
 	.pad = PAD,
 };
 /* The module's data symbols, around it. */
-__asm__(".globl camlStdlib__Sys__data_begin\n"
-        ".set camlStdlib__Sys__data_begin, sys_ocaml_version\n"
-        ".globl camlStdlib__Sys__data_end\n"
-        ".set camlStdlib__Sys__data_end, sys_ocaml_version + 8 + 8 * " XSTR(WOSIZE) "\n");
+#ifdef SYS50
+#define SYS_SYM(x) "camlStdlib__Sys__" x
+#else
+#define SYS_SYM(x) "camlStdlib__Sys." x
+#endif
+__asm__(".globl " SYS_SYM("data_begin") "\n"
+        ".set " SYS_SYM("data_begin") ", sys_ocaml_version\n"
+        ".globl " SYS_SYM("data_end") "\n"
+        ".set " SYS_SYM("data_end") ", sys_ocaml_version + 8 + 8 * " XSTR(WOSIZE) "\n");
 #endif
 
 #ifdef BYTE

@@ -203,6 +203,19 @@ user_int(procs[$kid], 'tree.leaf') is not None and user_int(procs[$kid], 'tree.l
 		fail "the parent's three fork_parent events are missing"
 }
 
+# A tree whose children are SIGKILLed (their files lack ring_stop): the
+# report names them, and rte-run leaves nothing of the tree behind.
+test_killed_tree() {
+	begin "SIGKILLed children: reported, nothing left in TMPDIR"
+	[ -x "$B/tests/shim/hostfd" ] || { echo "  skip: no $B/tests/shim/hostfd"; return; }
+	before=$(leftovers)
+	"$RUN" -- "$B/tests/shim/hostfd" killed 30 >"$W/killed.out" 2>"$W/killed.err"; st=$?
+	[ $st -eq 0 ] || fail "rte-run exited $st: $(tail -3 "$W/killed.err")"
+	grep -q "^total: 31 processes" "$W/killed.err" ||
+		fail "the report does not count the 30 killed children: $(tail -2 "$W/killed.err")"
+	[ "$(leftovers)" = "$before" ] || fail "rte-run left a directory in $TMPDIR"
+}
+
 # ---- signals -----------------------------------------------------------------------
 
 test_signals() {
@@ -767,6 +780,7 @@ else
 	test_badfile
 	test_formats
 	test_tree
+	test_killed_tree
 	test_signals
 	test_tty
 	test_lost

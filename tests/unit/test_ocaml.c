@@ -108,6 +108,47 @@ static void the_nesting_picks_the_table(void **state)
 	assert_string_equal(ch.same_from, "5.0");
 }
 
+/* Thousands of phases begun at top level whose ids every table names
+ * alike (major, id 6) tell no table apart: they must not end the scan
+ * before the nestings that do (5.3's stw_leader > minor > ...). */
+static void top_level_phases_do_not_end_the_scan(void **state)
+{
+	const struct rte_ocaml_table *t53 = rte_ocaml_table("5.3");
+	struct rte_ring_writer w;
+	struct rte_ocaml_choice ch;
+	struct t_file f;
+	uint64_t ts = 1000;
+	static const char *const nest[] = {
+		"stw_leader", "minor", "minor_local_roots", "minor_local_roots_promote",
+	};
+	unsigned id[4];
+
+	(void)state;
+	for (unsigned k = 0; k < 4; k++)
+		for (id[k] = 0; strcmp(t53->phases[id[k]], nest[k]); id[k]++)
+			;
+	t_ring_file_create(&f, "top.events", 2, 16);
+	t_writer(&f, 0, &w);
+	for (unsigned i = 0; i < 5000; i++) {
+		assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_BEGIN, 6), ts++), 0);
+		assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_EXIT, 6), ts++), 0);
+	}
+	for (unsigned i = 0; i < 20; i++) {
+		for (unsigned k = 0; k < 4; k++)
+			assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_BEGIN, id[k]), ts++), 0);
+		for (unsigned k = 4; k-- > 0;)
+			assert_int_equal(rte_ring_write0(&w, rte_hdr_make(0, 0, RTE_MSG_EXIT, id[k]), ts++), 0);
+	}
+	t_ring_file_unmap(&f);
+	assert_int_equal(rte_ocaml_detect(f.path, &ch), RTE_OK);
+	assert_string_equal(ch.same_from, "5.3");
+	assert_string_equal(ch.same_to, "5.4dev");
+	assert_string_equal(ch.table->phases[id[0]], "stw_leader"); /* 5.2: minor_remembered_set */
+	assert_int_equal(ch.nestings, 5000 + 80);
+	assert_int_equal(ch.explained, 5000 + 80);
+	assert_int_equal(ch.best_other, 5000); /* 5.2: the top-level majors only */
+}
+
 static void no_phases_is_a_guess_of_52(void **state)
 {
 	struct rte_ocaml_choice ch;
@@ -155,6 +196,7 @@ int main(void)
 		cmocka_unit_test(tables_follow_each_release),
 		cmocka_unit_test(versions_are_looked_up_by_minor_version),
 		cmocka_unit_test(the_nesting_picks_the_table),
+		cmocka_unit_test(top_level_phases_do_not_end_the_scan),
 		cmocka_unit_test(no_phases_is_a_guess_of_52),
 		cmocka_unit_test(a_54dev_fixture_is_named_by_54dev),
 	};

@@ -1,0 +1,213 @@
+#!/bin/sh
+# host.sh - the shim never hurts its host, part 2 (issue 22): descriptors,
+# identity changes and SIGKILLed processes, with real programs (C and
+# /usr/bin/python3) under the real LD_PRELOAD shim, compared with the same
+# program run plain. doc/DESIGN.md "Never hurting the host" names these
+# tests. One test: RTE_BUILD=$PWD/build sh tests/shim/host.sh test_NAME.
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/shim
+LIB=$B/librte.so
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+TMO="timeout 300"
+PY=/usr/bin/python3
+WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
+chmod 755 "$WORK" # test_setuid's child (nobody) must reach its directory
+. "$(dirname "$0")/../harness.sh"
+
+# run DIR [VAR=value...] CMD...: CMD traced into DIR, not preserved.
+run() {
+	_d=$1
+	shift
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$_d" "$@"
+}
+
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# The descriptors a program sees (/proc/self/fd, and what open() returns
+# after a pthread_create) are those it has without the shim, in every
+# mode that loads libunwind.
+test_fds() {
+	begin fds
+	plain=$($TMO "$T/hostfd" list)
+	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1 RTE_BACKTRACE=thread; do
+		got=$(run "$D" $mode "$T/hostfd" list)
+		expect_eq "descriptors with '$mode'" "$got" "$plain"
+	done
+	ls "$D"/*.events >/dev/null 2>&1 && fail "files left: $(ls "$D")"
+	finish
+}
+
+# CPython's own test of pass_fds (it lists /proc/self/fd), and the
+# descriptors a Python process sees, traced as plain.
+test_fds_python() {
+	begin fds_python
+	[ -x "$PY" ] || { skip fds_python "no $PY"; return; }
+	if ! $PY -c 'import test.test_subprocess' 2>/dev/null; then
+		skip fds_python "no CPython test suite"
+		return
+	fi
+	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1; do
+		run "$D" $mode $PY -m test -j1 test_subprocess \
+			-m test_pass_fds_redirected >"$D/out" 2>&1 ||
+			fail "test_pass_fds_redirected with '$mode': $(tail -5 "$D/out")"
+	done
+	code='import os, threading
+t = threading.Thread(target=lambda: None); t.start(); t.join()
+print(sorted(os.listdir("/proc/self/fd")), os.open("/dev/null", 0))'
+	plain=$($TMO $PY -c "$code")
+	got=$(run "$D" RTE_PROFILE=997 $PY -c "$code")
+	expect_eq "python descriptors" "$got" "$plain"
+	finish
+}
+
+# A daemon-style program closes every descriptor and reuses the numbers
+# while the profiler samples code without unwind information: its pipe
+# and its log are its own.
+test_daemon_fds() {
+	begin daemon_fds
+	for mode in RTE_PROFILE=997 RTE_ALLOC=1; do
+		out=$(run "$D" $mode "$T/hostfd" daemon 2>&1)
+		expect_eq "daemon with $mode" "$out" "pipe hello log ok"
+	done
+	finish
+}
+
+# A child that switches user (setuid(nobody) then exec, as a root daemon
+# that drops privileges; Python's subprocess.run(user='nobody')) cannot
+# make its file in root's directory: it stands aside without a word on
+# its stderr, with the program's own output and status; RTE_LOG's file
+# records the miss.
+test_setuid() {
+	begin setuid
+	is_root || { skip setuid "needs root to switch user"; return; }
+	nobody=$(id -u nobody 2>/dev/null) || { skip setuid "no user nobody"; return; }
+	chmod 755 "$D"
+	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1; do
+		rm -f "$D"/*.events
+		: >"$D/log" && chmod 666 "$D/log" # nobody appends to it
+		run "$D" $mode RTE_LOG="$D/log" "$T/hostfd" setuid "$nobody" \
+			/bin/echo hi >"$D/out" 2>"$D/err"
+		expect_eq "status with '$mode'" $? 0
+		expect_eq "stdout with '$mode'" "$(cat "$D/out")" hi
+		run "$D" $mode "$T/hostfd" setuid "$nobody" /bin/echo hi \
+			>"$D/out" 2>"$D/err"
+		expect_eq "stderr with '$mode'" "$(cat "$D/err")" ""
+		grep -q 'Permission denied\|may not use' "$D/log" 2>/dev/null ||
+			fail "RTE_LOG has no record of the miss with '$mode'"
+		# The profilers make the child's file at once, as root: it
+		# must be gone before the child can no longer remove it.
+		expect_eq "files left with '$mode'" \
+			"$(ls "$D" | grep events)" ""
+	done
+	rm -f "$D"/*.events
+	# From a vfork child, which shares its parent's memory: the parent
+	# keeps tracing into its own file (PRESERVE keeps it to be read).
+	out=$(OCAML_RUNTIME_EVENTS_PRESERVE=1 run "$D" "$T/hostfd" vsetuid \
+		"$nobody" /bin/echo hi 2>&1)
+	expect_eq "vfork child's setuid: output" "$out" "hi
+parent ok"
+	f=$(ls "$D" | grep events)
+	expect_eq "vfork child's setuid: files (the parent's)" \
+		"$(echo "$f" | grep -c .)" 1
+	[ -n "$f" ] && { "$T/dump" "$D/$f" | grep -q domain_spawn ||
+		fail "the parent's thread after the vfork child's setuid is not in $f"; }
+	rm -f "$D"/*.events
+	[ -x "$PY" ] && {
+		run "$D" $PY -c 'import subprocess
+subprocess.run(["/bin/echo", "py"], user="nobody", check=True)' \
+			>"$D/out" 2>"$D/err"
+		expect_eq "python status" $? 0
+		expect_eq "python stdout" "$(cat "$D/out")" py
+		expect_eq "python stderr" "$(cat "$D/err")" ""
+		expect_eq "python files left" "$(ls "$D" | grep events)" ""
+	}
+	finish
+}
+
+# names NAME...: the pid each ring file name starts with, sorted.
+names() { ls "$D" | grep '^[0-9].*\.events$' | sort; }
+
+# SIGKILLed processes leave their files; a later traced start in the
+# directory (past the sweep period, shim/sweep.h) removes those of
+# processes that are gone and were not preserved, by --clean's rule
+# (rte-read --clean --dry-run names each of them too), and never a
+# preserved file, a live writer's, or the file of a process that may
+# still be its writer (a pid alive since before the file was made).
+test_killed() {
+	begin killed
+	sleep 600 & old=$! # alive before the files are made
+	BG="$BG $old"
+	# A crashed process's file holds its crash record: kept (as by
+	# --clean), without PRESERVE too.
+	run "$D" sh -c 'kill -SEGV $$' 2>/dev/null
+	crashed=$(names)
+	[ -n "$crashed" ] || fail "the crashed process left no file"
+	run "$D" "$T/hostfd" killed 200 >/dev/null || fail "hostfd killed 200"
+	OCAML_RUNTIME_EVENTS_PRESERVE=1 run "$D" "$T/hostfd" killed 5 \
+		>/dev/null || fail "hostfd killed 5 with PRESERVE"
+	kept=$(for f in "$D"/*.events; do [ -k "$f" ] || basename "$f"; done |
+		sort)
+	left=$(for f in "$D"/*.events; do [ -k "$f" ] && basename "$f"; done |
+		sort)
+	[ -n "$left" ] || fail "no file left by the killed children"
+	[ "$(echo "$kept" | wc -l)" -ge 6 ] ||
+		fail "preserved files missing: $kept"
+	one=$(echo "$left" | head -1)
+	# A pid now used by an untraced process started after the file last
+	# changed (cp -p keeps the time): not the writer, stale.
+	sleep 600 & new=$!
+	BG="$BG $new"
+	cp -p "$D/$one" "$D/$new.events"
+	# A pid alive since before the file changed: may be its writer.
+	cp -p "$D/$one" "$D/$old.events"
+	"$B/rte-read" --clean --dry-run "$D" >"$D.clean" 2>&1
+	# A live traced writer (its start may sweep already).
+	env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D" sleep 600 & live=$!
+	BG="$BG $live"
+	i=0
+	while [ ! -e "$D/$live.events" ] && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	[ -e "$D/$live.events" ] || fail "the live writer made no file"
+	# A live writer whose file names a pid that is not its own (as in a
+	# pid namespace of its own): that pid's process started after the
+	# file, but the writer still maps it.
+	sleep 0.2 # the process below starts after the file last changed
+	sleep 600 & other=$!
+	BG="$BG $other"
+	mv "$D/$live.events" "$D/$other.events"
+	sleep 3 # past RTE_SWEEP_PERIOD_S since the children's own sweeps
+	run "$D" /bin/true || fail "the traced start failed"
+	for f in $left $new.events; do
+		[ -e "$D/$f" ] && fail "$f was left (its writer is gone)"
+		grep -q "would remove $D/$f:" "$D.clean" ||
+			fail "rte-read --clean would keep $f, removed"
+	done
+	for f in $kept $crashed $old.events $other.events; do
+		[ -e "$D/$f" ] || fail "$f was removed (preserved or live)"
+	done
+	kill "$live" "$new" "$old" "$other" 2>/dev/null
+	finish
+}
+
+run_all() {
+	if [ $# -gt 0 ]; then
+		for t in "$@"; do "$t"; done
+		return
+	fi
+	test_fds
+	test_fds_python
+	test_daemon_fds
+	test_setuid
+	test_killed
+}
+
+run_all "$@"
+echo "host: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
