@@ -17,7 +17,7 @@
 #define RINGS 4
 
 static struct rte_config g_cfg;
-static struct rte_file g_file = {.fd = -1};
+static struct rte_file g_file;
 
 /* A fresh file of RINGS rings and fresh slots (ring 0 taken, as for the
  * thread that makes a file). */
