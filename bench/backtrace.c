@@ -1,6 +1,6 @@
 /*
  * backtrace.c - cost of one captured stack, with the shim's own capture
- * code (shim/crash/backtrace.c, linked in directly): libunwind local unwinding,
+ * code (shim/backtrace.c, linked in directly): libunwind local unwinding,
  * with its per-thread cache (what librte.so uses) and without it.
  *
  * Each capture walks the same stack: the benchmark recurses DEPTH frames
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../shim/crash/backtrace.h"
+#include "../shim/backtrace.h"
 
 #define MAX_ROUNDS 64
 

@@ -9,7 +9,7 @@
 # recorder's (issue 5); symbolize.c needs elfutils' header at build time
 # only: libdw is loaded with dlopen when the first stack is symbolised, so
 # nothing is linked for it (mk/tests-crash.mk, READER_DW_LIBS, empty).
-READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c reader/vec.c \
+READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c reader/signals.c reader/vec.c \
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
@@ -21,7 +21,9 @@ READER_LDLIBS := -lm -lz
 # the reader's headers.
 $(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
-READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o,$(READER_OBJS))
+# The command line (main, the table, the options) is not the library.
+READER_LIB_OBJS := $(filter-out $(BUILD)/obj/reader/main.o \
+	$(BUILD)/obj/reader/commands.o $(BUILD)/obj/reader/options.o,$(READER_OBJS))
 
 ALL += $(BUILD)/rte-read
 

@@ -11,17 +11,17 @@
 # interposed libc functions local. Link a program with
 # -L$(BUILD) -lrte (add -Wl,-rpath) to use the API without LD_PRELOAD.
 
-# Layers (see shim/init.c): leaves, ring slots and the per-thread state
-# pool, the tracer, hooks and the crash recorder, then api.c and init.c.
+# Layers: the table in shim/init.c's header (tests/unit/layers.sh checks
+# the objects against it).
 SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
 	shim/real.c shim/registry.c shim/proc.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
 	shim/hooks/identity.c shim/sweep.c \
-	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/crash/backtrace.c \
+	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/backtrace.c \
 	shim/prof/profiler.c shim/prof/parse.c \
-	shim/alloc/sample.c shim/alloc/heap.c shim/hooks/alloc.c \
+	shim/alloc/arena.c shim/alloc/sample.c shim/alloc/heap.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so
@@ -33,6 +33,7 @@ $(SHIM_OBJS): BASE_CFLAGS += -fvisibility=hidden -Ishim
 # initialised (ld.so's first allocations) and inside its own calls.
 $(BUILD)/obj/shim/hooks/alloc.o: BASE_CFLAGS += -fno-tree-slp-vectorize \
 	$(if $(SAN),-fno-sanitize=all)
+$(BUILD)/obj/shim/alloc/arena.o: BASE_CFLAGS += $(if $(SAN),-fno-sanitize=all)
 
 ALL += $(SHIM_LIB)
 

@@ -43,7 +43,7 @@ $(CRASH_DL): tests/crash/progs/dlcrash.c | $(DEPS_STAMP)
 # Benchmark: cost of one captured stack, libunwind cache on and off.
 # Prints JSON lines like bench/producer.c.
 $(BUILD)/bench/backtrace: $(BUILD)/obj/bench/backtrace.o \
-		$(BUILD)/obj/shim/crash/backtrace.o
+		$(BUILD)/obj/shim/backtrace.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(BASE_LDFLAGS) -ldl
 ALL += $(BUILD)/bench/backtrace

@@ -2,7 +2,8 @@
 # JSONL, clock, Pushgateway rules) and of the shim's modules that link
 # alone (config, the event registry, the ring slots, the tracer's state
 # machine), run against real files in a temporary directory; and
-# tests/unit/layers.sh (shim/ includes point down).
+# tests/unit/layers.sh (shim/ symbols and includes point down the layers
+# of shim/init.c's table).
 #
 #   make test-unit    build and run every unit test (part of `make test`)
 #   make check-loop   rerun the reader/writer concurrency test 50 times
@@ -41,10 +42,12 @@ $(BUILD)/tests/unit/test_shim_config: $(SHIM_UNIT_LEAVES) \
 $(BUILD)/tests/unit/test_shim_registry: $(BUILD)/obj/shim/registry.o
 $(BUILD)/tests/unit/test_shim_slots: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
-	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/shim/slots.o
+	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/common/format/stale.o \
+	$(BUILD)/obj/shim/slots.o
 $(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
-	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
+	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/common/format/stale.o \
+	$(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
 	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/slots.o \
 	$(BUILD)/obj/shim/proc.o \
 	$(BUILD)/obj/shim/pool.o $(BUILD)/obj/shim/tracer.o
@@ -52,9 +55,9 @@ $(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
 .PHONY: test-unit check-loop
 TEST_RUNS += test-unit
 
-test-unit: $(UNIT_BINS)
+test-unit: $(UNIT_BINS) $(SHIM_LIB)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done; \
-		echo "== tests/unit/layers.sh"; sh tests/unit/layers.sh
+		echo "== tests/unit/layers.sh"; sh tests/unit/layers.sh shim $(BUILD)/obj/shim
 
 check-loop: $(BUILD)/tests/unit/test_concurrent
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_RUNS) ]; do \

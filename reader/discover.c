@@ -14,7 +14,6 @@
 #include "discover.h"
 #include "inputs.h"
 #include "ocamlver.h"
-#include "rundir.h"
 #include "signals.h"
 #include "status.h"
 #include "vec.h"
@@ -373,79 +372,43 @@ static void wait_exists(struct rd_discover *d, const char *in, uint64_t t0)
 		rd_sleep_ms(WAIT_POLL_MS);
 }
 
-/*
- * The directories where a PID input is looked for, in order: -d DIR alone
- * if given; else $OCAML_RUNTIME_EVENTS_DIR if set, librte.so's default
- * directory (common/format/rundir.h) and the working directory (where an OCaml
- * program writes by default). Returns how many (at most 3).
- */
-static size_t pid_dirs(struct rd_discover *d, const char *dirs[3], char *run, size_t cap)
+/* A PID input: PID.events in the first directory of its search
+ * (rd_input_resolve) that has it. */
+static void add_pid(struct rd_discover *d, const struct rd_input *in)
 {
-	const char *env = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	size_t n = 0;
+	char what[64], hint[sizeof in->where + 200];
 
-	if (d->dir) {
-		dirs[n++] = d->dir;
-		return n;
-	}
-	if (env && *env)
-		dirs[n++] = env;
-	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, cap) == 0 &&
-	    (!n || strcmp(run, dirs[0])))
-		dirs[n++] = run;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(dirs[i], "."))
-			return n;
-	dirs[n++] = ".";
-	return n;
-}
-
-/* A PID input: PID.events in the first of pid_dirs() that has it. */
-static void add_pid(struct rd_discover *d, const char *pid)
-{
-	const char *dirs[3];
-	char run[4096], *paths[3] = { NULL, NULL, NULL }, what[64], hint[4096 + 600];
-	size_t n = pid_dirs(d, dirs, run, sizeof run), len = 0;
-
-	snprintf(what, sizeof what, "%s.events", pid);
-	len += (size_t)snprintf(hint, sizeof hint, " (looked in");
-	for (size_t i = 0; i < n; i++) {
-		if (asprintf(&paths[i], "%s/%s.events", dirs[i], pid) < 0) {
-			rd_fail(RD_EX_NOMEM, "out of memory");
-			goto out;
-		}
-		if (len < sizeof hint)
-			len += (size_t)snprintf(hint + len, sizeof hint - len, "%s %s",
-			                        i ? "," : "", dirs[i]);
-	}
-	if (len < sizeof hint)
-		snprintf(hint + len, sizeof hint - len,
-		         "; is the program running with OCAML_RUNTIME_EVENTS_START=1 "
-		         "under librte.so? is OCAML_RUNTIME_EVENTS_DIR the same as its?)");
-	add_first(d, (const char *const *)paths, n, n == 1 ? paths[0] : what, hint,
-	          rd_now_ms());
-out:
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
+	snprintf(what, sizeof what, "%s.events", in->arg);
+	snprintf(hint, sizeof hint,
+	         " (looked in %s; is the program running with "
+	         "OCAML_RUNTIME_EVENTS_START=1 under librte.so? is "
+	         "OCAML_RUNTIME_EVENTS_DIR the same as its?)", in->where);
+	add_first(d, (const char *const *)in->path, in->npaths,
+	          in->npaths == 1 ? in->path[0] : what, hint, rd_now_ms());
 }
 
 void rd_discover_inputs(struct rd_discover *d, char **inputs, int n)
 {
 	for (int i = 0; i < n; i++) {
-		const char *in = inputs[i];
 		uint64_t t0 = rd_now_ms();
-		struct stat st;
+		struct rd_input in;
 
-		/* A number is a PID, unless something of that name is here. */
-		if (rd_is_pid(in) && lstat(in, &st) < 0) {
-			add_pid(d, in);
+		if (rd_input_resolve(inputs[i], d->dir, &in) < 0) {
+			rd_fail(RD_EX_NOMEM, "out of memory");
 			continue;
 		}
-		wait_exists(d, in, t0);
-		if (is_dir(in))
-			add_dir(d, in, t0);
-		else
-			add_file(d, in, t0);
+		if (in.kind == RD_IN_PID) {
+			add_pid(d, &in);
+		} else {
+			/* A path that does not exist yet: a file or a
+			 * directory, once it does. */
+			wait_exists(d, inputs[i], t0);
+			if (is_dir(inputs[i]))
+				add_dir(d, inputs[i], t0);
+			else
+				add_file(d, inputs[i], t0);
+		}
+		rd_input_free(&in);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "inputs.h"
+#include "rundir.h"
 #include "vec.h"
 
 int rd_is_pid(const char *s)
@@ -135,6 +136,55 @@ nomem:
 	closedir(d);
 	rd_free_list(list, len);
 	return err;
+}
+
+int rd_input_resolve(const char *arg, const char *dir, struct rd_input *in)
+{
+	struct rte_rundir_search s;
+	struct stat st;
+	size_t len = 0;
+
+	memset(in, 0, sizeof *in);
+	in->arg = arg;
+	if (!rd_is_pid(arg) || lstat(arg, &st) == 0) {
+		in->kind = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? RD_IN_DIR
+		                                                        : RD_IN_FILE;
+		in->npaths = 1;
+		return (in->path[0] = strdup(arg)) ? 0 : -1;
+	}
+	in->kind = RD_IN_PID;
+	rte_rundir_search(dir, &s);
+	for (unsigned i = 0; i < s.n; i++) {
+		if (asprintf(&in->path[i], "%s/%s.events", s.dir[i], arg) < 0) {
+			in->path[i] = NULL;
+			rd_input_free(in);
+			return -1;
+		}
+		in->npaths++;
+		if (len < sizeof in->where)
+			len += (size_t)snprintf(in->where + len, sizeof in->where - len,
+			                        "%s%s", i ? ", " : "", s.dir[i]);
+	}
+	return 0;
+}
+
+int rd_input_default(const char *dir, struct rd_input *in)
+{
+	char buf[4096];
+
+	memset(in, 0, sizeof *in);
+	in->kind = RD_IN_DIR;
+	in->npaths = 1;
+	in->path[0] = strdup(rte_rundir_default(dir, buf, sizeof buf));
+	in->arg = in->path[0];
+	return in->path[0] ? 0 : -1;
+}
+
+void rd_input_free(struct rd_input *in)
+{
+	for (unsigned i = 0; i < in->npaths; i++)
+		free(in->path[i]);
+	in->npaths = 0;
 }
 
 uint64_t rd_now_ms(void)

@@ -1,6 +1,9 @@
 /*
  * inputs.h - what rte-read asks of an input path: a pid, a file, or a
- * directory of *.events files; find each file's pid.
+ * directory of *.events files; find each file's pid. rd_input_resolve()
+ * is the one resolver of INPUT arguments, used by every mode (reading,
+ * --follow, --serve, --push); where a PID's file is, and the default
+ * directory, are common/format/rundir.h's rules.
  */
 #ifndef RD_INPUTS_H
 #define RD_INPUTS_H
@@ -10,6 +13,32 @@
 #include <sys/types.h>
 
 #include "rte/consumer.h"
+
+/* An INPUT argument, resolved. */
+enum rd_input_kind { RD_IN_PID, RD_IN_FILE, RD_IN_DIR };
+struct rd_input {
+	enum rd_input_kind kind;
+	const char *arg;    /* as given (PID: the number) */
+	/* PID: <dir>/<PID>.events for each directory of rte_rundir_search(),
+	 * in order; FILE, DIR: the path itself. Malloc'd. */
+	char *path[3];
+	unsigned npaths;
+	char where[4200];   /* PID: "a, b, c": the directories, for messages */
+};
+
+/*
+ * Resolve arg (-d DIR in dir, or NULL) into *in: a string of digits is a
+ * PID unless something of that name exists here; else a DIR if it is a
+ * directory now, else a FILE (one that may not exist yet). Returns 0, or
+ * -1 if out of memory (*in then needs no rd_input_free).
+ */
+int rd_input_resolve(const char *arg, const char *dir, struct rd_input *in);
+
+/* No INPUT: the default directory (rte_rundir_default: -d DIR, else
+ * $OCAML_RUNTIME_EVENTS_DIR, else librte.so's), as a DIR. 0 or -1. */
+int rd_input_default(const char *dir, struct rd_input *in);
+
+void rd_input_free(struct rd_input *in);
 
 /* 1 if s is a non-empty string of decimal digits that fits a pid. */
 int rd_is_pid(const char *s);

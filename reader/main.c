@@ -5,6 +5,8 @@
  * sources of a merge (merge.c), procs.c annotates each event, filter.c
  * picks events, the files of fmt/ write them, follow.c reads live processes,
  * signals.c handles SIGBUS and Ctrl-C, status.c keeps the exit status.
+ * commands.c holds the table of subcommands and formats: main looks the
+ * words up and follows the row (what the format needs of the read loop).
  * What is left here: the output's opening and closing, the read loop, and
  * the crash report's second pass.
  */
@@ -20,8 +22,8 @@
 #include <unistd.h>
 
 #include "clean.h"
+#include "commands.h"
 #include "crashrep.h"
-#include "diff.h"
 #include "discover.h"
 #include "follow.h"
 #include "inputs.h"
@@ -30,11 +32,9 @@
 #include "options.h"
 #include "profile.h"
 #include "rundir.h"
-#include "serve.h"
 #include "signals.h"
 #include "sinks.h"
 #include "status.h"
-#include "top.h"
 
 /* What the read loop shares (options, the merge, the output). */
 static struct {
@@ -49,32 +49,9 @@ static struct {
 	rd_merge *merge2;         /* the crash report's second pass */
 	struct rd_procs procs2;
 	struct rd_discover disc;  /* the inputs */
+	const struct rd_format *fmt; /* the row of -f FMT (commands.h) */
 	int unordered;            /* a summary: ring after ring, in runs */
 } g;
-
-static struct rd_sink *make_sink(const char *f)
-{
-	if (!strcmp(f, "text"))
-		return rd_sink_text();
-	if (!strcmp(f, "jsonl"))
-		return rd_sink_jsonl();
-	if (!strcmp(f, "chrome"))
-		return rd_sink_chrome();
-	if (!strcmp(f, "summary"))
-		return rd_sink_summary(0);
-	if (!strcmp(f, "summary-json"))
-		return rd_sink_summary(1);
-	if (!strcmp(f, "folded"))
-		return rd_sink_profile(RD_PFMT_FOLDED);
-	if (!strcmp(f, "pprof"))
-		return rd_sink_profile(RD_PFMT_PPROF);
-	if (!strcmp(f, "flamegraph"))
-		return rd_sink_profile(RD_PFMT_FLAME);
-	if (!strcmp(f, "gc-stats") || !strcmp(f, "gc-stats-json"))
-		return rd_sink_gcstats(f[8] != 0);
-	return NULL;
-}
-
 
 /* ---- the read loop ---------------------------------------------------- */
 
@@ -231,21 +208,15 @@ static struct rd_crash *crash_report(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* --clean [DIR]: DIR, else -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else
- * librte.so's default directory. */
+/* --clean [DIR]: DIR, else the default directory (-d DIR, else
+ * $OCAML_RUNTIME_EVENTS_DIR, else librte.so's: rte_rundir_default). */
 static int clean_dir(void)
 {
-	const char *dir = g.o.ninputs ? g.o.inputs[0] : g.o.dir;
-	char run[4096];
+	char buf[4096];
 
-	if (!dir)
-		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	if ((!dir || !*dir) &&
-	    rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0)
-		dir = run;
-	if (!dir || !*dir)
-		dir = ".";
-	return rd_clean(dir, g.o.dry_run);
+	return rd_clean(g.o.ninputs ? g.o.inputs[0]
+	                            : rte_rundir_default(g.o.dir, buf, sizeof buf),
+	                g.o.dry_run);
 }
 
 /*
@@ -319,9 +290,7 @@ static int finish_output(void)
 
 static void report_lost(void)
 {
-	const char *f = g.o.format;
-
-	if (g.ctx.lost_total && (!strcmp(f, "jsonl") || !strcmp(f, "chrome")))
+	if (g.ctx.lost_total && (g.fmt->needs & RD_WARN_LOST))
 		fprintf(stderr, "rte-read: warning: %llu words were lost (overwritten before they were read)\n",
 		        (unsigned long long)g.ctx.lost_total);
 }
@@ -339,8 +308,7 @@ static void run(void)
 		rd_follow(&f);
 	} else {
 		/* A summary needs each ring's order, not the timeline's. */
-		if (!strncmp(g.o.format, "summary", 7) ||
-		    !strncmp(g.o.format, "gc-stats", 8)) {
+		if (!(g.fmt->needs & RD_NEED_ORDER)) {
 			rd_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
 			g.ctx.files_in_order = 1;
@@ -375,30 +343,24 @@ static void cleanup(void)
 
 int main(int argc, char **argv)
 {
+	const struct rd_command *cmd = rd_command_find(argc, argv);
 	int rc;
 
-	/* --serve, --push: the Prometheus modes (serve.c), own options. */
-	if (rd_serve_wanted(argc, argv))
-		return rd_serve_main(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "diff")) /* reader/diff.c */
-		return rd_diff_main(argc - 1, argv + 1);
+	/* diff, --serve, --push: their own options (commands.c). */
+	if (cmd)
+		return cmd->main(argc - !cmd->anywhere, argv + !cmd->anywhere);
 	rd_filter_init(&g.filter);
 	rd_procs_init(&g.procs);
 	rc = rd_options_parse(argc, argv, &g.o, &g.filter);
 	if (rc)
 		return rc;
-	if (g.o.top && strcmp(g.o.format, "text") && strcmp(g.o.format, "json"))
+	g.fmt = rd_format_find(g.o.format);
+	if (g.o.top && (!g.fmt || !(g.fmt->needs & RD_WITH_TOP)))
 		return rd_usage_error("--top goes with --format=text or json, not '%s'", g.o.format);
-	g.sink = g.o.top ? rd_sink_top(g.o.top, !strcmp(g.o.format, "json"))
-	                 : make_sink(g.o.format);
+	if (!g.fmt || (!g.o.top && (g.fmt->needs & RD_TOP_ONLY)))
+		return rd_usage_error("--format: unknown format '%s'", g.o.format);
+	g.sink = rd_format_sink(g.fmt, g.o.top);
 	if (!g.sink) {
-		if (strcmp(g.o.format, "text") && strcmp(g.o.format, "jsonl") &&
-		    strcmp(g.o.format, "chrome") && strcmp(g.o.format, "summary") &&
-		    strcmp(g.o.format, "summary-json") &&
-		    strcmp(g.o.format, "folded") && strcmp(g.o.format, "pprof") &&
-		    strcmp(g.o.format, "flamegraph") &&
-		    strncmp(g.o.format, "gc-stats", 8))
-			return rd_usage_error("--format: unknown format '%s'", g.o.format);
 		rd_fail(RD_EX_NOMEM, "out of memory");
 		return RD_EX_NOMEM;
 	}
@@ -407,7 +369,7 @@ int main(int argc, char **argv)
 		return clean_dir();
 	g.merge = rd_merge_new();
 	rd_signals_reading(g.merge);
-	if (!g.merge || (strcmp(g.o.format, "jsonl") && !(g.crash = rd_crash_new()))) {
+	if (!g.merge || ((g.fmt->needs & RD_NEED_CRASH) && !(g.crash = rd_crash_new()))) {
 		rd_fail(RD_EX_NOMEM, "out of memory");
 		cleanup();
 		return RD_EX_NOMEM;

@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "ocamlver.h"
 #include "options.h"
 #include "profile.h"
 #include "status.h"
 
-const char rd_usage_text[] =
+/* --help in three parts around what the format table prints
+ * (commands.c): the -f line's list of names, the "Formats:" section. */
+static const char usage_head[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
 "       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
 "         (compare two runs; rte-read diff --help)\n"
@@ -36,9 +39,9 @@ const char rd_usage_text[] =
 "named twice is read once; devices and FIFOs are never opened (in a DIR:\n"
 "skipped with a warning).\n"
 "\n"
-"Options:\n"
-"  -f, --format=FMT     text (default), jsonl, chrome, summary, summary-json,\n"
-"                       gc-stats, gc-stats-json, folded, pprof, flamegraph\n"
+"Options:\n";
+
+static const char usage_options[] =
 "  -o, --output=FILE    write to FILE instead of standard output (never an\n"
 "                       input or a file in an input directory: exit 2)\n"
 "  -d, --dir=DIR        directory of PID inputs\n"
@@ -104,35 +107,9 @@ const char rd_usage_text[] =
 "                       DIRs (on 127.0.0.1 unless ADDR is given)\n"
 "      --push URL       send the metrics of finished runs to a Pushgateway\n"
 "                       (both: 'rte-read --serve --help', doc/METRICS.md)\n"
-"\n"
-"Formats:\n"
-"  text          aligned lines: time since the trace start (every process\n"
-"                on one time base), delta since the previous line, pid,\n"
-"                ring, thread name, kind, name, value (ends: duration)\n"
-"  jsonl         one JSON object a line (stable schema, plus \"pid\")\n"
-"  chrome        Chrome Trace Event JSON for Perfetto / chrome://tracing:\n"
-"                a track per thread (tid), processes named by executable,\n"
-"                fork and exec as flow arrows, counters as counter tracks\n"
-"  summary       per process: wall time, rings, phase and span statistics\n"
-"                (count, total, mean, p50, p90, p99, p99.9, max, unfinished;\n"
-"                user spans matched by name), counters and ints (last =\n"
-"                latest in time across rings), lifecycle, lost words\n"
-"  summary-json  the summary as one JSON document\n"
-"  gc-stats      per process, OCaml GC statistics as olly gc-stats gives\n"
-"                them: wall, CPU (domain lifetimes) and GC time, GC % of\n"
-"                CPU per domain, waits, collections, allocated words, pause\n"
-"                percentiles; >= marks lower bounds (lost words); see\n"
-"                doc/GC-STATS.md\n"
-"  gc-stats-json the same as one JSON document\n"
-"  folded        profile stacks collapsed, \"root;...;leaf VALUE\" a line\n"
-"                (flamegraph.pl, speedscope); VALUE: samples, or estimated\n"
-"                bytes for --profile=alloc|inuse\n"
-"  pprof         gzipped profile.proto for go tool pprof: samples/count +\n"
-"                cpu/nanoseconds, or alloc_objects, alloc_space,\n"
-"                inuse_objects, inuse_space (write it with -o FILE)\n"
-"  flamegraph    one self-contained SVG: open it in a browser (click a\n"
-"                frame to zoom, Search); see doc/PROFILING.md\n"
-"\n"
+"\n";
+
+static const char usage_exit[] =
 "Exit status:\n"
 "  0  success (also when the reader of a pipe goes away)\n"
 "  1  usage error\n"
@@ -148,6 +125,17 @@ const char rd_usage_text[] =
 "With several inputs, the first failure's status is returned and the\n"
 "readable inputs are still read. --clean exits 0, 1, 2 (DIR cannot be read,\n"
 "a file cannot be removed) or 5.\n";
+
+void rd_usage_print(FILE *o)
+{
+	fputs(usage_head, o);
+	fputs("  -f, --format=FMT     ", o);
+	rd_formats_names(o, 23, 78);
+	fputs(usage_options, o);
+	rd_formats_help(o);
+	fputs("\n", o);
+	fputs(usage_exit, o);
+}
 
 /* One line, one program name: "rte-read: <why> (try 'rte-read --help')". */
 int rd_usage_error(const char *fmt, const char *arg)
@@ -348,7 +336,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 				return RD_EX_USAGE;
 			break;
 		case 'h':
-			fputs(rd_usage_text, stdout);
+			rd_usage_print(stdout);
 			exit(fflush(stdout) ? RD_EX_OUTPUT : RD_EX_OK);
 		default:
 			return bad_option(c, argv);

@@ -5,6 +5,8 @@
 #ifndef RD_OPTIONS_H
 #define RD_OPTIONS_H
 
+#include <stdio.h>
+
 #include "filter.h"
 
 struct rd_opts {
@@ -19,12 +21,13 @@ struct rd_opts {
 	unsigned top;     /* --top N (reader/top.c), 0: not asked */
 };
 
-/* --help's text: usage, options, exit codes. */
-extern const char rd_usage_text[];
+/* Print --help's text: usage, options, the formats (from the table of
+ * commands.h), exit codes. */
+void rd_usage_print(FILE *o);
 
 /*
  * Parse argv into *o (zeroed by the caller) and the filters into *f
- * (rd_filter_init'ed). --help prints rd_usage_text and exits. Returns 0,
+ * (rd_filter_init'ed). --help prints rd_usage_print()'s text and exits. Returns 0,
  * or RD_EX_USAGE after saying why (rd_usage_error).
  */
 int rd_options_parse(int argc, char **argv, struct rd_opts *o,

@@ -9,10 +9,13 @@
  * by rendering the rd_prom. One mutex serialises the two; reading takes it
  * for a bounded number of events at a time so a scrape never waits long.
  *
- * Discovery repeats, in small, what discover.c does for --follow (files
- * told apart by device and inode, transient open errors retried), but its
- * files go to an rd_prom, not a merge, and are forgotten when they go
- * away (forget_stale); the exit codes are rte-read's (status.h).
+ * The inputs are resolved as in every mode (rd_input_resolve, inputs.h:
+ * a PID in the directories of common/format/rundir.h's search, no input
+ * the default directory). Discovery repeats, in small, what discover.c
+ * does for --follow (files told apart by device and inode, transient open
+ * errors retried), but its files go to an rd_prom, not a merge, and are
+ * forgotten when they go away (forget_stale); the exit codes are
+ * rte-read's (status.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +36,6 @@
 #include "inputs.h"
 #include "metrics.h"
 #include "pushgw.h"
-#include "rundir.h"
 #include "serve.h"
 #include "status.h"
 #include "vec.h"
@@ -60,10 +62,11 @@ static const char serve_usage[] =
 "                       defaults to 127.0.0.1 (loopback only); give\n"
 "                       0.0.0.0 or [::] to listen on every interface. Follows\n"
 "                       every ring file in the DIRs (new ones picked up as\n"
-"                       they appear), FILEs and PIDs (a PID's file may appear\n"
-"                       later; default: -d DIR, else\n"
+"                       they appear), FILEs and PIDs (looked for as\n"
+"                       'rte-read --help' says; a PID's file may appear\n"
+"                       later); no input: -d DIR, else\n"
 "                       $OCAML_RUNTIME_EVENTS_DIR, else librte.so's per-user\n"
-"                       directory); a process that ended is dropped once its\n"
+"                       directory; a process that ended is dropped once its\n"
 "                       final values (rte_process_alive 0) were scraped.\n"
 "                       Runs until SIGINT or SIGTERM.\n"
 "  --push URL           read the files of finished runs and PUT their metrics\n"
@@ -103,18 +106,6 @@ static struct {
 	int retry;       /* a file found was not a whole ring file yet */
 	volatile sig_atomic_t stop;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .watch = -1 };
-
-int rd_serve_wanted(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if ((!strncmp(a, "--serve", 7) && (!a[7] || a[7] == '=')) ||
-		    (!strncmp(a, "--push", 6) && (!a[6] || a[6] == '=')))
-			return 1;
-	}
-	return 0;
-}
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -245,11 +236,6 @@ static int parse_addr(const char *a, struct sockaddr_storage *ss, int *v6)
 
 /* ---- discovery ---------------------------------------------------------- */
 
-struct input {
-	char *path;
-	int is_dir, is_pid;
-};
-
 /*
  * Files already taken (or refused) are told apart by device and inode, not
  * by name: an exec renames a followed file (same inode, new name). An entry
@@ -359,7 +345,9 @@ static int take(const char *path, int retry, int quiet)
 
 /* Every input once (the DIRs only with `dirs`). Returns the first
  * failure's status. */
-static int scan(const struct input *in, int n, int retry, int quiet, int dirs)
+static int take_pid(const struct rd_input *in, int retry, int quiet);
+
+static int scan(const struct rd_input *in, int n, int retry, int quiet, int dirs)
 {
 	int status = 0;
 
@@ -368,17 +356,22 @@ static int scan(const struct input *in, int n, int retry, int quiet, int dirs)
 		size_t k;
 		int e, r;
 
-		if (!in[i].is_dir) {
-			r = take(in[i].path, retry, quiet);
+		if (in[i].kind == RD_IN_PID) {
+			r = take_pid(&in[i], retry, quiet);
+			status = status ? status : r;
+			continue;
+		}
+		if (in[i].kind == RD_IN_FILE) {
+			r = take(in[i].path[0], retry, quiet);
 			status = status ? status : r;
 			continue;
 		}
 		if (!dirs)
 			continue;
-		e = rd_list_dir(in[i].path, &list, &k);
+		e = rd_list_dir(in[i].path[0], &list, &k);
 		if (e < 0) {
 			if (!quiet)
-				fprintf(stderr, "rte-read: %s: %s\n", in[i].path, strerror(-e));
+				fprintf(stderr, "rte-read: %s: %s\n", in[i].path[0], strerror(-e));
 			status = status ? status : S_NOINPUT;
 			continue;
 		}
@@ -391,41 +384,54 @@ static int scan(const struct input *in, int n, int retry, int quiet, int dirs)
 	return status;
 }
 
-/* The inputs as paths: a PID is DIR/PID.events. No input: the default
- * directory. */
-static struct input *resolve(const struct sopts *o, int *n)
+static void free_inputs(struct rd_input *in, int n)
 {
-	const char *dir = o->dir ? o->dir : getenv("OCAML_RUNTIME_EVENTS_DIR");
-	char def[4096];
-	struct input *in;
-	int k = o->ninputs ? o->ninputs : 1;
+	for (int i = 0; in && i < n; i++)
+		rd_input_free(&in[i]);
+	free(in);
+}
 
-	in = calloc((size_t)k, sizeof *in);
+/* A PID input: its file in the first directory of its search that has
+ * one (rd_input_resolve: the same rule as every other mode); none yet,
+ * with `retry`, is looked for again at the next scan. */
+static int take_pid(const struct rd_input *in, int retry, int quiet)
+{
+	struct stat st;
+
+	for (unsigned j = 0; j < in->npaths; j++)
+		if (stat(in->path[j], &st) == 0)
+			return take(in->path[j], retry, quiet);
+	if (retry)
+		return 0;
+	if (!quiet)
+		fprintf(stderr, "rte-read: %s.events: No such file or directory "
+		        "(looked in %s)\n", in->arg, in->where);
+	return S_NOINPUT;
+}
+
+/* The inputs resolved (inputs.h); no input: the default directory. */
+static struct rd_input *resolve(const struct sopts *o, int *n)
+{
+	int k = o->ninputs ? o->ninputs : 1;
+	struct rd_input *in = calloc((size_t)k, sizeof *in);
+
 	if (!in)
 		return NULL;
-	if (!dir || !*dir) {
-		if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), getuid(), def, sizeof def))
-			snprintf(def, sizeof def, ".");
-		dir = o->ninputs ? "." : def;
-	}
-	*n = k;
+	*n = 0;
 	if (!o->ninputs) {
-		in[0].is_dir = 1;
-		in[0].path = strdup(dir);
+		if (rd_input_default(o->dir, &in[0]) < 0) {
+			free(in);
+			return NULL;
+		}
+		*n = 1;
 		return in;
 	}
 	for (int i = 0; i < k; i++) {
-		const char *a = o->inputs[i];
-		struct stat st;
-
-		if (rd_is_pid(a)) {
-			in[i].is_pid = 1;
-			if (asprintf(&in[i].path, "%s/%s.events", dir, a) < 0)
-				in[i].path = NULL;
-		} else {
-			in[i].path = strdup(a);
-			in[i].is_dir = stat(a, &st) == 0 && S_ISDIR(st.st_mode);
+		if (rd_input_resolve(o->inputs[i], o->dir, &in[i]) < 0) {
+			free_inputs(in, i);
+			return NULL;
 		}
+		*n = i + 1;
 	}
 	return in;
 }
@@ -434,14 +440,15 @@ static struct input *resolve(const struct sopts *o, int *n)
  * whole under its name: link() or rename() of a finished temporary file).
  * Without inotify (or with too many watches) S.watch stays -1 and the
  * DIRs are rescanned every SCAN_MS. */
-static void watch_dirs(const struct input *in, int n)
+static void watch_dirs(const struct rd_input *in, int n)
 {
 	const uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
 	                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
 	S.watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	for (int i = 0; S.watch >= 0 && i < n; i++)
-		if (in[i].is_dir && inotify_add_watch(S.watch, in[i].path, mask) < 0) {
+		if (in[i].kind == RD_IN_DIR &&
+		    inotify_add_watch(S.watch, in[i].path[0], mask) < 0) {
 			close(S.watch);
 			S.watch = -1;
 		}
@@ -469,12 +476,6 @@ static int dirs_changed(void)
 	return any;
 }
 
-static void free_inputs(struct input *in, int n)
-{
-	for (int i = 0; in && i < n; i++)
-		free(in[i].path);
-	free(in);
-}
 
 /* ---- HTTP --------------------------------------------------------------- */
 
@@ -642,7 +643,7 @@ static void setup_signals(void)
 	rd_prom_catch_sigbus();
 }
 
-static int serve(const struct sopts *o, const struct input *in, int nin)
+static int serve(const struct sopts *o, const struct rd_input *in, int nin)
 {
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
@@ -655,8 +656,8 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 		struct stat st;
 
 		/* A PID's file may appear later; DIRs and FILEs must exist. */
-		if (!in[i].is_pid && stat(in[i].path, &st) < 0) {
-			fprintf(stderr, "rte-read: %s: %s\n", in[i].path, strerror(errno));
+		if (in[i].kind != RD_IN_PID && stat(in[i].path[0], &st) < 0) {
+			fprintf(stderr, "rte-read: %s: %s\n", in[i].path[0], strerror(errno));
 			return S_NOINPUT;
 		}
 	}
@@ -718,7 +719,7 @@ static int serve(const struct sopts *o, const struct input *in, int nin)
 	return S_OK;
 }
 
-static int push(const struct sopts *o, const struct input *in, int nin)
+static int push(const struct sopts *o, const struct rd_input *in, int nin)
 {
 	struct rd_buf b = { 0 };
 	char err[600];
@@ -745,7 +746,7 @@ static int push(const struct sopts *o, const struct input *in, int nin)
 int rd_serve_main(int argc, char **argv)
 {
 	struct sopts o;
-	struct input *in;
+	struct rd_input *in;
 	int rc, nin = 0;
 
 	memset(&o, 0, sizeof o);
@@ -762,10 +763,7 @@ int rd_serve_main(int argc, char **argv)
 	o.po.exporter = o.serve != NULL;
 	in = resolve(&o, &nin);
 	S.prom = rd_prom_new(&o.po);
-	for (int i = 0; in && i < nin; i++)
-		if (!in[i].path)
-			rc = S_NOMEM;
-	if (!in || !S.prom || rc) {
+	if (!in || !S.prom) {
 		fprintf(stderr, "rte-read: out of memory\n");
 		rc = S_NOMEM;
 	} else {

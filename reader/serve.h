@@ -3,13 +3,10 @@
  * an exporter of live metrics over HTTP (libmicrohttpd), and
  * `--push URL`, the final metrics of finished runs sent to a Pushgateway.
  * They have their own options (rd_serve_usage); main.c hands over to
- * rd_serve_main() when rd_serve_wanted() says so.
+ * rd_serve_main() when the table of commands.c finds either option.
  */
 #ifndef RD_SERVE_H
 #define RD_SERVE_H
-
-/* 1 if the command line asks for --serve or --push (before any "--"). */
-int rd_serve_wanted(int argc, char **argv);
 
 /* Run the mode; returns the exit status (documented in --help). */
 int rd_serve_main(int argc, char **argv);

@@ -2,35 +2,47 @@
  * init.c - the one constructor (and destructor) of librte.so, which wires
  * the modules together.
  *
- * The layers of shim/ (every #include points down; tests/unit/layers.sh
- * checks it):
+ * The layers of shim/: this table is the one place they are written
+ * (doc/DESIGN.md, README.md and mk/shim.mk point here). A module is a
+ * file with its header, or a folder (hooks/, prof/, crash/, alloc/); it
+ * may use only what the modules of its own layer and of the layers below
+ * define (symbols, as nm shows them in build/obj/shim/; and the headers it
+ * includes), and no two modules use each other. tests/unit/layers.sh
+ * reads the rows between the two lines of '=' and checks both.
  *
- *   init.c                    wiring: constructor, destructor, observer lists
- *   api.c                     the exported rte_* functions (rte/rte.h)
- *   ------------------------------------------------------------------------
- *   hooks/  threads.c  process.c  spawn.c  start.c  signals.c  dl.c  masks.c
- *           alloc.c                                         (hooks/hooks.h)
- *   prof/   profiler.c parse.c  CPU profiler: timers (prof/profiler.h)
- *   crash/  handler.c  modules.c          crash recorder (crash/crash.h)
- *   alloc/  sample.c heap.c  allocation profiler: counts, samples, the
- *                   heap's peak and series (alloc/alloc.h)
- *   ------------------------------------------------------------------------
- *   tracer.c   the state machine, the attach slow path, rte.* and
- *              lifecycle event writers                  (tracer.h)
- *   ------------------------------------------------------------------------
- *   slots.c  ring slots (claim, release, reserve), name slots (slots.h)
- *   pool.c   per-thread state pool, rte_self_p, rte_self_get (pool.h)
- *   ------------------------------------------------------------------------
- *   file.c (ring file)  registry.c (event names)  ocaml.c (OCaml detection)
- *   real.c (real libc functions)  config.c (environment)  log.c (RTE_LOG,
- *   warnings)  fd.c (high descriptors)  proc.c (rte.proc, rte.exit
- *   payloads)  sys.h (inline system calls for
- *   atfork child handlers)  crash/backtrace.c (stack capture
- *   with libunwind: a leaf kept beside its user)  alloc/state.h (the
- *   profiler's per-thread state, in the tracer's)  leaves: file.h ... fd.h
+ * ==========================================================================
+ * 10 init.c          wiring: constructor, destructor, observer lists
+ *  9 api.c           the exported rte_* functions (rte/rte.h)
+ *  8 hooks/          the interposed libc functions, one file an area:
+ *                    threads.c process.c spawn.c start.c signals.c dl.c
+ *                    masks.c identity.c alloc.c (hooks/hooks.h)
+ *  7 prof/           CPU profiler: profiler.c (timers, samples;
+ *                    prof/profiler.h), parse.c (its variables)
+ *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
+ *                    (crash/crash.h); allocation profiler: sample.c
+ *                    (counts, samples), arena.c (the mode the malloc
+ *                    wrappers switch on, the bootstrap arena), heap.c (the
+ *                    process-wide live bytes, the peak, the heap series;
+ *                    alloc/alloc.h)
+ *  5 tracer.c        the state machine, the attach slow path, rte.* and
+ *                    lifecycle event writers (tracer.h)
+ *  4 slots.c pool.c  ring slots (claim, release, reserve), name slots;
+ *                    per-thread state pool, rte_self_p, rte_self_get
+ *  3 file.c          the ring file
+ *  2 config.c ocaml.c sweep.c  environment; OCaml detection; the sweep
+ *                    of what SIGKILLed processes left (under file.c)
+ *  1 log.c real.c registry.c proc.c backtrace.c alloc/state.h  RTE_LOG
+ *                    and warnings; the real libc functions; event names;
+ *                    the rte.proc and rte.exit payloads; stack capture with
+ *                    libunwind (used by crash/, prof/, alloc/); the
+ *                    allocation profiler's per-thread state (data)
+ *  0 fd.c sys.h forkvars.h  high descriptors; inline system calls for
+ *                    atfork child handlers; RTE_FORKVAR and its kin
+ * ==========================================================================
  *
  * Lower layers learn of upper ones only through the observer lists defined
- * here (struct rte_tracer_observer, struct rte_hook_observer): to add a
+ * here (rte_tracer_observers, rte_hook_observers: the only symbols of an
+ * upper layer that a lower one may name; layers.sh knows them): to add a
  * module (an allocation profiler in hooks/alloc.c, a per-thread CPU
  * profiler), add its hook file or module to mk/shim.mk and its entries to
  * these lists; the tracer and the other hooks do not change.

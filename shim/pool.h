@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "alloc/state.h"
-#include "crash/backtrace.h"
+#include "backtrace.h"
 #include "ring.h"
 
 #pragma GCC visibility push(hidden)

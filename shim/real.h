@@ -12,6 +12,7 @@
 #ifndef RTE_SHIM_REAL_H
 #define RTE_SHIM_REAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -87,6 +88,26 @@ static inline void rte_real_resolve(void)
 	 * thread that sees 1 sees every pointer. */
 	if (!__atomic_load_n(&rte_real_resolved, __ATOMIC_ACQUIRE))
 		rte_real_resolve_all();
+}
+
+/* The real sigaction, for the shim's own handlers (the crash recorder's,
+ * the CPU profiler's): never our wrapper, which would hide them from
+ * themselves. -1 with ENOSYS if libc has none. Async-signal-safe once
+ * resolved (the constructor resolves). */
+static inline int rte_real_sigaction(int sig, const struct sigaction *act,
+                                     struct sigaction *old)
+{
+	int (*f)(int, const struct sigaction *, struct sigaction *);
+
+	rte_real_resolve();
+	/* Relaxed: the pointer is the same whoever stores it, and
+	 * rte_real_resolve()'s acquire ordered it before us. */
+	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return f(sig, act, old);
 }
 
 /* Our own signal masks (every lock taken with signals blocked): libc's

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "crash/backtrace.h"
+#include "backtrace.h"
 #include "config.h"
 #include "fd.h"
 #include "file.h"

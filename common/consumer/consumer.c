@@ -374,20 +374,13 @@ static int open_in(const char *dir, pid_t pid, rte_cursor **out,
 int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
                         char *errbuf, size_t errlen)
 {
-	char run[4096];
-	int err;
+	struct rte_rundir_search s;
+	int err = RTE_ENOENT;
 
-	if (!dir)
-		dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
-	if (dir && *dir)
-		return open_in(dir, pid, out, errbuf, errlen);
-	/* librte.so's default first, then OCaml's (the working directory). */
-	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), run, sizeof run) == 0) {
-		err = open_in(run, pid, out, errbuf, errlen);
-		if (err != RTE_ENOENT)
-			return err;
-	}
-	return open_in(".", pid, out, errbuf, errlen);
+	rte_rundir_search(dir, &s); /* common/format/rundir.h */
+	for (unsigned i = 0; i < s.n && err == RTE_ENOENT; i++)
+		err = open_in(s.dir[i], pid, out, errbuf, errlen);
+	return err;
 }
 
 void rte_cursor_close(rte_cursor *c)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -44,6 +45,39 @@ int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap)
 		rte_sb_uint(&b, uid, 10, 0);
 	}
 	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
+}
+
+const char *rte_rundir_default(const char *dir, char *buf, size_t cap)
+{
+	if (dir)
+		return dir;
+	dir = getenv("OCAML_RUNTIME_EVENTS_DIR");
+	if (dir && *dir)
+		return dir;
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), buf, cap) == 0)
+		return buf;
+	return ".";
+}
+
+void rte_rundir_search(const char *dir, struct rte_rundir_search *s)
+{
+	const char *env = getenv("OCAML_RUNTIME_EVENTS_DIR");
+
+	s->n = 0;
+	if (dir) {
+		s->dir[s->n++] = dir;
+		return;
+	}
+	if (env && *env)
+		s->dir[s->n++] = env;
+	if (rte_rundir_path(getenv("XDG_RUNTIME_DIR"), geteuid(), s->buf,
+	                    sizeof s->buf) == 0 &&
+	    (!s->n || strcmp(s->buf, s->dir[0])))
+		s->dir[s->n++] = s->buf;
+	for (unsigned i = 0; i < s->n; i++)
+		if (!strcmp(s->dir[i], "."))
+			return;
+	s->dir[s->n++] = ".";
 }
 
 int rte_rundir_open(const char *path, int must_be_private)

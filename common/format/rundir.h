@@ -21,6 +21,11 @@
  * OCAML_RUNTIME_EVENTS_DIR, when set, keeps exactly OCaml's meaning ("."
  * gives OCaml's behaviour).
  *
+ * Readers (rte-read in every mode, rte_cursor_open_pid) find ring files
+ * by the two rules below, written only here: rte_rundir_default() is THE
+ * directory (what a writer with this environment writes into), and
+ * rte_rundir_search() the directories where a PID's file is looked for.
+ *
  * Thread-safety: every function is thread-safe. None allocates;
  * rte_rundir_open() and rte_rundir_root() are async-signal-safe,
  * rte_rundir_path() is too given its inputs (the caller reads the
@@ -41,6 +46,24 @@ const char *rte_rundir_root(void);
  * NULL) and `uid` into out. An unset, empty or relative xdg is ignored.
  * Returns 0, or ENAMETOOLONG (out holds "" then). */
 int rte_rundir_path(const char *xdg, uid_t uid, char *out, size_t cap);
+
+/* The directory a writer with this environment writes into: `dir` if not
+ * NULL (a -d DIR option), else $OCAML_RUNTIME_EVENTS_DIR if set and not
+ * empty, else rte_rundir_path(XDG_RUNTIME_DIR, geteuid()); "." if that is
+ * too long. Returns `dir`, the environment's string or buf (cap bytes).
+ * Reads the environment: not thread-safe against setenv. */
+const char *rte_rundir_default(const char *dir, char *buf, size_t cap);
+
+/* Where the file of a PID is looked for, in this order: `dir` alone if not
+ * NULL; else $OCAML_RUNTIME_EVENTS_DIR if set and not empty, librte.so's
+ * default directory (rte_rundir_path) and the working directory (OCaml's
+ * default), each once. */
+struct rte_rundir_search {
+	const char *dir[3];
+	unsigned n;
+	char buf[4096];
+};
+void rte_rundir_search(const char *dir, struct rte_rundir_search *s);
 
 /* Open directory `path` (O_DIRECTORY|O_CLOEXEC|O_NOFOLLOW), creating it
  * with mode 0700 if it is missing (its parent must exist). With

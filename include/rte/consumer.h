@@ -94,10 +94,11 @@ int rte_cursor_open(const char *path, rte_cursor **out, char *errbuf,
                     size_t errlen);
 
 /*
- * Open <dir>/<pid>.events. dir NULL means $OCAML_RUNTIME_EVENTS_DIR if set
- * (as OCaml's Runtime_events.create_cursor does), else librte.so's default
- * directory ($XDG_RUNTIME_DIR/rte, else /tmp/rte-<uid>), then the working
- * directory (OCaml's default).
+ * Open <dir>/<pid>.events. dir NULL means the first that has the file of
+ * $OCAML_RUNTIME_EVENTS_DIR if set (where OCaml's
+ * Runtime_events.create_cursor looks), librte.so's default directory
+ * ($XDG_RUNTIME_DIR/rte, else /dev/shm/rte-<uid> or /tmp/rte-<uid>) and
+ * the working directory (OCaml's default): rte-read's rule for a PID.
  */
 int rte_cursor_open_pid(const char *dir, pid_t pid, rte_cursor **out,
                         char *errbuf, size_t errlen);

@@ -3,8 +3,10 @@
  * and its narrow interface to the rest of the shim.
  *
  * Pieces:
- *   hooks/alloc.c   the interposed malloc family, the bootstrap arena, the
+ *   hooks/alloc.c   the interposed malloc family, the resolution of the
  *                   real allocator behind us, the one-branch fast path
+ *   alloc/arena.c   the mode the wrappers switch on, the bootstrap arena,
+ *                   which allocator comes first (alloc/arena.h)
  *   alloc/heap.c    the process-wide live bytes, the peak, the heap
  *                   series (rte.alloc.heap, rte.alloc.peak[_ns])
  *   alloc/sample.c  counting, flushing (the `alloc` runtime event and the
@@ -16,6 +18,7 @@
  * thread state holds alloc/state.h's struct), beside the crash recorder,
  * below hooks/. init.c wires it in:
  *   rte_alloc_init()        the constructor, before tracing may start
+ *                           (hooks/alloc.c, declared in hooks/hooks.h)
  *   rte_alloc_start()       tracer observer `started` (registry lock held)
  *   rte_alloc_flush_self()  tracer observers `thread_end` and `stopping`
  *                           (exit, a fatal signal, exec), hook observer
@@ -36,11 +39,8 @@
 #pragma GCC visibility push(hidden)
 
 
-/* ---- hooks/alloc.c ------------------------------------------------------ */
+/* ---- alloc/arena.c ------------------------------------------------------ */
 
-/* The constructor's part: resolve the real allocator and read RTE_ALLOC
- * (0/unset: every call is one branch and a tail call). Idempotent. */
-void rte_alloc_init(void);
 /* 1 if RTE_ALLOC asked for profiling and our malloc is the one the program
  * calls. */
 int rte_alloc_enabled(void);

@@ -67,7 +67,7 @@
 #include <unistd.h>
 
 #include "sys.h"
-#include "crash/backtrace.h"
+#include "backtrace.h"
 #include "clock.h"
 #include "crash/altstack.h"
 #include "crash/crash.h"
@@ -123,23 +123,6 @@ _Static_assert(sizeof(struct rte_module_rec) == 32, "rte/crash.h layout");
 static unsigned mode(void)
 {
 	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
-}
-
-/* ---- the real sigaction --------------------------------------------------- */
-
-static int real_sigaction(int sig, const struct sigaction *act,
-                          struct sigaction *old)
-{
-	int (*f)(int, const struct sigaction *, struct sigaction *);
-
-	rte_real_resolve();
-	/* Relaxed: the pointer is the same whoever stores it. */
-	f = __atomic_load_n(&rte_real.sigaction, __ATOMIC_RELAXED);
-	if (!f) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return f(sig, act, old);
 }
 
 static int installed(int sig)
@@ -387,7 +370,7 @@ static void resend_default(int sig, siginfo_t *si)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
-	real_sigaction(sig, &dfl, NULL);
+	rte_real_sigaction(sig, &dfl, NULL);
 	if (!si || syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sig,
 	                   si) < 0)
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
@@ -800,7 +783,7 @@ static void install(void)
 	for (unsigned i = 0; i < NSIGS; i++) {
 		int sig = g_sigs[i];
 
-		if (real_sigaction(sig, &sa, &g_prog[sig]) == 0)
+		if (rte_real_sigaction(sig, &sa, &g_prog[sig]) == 0)
 			/* Release: pairs with installed(). */
 			__atomic_store_n(&g_installed[sig], 1,
 			                 __ATOMIC_RELEASE);
@@ -814,11 +797,11 @@ static void install(void)
 		/* Ours, then the program's back if it was not SIG_DFL: one
 		 * call in the usual case. Every signal is blocked meanwhile:
 		 * none can arrive to find ours in place of the program's. */
-		if (real_sigaction(sig, &sa, &cur) == 0) {
+		if (rte_real_sigaction(sig, &sa, &cur) == 0) {
 			if (cur.sa_handler == SIG_DFL)
 				g_prog[sig] = cur;
 			else
-				real_sigaction(sig, &cur, NULL);
+				rte_real_sigaction(sig, &cur, NULL);
 		}
 		/* Release: pairs with term_managed(); g_prog is set. */
 		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
@@ -846,7 +829,7 @@ static int term_sigaction(int sig, const struct sigaction *act,
 		a = *act; /* a bad pointer faults here, not under the lock */
 	our_action(&ours, 1);
 	prog_lock(&o);
-	r = real_sigaction(sig, NULL, &cur);
+	r = rte_real_sigaction(sig, NULL, &cur);
 	if (r == 0) {
 		int mine = (cur.sa_flags & SA_SIGINFO) &&
 		           cur.sa_sigaction == on_term;
@@ -855,9 +838,9 @@ static int term_sigaction(int sig, const struct sigaction *act,
 		if (act && a.sa_handler == SIG_DFL) {
 			g_prog[sig] = a;
 			if (!mine)
-				r = real_sigaction(sig, &ours, NULL);
+				r = rte_real_sigaction(sig, &ours, NULL);
 		} else if (act) {
-			r = real_sigaction(sig, &a, NULL);
+			r = rte_real_sigaction(sig, &a, NULL);
 		}
 	}
 	prog_unlock(&o);
@@ -877,7 +860,7 @@ int rte_crash_sigaction(int sig, const struct sigaction *act,
 	if (term_managed(sig))
 		return term_sigaction(sig, act, old);
 	if (!installed(sig))
-		return real_sigaction(sig, act, old);
+		return rte_real_sigaction(sig, act, old);
 	if (act)
 		a = *act; /* a bad pointer faults here, not under the lock */
 	prog_lock(&o);

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "sys.h"
-#include "crash/backtrace.h"
+#include "backtrace.h"
 #include "crash/crash.h"
 #include "forkvars.h"
 #include "rte/crash.h"

@@ -12,7 +12,7 @@
  *
  * Before the real functions are known (an allocation before our
  * constructor ran, or made by dlsym while we resolve them) memory comes
- * from a bootstrap arena in our own data: never reused, never given to the
+ * from a bootstrap arena in our own data (alloc/arena.c): never reused, never given to the
  * real free or realloc. If the arena was used, free and realloc check for
  * its pointers (a second compare); otherwise they do not need to.
  *
@@ -35,25 +35,10 @@
 
 #include "forkvars.h"
 #include "alloc/alloc.h"
+#include "alloc/arena.h"
+#include "hooks/hooks.h"
 #include "tracer.h"
 
-/* Modes, in g_mode. Only MODE_PASS and MODE_FAST take the fast paths. */
-enum {
-	MODE_UNINIT = 0, /* nothing resolved yet */
-	MODE_RESOLVING,  /* one thread resolving: the arena serves all */
-	MODE_EARLY,      /* resolved, RTE_ALLOC not read yet: pass, with
-	                    the arena check */
-	MODE_PASS,       /* off, arena unused: one branch, a tail call */
-	MODE_CHECK,      /* off, arena used: pass, with the arena check */
-	MODE_BROKEN,     /* no real malloc: the arena serves all */
-	MODE_ON,         /* profiling (arena used, or not glibc's free) */
-	MODE_FAST        /* profiling, glibc's free, arena unused: free
-	                    reads the block's size from its chunk header */
-};
-static int g_mode; /* atomic (relaxed: each value's pointers are set) */
-static int g_glibc; /* the real allocator is glibc's (see usable()) */
-static int g_wanted; /* RTE_ALLOC asked for profiling */
-static int g_ours = 1; /* our malloc is the one the program calls */
 
 static struct {
 	void *(*malloc)(size_t);
@@ -68,54 +53,6 @@ static struct {
 	void *(*pvalloc)(size_t);
 	size_t (*usable)(void *);
 } g_real;
-
-/* ---- the bootstrap arena --------------------------------------------------- */
-
-#define ARENA_BYTES (256u * 1024u)
-#define ARENA_HDR 16u
-
-static RTE_BIGVAR char g_arena[ARENA_BYTES] __attribute__((aligned(4096)));
-static size_t g_arena_used; /* atomic: bytes handed out */
-
-static inline int in_arena(const void *p)
-{
-	return (uintptr_t)p - (uintptr_t)g_arena < ARENA_BYTES;
-}
-
-/* n bytes aligned to align (a power of two, at least 16) from the arena,
- * zero-filled (the arena is never reused), or NULL with ENOMEM. The block's
- * size is in the 8 bytes before it (for realloc). Lock-free. */
-static void *arena_alloc(size_t n, size_t align)
-{
-	size_t off, start, end;
-
-	if (align < ARENA_HDR)
-		align = ARENA_HDR;
-	if (n > ARENA_BYTES || align > 4096)
-		goto none;
-	off = __atomic_load_n(&g_arena_used, __ATOMIC_RELAXED);
-	do {
-		start = (off + ARENA_HDR + align - 1) & ~(align - 1);
-		end = start + ((n + 15) & ~(size_t)15);
-		if (end > ARENA_BYTES)
-			goto none;
-	} while (!__atomic_compare_exchange_n(&g_arena_used, &off, end, 1,
-	                                      __ATOMIC_RELAXED,
-	                                      __ATOMIC_RELAXED));
-	memcpy(g_arena + start - 8, &n, sizeof(n));
-	return g_arena + start;
-none:
-	errno = ENOMEM;
-	return NULL;
-}
-
-static size_t arena_size(const void *p)
-{
-	size_t n;
-
-	memcpy(&n, (const char *)p - 8, sizeof(n));
-	return n;
-}
 
 /* ---- resolution and the mode ---------------------------------------------- */
 
@@ -145,7 +82,7 @@ static void resolve(void)
 {
 	int m = MODE_UNINIT;
 
-	if (!__atomic_compare_exchange_n(&g_mode, &m, MODE_RESOLVING, 0,
+	if (!__atomic_compare_exchange_n(&rte_alloc_g_mode, &m, MODE_RESOLVING, 0,
 	                                 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 		return;
 	RESOLVE(malloc, "malloc");
@@ -166,66 +103,15 @@ static void resolve(void)
 	            ? MODE_EARLY
 	            : MODE_BROKEN;
 	/* Release: the pointers before the mode that lets them be used. */
-	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_alloc_g_mode, m, __ATOMIC_RELEASE);
 }
 
 static void *own_malloc(size_t n)
 	__attribute__((malloc, alloc_size(1), nothrow));
 
-/* 1 if fn is defined in glibc's libc.so.6. */
-static int is_glibc(void *fn)
-{
-	Dl_info info;
-	const char *base;
-
-	if (!fn || !dladdr(fn, &info) || !info.dli_fname)
-		return 0;
-	base = strrchr(info.dli_fname, '/');
-	return strcmp(base ? base + 1 : info.dli_fname, "libc.so.6") == 0;
-}
-
-/*
- * The malloc the program's calls reach. dlsym(RTLD_DEFAULT) looks in the
- * executable first: a non-PIE executable that takes malloc's address
- * (Debian's python3) has a canonical PLT entry there, an undefined
- * symbol with a value, which only jumps to the first definition after
- * the executable. That one is found by walking the objects in lookup
- * order.
- */
-static void *first_malloc(void)
-{
-	void *first = dlsym(RTLD_DEFAULT, "malloc"), *h, *p = NULL;
-	const ElfW(Sym) *sym = NULL;
-	struct link_map *lm = NULL;
-	Dl_info info;
-
-	if (!first || !dladdr1(first, &info, (void **)&sym, RTLD_DL_SYMENT) ||
-	    !sym || sym->st_shndx != SHN_UNDEF)
-		return first;
-	if (!(h = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD)))
-		return first;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0)
-		lm = NULL;
-	dlclose(h);
-	for (lm = lm ? lm->l_next : NULL; lm && !p; lm = lm->l_next) {
-		void *q;
-
-		if (!lm->l_name || !lm->l_name[0] ||
-		    !(h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD)))
-			continue;
-		/* Its own definition, not one of its dependencies'. */
-		if ((q = dlsym(h, "malloc")) && dladdr(q, &info) && info.dli_fname &&
-		    !strcmp(info.dli_fname, lm->l_name))
-			p = q;
-		dlclose(h);
-	}
-	return p ? p : first;
-}
-
 static inline int mode(void)
 {
-	/* Acquire: pairs with the release stores of the mode. */
-	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
+	return rte_alloc_mode();
 }
 
 void rte_alloc_init(void)
@@ -238,53 +124,21 @@ void rte_alloc_init(void)
 	m = mode();
 	if (m != MODE_EARLY)
 		return;
-	g_wanted = s && *s && strcmp(s, "0") != 0;
+	rte_alloc_g_wanted = s && *s && strcmp(s, "0") != 0;
 	/* Is our malloc the one the program calls? Not if an allocator or a
 	 * sanitizer comes before us in the lookup order. */
-	first = first_malloc();
-	g_ours = first == (void *)own_malloc;
-	g_glibc = is_glibc((void *)g_real.free) &&
-	          is_glibc((void *)g_real.usable);
+	first = rte_alloc_first_malloc();
+	rte_alloc_g_ours = first == (void *)own_malloc;
+	rte_alloc_g_glibc = rte_alloc_is_glibc((void *)g_real.free) &&
+	          rte_alloc_is_glibc((void *)g_real.usable);
 	/* Profiling waits for rte_alloc_on(): our own start-up is not
 	 * counted. */
-	if (!(g_wanted && g_ours) &&
-	    !__atomic_load_n(&g_arena_used, __ATOMIC_RELAXED))
+	if (!(rte_alloc_g_wanted && rte_alloc_g_ours) &&
+	    !__atomic_load_n(&rte_alloc_g_arena_used, __ATOMIC_RELAXED))
 		m = MODE_PASS;
 	else
 		m = MODE_CHECK;
-	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
-}
-
-RTE_FORKTEXT int rte_alloc_enabled(void)
-{
-	int m = mode();
-
-	return g_wanted && g_ours && (m == MODE_CHECK || m >= MODE_ON);
-}
-
-void rte_alloc_on(void)
-{
-	/* The arena is used only before MODE_EARLY: its use is final. */
-	if (rte_alloc_enabled())
-		__atomic_store_n(&g_mode,
-		                 g_glibc && !__atomic_load_n(&g_arena_used,
-		                                             __ATOMIC_RELAXED)
-		                         ? MODE_FAST
-		                         : MODE_ON,
-		                 __ATOMIC_RELEASE);
-}
-
-const char *rte_alloc_first_owner(void)
-{
-	Dl_info info;
-	void *first;
-
-	if (!g_wanted || g_ours)
-		return NULL;
-	first = first_malloc();
-	if (first && dladdr(first, &info) && info.dli_fname)
-		return info.dli_fname;
-	return "another library";
+	__atomic_store_n(&rte_alloc_g_mode, m, __ATOMIC_RELEASE);
 }
 
 /* ---- the profiling path ------------------------------------------------------ */
@@ -343,7 +197,7 @@ static inline uint64_t glibc_usable8(const void *p)
 /* The same from any allocator: its malloc_usable_size. */
 static inline uint64_t usable8(void *p)
 {
-	return g_glibc ? glibc_usable8(p) : g_real.usable(p) + 8;
+	return rte_alloc_g_glibc ? glibc_usable8(p) : g_real.usable(p) + 8;
 }
 
 /* The usable bytes of a block just allocated (0: none), counted as the
@@ -378,7 +232,7 @@ static inline void freeing(struct rte_alloc_thread *a, void *p)
  */
 static inline int mode_fast(void)
 {
-	return __atomic_load_n(&g_mode, __ATOMIC_RELAXED);
+	return __atomic_load_n(&rte_alloc_g_mode, __ATOMIC_RELAXED);
 }
 
 /* The counted call of an allocating function: `call` returns the block
@@ -418,7 +272,7 @@ __attribute__((noinline)) static void *malloc_other(size_t n)
 	if (is_on(m))
 		return malloc_on(n);
 	if (arena_only(m))
-		return arena_alloc(n, 16);
+		return rte_alloc_arena_alloc(n, 16);
 	return g_real.malloc(n);
 }
 
@@ -463,7 +317,7 @@ static void *calloc_other(size_t k, size_t n)
 		COUNTED(calloc(k, n), total == SIZE_MAX ? 0 : total,
 		        RTE_ALLOC_CALLOC);
 	if (arena_only(m))
-		return arena_alloc(total, 16); /* zero: never reused */
+		return rte_alloc_arena_alloc(total, 16); /* zero: never reused */
 	return g_real.calloc(k, n);
 }
 
@@ -478,7 +332,7 @@ RTE_EXPORT void *calloc(size_t k, size_t n)
  * our own malloc, so that it is counted), the old one left in place. */
 static void *arena_realloc(void *p, size_t n)
 {
-	size_t old = arena_size(p);
+	size_t old = rte_alloc_arena_size(p);
 	void *q;
 
 	if (n == 0)
@@ -517,10 +371,10 @@ static void *realloc_other(void *p, size_t n)
 {
 	int m = mode_slow();
 
-	if (in_arena(p))
+	if (rte_alloc_in_arena(p))
 		return arena_realloc(p, n);
 	if (arena_only(m))
-		return p ? NULL : arena_alloc(n, 16); /* p cannot be real yet */
+		return p ? NULL : rte_alloc_arena_alloc(n, 16); /* p cannot be real yet */
 	if (!is_on(m))
 		return g_real.realloc(p, n);
 	return realloc_on(p, n, RTE_ALLOC_REALLOC);
@@ -542,10 +396,10 @@ static void *reallocarray_other(void *p, size_t k, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (in_arena(p))
+	if (rte_alloc_in_arena(p))
 		return arena_realloc(p, total);
 	if (arena_only(m))
-		return p ? NULL : arena_alloc(total, 16);
+		return p ? NULL : rte_alloc_arena_alloc(total, 16);
 	if (!is_on(m))
 		return g_real.reallocarray ? g_real.reallocarray(p, k, n)
 		                           : g_real.realloc(p, total);
@@ -579,7 +433,7 @@ __attribute__((noinline)) static void free_other(void *p)
 {
 	int m = mode_slow();
 
-	if (!p || in_arena(p) || arena_only(m))
+	if (!p || rte_alloc_in_arena(p) || arena_only(m))
 		return; /* arena blocks are never reused */
 	if (is_on(m))
 		free_on(p);
@@ -620,7 +474,7 @@ RTE_EXPORT void free(void *p)
 		if (is_on(m_))                                                \
 			COUNTED(call, n, fn);                                 \
 		if (arena_only(m_))                                           \
-			return arena_alloc(n, align);                         \
+			return rte_alloc_arena_alloc(n, align);                         \
 		return g_real.call;                                           \
 	} while (0)
 
@@ -683,7 +537,7 @@ static int posix_memalign_other(void **pp, size_t al, size_t n)
 
 		if (al < sizeof(void *) || (al & (al - 1)))
 			return EINVAL;
-		p = arena_alloc(n, al);
+		p = rte_alloc_arena_alloc(n, al);
 		errno = saved; /* posix_memalign never sets errno */
 		if (!p)
 			return ENOMEM;

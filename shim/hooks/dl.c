@@ -11,7 +11,7 @@
  * caller's return address in place; the module is then recorded at the
  * next sync.
  *
- * librte.so's own dlopen (libunwind, crash/backtrace.c) calls the real one from
+ * librte.so's own dlopen (libunwind, backtrace.c) calls the real one from
  * real.h, never this wrapper.
  */
 #include <dlfcn.h>

@@ -11,6 +11,7 @@
  *              while a thread blocks its signal)
  *   identity.c the setuid and setgid families (a process that becomes a
  *              user who may not remove its file stands aside first)
+ *   alloc.c    the malloc family (RTE_ALLOC; the profiler is alloc/)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
  * through the observer list below.
@@ -68,6 +69,11 @@ int rte_hooks_interposed(void);
 
 /* process.c: register the pthread_atfork handlers (constructor). */
 void rte_hooks_process_init(void);
+
+/* alloc.c, the constructor's part: resolve the real allocator and read
+ * RTE_ALLOC (0/unset: every call is one branch and a tail call).
+ * Idempotent. */
+void rte_alloc_init(void);
 
 #pragma GCC visibility pop
 

@@ -45,7 +45,7 @@
  * (the busy flag: counted in rte.dropped) leaves its time to the next one,
  * so the total weight is the thread's CPU time while profiled.
  *
- * Stacks: libunwind with its per-thread cache (crash/backtrace.c; its
+ * Stacks: libunwind with its per-thread cache (backtrace.c; its
  * thread-local storage is allocated when the thread is armed, never in
  * the handler), or the frame-pointer walk (RTE_PROFILE_STACK=fp; always
  * where the loader's lock may belong to a thread that is gone, crash/modules.c,
@@ -92,17 +92,6 @@ static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
 static unsigned g_reg_top;      /* atomic: above every slot ever taken */
-
-static int real_sigaction(int sig, const struct sigaction *a,
-                          struct sigaction *o)
-{
-	rte_real_resolve();
-	if (!rte_real.sigaction) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return rte_real.sigaction(sig, a, o);
-}
 
 /* ---- the registry of timers -------------------------------------------------- */
 
@@ -534,7 +523,7 @@ int rte_prof_sigaction(int sig, const struct sigaction *act,
 	prog_unlock(&o);
 	if (act && a.sa_handler != SIG_DFL) {
 		yield(sig);
-		if (real_sigaction(sig, &a, NULL) < 0)
+		if (rte_real_sigaction(sig, &a, NULL) < 0)
 			return -1;
 	}
 	if (old)
@@ -607,7 +596,7 @@ void rte_prof_start(void)
 	if (rte_dlsym(RTLD_DEFAULT, "__tsan_init"))
 		g_fp = 1;
 	/* What the program sees (crash.c's view for the signals it keeps). */
-	if (sigaction(g_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
+	if (rte_crash_sigaction(g_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
 		rte_warn(NULL, "RTE_PROFILE: the program already handles signal "
 		         "%d; profiling is off (RTE_PROFILE_SIGNAL chooses "
 		         "another signal)", g_sig);
@@ -626,7 +615,7 @@ void rte_prof_start(void)
 	sa.sa_sigaction = on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (real_sigaction(g_sig, &sa, NULL) < 0)
+	if (rte_real_sigaction(g_sig, &sa, NULL) < 0)
 		return;
 	/* Release: publishes the settings to every thread's hooks. */
 	__atomic_store_n(&g_on, 1, __ATOMIC_RELEASE);

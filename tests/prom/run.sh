@@ -108,6 +108,29 @@ t_exposition() {
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# --serve ADDR PID finds PID.events where every mode looks (common/format/
+# rundir.h): here librte.so's default directory, $XDG_RUNTIME_DIR/rte, with
+# OCAML_RUNTIME_EVENTS_DIR unset and no such file in the working
+# directory (it used to look in ./PID.events only).
+t_pid_default() {
+	mkdir -p "$D/xdg/rte"
+	chmod 700 "$D/xdg" "$D/xdg/rte"
+	traced "$D/xdg/rte" 3000 200 >/dev/null || fail "traced: exit $?"
+	pid=$(ls "$D/xdg/rte" | sed -n 's/^\([0-9]*\)\.events$/\1/p' | sort -n | head -1)
+	[ -n "$pid" ] || { fail "traced wrote no file"; return; }
+	[ ! -e "$pid.events" ] || { fail "$pid.events in the working directory"; return; }
+	old_dir=${OCAML_RUNTIME_EVENTS_DIR-unset} old_xdg=${XDG_RUNTIME_DIR-unset}
+	unset OCAML_RUNTIME_EVENTS_DIR
+	export XDG_RUNTIME_DIR="$D/xdg"
+	start_serve "$pid"
+	started=$?
+	[ "$old_xdg" = unset ] && unset XDG_RUNTIME_DIR || export XDG_RUNTIME_DIR="$old_xdg"
+	[ "$old_dir" = unset ] || export OCAML_RUNTIME_EVENTS_DIR="$old_dir"
+	[ $started = 0 ] || return
+	$CHECK fetch-final "$URL" "$pid" "$D/pid.txt" 20 ||
+		fail "the process of $pid.events in \$XDG_RUNTIME_DIR/rte was never served"
+}
+
 # The allocation profiler's series: exact bytes (the sums of its rte.alloc.*
 # int events, recounted from JSONL), not size-bucket lower bounds.
 t_alloc() {
@@ -430,7 +453,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
+for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi

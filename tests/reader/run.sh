@@ -145,6 +145,25 @@ if command -v groff >/dev/null; then
 fi
 ok "--help and the man page document every exit status"
 
+# The formats --help lists (from reader/commands.c's table) are exactly the
+# ones -f accepts: each named one reads a fixture, its -f line and its
+# Formats section agree, and a name not in the table is refused.
+sed -n '/^Formats:/,/^$/p' "$T/help" | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' >"$T/fmts"
+sed -n '/--format=FMT/,/^  -o/p' "$T/help" | sed '$d' |
+	sed 's/.*--format=FMT//; s/(default)//g' | tr ', ' '\n\n' | grep . >"$T/fmts-f"
+[ "$(wc -l <"$T/fmts")" -ge 10 ] || fail "--help lists $(wc -l <"$T/fmts") formats"
+cmp -s "$T/fmts" "$T/fmts-f" || fail "--help: -f's list and Formats: differ: $(paste -sd' ' "$T/fmts") / $(paste -sd' ' "$T/fmts-f")"
+for f in $(cat "$T/fmts"); do
+	"$RR" -f "$f" -o "$T/f.out" "$T/known.events" 2>"$T/err" ||
+		fail "-f $f (listed by --help) failed: $(cat "$T/err")"
+	grep -qw -- "$f" doc/rte-read.1 || fail "rte-read.1 does not name format $f"
+done
+expect 1 "unknown format 'nosuch'" -- "$RR" -f nosuch "$T/known.events"
+expect 1 "unknown format 'json'" -- "$RR" -f json "$T/known.events"
+expect 1 "top goes with" -- "$RR" -f chrome --top 3 "$T/known.events"
+"$RR" -f json --top 3 "$T/known.events" >"$T/top.json" 2>"$T/err" || fail "-f json --top 3: $(cat "$T/err")"
+ok "--help's formats are the table's, each one runs"
+
 # ---- errors: one line naming the file and the problem, one exit code ----------
 : >"$T/empty.events"
 head -c 8192 /dev/urandom >"$T/garbage.events"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rte_test.h"
+#include "rundir.h"
 
 /* ---- what was written --------------------------------------------------- */
 
@@ -1084,6 +1085,46 @@ static void open_pid_finds_the_file_in_the_events_dir(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* The one rule of common/format/rundir.h: with OCAML_RUNTIME_EVENTS_DIR
+ * set to a directory without the file, librte.so's default directory
+ * ($XDG_RUNTIME_DIR/rte) is looked in next, as rte-read does in every
+ * mode. */
+static void open_pid_looks_in_the_default_dir_after_the_env_dir(void **state)
+{
+	char xdg[4096], rte[4200], path[4300], err[256];
+	struct rte_rundir_search s;
+	struct t_file f;
+	rte_cursor *c = NULL;
+	pid_t pid = getpid() + 200000;
+
+	(void)state;
+	snprintf(xdg, sizeof xdg, "%s/xdg", t_tmpdir());
+	snprintf(rte, sizeof rte, "%s/rte", xdg);
+	assert_int_equal(mkdir(xdg, 0700), 0);
+	assert_int_equal(mkdir(rte, 0700), 0);
+	snprintf(path, sizeof path, "%ld.events", (long)pid);
+	t_ring_file_create(&f, path, 1, 4);
+	snprintf(path, sizeof path, "%s/%ld.events", rte, (long)pid);
+	assert_int_equal(rename(f.path, path), 0);
+	setenv("XDG_RUNTIME_DIR", xdg, 1);
+	setenv("OCAML_RUNTIME_EVENTS_DIR", t_tmpdir(), 1);
+	rte_rundir_search(NULL, &s);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.dir[0], t_tmpdir());
+	assert_string_equal(s.dir[1], rte);
+	assert_string_equal(s.dir[2], ".");
+	assert_int_equal(rte_cursor_open_pid(NULL, pid, &c, err, sizeof err), RTE_OK);
+	assert_string_equal(rte_cursor_path(c), path);
+	rte_cursor_close(c);
+	rte_rundir_search("given", &s);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.dir[0], "given");
+	unsetenv("OCAML_RUNTIME_EVENTS_DIR");
+	assert_string_equal(rte_rundir_default(NULL, path, sizeof path), rte);
+	unsetenv("XDG_RUNTIME_DIR");
+	t_ring_file_unmap(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1104,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(a_released_cursor_reads_on_where_it_was),
 		cmocka_unit_test(a_released_cursor_refuses_a_replaced_file),
 		cmocka_unit_test(open_pid_finds_the_file_in_the_events_dir),
+		cmocka_unit_test(open_pid_looks_in_the_default_dir_after_the_env_dir),
 	};
 
 	return cmocka_run_group_tests_name("consumer", tests, NULL, NULL);
