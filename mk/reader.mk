@@ -73,6 +73,18 @@ reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
 		$(READER_TRACED) $$(RUN_SCRIPT) $$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
+
+# The cross-output consistency test (tests/reader/consistency.sh).
+READER_CONSISTPROG := $(READER_TEST_BIN)/consistprog
+$(READER_CONSISTPROG): $(BUILD)/obj/tests/reader/consistprog.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS) -lpthread
+.PHONY: reader-consistency-test
+TEST_RUNS += reader-consistency-test
+reader-consistency-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_CONSISTPROG) \
+		$$(RUN_SCRIPT) $$(RUN_EXEC)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/consistency.sh
+.SECONDARY: $(BUILD)/obj/tests/reader/consistprog.o
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog test_hist test_spans test_merge test_jsonl_fast)
 
 # The profiles (folded, pprof, flamegraph, summary sections) on a real
