@@ -718,28 +718,36 @@ static void text_counts(struct rd_out *o, struct psum *ps)
 	}
 }
 
+struct trow {
+	struct rd_out *o;
+	unsigned file;
+	int first; /* JSON: no thread written yet */
+};
+
+static void text_thread(void *arg, const struct rd_tenant *t)
+{
+	struct trow *w = arg;
+	char tid[24] = "-";
+
+	if (t->tid >= 0)
+		snprintf(tid, sizeof tid, "%ld", t->tid);
+	rd_outf(w->o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", w->file, t->ring,
+	     t->name[0] ? t->name : "-", tid, (unsigned long long)t->events,
+	     (unsigned long long)t->lost_words);
+	out_dur(w->o, t->phase_ns, 12);
+	rd_out_ch(w->o, '\n');
+}
+
+/* One row per thread: every tenancy of every ring. */
 static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 {
+	struct trow w = { .o = o };
+
 	rd_outf(o, "\n  %-4s %-4s %-20s %8s %12s %12s %12s\n", "file", "ring", "thread",
 	     "tid", "events", "lost words", "in phases");
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		struct rd_src *s = &P->src[i];
-
-		for (unsigned r = 0; r < s->rings; r++) {
-			struct rd_thread *t = &s->threads[r];
-			char tid[24] = "-";
-
-			if (!t->seen)
-				continue;
-			if (t->tid >= 0)
-				snprintf(tid, sizeof tid, "%ld", t->tid);
-			rd_outf(o, "  %-4u %-4u %-20.63s %8s %12llu %12llu ", i, r,
-			     t->name[0] ? t->name : "-", tid,
-			     (unsigned long long)t->events,
-			     (unsigned long long)t->lost_words);
-			out_dur(o, t->phase_ns, 12);
-			rd_out_ch(o, '\n');
-		}
+		w.file = i;
+		rd_src_each_thread(&P->src[i], text_thread, &w);
 	}
 }
 
@@ -979,6 +987,44 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 	rd_out_ch(o, ']');
 }
 
+static void json_thread(void *arg, const struct rd_tenant *t)
+{
+	struct trow *w = arg;
+	int f = 1;
+
+	rd_out_str(w->o, w->first ? "{" : ",{");
+	w->first = 0;
+	json_u(w->o, &f, "file", w->file);
+	json_u(w->o, &f, "ring", t->ring);
+	json_key(w->o, &f, "thread");
+	if (t->name[0])
+		rd_out_json_str(w->o, t->name);
+	else
+		rd_out_str(w->o, "null");
+	json_key(w->o, &f, "tid");
+	if (t->tid >= 0)
+		rd_out_i64(w->o, t->tid);
+	else
+		rd_out_str(w->o, "null");
+	json_u(w->o, &f, "events", t->events);
+	json_u(w->o, &f, "lost_words", t->lost_words);
+	json_u(w->o, &f, "runtime_phase_ns", t->phase_ns);
+	rd_out_ch(w->o, '}');
+}
+
+/* ,"threads":[...]: every tenancy of every ring. */
+static void json_threads(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
+{
+	struct trow w = { .o = o, .first = 1 };
+
+	rd_out_str(o, ",\"threads\":[");
+	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
+		w.file = i;
+		rd_src_each_thread(&P->src[i], json_thread, &w);
+	}
+	rd_out_ch(o, ']');
+}
+
 static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
                       struct rd_proc *pr, struct psum *ps, struct rd_gc *gc,
                       struct rd_prof *prof)
@@ -1006,6 +1052,7 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
 	json_rings(o, P, pr, ps);
+	json_threads(o, P, pr);
 	for (int fam = 0; fam < F_NFAM; fam++) {
 		first = 1;
 		rd_outf(o, ",\"%s\":[", fam_key[fam]);

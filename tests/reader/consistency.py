@@ -268,8 +268,9 @@ def main():
             continue
         # threads: every tenancy of every ring
         want = sorted((os.path.realpath(t[0]), t[1], t[2], t[3], t[4]) for t in pr.tenants)
-        files_ = sp.get("files", [])
-        got = sorted((os.path.realpath(files_[t["file"]] if t["file"] < len(files_) else "?"),
+        # file numbers are the summary's ("  file N: PATH")
+        files_ = dict((int(a), b) for a, b in re.findall(r"^  file (\d+): (\S+)", st, re.M))
+        got = sorted((os.path.realpath(files_.get(t["file"], "?")),
                       t["ring"], t["tid"], t["events"], t["lost_words"])
                      for t in sp.get("threads", []))
         check("threads", "%s: summary-json threads (file, ring, tid, events, lost)" % w, got, want)
