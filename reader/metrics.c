@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "ocamlver.h"
 #include "rte/crash.h"
 #include "procs.h"
 #include "vec.h"
@@ -935,6 +936,8 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
+	/* the names of its ids: the same choice as every other output's */
+	rd_ocaml_name(c, f->path, pid);
 	if (rd_procs_add_src(&f->procs, 0, f->path, pid, rte_cursor_rings(c)) < 0 ||
 	    !(f->proc = proc_of(p, pid)))
 		goto fail;

@@ -19,7 +19,7 @@ RTE_TEST_NAME=consistency
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
 CHECK="python3 $HERE/consistency.py $RR $W"
-: "${RTE_CONSISTENCY_XFAIL=chrome-threads prom-phases}"
+: "${RTE_CONSISTENCY_XFAIL=chrome-threads}"
 RTE_CONSISTENCY_TALLY=$W/tally
 export RTE_CONSISTENCY_XFAIL RTE_CONSISTENCY_TALLY
 
