@@ -18,20 +18,27 @@ void rd_procs_init(struct rd_procs *p)
 
 void rd_procs_fini(struct rd_procs *p)
 {
-	for (unsigned i = 0; i < p->nsrc; i++) {
-		for (unsigned r = 0; p->src[i].threads && r < p->src[i].rings; r++) {
-			rd_spans_free(&p->src[i].threads[r].phases);
-			rd_spans_free(&p->src[i].threads[r].spans);
-		}
-		free(p->src[i].threads);
-		free(p->src[i].ten);
-	}
+	for (unsigned i = 0; i < p->nsrc; i++)
+		rd_src_forget_threads(&p->src[i]);
 	for (unsigned i = 0; i < p->nproc; i++)
 		free(p->proc[i]);
 	free(p->src);
 	free(p->proc);
 	free(p->bypid);
 	memset(p, 0, sizeof *p);
+}
+
+void rd_src_forget_threads(struct rd_src *s)
+{
+	for (unsigned r = 0; s->threads && r < s->rings; r++) {
+		rd_spans_free(&s->threads[r].phases);
+		rd_spans_free(&s->threads[r].spans);
+	}
+	free(s->threads);
+	free(s->ten);
+	s->threads = NULL;
+	s->ten = NULL;
+	s->nten = s->tencap = 0;
 }
 
 /* The slot of pid in p->bypid: its process, or the empty slot where it

@@ -210,6 +210,14 @@ void rd_src_each_thread(const struct rd_src *s,
                         void (*fn)(void *arg, const struct rd_tenant *t),
                         void *arg);
 
+/*
+ * Free the per-ring state of source s (threads, tenancies, open spans)
+ * once its process was written out and nothing reads it again: a summary
+ * of many files keeps no per-ring state for those it has written.
+ * s->threads is NULL afterwards; s->rings stays.
+ */
+void rd_src_forget_threads(struct rd_src *s);
+
 /* Wall time of a process: ring_start to ring_stop when both were seen,
  * else first to last event. */
 uint64_t rd_proc_wall(const struct rd_proc *pr);

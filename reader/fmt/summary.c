@@ -556,7 +556,7 @@ void rd_sum_end_open_spans(struct summary *S, struct rd_ctx *c,
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
 		struct rd_src *rs = &P->src[i];
 
-		for (unsigned r = 0; r < rs->rings; r++) {
+		for (unsigned r = 0; rs->threads && r < rs->rings; r++) {
 			struct rd_thread *t = &rs->threads[r];
 
 			if (!t->phases.depth && !t->spans.depth)

@@ -86,10 +86,7 @@ static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 		free(P->src[i].fmt);
 		P->src[i].fmt = NULL;
 		rd_gc_forget_file(S->gc, i);
-		for (unsigned r = 0; r < P->src[i].rings; r++) {
-			rd_spans_free(&P->src[i].threads[r].phases);
-			rd_spans_free(&P->src[i].threads[r].spans);
-		}
+		rd_src_forget_threads(&P->src[i]);
 	}
 }
 
