@@ -82,6 +82,38 @@ struct rd_gc {
 	int oom;
 };
 
+/* ---- per process: what the renderers (fmt/gcstats_out.c) render ---- */
+
+struct rd_ocaml_used;
+
+struct dom { /* one ring of one file, finished */
+	unsigned file, ring;
+	const struct gring *r;
+	uint64_t life_ns;
+	int life_lb;
+};
+
+struct totals {
+	uint64_t wall_ns, cpu_ns, gc_ns, wait_ns, waits, pauses, lost, unmatched;
+	int wall_lb, cpu_lb, gc_lb, coll_lb, alloc_lb;
+	uint64_t minors, majors, forced, compactions;
+	uint64_t minor_other, outside; /* phases left out (gcstats_int.h) */
+	int librte;                /* a file written by librte.so */
+	uint64_t minor_words, promoted_words, major_words;
+	int has_major_words, runtime;
+	struct rd_hist *h; /* every file's pauses */
+	long double sumsq;
+	struct dom *d;
+	unsigned nd;
+	const struct rd_ocaml_used *ocaml; /* of the first file */
+};
+
+/* Gather the files and rings of pr into *t. Returns 0 or -1 (out of
+ * memory); rd_gc_free_totals() after either. */
+int rd_gc_totals(struct rd_gc *g, const struct rd_procs *P,
+                 const struct rd_proc *pr, struct totals *t);
+void rd_gc_free_totals(struct totals *t);
+
 unsigned char rd_gc_phase_role(const char *n);
 unsigned char rd_gc_counter_role(const char *n);
 /* The state of file src (rings rings), made on first use; NULL if out of
