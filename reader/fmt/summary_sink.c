@@ -87,6 +87,8 @@ static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 		P->src[i].fmt = NULL;
 		rd_gc_forget_file(S->gc, i);
 		rd_src_forget_threads(&P->src[i]);
+		if (c->merge)
+			rd_merge_close_source(c->merge, i);
 	}
 }
 
