@@ -230,15 +230,6 @@ void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
 		ring_events(f, &f->r[it->ev->ring], it->ev, 1);
 }
 
-void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
-               const struct rte_event *ev, size_t n)
-{
-	struct gfile *f = n ? rd_gc_file_of(g, src, P->src[src].rings) : NULL;
-
-	if (f && ev[0].ring < f->nrings)
-		ring_events(f, &f->r[ev[0].ring], ev, n);
-}
-
 /* ---- per process ----------------------------------------------------------- */
 
 /* A ring's lifetime as of the end of reading: an open one ends at its

@@ -1,8 +1,8 @@
 /*
  * gcstats_int.h - the state of gcstats.c, and its per-event accounting of
  * runtime phases and counters, inline: so that a format's own loop over a
- * run of one ring (fmt/summary.c's summary_run) accounts for them as it
- * goes, instead of a second loop over the run (rd_gc_run). Internal to
+ * run of one ring (model.c's run) accounts for them as it
+ * goes, instead of a second loop over the run. Internal to
  * the GC statistics: gcstats.h is the interface.
  */
 #ifndef RD_GCSTATS_INT_H
@@ -272,6 +272,14 @@ GC_HOT void rd_gc_rt_end(struct gfile *f, struct gring *r,
 {
 	gc_note(r, x->ts, 0);
 	gc_end(f, r, x);
+}
+
+/* An allocation event: only the ring's time (ring_events()). */
+GC_HOT void rd_gc_rt_note(struct gfile *f, struct gring *r,
+                          const struct rte_event *x)
+{
+	(void)f;
+	gc_note(r, x->ts, 0);
 }
 
 GC_HOT void rd_gc_rt_counter(struct gfile *f, struct gring *r,

@@ -399,7 +399,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 	it->th = th;
 	it->matched = 0;
 	it->ab[0].n = it->ab[1].n = 0;
-	th->seen = 1;
+	th->seen = 1; /* a loss too */
 	if (ev->kind == RTE_EV_LOST) {
 		/* A loss has no time of its own (its timestamp is 0, or where
 		 * the merge placed it): it never moves the time range. */
@@ -422,13 +422,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 		pr->has_base = 1;
 		pr->base_ts = mi->ts;
 	}
-	/* min and max: a summary reads ring after ring, not in time order */
-	if (mi->ts > th->last_ts)
-		th->last_ts = mi->ts;
-	if (mi->ts > pr->last_ts)
-		pr->last_ts = mi->ts;
-	else if (mi->ts < pr->first_ts)
-		pr->first_ts = mi->ts;
+	rd_times_note(&pr->first_ts, &pr->last_ts, &th->last_ts, mi->ts);
 	switch (ev->kind) {
 	case RTE_EV_LIFECYCLE:
 		lifecycle(s, th, it);
@@ -461,6 +455,5 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 	default:
 		break;
 	}
-	th->events++;
-	pr->events++;
+	rd_thread_count(th, pr, 1);
 }

@@ -71,6 +71,7 @@ struct rd_proc {
 	unsigned first_src, last_src; /* its sources, in index order, linked */
 	unsigned nsrc;                /* by rd_src.next_src; RD_NO_SRC: none */
 	void *fmt;                /* per-process state of the output format */
+	void *model;              /* its entries in the run model (model.h) */
 };
 
 #define RD_NO_SRC 0xffffffffu
@@ -89,6 +90,7 @@ struct rd_src {
 	int writer_state;         /* RD_WRITER_*: last rd_src_alive() answer */
 	unsigned next_src;        /* the next source of proc, or RD_NO_SRC */
 	void *fmt;                /* per-file state of the output format */
+	void *model;              /* the run model's cache for it (model.c) */
 	struct rd_tenant *ten;    /* the tenancies that ended, in order */
 	unsigned nten, tencap;
 	int oom;                  /* a tenancy could not be kept */
@@ -139,8 +141,38 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
                      struct rd_item *it);
 
 /*
- * The parts of rd_procs_update() a fast path (the summary's, over a run of
- * one ring) repeats for phases. rd_thread_phase_end() returns 1 and the
+ * The steps of rd_procs_update() that a fast path (the run model's, over a
+ * run of one ring: model.h) takes too, the same code.
+ *
+ * rd_times_note(): an event at ts (not a loss) widens the time range of
+ * its process (*lo, *hi: first_ts, last_ts) and of its ring (*thi:
+ * last_ts). Min and max, not in time order: a summary reads ring after
+ * ring.
+ */
+static inline void rd_times_note(uint64_t *lo, uint64_t *hi, uint64_t *thi,
+                                 uint64_t ts)
+{
+	if (ts > *thi)
+		*thi = ts;
+	if (ts > *hi)
+		*hi = ts;
+	else if (ts < *lo)
+		*lo = ts;
+}
+
+/* n more events of ring th of process pr. */
+static inline void rd_thread_count(struct rd_thread *th, struct rd_proc *pr,
+                                   uint64_t n)
+{
+	th->seen = 1;
+	th->events += n;
+	pr->events += n;
+}
+
+/*
+ * Phases: rd_thread_phase_end() returns 1 and the duration in *dur if a
+ * begin was open (spans opened inside it and still open are given up:
+ * *d, *nd), else 0. rd_thread_phase_end() returns 1 and the
  * duration in *dur if a begin was open (spans opened inside it and still
  * open are given up: *d, *nd), else 0.
  */

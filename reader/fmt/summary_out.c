@@ -1,7 +1,7 @@
 /*
  * fmt/summary_out.c - the text and JSON of one process of the summary
- * (fmt/summary.h): renders what fmt/summary.c, procs.c, gcstats.c and
- * profile.c accounted; counts nothing itself.
+ * (fmt/summary.h): renders the run model (model.h: what model.c,
+ * procs.c, gcstats.c and profile.c accounted); counts nothing itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +21,9 @@ static const char *const fam_key[F_NFAM] = {
 
 static int by_total(const void *a, const void *b)
 {
-	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	uint64_t tx = rd_sum_is_dur(x) ? rd_sum_dur_sum(x) : x->count;
-	uint64_t ty = rd_sum_is_dur(y) ? rd_sum_dur_sum(y) : y->count;
+	const struct rd_entry *x = *(struct rd_entry *const *)a, *y = *(struct rd_entry *const *)b;
+	uint64_t tx = rd_entry_is_dur(x) ? rd_entry_dur_sum(x) : x->count;
+	uint64_t ty = rd_entry_is_dur(y) ? rd_entry_dur_sum(y) : y->count;
 
 	if (x->fam != y->fam)
 		return x->fam - y->fam;
@@ -63,13 +63,13 @@ static void out_dur(struct rd_out *o, uint64_t ns, int width)
 }
 
 static void text_durations(struct summary *S, struct rd_out *o,
-                           struct psum *ps, int fam, uint64_t wall)
+                           struct rd_psum *ps, int fam, uint64_t wall)
 {
 	const struct rd_hist *h;
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		struct entry *e = ps->e[i];
+		struct rd_entry *e = ps->e[i];
 
 		if (e->fam != fam || e->hidden)
 			continue;
@@ -80,7 +80,7 @@ static void text_durations(struct summary *S, struct rd_out *o,
 			head = 1;
 		}
 		rd_outf(o, "  %-28.127s %9llu", e->name, (unsigned long long)e->count);
-		if (!(h = rd_sum_dur_view(S, e)))
+		if (!(h = rd_entry_view(&S->m, e)))
 			continue;
 		out_dur(o, h->sum, 11);
 		out_dur(o, rd_hist_mean(h), 11);
@@ -88,7 +88,7 @@ static void text_durations(struct summary *S, struct rd_out *o,
 			out_dur(o, rd_hist_quantile(h, quantiles[q].q), 11);
 		out_dur(o, h->max, 11);
 		rd_outf(o, " %5.1f%%", 100.0 * share(h->sum, wall));
-		rd_sum_dur_unview(S, e);
+		rd_entry_unview(&S->m, e);
 		if (e->unmatched)
 			rd_outf(o, "  (%llu ends without begin)", (unsigned long long)e->unmatched);
 		if (e->unfinished)
@@ -97,12 +97,12 @@ static void text_durations(struct summary *S, struct rd_out *o,
 	}
 }
 
-static void text_values(struct rd_out *o, struct psum *ps, int fam)
+static void text_values(struct rd_out *o, struct rd_psum *ps, int fam)
 {
 	int head = 0, u = fam == F_COUNTER;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		struct entry *e = ps->e[i];
+		struct rd_entry *e = ps->e[i];
 
 		if (e->fam != fam || e->hidden)
 			continue;
@@ -122,12 +122,12 @@ static void text_values(struct rd_out *o, struct psum *ps, int fam)
 	}
 }
 
-static void text_counts(struct rd_out *o, struct psum *ps)
+static void text_counts(struct rd_out *o, struct rd_psum *ps)
 {
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		struct entry *e = ps->e[i];
+		struct rd_entry *e = ps->e[i];
 
 		if ((e->fam != F_UNIT && e->fam != F_CUSTOM) || e->hidden)
 			continue;
@@ -175,12 +175,12 @@ static void text_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr)
 
 /* Each ring's last value of the counters and ints written by more than
  * one ring (the process's "last" is the latest of them in time). */
-static void text_ring_values(struct rd_out *o, struct psum *ps)
+static void text_ring_values(struct rd_out *o, struct rd_psum *ps)
 {
 	int head = 0;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		struct entry *e = ps->e[i];
+		struct rd_entry *e = ps->e[i];
 
 		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden || e->nrv < 2)
 			continue;
@@ -244,7 +244,7 @@ static const char *file_note(const struct summary *S, const struct rd_src *s)
 }
 
 static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
-                      struct rd_proc *pr, struct psum *ps)
+                      struct rd_proc *pr, struct rd_psum *ps)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
 
@@ -300,7 +300,7 @@ void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
 }
 
 static void json_entry(struct summary *S, struct rd_out *o,
-                       const struct entry *e, uint64_t wall)
+                       const struct rd_entry *e, uint64_t wall)
 {
 	const struct rd_hist *h;
 	int f = 1;
@@ -309,7 +309,7 @@ static void json_entry(struct summary *S, struct rd_out *o,
 	rd_sum_json_key(o, &f, "name");
 	rd_out_json_str(o, e->name);
 	rd_sum_json_u(o, &f, "count", e->count);
-	if (rd_sum_is_dur(e) && (h = rd_sum_dur_view(S, e)) != NULL) {
+	if (rd_entry_is_dur(e) && (h = rd_entry_view(&S->m, e)) != NULL) {
 		rd_sum_json_u(o, &f, "total_ns", h->sum);
 		rd_sum_json_u(o, &f, "mean_ns", rd_hist_mean(h));
 		rd_sum_json_u(o, &f, "min_ns", h->count ? h->min : 0);
@@ -320,7 +320,7 @@ static void json_entry(struct summary *S, struct rd_out *o,
 		rd_sum_json_u(o, &f, "max_ns", h->max);
 		rd_sum_json_key(o, &f, "wall_share");
 		rd_outf(o, "%.6f", share(h->sum, wall));
-		rd_sum_dur_unview(S, e);
+		rd_entry_unview(&S->m, e);
 		rd_sum_json_u(o, &f, "unmatched_ends", e->unmatched);
 		rd_sum_json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
@@ -339,14 +339,14 @@ static void json_entry(struct summary *S, struct rd_out *o,
 }
 
 /* "last_values" of ring (src, ring): each counter and int it wrote. */
-static void json_ring_values(struct rd_out *o, struct psum *ps, unsigned src,
+static void json_ring_values(struct rd_out *o, struct rd_psum *ps, unsigned src,
                              unsigned ring)
 {
 	int first = 1;
 
 	rd_out_str(o, ",\"last_values\":[");
 	for (size_t i = 0; ps && i < ps->n; i++) {
-		struct entry *e = ps->e[i];
+		struct rd_entry *e = ps->e[i];
 
 		if ((e->fam != F_COUNTER && e->fam != F_INT) || e->hidden)
 			continue;
@@ -371,7 +371,7 @@ static void json_ring_values(struct rd_out *o, struct psum *ps, unsigned src,
 }
 
 static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
-                       struct psum *ps)
+                       struct rd_psum *ps)
 {
 	int first = 1;
 
@@ -448,7 +448,7 @@ static void json_threads(struct rd_out *o, struct rd_procs *P, struct rd_proc *p
 }
 
 static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
-                      struct rd_proc *pr, struct psum *ps, struct rd_gc *gc,
+                      struct rd_proc *pr, struct rd_psum *ps, struct rd_gc *gc,
                       struct rd_prof *prof)
 {
 	uint64_t wall = rd_proc_wall(pr), ph = proc_phase_ns(P, pr);
@@ -503,11 +503,11 @@ void rd_sum_write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
                        struct rd_proc *pr)
 {
 	if (S->json) {
-		json_proc(S, o, P, pr, pr->fmt, S->gc, S->prof);
+		json_proc(S, o, P, pr, pr->model, S->m.gc, S->m.prof);
 	} else {
-		text_proc(S, o, P, pr, pr->fmt);
-		rd_gc_summary_section(S->gc, o, P, pr, 0);
-		rd_prof_summary(S->prof, o, pr, 0);
+		text_proc(S, o, P, pr, pr->model);
+		rd_gc_summary_section(S->m.gc, o, P, pr, 0);
+		rd_prof_summary(S->m.prof, o, pr, 0);
 	}
 }
 

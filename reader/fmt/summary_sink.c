@@ -1,7 +1,15 @@
 /*
  * fmt/summary_sink.c - the sink of the summary formats (fmt/summary.h):
- * processes written early to an unlinked spool file (fmt/summary.c's
- * header says when), the crash report of summary-json, the finish.
+ * the run model's accounting (model.h) of every event, the crash report
+ * of summary-json, the finish.
+ *
+ * Files read one after another (rd_ctx.files_in_order): a process whose
+ * files were all read and all ended with ring_stop is written at once to
+ * an unlinked temporary file and forgotten (rd_model_forget_proc: its
+ * entries, GC state, rings and cursors); the finish copies each
+ * process's text from there in order (a crash report still comes first).
+ * Memory then stays flat in the number of processes, whatever their
+ * number: the temporary file holds the output meanwhile.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -75,25 +83,17 @@ static void spool_proc(struct summary *S, struct rd_ctx *c, struct rd_proc *pr)
 		S->seg = g;
 		S->nseg = n;
 	}
-	rd_sum_end_open_spans(S, c, pr);
+	rd_model_end_open_spans(&S->m, c, pr);
 	if (rd_filter_pid_pass(c->filter, pr->pid)) { /* else not shown (--pid) */
 		off = spool_pos(S);
 		rd_sum_write_proc(S, &S->spool, P, pr);
 		S->seg[pr->index] = (struct seg){ off, spool_pos(S) - off };
 	}
-	rd_sum_free_psum(pr);
-	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		free(P->src[i].fmt);
-		P->src[i].fmt = NULL;
-		rd_gc_forget_file(S->gc, i);
-		rd_src_forget_threads(&P->src[i]);
-		if (c->merge)
-			rd_merge_close_source(c->merge, i);
-	}
+	rd_model_forget_proc(&S->m, c, pr);
 }
 
 /* An event of source src comes: write the processes finished before it. */
-void rd_sum_spool_ready(struct summary *S, struct rd_ctx *c, unsigned src)
+static void spool_ready(struct summary *S, struct rd_ctx *c, unsigned src)
 {
 	struct rd_procs *P = c->procs;
 
@@ -208,9 +208,9 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		events += P->proc[i]->events;
 	/* Spans still open at the end of their file are unfinished. */
 	for (unsigned i = 0; i < P->nproc; i++)
-		rd_sum_end_open_spans(S, c, P->proc[i]);
+		rd_model_end_open_spans(&S->m, c, P->proc[i]);
 	if (S->spooling > 0 && rd_out_flush(&S->spool) < 0)
-		S->oom = 1; /* the processes written there are lost */
+		S->m.oom = 1; /* the processes written there are lost */
 	if (S->json)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
@@ -224,7 +224,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 			rd_out_ch(o, S->json ? ',' : '\n');
 		if (i < S->nseg && S->seg[i].len) {
 			if (spool_copy(S, o, &S->seg[i]) < 0)
-				S->oom = 1;
+				S->m.oom = 1;
 		} else {
 			rd_sum_write_proc(S, o, P, pr);
 		}
@@ -237,24 +237,23 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_sum_json_u(o, &f, "events", events);
 		rd_sum_json_u(o, &f, "lost_words", c->lost_total);
 		rd_out_str(o, ",\"complete\":");
-		rd_out_str(o, S->oom ? "false" : "true");
+		rd_out_str(o, S->m.oom ? "false" : "true");
 		rd_out_str(o, "}\n");
 	} else {
 		rd_outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
 		     P->nproc == 1 ? "" : "es", (unsigned long long)events,
 		     (unsigned long long)c->lost_total);
-		if (S->oom)
+		if (S->m.oom)
 			rd_outf(o, "(incomplete: out of memory while summarising)\n");
 	}
-	rd_sum_free_state(P);
+	rd_model_fini(&S->m, P);
 }
 
 static void summary_destroy(struct rd_sink *s)
 {
 	struct summary *S = (struct summary *)s;
 
-	rd_gc_free(S->gc);
-	free(S->view);
+	rd_model_fini(&S->m, NULL); /* if finish did not */
 	free(S->seg);
 	if (S->spooling > 0) {
 		int fd = S->spool.fd;
@@ -262,8 +261,25 @@ static void summary_destroy(struct rd_sink *s)
 		rd_out_fini(&S->spool);
 		close(fd);
 	}
-	rd_prof_free(S->prof);
 	free(S);
+}
+
+static void summary_event(struct rd_sink *s, struct rd_ctx *c,
+                          const struct rd_item *it)
+{
+	struct summary *S = (struct summary *)s;
+
+	spool_ready(S, c, (unsigned)(it->src - c->procs->src));
+	rd_model_event(&S->m, c, it);
+}
+
+static size_t summary_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
+                          const struct rte_event *ev, size_t n)
+{
+	struct summary *S = (struct summary *)s;
+
+	spool_ready(S, c, src);
+	return rd_model_run(&S->m, c, src, ev, n);
 }
 
 struct rd_sink *rd_sink_summary(int json)
@@ -272,11 +288,11 @@ struct rd_sink *rd_sink_summary(int json)
 
 	if (!S)
 		return NULL;
-	S->sink = (struct rd_sink){ NULL, rd_sum_event, summary_finish, summary_destroy,
-	                           rd_sum_run };
+	S->sink = (struct rd_sink){ NULL, summary_event, summary_finish, summary_destroy,
+	                           summary_run };
 	S->json = json;
-	S->gc = rd_gc_new(); /* NULL: the summary without its GC section */
-	S->prof = rd_prof_new(); /* NULL: without its profiles */
+	/* without the GC section or the profiles if out of memory for them */
+	rd_model_init(&S->m, RD_MODEL_ENTRIES | RD_MODEL_GC | RD_MODEL_PROF);
 	return &S->sink;
 }
 
