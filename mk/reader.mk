@@ -13,7 +13,7 @@ READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c r
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
-	reader/fmt/chrome.c reader/model.c reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/crashrep.c reader/symbolize.c \
+	reader/fmt/chrome.c reader/model.c reader/model_life.c reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
 	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c
 READER_LDLIBS := -lm -lz
