@@ -1013,15 +1013,11 @@ static uint64_t flush_fast(struct rd_prom *p, struct file *f,
 	p->events_read += n;
 	/* 2 words a message, 3 for ints and counters (fast_msg()) */
 	p->bytes_read += 8 * (2 * n + t->nk[RTE_EV_USER_INT] + t->nk[RTE_EV_COUNTER]);
-	/* as rd_procs_update(): a ring's events come in time order */
+	/* rd_procs_update()'s own steps (procs.h): a ring's events come in
+	 * time order, so its last is the block's latest */
 	ts = last[1];
-	th->seen = 1;
-	th->events += n;
-	pr->events += n;
-	if (ts > th->last_ts)
-		th->last_ts = ts;
-	if (ts > pr->last_ts)
-		pr->last_ts = ts;
+	rd_thread_count(th, pr, n);
+	rd_times_note(&pr->first_ts, &pr->last_ts, &th->last_ts, ts);
 	memset(t, 0, sizeof *t);
 	return n;
 }
