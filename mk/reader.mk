@@ -15,7 +15,7 @@ READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c r
 	reader/fmt/text.c reader/fmt/jsonl.c \
 	reader/fmt/chrome.c reader/model.c reader/model_life.c reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
-	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c
+	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c reader/fmt/profile_sum.c
 READER_LDLIBS := -lm -lz
 # reader/fmt/: one file per output format (its sink, sinks.h), built over
 # the reader's headers.
