@@ -35,23 +35,27 @@ void rd_gc_free(struct rd_gc *g)
 {
 	if (!g)
 		return;
-	for (unsigned i = 0; i < g->nf; i++) {
-		free(g->f[i].r);
-		free(g->f[i].h);
-		free(g->f[i].rc);
-	}
+	for (unsigned i = 0; i < g->nf; i++)
+		rd_gc_forget_file(g, i);
 	free(g->f);
 	free(g);
 }
 
 void rd_gc_forget_file(struct rd_gc *g, unsigned src)
 {
-	if (!g || src >= g->nf)
+	if (!g || src >= g->nf || !g->f[src])
 		return;
-	free(g->f[src].r);
-	free(g->f[src].h);
-	free(g->f[src].rc);
-	memset(&g->f[src], 0, sizeof g->f[src]);
+	free(g->f[src]->r);
+	free(g->f[src]->h);
+	free(g->f[src]->rc);
+	free(g->f[src]);
+	g->f[src] = NULL;
+}
+
+/* The state of file i, or NULL. */
+static const struct gfile *file_at(const struct rd_gc *g, unsigned i)
+{
+	return i < g->nf ? g->f[i] : NULL;
 }
 
 /* ---- roles --------------------------------------------------------------- */
@@ -97,7 +101,7 @@ struct gfile *rd_gc_file_of(struct rd_gc *g, unsigned src, unsigned rings)
 
 	if (src >= g->cap) { /* doubling: many files cost no copies */
 		unsigned cap = g->cap ? 2 * g->cap : 16;
-		struct gfile *n;
+		struct gfile **n;
 
 		while (cap <= src)
 			cap *= 2;
@@ -109,15 +113,17 @@ struct gfile *rd_gc_file_of(struct rd_gc *g, unsigned src, unsigned rings)
 	}
 	if (src >= g->nf)
 		g->nf = src + 1;
-	f = &g->f[src];
-	if (!f->r) {
+	if (!(f = g->f[src])) {
+		if (!(f = calloc(1, sizeof *f)))
+			goto oom;
 		if (!(f->rc = calloc(1, sizeof *f->rc)) ||
 		    !(f->r = calloc(rings ? rings : 1, sizeof *f->r))) {
 			free(f->rc);
-			f->rc = NULL;
+			free(f);
 			goto oom;
 		}
 		f->nrings = rings;
+		g->f[src] = f;
 	}
 	return f;
 oom:
@@ -301,19 +307,19 @@ static void add_ring(struct totals *t, unsigned file, unsigned ring,
 int rd_gc_totals(struct rd_gc *g, const struct rd_procs *P,
                   const struct rd_proc *pr, struct totals *t)
 {
+	const struct gfile *f;
 	unsigned n = 0;
 
 	memset(t, 0, sizeof *t);
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
-		if (i < g->nf && g->f[i].r)
-			n += g->f[i].nrings;
+		if ((f = file_at(g, i)) != NULL)
+			n += f->nrings;
 	if (!(t->h = rd_hist_new()) || !(t->d = calloc(n ? n : 1, sizeof *t->d))) {
 		free(t->h);
 		return -1;
 	}
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src) {
-		const struct gfile *f = i < g->nf ? &g->f[i] : NULL;
-
+		f = file_at(g, i);
 		if (!t->ocaml)
 			t->ocaml = rd_ocaml_choice_of(P->src[i].path);
 		t->librte |= P->src[i].librte;
@@ -342,9 +348,11 @@ void rd_gc_free_totals(struct totals *t)
 int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,
                       const struct rd_proc *pr)
 {
+	const struct gfile *f;
+
 	for (unsigned i = pr->first_src; i != RD_NO_SRC; i = P->src[i].next_src)
-		for (unsigned r = 0; i < g->nf && g->f[i].r && r < g->f[i].nrings; r++)
-			if (g->f[i].r[r].runtime)
+		for (unsigned r = 0; (f = file_at(g, i)) && r < f->nrings; r++)
+			if (f->r[r].runtime)
 				return 1;
 	return 0;
 }

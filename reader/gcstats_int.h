@@ -77,7 +77,8 @@ struct gfile {
 };
 
 struct rd_gc {
-	struct gfile *f;
+	struct gfile **f;         /* by source; NULL: none (yet, or forgotten):
+	                             8 bytes a file of a summary of many */
 	unsigned nf, cap;         /* f[0..nf) in use, room for cap */
 	int oom;
 };
