@@ -10,8 +10,9 @@
 #
 # Checks another change is still fixing are expected to fail
 # (RTE_CONSISTENCY_XFAIL, consistency.py): chrome-threads (one Chrome
-# track per tenancy of a ring), prom-phases (the exporter names the
-# phases of OCaml 5.3+ files by 5.2's table).
+# track per tenancy of a ring). (prom-phases, the exporter naming the
+# phases of OCaml 5.3+ files by 5.2's table, is fixed: it takes the
+# choice every other output takes, ocamlver.h's rd_ocaml_name.)
 #
 # Environment: RTE_BUILD (the absolute build folder; set by mk/reader.mk).
 set -u
