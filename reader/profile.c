@@ -196,11 +196,13 @@ static struct pproc *pproc_of(struct rd_prof *p, const struct rd_proc *pr)
 {
 	unsigned i = pr->index;
 
-	if (i >= p->npp) {
-		unsigned n = i + 8;
-		struct pproc *a = realloc(p->pp, n * sizeof *a);
+	if (i >= p->npp) { /* doubling: many processes cost no copies */
+		unsigned n = p->npp ? 2 * p->npp : 8;
+		struct pproc *a;
 
-		if (!a) {
+		while (n <= i)
+			n *= 2;
+		if (!(a = realloc(p->pp, n * sizeof *a))) {
 			p->oom = 1;
 			return NULL;
 		}
@@ -215,11 +217,13 @@ static struct pproc *pproc_of(struct rd_prof *p, const struct rd_proc *pr)
 
 static struct psrc *psrc_of(struct rd_prof *p, unsigned i)
 {
-	if (i >= p->nps) {
-		unsigned n = i + 8;
-		struct psrc *a = realloc(p->ps, n * sizeof *a);
+	if (i >= p->nps) { /* doubling: many processes cost no copies */
+		unsigned n = p->nps ? 2 * p->nps : 8;
+		struct psrc *a;
 
-		if (!a) {
+		while (n <= i)
+			n *= 2;
+		if (!(a = realloc(p->ps, n * sizeof *a))) {
 			p->oom = 1;
 			return NULL;
 		}
