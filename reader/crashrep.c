@@ -8,7 +8,7 @@
  * (the modules of that moment) and the last events of every ring of the
  * process are written into the crash's report.
  *
- * Nothing here writes a format: the formats (fmt/text.c, fmt/summary.c,
+ * Nothing here writes a format: the formats (fmt/text.c, fmt/summary_sink.c,
  * fmt/chrome.c) read the crashes, their stacks and last events, and each
  * decoded event through the view of crashrep.h; only the JSON members
  * of a crash record and of a stack, which summary-json and chrome share,

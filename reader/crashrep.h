@@ -7,7 +7,7 @@
  *
  * The formats render what is kept here through the view below: the crash
  * report of `text` and `summary` in fmt/text.c (rd_text_crash_report), of
- * summary-json in fmt/summary.c, the instant events of chrome in
+ * summary-json in fmt/summary_sink.c, the instant events of chrome in
  * fmt/chrome.c.
  *
  * Payloads are untrusted: a record that is short, of an unknown version or
@@ -43,7 +43,7 @@ int rd_crash_is_own(const struct rte_event *ev);
 /* Number of crashes seen (rte.crash events), and of fatal ones. */
 unsigned rd_crash_count(const struct rd_crash *c, int fatal_only);
 
-/* ---- what the formats read (fmt/text.c, fmt/summary.c, fmt/chrome.c) ---- */
+/* ---- what the formats read (fmt/text.c, fmt/summary_sink.c, fmt/chrome.c) ---- */
 
 /* The n-th crash (0 <= n < rd_crash_count(c, 0)), in arrival order: its
  * process, file, ring and thread, its record, its stack symbolised when it

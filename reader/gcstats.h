@@ -7,10 +7,11 @@
  * counters, and the distribution of GC pauses.
  *
  * Events are fed ring by ring (each ring's events in their order; rings in
- * any order), through rd_gc_event() for any event or rd_gc_run() for a run
- * of one ring that rd_procs_update() has not seen; or, from a format's own
- * loop over such a run, event by event through gcstats_int.h's inline
- * rd_gc_rt_begin/end/counter (user events take no part in GC figures). Memory grows with the
+ * any order), through rd_gc_event() for any event annotated by procs.c,
+ * or, from the run model's loop over a run of one ring (model.c), event
+ * by event through gcstats_int.h's inline rd_gc_rt_begin/end/counter/note
+ * (user events take no part in GC figures). The figures are computed
+ * into the model; fmt/gcstats_out.c renders them. Memory grows with the
  * number of files and rings, never with the number of events.
  *
  * Not thread-safe.
@@ -34,11 +35,6 @@ void rd_gc_forget_file(struct rd_gc *g, unsigned src);
 /* Account for one event (annotated by procs.c; it->src is one of P's). */
 void rd_gc_event(struct rd_gc *g, const struct rd_procs *P,
                  const struct rd_item *it);
-
-/* Account for ev[0..n), a run of one ring of source src of P, as
- * rd_gc_event() would. */
-void rd_gc_run(struct rd_gc *g, const struct rd_procs *P, unsigned src,
-               const struct rte_event *ev, size_t n);
 
 /* 1 if process pr has OCaml runtime events (phases or GC counters). */
 int rd_gc_has_runtime(const struct rd_gc *g, const struct rd_procs *P,

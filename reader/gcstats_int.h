@@ -1,8 +1,8 @@
 /*
  * gcstats_int.h - the state of gcstats.c, and its per-event accounting of
  * runtime phases and counters, inline: so that a format's own loop over a
- * run of one ring (fmt/summary.c's summary_run) accounts for them as it
- * goes, instead of a second loop over the run (rd_gc_run). Internal to
+ * run of one ring (model.c's run) accounts for them as it
+ * goes, instead of a second loop over the run. Internal to
  * the GC statistics: gcstats.h is the interface.
  */
 #ifndef RD_GCSTATS_INT_H
@@ -56,6 +56,10 @@ struct gring {
 	int has_major_words;
 	/* ring 0: collections */
 	uint64_t minors, majors, forced, compactions;
+	/* phases olly's definitions leave out: minor on a ring other than 0
+	 * (one collection, counted on ring 0), and phases begun outside any
+	 * pause (not GC time) */
+	uint64_t minor_other, outside;
 	uint64_t lost;
 	int runtime;              /* phases or GC counters seen */
 };
@@ -77,10 +81,43 @@ struct gfile {
 };
 
 struct rd_gc {
-	struct gfile *f;
+	struct gfile **f;         /* by source; NULL: none (yet, or forgotten):
+	                             8 bytes a file of a summary of many */
 	unsigned nf, cap;         /* f[0..nf) in use, room for cap */
 	int oom;
 };
+
+/* ---- per process: what the renderers (fmt/gcstats_out.c) render ---- */
+
+struct rd_ocaml_used;
+
+struct dom { /* one ring of one file, finished */
+	unsigned file, ring;
+	const struct gring *r;
+	uint64_t life_ns;
+	int life_lb;
+};
+
+struct totals {
+	uint64_t wall_ns, cpu_ns, gc_ns, wait_ns, waits, pauses, lost, unmatched;
+	int wall_lb, cpu_lb, gc_lb, coll_lb, alloc_lb;
+	uint64_t minors, majors, forced, compactions;
+	uint64_t minor_other, outside; /* phases left out (gcstats_int.h) */
+	int librte;                /* a file written by librte.so */
+	uint64_t minor_words, promoted_words, major_words;
+	int has_major_words, runtime;
+	struct rd_hist *h; /* every file's pauses */
+	long double sumsq;
+	struct dom *d;
+	unsigned nd;
+	const struct rd_ocaml_used *ocaml; /* of the first file */
+};
+
+/* Gather the files and rings of pr into *t. Returns 0 or -1 (out of
+ * memory); rd_gc_free_totals() after either. */
+int rd_gc_totals(struct rd_gc *g, const struct rd_procs *P,
+                 const struct rd_proc *pr, struct totals *t);
+void rd_gc_free_totals(struct totals *t);
 
 unsigned char rd_gc_phase_role(const char *n);
 unsigned char rd_gc_counter_role(const char *n);
@@ -124,6 +161,7 @@ static inline void gc_begin(struct gfile *f, struct gring *r, unsigned ring,
 		r->srole[r->depth] = role;
 	}
 	r->depth++;
+	r->outside += r->pdepth == 0 && role != R_PAUSE && role != R_WAIT;
 	switch (role) {
 	case R_PAUSE:
 		if (r->pdepth++ == 0)
@@ -135,6 +173,7 @@ static inline void gc_begin(struct gfile *f, struct gring *r, unsigned ring,
 		break;
 	case R_MINOR:
 		r->minors += ring == 0;
+		r->minor_other += ring != 0;
 		break;
 	case R_MAJOR:
 		r->majors += ring == 0;
@@ -239,6 +278,14 @@ GC_HOT void rd_gc_rt_end(struct gfile *f, struct gring *r,
 {
 	gc_note(r, x->ts, 0);
 	gc_end(f, r, x);
+}
+
+/* An allocation event: only the ring's time (ring_events()). */
+GC_HOT void rd_gc_rt_note(struct gfile *f, struct gring *r,
+                          const struct rte_event *x)
+{
+	(void)f;
+	gc_note(r, x->ts, 0);
 }
 
 GC_HOT void rd_gc_rt_counter(struct gfile *f, struct gring *r,

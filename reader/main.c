@@ -298,7 +298,7 @@ static void report_lost(void)
 /* Read every input into the sink and finish the output. */
 static void run(void)
 {
-	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL, 0 };
+	g.ctx = (struct rd_ctx){ &g.out, &g.procs, &g.filter, 0, g.crash, NULL, 0, NULL };
 	if (g.sink->start)
 		g.sink->start(g.sink, &g.ctx);
 	if (g.o.follow) {
@@ -312,6 +312,7 @@ static void run(void)
 			rd_merge_set_unordered(g.merge, 1);
 			g.unordered = 1;
 			g.ctx.files_in_order = 1;
+			g.ctx.merge = g.merge;
 		}
 		rd_merge_refill(g.merge);
 		drain();

@@ -148,6 +148,25 @@ fail:
 	return RTE_ENOMEM;
 }
 
+void rd_merge_close_source(rd_merge *m, unsigned i)
+{
+	struct source *src;
+
+	if (!m->unordered || i >= m->nsrc || i >= m->u_src || !m->src[i].cur)
+		return;
+	src = &m->src[i];
+	for (unsigned r = 0; r < src->rings; r++) {
+		if (src->streams[r].buf != &src->streams[r].ev)
+			free(src->streams[r].buf);
+		free(src->streams[r].own);
+	}
+	free(src->streams);
+	rte_cursor_close(src->cur);
+	src->cur = NULL;
+	src->streams = NULL;
+	src->rings = 0; /* a later pass (rd_merge_refill) steps over it */
+}
+
 unsigned rd_merge_sources(const rd_merge *m) { return m->nsrc; }
 rte_cursor *rd_merge_cursor(const rd_merge *m, unsigned src) { return m->src[src].cur; }
 const char *rd_merge_errmsg(const rd_merge *m) { return m->errmsg; }

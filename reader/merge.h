@@ -51,6 +51,14 @@ void rd_merge_free(rd_merge *m);
 int rd_merge_add(rd_merge *m, rte_cursor *c);
 
 unsigned rd_merge_sources(const rd_merge *m);
+/*
+ * Unordered mode: close source src, already read past (a later source is
+ * being read), once nothing it delivered is used any more (the names of
+ * its events die with it): a summary of many files keeps no cursor for
+ * the processes it has written. rd_merge_cursor(m, src) is NULL after,
+ * and later passes step over it. Otherwise nothing is done.
+ */
+void rd_merge_close_source(rd_merge *m, unsigned src);
 rte_cursor *rd_merge_cursor(const rd_merge *m, unsigned src);
 
 /*

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "ocamlver.h"
 #include "rte/crash.h"
 #include "procs.h"
 #include "vec.h"
@@ -951,6 +952,8 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 	pid = rd_pid_from_ring_start(path);
 	if (pid < 0)
 		pid = rd_pid_from_name(path);
+	/* the names of its ids: the same choice as every other output's */
+	rd_ocaml_name(c, f->path, pid);
 	if (rd_procs_add_src(&f->procs, 0, f->path, pid, rte_cursor_rings(c)) < 0 ||
 	    !(f->proc = proc_of(p, pid)))
 		goto fail;
@@ -1026,15 +1029,11 @@ static uint64_t flush_fast(struct rd_prom *p, struct file *f,
 	p->events_read += n;
 	/* 2 words a message, 3 for ints and counters (fast_msg()) */
 	p->bytes_read += 8 * (2 * n + t->nk[RTE_EV_USER_INT] + t->nk[RTE_EV_COUNTER]);
-	/* as rd_procs_update(): a ring's events come in time order */
+	/* rd_procs_update()'s own steps (procs.h): a ring's events come in
+	 * time order, so its last is the block's latest */
 	ts = last[1];
-	th->seen = 1;
-	th->events += n;
-	pr->events += n;
-	if (ts > th->last_ts)
-		th->last_ts = ts;
-	if (ts > pr->last_ts)
-		pr->last_ts = ts;
+	rd_thread_count(th, pr, n);
+	rd_times_note(&pr->first_ts, &pr->last_ts, &th->last_ts, ts);
 	memset(t, 0, sizeof *t);
 	return n;
 }

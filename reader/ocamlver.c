@@ -195,17 +195,13 @@ static void warn_choice(const char *path, const struct rd_ocaml_used *u,
 		        path, u->exe, u->exever.version);
 }
 
-int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
+/* The choice for the file at path written by pid, into *e (e->exe, if
+ * set, is owned by e). */
+static void decide(struct entry *e, const char *path, long pid)
 {
 	struct rte_ocaml_fit fit;
-	struct entry *e;
 	long live;
 
-	if (RD_VEC_ROOM(chosen, capchosen, nchosen, 8) < 0) {
-		rte_cursor_use_ocaml(c, rte_ocaml_default());
-		return -1;
-	}
-	e = &chosen[nchosen];
 	memset(e, 0, sizeof *e);
 	e->path = path;
 	if (forced) {
@@ -214,31 +210,49 @@ int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
 		e->u.ch.sure = RTE_OCAML_FORCED;
 		e->u.ch.same_from = e->u.ch.same_to = forced->version;
 		e->u.trace = e->u.ch;
-	} else {
-		memset(&fit, 0, sizeof fit);
-		(void)rte_ocaml_detect_fit(path, NULL, &e->u.trace, &fit);
-		/* Runtime ids to name: ask the executable (the shim's own files
-		 * of a non-OCaml program have none: its file is not read). */
-		if (opt_exe) {
-			e->u.exe = opt_exe;
-			e->u.exever = opt_exever;
-		} else if (fit.runtime_ids && (live = live_writer(path, pid)) > 0) {
-			ask_exe(e, live);
-		}
-		if (e->u.exever.table)
-			(void)rte_ocaml_detect_fit(path, e->u.exever.table, &e->u.trace, &fit);
-		if (e->u.exever.table) {
-			from_exe(&e->u, &fit);
-		} else {
-			e->u.ch = e->u.trace; /* unreadable: the default */
-			e->u.from = e->u.trace.sure == RTE_OCAML_GUESS ? RD_OCAML_FROM_DEFAULT
-			                                               : RD_OCAML_FROM_TRACE;
-		}
-		warn_choice(path, &e->u, &fit);
+		return;
 	}
-	rte_cursor_use_ocaml(c, e->u.ch.table);
+	memset(&fit, 0, sizeof fit);
+	(void)rte_ocaml_detect_fit(path, NULL, &e->u.trace, &fit);
+	/* Runtime ids to name: ask the executable (the shim's own files
+	 * of a non-OCaml program have none: its file is not read). */
+	if (opt_exe) {
+		e->u.exe = opt_exe;
+		e->u.exever = opt_exever;
+	} else if (fit.runtime_ids && (live = live_writer(path, pid)) > 0) {
+		ask_exe(e, live);
+	}
+	if (e->u.exever.table)
+		(void)rte_ocaml_detect_fit(path, e->u.exever.table, &e->u.trace, &fit);
+	if (e->u.exever.table) {
+		from_exe(&e->u, &fit);
+	} else {
+		e->u.ch = e->u.trace; /* unreadable: the default */
+		e->u.from = e->u.trace.sure == RTE_OCAML_GUESS ? RD_OCAML_FROM_DEFAULT
+		                                               : RD_OCAML_FROM_TRACE;
+	}
+	warn_choice(path, &e->u, &fit);
+}
+
+int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
+{
+	if (RD_VEC_ROOM(chosen, capchosen, nchosen, 8) < 0) {
+		rte_cursor_use_ocaml(c, rte_ocaml_default());
+		return -1;
+	}
+	decide(&chosen[nchosen], path, pid);
+	rte_cursor_use_ocaml(c, chosen[nchosen].u.ch.table);
 	nchosen++;
 	return 0;
+}
+
+void rd_ocaml_name(rte_cursor *c, const char *path, long pid)
+{
+	struct entry e;
+
+	decide(&e, path, pid);
+	rte_cursor_use_ocaml(c, e.u.ch.table);
+	free(e.exe);
 }
 
 const struct rd_ocaml_used *rd_ocaml_choice_of(const char *path)

@@ -51,6 +51,14 @@ struct rd_ocaml_used {
  */
 int rd_ocaml_choose(rte_cursor *c, const char *path, long pid);
 
+/*
+ * The same choice, for a caller that keeps no record of it (the exporter,
+ * which follows files for as long as it runs): name c's ids with it and
+ * forget it. Safe to call from any one thread at a time (it reads only
+ * the options set before).
+ */
+void rd_ocaml_name(rte_cursor *c, const char *path, long pid);
+
 /* Name c's ids with the table chosen for path before (a second cursor on
  * a file), if any. Returns 0. */
 int rd_ocaml_reuse(rte_cursor *c, const char *path);

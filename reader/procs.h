@@ -42,6 +42,22 @@ struct rd_thread {
 	uint64_t phase_ns;             /* time with at least one phase open */
 	uint64_t last_ts;              /* latest event of the ring (not losses) */
 	int seen;
+	/* where the ring's current tenant began: events, lost_words and
+	 * phase_ns are the ring's, its tenant's are the differences */
+	uint64_t ev0, lost0, ph0;
+};
+
+/*
+ * One tenancy of a ring: the thread that held it from a domain_spawn (or
+ * from the ring's first event) to the next spawn. Rings are reused, so a
+ * ring has several; those that ended are kept in their file's list
+ * (rd_src.ten), the current one is the ring's rd_thread.
+ */
+struct rd_tenant {
+	unsigned ring;
+	char name[RD_THREAD_NAME_MAX];
+	long tid;
+	uint64_t events, lost_words, phase_ns;
 };
 
 struct rd_proc {
@@ -55,6 +71,7 @@ struct rd_proc {
 	unsigned first_src, last_src; /* its sources, in index order, linked */
 	unsigned nsrc;                /* by rd_src.next_src; RD_NO_SRC: none */
 	void *fmt;                /* per-process state of the output format */
+	void *model;              /* its entries in the run model (model.h) */
 };
 
 #define RD_NO_SRC 0xffffffffu
@@ -73,6 +90,12 @@ struct rd_src {
 	int writer_state;         /* RD_WRITER_*: last rd_src_alive() answer */
 	unsigned next_src;        /* the next source of proc, or RD_NO_SRC */
 	void *fmt;                /* per-file state of the output format */
+	void *model;              /* the run model's cache for it (model.c) */
+	struct rd_tenant *ten;    /* the tenancies that ended, in order */
+	unsigned nten, tencap;
+	int oom;                  /* a tenancy could not be kept */
+	int librte;               /* rte.* events: written by librte.so, not
+	                             by an OCaml runtime */
 };
 
 enum { RD_WRITER_UNKNOWN = 0, RD_WRITER_RUNNING, RD_WRITER_GONE };
@@ -118,8 +141,38 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
                      struct rd_item *it);
 
 /*
- * The parts of rd_procs_update() a fast path (the summary's, over a run of
- * one ring) repeats for phases. rd_thread_phase_end() returns 1 and the
+ * The steps of rd_procs_update() that a fast path (the run model's, over a
+ * run of one ring: model.h) takes too, the same code.
+ *
+ * rd_times_note(): an event at ts (not a loss) widens the time range of
+ * its process (*lo, *hi: first_ts, last_ts) and of its ring (*thi:
+ * last_ts). Min and max, not in time order: a summary reads ring after
+ * ring.
+ */
+static inline void rd_times_note(uint64_t *lo, uint64_t *hi, uint64_t *thi,
+                                 uint64_t ts)
+{
+	if (ts > *thi)
+		*thi = ts;
+	if (ts > *hi)
+		*hi = ts;
+	else if (ts < *lo)
+		*lo = ts;
+}
+
+/* n more events of ring th of process pr. */
+static inline void rd_thread_count(struct rd_thread *th, struct rd_proc *pr,
+                                   uint64_t n)
+{
+	th->seen = 1;
+	th->events += n;
+	pr->events += n;
+}
+
+/*
+ * Phases: rd_thread_phase_end() returns 1 and the duration in *dur if a
+ * begin was open (spans opened inside it and still open are given up:
+ * *d, *nd), else 0. rd_thread_phase_end() returns 1 and the
  * duration in *dur if a begin was open (spans opened inside it and still
  * open are given up: *d, *nd), else 0.
  */
@@ -179,6 +232,23 @@ void rd_procs_judge_writers(struct rd_procs *p, const rd_merge *m);
 
 /* 1 if source s ended without ring_stop and its writer is gone (killed). */
 int rd_src_killed(const struct rd_src *s);
+
+/*
+ * Every tenancy of every ring of source s, ring by ring, each ring's in
+ * time order: fn(arg, t) for each (the current one of a ring built in
+ * *t for the call). A ring never written to has none.
+ */
+void rd_src_each_thread(const struct rd_src *s,
+                        void (*fn)(void *arg, const struct rd_tenant *t),
+                        void *arg);
+
+/*
+ * Free the per-ring state of source s (threads, tenancies, open spans)
+ * once its process was written out and nothing reads it again: a summary
+ * of many files keeps no per-ring state for those it has written.
+ * s->threads is NULL afterwards; s->rings stays.
+ */
+void rd_src_forget_threads(struct rd_src *s);
 
 /* Wall time of a process: ring_start to ring_stop when both were seen,
  * else first to last event. */

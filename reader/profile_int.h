@@ -157,6 +157,9 @@ uint64_t rd_prof_malformed(const struct rd_prof *p);
 
 /* heap.c: the rte.alloc.* int events of the heap (name after
  * "rte.alloc."): 1 if name is one of them (accounted), else 0. */
+/* A process's exact live bytes at the end (usable allocated - freed), or
+ * -1 when its files count only the bytes asked for. */
+double rd_prof_exact_live(const struct pproc *pp);
 int rd_heap_int(struct rd_prof *p, struct pproc *pp, const char *name,
                 uint64_t ts, uint64_t v);
 /* heap.c: process proc's peak, heap series and temporaries, for

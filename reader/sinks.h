@@ -29,6 +29,10 @@ struct rd_ctx {
 	 * source i comes, every source before i was read, and a format may
 	 * finish their processes. */
 	int files_in_order;
+	/* With files_in_order: the merge, whose sources a format may close
+	 * (rd_merge_close_source) once it wrote their processes out and
+	 * holds nothing they delivered. NULL: none may be. */
+	rd_merge *merge;
 };
 
 struct rd_sink {

@@ -56,9 +56,17 @@ struct ring_state {
 	char *why;          /* its message, restored when it is returned again */
 };
 
-#define NAME_BLOCK 64u /* user event names per block of a cursor's cache */
-_Static_assert(RTE_MAX_USER_EVENTS % NAME_BLOCK == 0 &&
+/* A cursor's cache of user event names is a tree of three levels by the
+ * 13 bits of the id: NAME_TOP blocks of NAME_MID blocks of NAME_LEAF
+ * names, each block made on first use. */
+#define NAME_TOP 16u
+#define NAME_MID 16u
+#define NAME_LEAF 32u
+_Static_assert(NAME_TOP * NAME_MID * NAME_LEAF == RTE_MAX_USER_EVENTS &&
                RTE_MAX_USER_EVENTS == 0x1fffu + 1, "ids are 13-bit fields");
+#define NAME_T(id) ((id) / (NAME_MID * NAME_LEAF) % NAME_TOP)
+#define NAME_M(id) ((id) / NAME_LEAF % NAME_MID)
+#define NAME_L(id) ((id) % NAME_LEAF)
 
 struct rte_cursor {
 	char *path;
@@ -68,11 +76,12 @@ struct rte_cursor {
 	struct rte_layout layout;
 	struct ring_state *rings;
 	/* cached user event names by id (a 13-bit field: below
-	 * RTE_MAX_USER_EVENTS), in blocks of NAME_BLOCK ids made on first
-	 * use: librte.so's own events take the top ids, which a flat array
-	 * would pay for with 64 KiB a file; memory stays small with many
-	 * files */
-	char **names[RTE_MAX_USER_EVENTS / NAME_BLOCK];
+	 * RTE_MAX_USER_EVENTS), a tree of blocks made on first use:
+	 * librte.so's own events take the top ids, which a flat array would
+	 * pay for with 64 KiB a file, a flat array of blocks with 1 KiB; a
+	 * file with a few names costs about half a KiB, so memory stays
+	 * small with 100,000 files */
+	char ***names[NAME_TOP];
 	/* the names of phase and counter ids: one OCaml version's table
 	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
 	const char *const *phase_names, *const *counter_names;
@@ -394,10 +403,13 @@ void rte_cursor_close(rte_cursor *c)
 			free(c->rings[i].own);
 			free(c->rings[i].why);
 		}
-	for (unsigned k = 0; k < RTE_MAX_USER_EVENTS / NAME_BLOCK; k++) {
-		for (unsigned i = 0; c->names[k] && i < NAME_BLOCK; i++)
-			free(c->names[k][i]);
-		free(c->names[k]);
+	for (unsigned t = 0; t < NAME_TOP; t++) {
+		for (unsigned m = 0; c->names[t] && m < NAME_MID; m++) {
+			for (unsigned i = 0; c->names[t][m] && i < NAME_LEAF; i++)
+				free(c->names[t][m][i]);
+			free(c->names[t][m]);
+		}
+		free(c->names[t]);
 	}
 	free(c->rings);
 	free(c->path);
@@ -757,7 +769,7 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 {
 	const char *slot;
 	const char *nul;
-	unsigned k = id / NAME_BLOCK % (RTE_MAX_USER_EVENTS / NAME_BLOCK);
+	char ***mid, **leaf;
 
 	slot = (const char *)c->base + c->layout.custom_events_offset +
 	       (uint64_t)id * RTE_NAME_SLOT_BYTES;
@@ -769,22 +781,25 @@ static int user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 		*out = "";
 		return 0;
 	}
-	if (!c->names[k] && !(c->names[k] = calloc(NAME_BLOCK, sizeof **c->names)))
+	mid = c->names[NAME_T(id)];
+	if (!mid && !(mid = c->names[NAME_T(id)] = calloc(NAME_MID, sizeof *mid)))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
-	if (!(c->names[k][id % NAME_BLOCK] = strndup(slot, (size_t)(nul - slot))))
+	leaf = mid[NAME_M(id)];
+	if (!leaf && !(leaf = mid[NAME_M(id)] = calloc(NAME_LEAF, sizeof *leaf)))
 		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
-	*out = c->names[k][id % NAME_BLOCK];
+	if (!(leaf[NAME_L(id)] = strndup(slot, (size_t)(nul - slot))))
+		return ring_fail(c, ring, RTE_ENOMEM, "out of memory");
+	*out = leaf[NAME_L(id)];
 	return 0;
 }
 
 /* The registered name of user event `id`, cached once non-empty. */
 HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
 {
-	char **b;
+	char ***mid = c->names[NAME_T(id)], **leaf;
 
-	if ((b = c->names[id / NAME_BLOCK % (RTE_MAX_USER_EVENTS / NAME_BLOCK)]) &&
-	    b[id % NAME_BLOCK]) {
-		*out = b[id % NAME_BLOCK];
+	if (mid && (leaf = mid[NAME_M(id)]) && leaf[NAME_L(id)]) {
+		*out = leaf[NAME_L(id)];
 		return 0;
 	}
 	return user_name_slow(c, ring, id, out);

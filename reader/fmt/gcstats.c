@@ -1,68 +1,33 @@
 /*
  * fmt/gcstats.c - the gc-stats and gc-stats-json formats: per process,
- * the GC statistics of gcstats.h, named as olly gc-stats names them.
- * Memory grows with the number of files and rings, never with the number
- * of events; the run() fast path handles every event but lifecycle and
- * losses, which go through procs.c (pids, ring_start, thread names).
+ * the GC statistics of gcstats.h, named as olly gc-stats names them,
+ * rendered from the run model (model.h) of the GC figures: the model's
+ * accounting, its fast path specialised without the entries
+ * (rd_model_run_gc). Memory grows with the number of files and rings,
+ * never with the number of events.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gcstats.h"
+#include "model.h"
 #include "sinks.h"
 
 struct gcsink {
 	struct rd_sink sink;
-	struct rd_gc *gc;
+	struct rd_model m; /* of the GC figures only (model.h) */
 	int json;
 };
 
 static void gcs_event(struct rd_sink *s, struct rd_ctx *c, const struct rd_item *it)
 {
-	struct gcsink *G = (struct gcsink *)s;
-
-	if (it->pass)
-		rd_gc_event(G->gc, c->procs, it);
+	rd_model_event(&((struct gcsink *)s)->m, c, it);
 }
 
-/* Every event up to the first lifecycle or loss, with the bookkeeping of
- * rd_procs_update() that the formats read (first and last times, counts). */
 static size_t gcs_run(struct rd_sink *s, struct rd_ctx *c, unsigned src,
                       const struct rte_event *ev, size_t n)
 {
-	struct gcsink *G = (struct gcsink *)s;
-	struct rd_src *rs = &c->procs->src[src];
-	struct rd_proc *pr = rs->proc;
-	struct rd_thread *th;
-	uint64_t lo, hi;
-	size_t i;
-
-	if (!pr->has_ts || n == 0 || ev[0].ring >= rs->rings)
-		return 0;
-	lo = pr->first_ts;
-	hi = pr->last_ts;
-	for (i = 0; i < n; i++) {
-		const struct rte_event *x = &ev[i];
-
-		if (x->kind == RTE_EV_LIFECYCLE || x->kind == RTE_EV_LOST ||
-		    ((x->kind == RTE_EV_USER_CUSTOM || x->kind == RTE_EV_USER_INT) &&
-		     x->name && !strncmp(x->name, "rte.", 4)))
-			break; /* procs.c reads these */
-		if (x->ts > hi)
-			hi = x->ts;
-		else if (x->ts < lo)
-			lo = x->ts;
-	}
-	rd_gc_run(G->gc, c->procs, src, ev, i);
-	pr->first_ts = lo;
-	pr->last_ts = hi;
-	if (i) {
-		th = &rs->threads[ev[0].ring];
-		th->seen = 1;
-		th->events += i;
-		pr->events += i;
-	}
-	return i;
+	return rd_model_run_gc(&((struct gcsink *)s)->m, c, src, ev, n);
 }
 
 static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
@@ -82,11 +47,11 @@ static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 		rd_out_str(o, P->src[i].path);
 		rd_out_ch(o, '\n');
 	}
-	if (!rd_gc_has_runtime(G->gc, P, pr)) {
+	if (!rd_gc_has_runtime(G->m.gc, P, pr)) {
 		rd_out_str(o, "  no OCaml runtime events (phases or GC counters)\n");
 		return;
 	}
-	rd_gc_text(G->gc, o, P, pr, "  ");
+	rd_gc_text(G->m.gc, o, P, pr, "  ");
 }
 
 static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
@@ -99,9 +64,9 @@ static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 	rd_out_str(o, ",\"files\":");
 	rd_proc_json_files(o, P, pr, 0);
 	rd_out_str(o, ",\"runtime_events\":");
-	rd_out_str(o, rd_gc_has_runtime(G->gc, P, pr) ? "true" : "false");
+	rd_out_str(o, rd_gc_has_runtime(G->m.gc, P, pr) ? "true" : "false");
 	rd_out_str(o, ",\"gc\":");
-	rd_gc_json(G->gc, o, P, pr);
+	rd_gc_json(G->m.gc, o, P, pr);
 	rd_out_ch(o, '}');
 }
 
@@ -134,7 +99,7 @@ static void gcs_destroy(struct rd_sink *s)
 {
 	struct gcsink *G = (struct gcsink *)s;
 
-	rd_gc_free(G->gc);
+	rd_model_fini(&G->m, NULL);
 	free(G);
 }
 
@@ -142,7 +107,10 @@ struct rd_sink *rd_sink_gcstats(int json)
 {
 	struct gcsink *G = calloc(1, sizeof *G);
 
-	if (!G || !(G->gc = rd_gc_new())) {
+	if (!G)
+		return NULL;
+	rd_model_init(&G->m, RD_MODEL_GC);
+	if (!G->m.gc) {
 		free(G);
 		return NULL;
 	}

@@ -1,0 +1,44 @@
+/*
+ * fmt/summary.h - what the files of the summary and summary-json formats
+ * share (internal to them): the renderers of fmt/summary_out.c, which
+ * render the run model (model.h), and the sink of fmt/summary_sink.c
+ * (the model's accounting, processes written early to a spool, the
+ * finish).
+ */
+#ifndef RD_FMT_SUMMARY_H
+#define RD_FMT_SUMMARY_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model.h"
+#include "profile.h"
+#include "sinks.h"
+
+/* Where a process written early is in the spool file. */
+struct seg {
+	uint64_t off, len; /* len 0: not written early */
+};
+
+struct summary {
+	struct rd_sink sink;
+	struct rd_model m;     /* what is rendered (model.h) */
+	/* processes written early (fmt/summary_sink.c): */
+	int spooling;          /* 0 not yet, 1 on, -1 off (cannot) */
+	struct rd_out spool;   /* the unlinked temporary file */
+	struct seg *seg;       /* by process index, nseg of them */
+	unsigned nseg;
+	unsigned scan;         /* the next process to consider */
+	unsigned cur_src;      /* the source being read */
+	const struct rd_crash *report; /* the crashes seen (sinks.h), or NULL */
+	int json;
+};
+
+/* ---- fmt/summary_out.c: text and JSON of one process ---- */
+void rd_sum_write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
+                       struct rd_proc *pr);
+/* JSON helpers, also used for the document's own keys */
+void rd_sum_json_key(struct rd_out *o, int *first, const char *k);
+void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
+
+#endif
