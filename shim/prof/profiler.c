@@ -64,9 +64,11 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fd.h"
 #include "forkvars.h"
 #include "crash/crash.h"
 #include "parse.h"
+#include "perf.h"
 #include "profiler.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
@@ -83,6 +85,8 @@ _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
 static unsigned g_hz;           /* 0: profiling off (set at start) */
 static int g_sig;               /* the profiling signal */
 static int g_fp;                /* RTE_PROFILE_STACK=fp */
+static int g_perf;              /* RTE_PROFILE_CLOCK=perf, and it works */
+static uint32_t g_clock;        /* RTE_SAMPLE_* flags of every sample */
 static int g_id = -1;           /* rte.sample */
 static RTE_FORKVAR int g_on;                /* atomic: our handler is in the kernel */
 static int g_stopped;           /* atomic: exit or the program took it */
@@ -92,6 +96,7 @@ static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
 static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
 static unsigned g_reg_hint;     /* atomic */
 static unsigned g_reg_top;      /* atomic: above every slot ever taken */
+static uint64_t *g_reg_id;      /* perf mode: the event id of each slot */
 
 static int real_sigaction(int sig, const struct sigaction *a,
                           struct sigaction *o)
@@ -114,15 +119,27 @@ static void reg_map(void)
 
 	if (p == MAP_FAILED)
 		return;
-	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
+	if (!g_perf && madvise(p, len, MADV_WIPEONFORK) < 0) {
 		munmap(p, len);
 		return;
+	}
+	if (g_perf) {
+		void *q = mmap(NULL, REG_SLOTS * sizeof(uint64_t),
+		               PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (q == MAP_FAILED) {
+			munmap(p, len);
+			return;
+		}
+		g_reg_id = q;
 	}
 	g_reg = p;
 }
 
-/* Take a slot for timer id `id`. Returns its index + 1, or 0. */
-static int reg_add(int id)
+/* Take a slot for timer id `id` (>= 0), or perf descriptor -2 - id with
+ * event id `eid`. Returns its index + 1, or 0. */
+static int reg_add(int id, uint64_t eid)
 {
 	/* Relaxed: only a place to start looking. */
 	unsigned h = __atomic_load_n(&g_reg_hint, __ATOMIC_RELAXED);
@@ -133,10 +150,15 @@ static int reg_add(int id)
 		unsigned i = (h + n) % REG_SLOTS;
 		int zero = 0;
 
-		/* Relaxed: the slot is the only datum. */
+		/* Relaxed: the slot is the only datum (a perf slot's event id
+		 * follows it: one that another thread empties in between is
+		 * left open, and its signals ignored, until the thread ends). */
 		if (__atomic_compare_exchange_n(&g_reg[i], &zero, id + 1, 0,
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
+			if (g_reg_id)
+				__atomic_store_n(&g_reg_id[i], eid,
+				                 __ATOMIC_RELAXED);
 			__atomic_store_n(&g_reg_hint, i + 1, __ATOMIC_RELAXED);
 			/* Relaxed: how far reg_delete_all() looks. */
 			for (unsigned top = __atomic_load_n(&g_reg_top,
@@ -152,9 +174,15 @@ static int reg_add(int id)
 	return 0;
 }
 
-static void timer_kill(int id)
+/* A perf descriptor is closed only while it is still our event: the
+ * program may have closed it (a daemon's close-all loop) and reused the
+ * number. */
+static void timer_kill(int id, uint64_t eid)
 {
-	syscall(SYS_timer_delete, id);
+	if (id >= 0)
+		syscall(SYS_timer_delete, id);
+	else if (rte_perf_ours(-2 - id, g_sig, eid))
+		close(-2 - id);
 }
 
 /* Delete the timer of slot `slot` (index + 1) if nobody did yet. */
@@ -167,7 +195,9 @@ static void reg_delete(int slot)
 	/* Relaxed: whoever takes the id deletes it. */
 	id = __atomic_exchange_n(&g_reg[slot - 1], 0, __ATOMIC_RELAXED);
 	if (id)
-		timer_kill(id - 1);
+		timer_kill(id - 1, g_reg_id ? __atomic_load_n(&g_reg_id[slot - 1],
+		                                              __ATOMIC_RELAXED)
+		                            : 0);
 }
 
 static void reg_delete_all(void)
@@ -180,6 +210,26 @@ static void reg_delete_all(void)
 		/* Relaxed peek: most slots are empty (untouched pages). */
 		if (__atomic_load_n(&g_reg[i], __ATOMIC_RELAXED))
 			reg_delete((int)i + 1);
+}
+
+/* A fork child (perf mode): the registry is its parent's, and so are the
+ * descriptors it names; the child closes its copies of them (the events
+ * are the parent's threads', which keep them). */
+static void reg_forget_all(void)
+{
+	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
+
+	if (!g_reg || !g_reg_id)
+		return;
+	for (unsigned i = 0; i < top && i < REG_SLOTS; i++) {
+		int id = g_reg[i] - 1;
+
+		g_reg[i] = 0;
+		if (id < -1 && rte_perf_ours(-2 - id, g_sig, g_reg_id[i]))
+			close(-2 - id);
+	}
+	g_reg_top = 0;
+	g_reg_hint = 0;
 }
 
 /* ---- per-thread timers ----------------------------------------------------- */
@@ -204,15 +254,20 @@ static int active(void)
 	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
 }
 
-/* Start (on) or stop the timer `id`. */
+/* Start (on) or stop the calling thread's timer or perf event `id`. */
 static int set_timer(int id, int on)
 {
+	struct rte_thread *t = rte_self_p;
 	struct itimerspec its;
 	uint64_t ns = on ? 1000000000u / g_hz : 0;
 
 	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
 	its.it_value = its.it_interval;
+	if (t && t->prof_perf && t->prof_timer == id)
+		return rte_perf_ours(id, g_sig, t->prof_perf_id)
+		               ? rte_perf_enable(id, on)
+		               : -1;
 	return (int)syscall(SYS_timer_settime, id, 0, &its, NULL);
 }
 
@@ -237,15 +292,30 @@ static void arm(struct rte_thread *t)
 	ev.sigev_signo = g_sig;
 	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
 	t->prof_state = PT_DONE; /* unless all goes well */
-	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
+	t->prof_perf = 0;
+	if (g_perf) {
+		int fd = rte_perf_open(g_hz, g_sig, gettid(), &t->prof_perf_id);
+
+		if (fd >= 0) {
+			t->prof_perf = 1;
+			id = fd;
+		} else {
+			rte_warn(&g_once_timer, "RTE_PROFILE_CLOCK=perf: cannot "
+			         "open the perf event of thread %d: %s; that "
+			         "thread is profiled by the timer",
+			         (int)gettid(), strerrordesc_np(errno));
+		}
+	}
+	if (!t->prof_perf &&
+	    syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
 		rte_warn(&g_once_timer, "RTE_PROFILE: cannot create the "
 		         "profiling timer of thread %d: %s; that thread is not "
 		         "profiled", (int)gettid(), strerrordesc_np(errno));
 		return;
 	}
-	t->prof_slot = reg_add(id);
+	t->prof_slot = reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
 	if (!t->prof_slot) {
-		timer_kill(id);
+		timer_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id);
 		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
 		         "at once; thread %d is not profiled", REG_SLOTS,
 		         (int)gettid());
@@ -312,10 +382,12 @@ RTE_FORKTEXT void rte_prof_fork_child(void)
 	struct rte_thread *t = rte_self_p;
 	int saved;
 
-	/* The registry reads zero here (wiped); so does our state. */
+	/* The registry reads zero here (wiped; in perf mode, forgotten
+	 * here); so does our state. */
 	if (!t || !active())
 		return;
 	saved = errno;
+	reg_forget_all();
 	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
 	arm(t);
@@ -442,8 +514,10 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	/* Only our own timer's signals: a kill() from elsewhere, or a late
 	 * one of a deleted timer, is ignored. */
-	if (!t || si->si_code != SI_TIMER || t->prof_state != PT_ARMED ||
-	    si->si_timerid != t->prof_timer)
+	if (!t || t->prof_state != PT_ARMED ||
+	    (t->prof_perf ? si->si_code != POLL_IN || si->si_fd != t->prof_timer
+	                  : si->si_code != SI_TIMER ||
+	                            si->si_timerid != t->prof_timer))
 		goto out;
 	if (!active()) {
 		disarm(t);
@@ -466,7 +540,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	                                       RTE_PROFILE_MAX_FRAMES);
 	r->version = RTE_SAMPLE_VERSION;
 	r->nframes = (uint16_t)n;
-	r->flags = n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0;
+	r->flags = (n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0) |
+	           (t->prof_perf ? RTE_SAMPLE_PERF
+	                         : g_clock & ~(uint32_t)RTE_SAMPLE_PERF);
 	r->cpu_ns = now - t->prof_last;
 	r->tid = (int32_t)gettid();
 	r->hz = g_hz;
@@ -581,12 +657,55 @@ void rte_prof_hide_action(struct sigaction *sa)
 
 /* ---- start ------------------------------------------------------------------- */
 
+/* RTE_PROFILE_CLOCK: timer (default) or perf; perf is tried on the
+ * calling thread once, and the one line says which clock samples and
+ * why. */
+static void choose_clock(const char *clk)
+{
+	char why[160];
+	uint64_t id;
+	int fd;
+
+	g_perf = 0;
+	g_clock = 0;
+	if (!clk || !*clk || !strcmp(clk, "timer"))
+		return;
+	if (strcmp(clk, "perf")) {
+		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
+		         "perf); profiling by the timer", clk);
+		return;
+	}
+	if (g_hz > RTE_PERF_HZ_MAX) {
+		g_clock = RTE_SAMPLE_PERF_RATE;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer: the "
+		         "perf clock goes up to %u Hz", g_hz, RTE_PERF_HZ_MAX);
+		return;
+	}
+	fd = rte_perf_open(g_hz, g_sig, gettid(), &id);
+	if (fd < 0) {
+		int e = errno;
+
+		g_clock = RTE_SAMPLE_PERF_FAIL |
+		          (uint32_t)(e & 0xff) << RTE_SAMPLE_WHY_SHIFT;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer (tick-"
+		         "bound): %s", g_hz, rte_perf_why(e, why, sizeof(why)));
+		return;
+	}
+	close(fd);
+	g_perf = 1;
+	g_clock = RTE_SAMPLE_PERF;
+	rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
+	         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, %d or "
+	         "above)", g_hz, RTE_FD_MIN);
+}
+
 void rte_prof_start(void)
 {
 	struct sigaction cur, sa;
 	unsigned hz = rte_prof_parse_hz(secure_getenv("RTE_PROFILE"));
 	const char *s = secure_getenv("RTE_PROFILE_SIGNAL");
 	const char *stack = secure_getenv("RTE_PROFILE_STACK");
+	const char *clk = secure_getenv("RTE_PROFILE_CLOCK");
 
 	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return;
@@ -615,6 +734,7 @@ void rte_prof_start(void)
 	}
 	g_prog = cur;
 	g_hz = hz;
+	choose_clock(clk);
 	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
 	rte_modules_register(); /* symbols of the stacks (same ids if set) */
 	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
