@@ -23,6 +23,10 @@ $(BUILD)/obj/bench/backtrace.o: BASE_CFLAGS += -fno-omit-frame-pointer
 
 PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
 
+# The second pass: the same programs sampled by the perf clock
+# (RTE_PROFILE_CLOCK=perf), every sample checked to be the perf clock's.
+PROF_PERF_TESTS := tree threads churn fork exec vfork writer syscalls ownsig \
+	owned_at_start blocked rte_run
 .PHONY: test-prof
 TEST_RUNS += test-prof
 TSAN_RUNS += test-prof
@@ -31,3 +35,6 @@ test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
 		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
 		sh tests/prof/run.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
+		RTE_PROFILE_CLOCK=perf sh tests/prof/run.sh $(PROF_PERF_TESTS)

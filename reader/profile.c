@@ -486,6 +486,15 @@ static int sample_rec(const struct rte_event *ev, struct rte_sample_rec *r)
 	return 0;
 }
 
+static void clock_seen(struct pproc *pp, uint32_t c)
+{
+	for (unsigned i = 0; i < pp->nclock; i++)
+		if (pp->clock[i] == c)
+			return;
+	if (pp->nclock < sizeof pp->clock / sizeof pp->clock[0])
+		pp->clock[pp->nclock++] = c;
+}
+
 static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
                       const struct rd_item *it)
 {
@@ -518,6 +527,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	p->cv[k].cpu_ns += r.cpu_ns;
 	pp->cpu_samples++;
 	pp->cpu_ns += r.cpu_ns;
+	clock_seen(pp, r.flags & ~(uint32_t)RTE_STACK_TRUNCATED);
 	if ((t = thread_of(p, pp, src, it, r.tid))) {
 		t->samples++;
 		t->cpu_ns += r.cpu_ns;
@@ -1010,6 +1020,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 	struct tally self, total, sp, ss;
 	uint32_t *mark = calloc(p->strs.n + 1, sizeof *mark);
 	double all = (double)pp->cpu_samples;
+	char why[200];
 	int f = 1;
 
 	memset(&ss, 0, sizeof ss);
@@ -1031,6 +1042,9 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		json_int(o, &f, "cpu_ns", pp->cpu_ns);
 		json_int(o, &f, "outside_span", pp->outside_cpu);
 		json_int(o, &f, "malformed", pp->bad_cpu);
+		json_s(o, &f, "clock", pp->nclock ? rd_prof_clock(pp->clock[0], why,
+		                                                  sizeof why)
+		                                  : "");
 		json_key(o, &f, "threads");
 		rd_out_ch(o, '[');
 		for (unsigned i = 0; i < pp->nthr; i++) {
@@ -1069,6 +1083,9 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			     rd_prof_span_opt, pp->outside_cpu);
 		if (pp->bad_cpu)
 			outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
+		for (unsigned i = 0; i < pp->nclock; i++)
+			outf(o, "\n    clock: %s",
+			     rd_prof_clock(pp->clock[i], why, sizeof why));
 		outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
 		     "thread", "samples", "cpu", "asked", "effective");
 		for (unsigned i = 0; i < pp->nthr; i++) {

@@ -66,6 +66,7 @@
 #include "clock.h"
 #include "fd.h"
 #include "forkvars.h"
+#include "log.h"
 #include "crash/crash.h"
 #include "parse.h"
 #include "perf.h"
@@ -668,8 +669,13 @@ static void choose_clock(const char *clk)
 
 	g_perf = 0;
 	g_clock = 0;
-	if (!clk || !*clk || !strcmp(clk, "timer"))
+	if (!clk || !*clk || !strcmp(clk, "timer")) {
+		if (rte_log_to_file())
+			rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer "
+			         "(tick-bound; the default: RTE_PROFILE_CLOCK=perf "
+			         "for the asked rate)", g_hz);
 		return;
+	}
 	if (strcmp(clk, "perf")) {
 		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
 		         "perf); profiling by the timer", clk);
@@ -694,9 +700,11 @@ static void choose_clock(const char *clk)
 	close(fd);
 	g_perf = 1;
 	g_clock = RTE_SAMPLE_PERF;
-	rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
-	         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, %d or "
-	         "above)", g_hz, RTE_FD_MIN);
+	/* Not a warning: on stderr it would be in the program's output. */
+	if (rte_log_to_file())
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
+		         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, "
+		         "%d or above)", g_hz, RTE_FD_MIN);
 }
 
 void rte_prof_start(void)

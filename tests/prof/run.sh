@@ -48,6 +48,10 @@ analyse() {
 	"$READ" -f jsonl "$@" >"$_d/jsonl" 2>"$_d/rerr" ||
 		fail "rte-read: $(cat "$_d/rerr")"
 	$SAMPLES <"$_d/jsonl" >"$_d/an.json" || fail "samples.py failed"
+	# The second pass (make test-prof, RTE_PROFILE_CLOCK=perf): every
+	# sample of every test is the perf clock's.
+	[ "${RTE_PROFILE_CLOCK:-}" != perf ] ||
+		check "perf clock" '"timer" not in d["clocks"]' "$_d"
 }
 
 # q DIR EXPR: a Python expression over d = DIR/an.json.
@@ -354,7 +358,76 @@ test_rte_run() {
 	finish
 }
 
-TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
+# RTE_PROFILE_CLOCK=perf: the rate asked (the timer is tick-bound: about
+# 250 samples per CPU second on a 250 Hz kernel at any rate above), every
+# sample marked, the one line in RTE_LOG and the summary; above 10 kHz,
+# and where perf_event_open fails, the timer and a warning saying why.
+# The rate is of CPU time, not of the wall clock: a loaded machine gives
+# the program less of it, not fewer samples per second of it.
+test_clock() {
+	begin clock
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+		RTE_PROFILE_CLOCK=perf prof "$D/no" 997 "$CPU" tree 200
+		expect_status 0
+		grep -q '^rte: .*by the CPU-time timer.*perf_event_open' "$D/no/err" ||
+			fail "fallback line: $(cat "$D/no/err")"
+		skip "perf_event_paranoid above 2"
+		return
+	fi
+	for hz in 997 4999; do
+		# A ring that holds every sample (and the modules before them).
+		RTE_LOG="$D/log$hz" RTE_PROFILE_CLOCK=perf \
+			OCAMLRUNPARAM=e=20 \
+			prof "$D/p$hz" $hz "$CPU" tree 1500
+		expect_status 0
+		no_rte_lines "$D/p$hz"
+		RTE_PROFILE_CLOCK= analyse "$D/p$hz"
+		check "all perf" 'd["clocks"] == {"perf": d["samples"]}' "$D/p$hz"
+		full_check "rate $hz" 'd["samples"] / (d["cpu_ns"] / 1e9) >= 0.6 * '$hz "$D/p$hz"
+		full_check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/p$hz"
+		grep -q "^rte: RTE_PROFILE: $hz Hz by the perf_event cpu-clock" "$D/log$hz" ||
+			fail "RTE_LOG: $(cat "$D/log$hz")"
+		"$READ" -f summary "$D/p$hz"/*.events >"$D/sum$hz" 2>&1
+		grep -q '^    clock: perf_event cpu-clock' "$D/sum$hz" ||
+			fail "summary: $(head -20 "$D/sum$hz")"
+	done
+	# The default: the timer, said in the summary and RTE_LOG only.
+	RTE_LOG="$D/logt" RTE_PROFILE_CLOCK= prof "$D/t" 997 "$CPU" tree 300
+	expect_status 0
+	no_rte_lines "$D/t"
+	RTE_PROFILE_CLOCK= analyse "$D/t"
+	check "all timer" 'd["clocks"] == {"timer": d["samples"]}' "$D/t"
+	grep -q '^rte: RTE_PROFILE: 997 Hz by the CPU-time timer (tick-bound; the default' "$D/logt" ||
+		fail "RTE_LOG: $(cat "$D/logt")"
+	"$READ" -f summary "$D/t"/*.events | grep -q '^    clock: CPU-time timer (tick-bound; the default' ||
+		fail "timer summary"
+	# Above the perf clock's 10 kHz: the timer, a warning, the summary.
+	RTE_PROFILE_CLOCK=perf prof "$D/r" 20000 "$CPU" tree 300
+	expect_status 0
+	grep -q '^rte: RTE_PROFILE: 20000 Hz by the CPU-time timer: the perf clock goes up to 10000 Hz$' "$D/r/err" ||
+		fail "rate line: $(cat "$D/r/err")"
+	RTE_PROFILE_CLOCK= analyse "$D/r"
+	check "all timer" 'd["clocks"] == {"timer": d["samples"]} and d["samples"] > 0' "$D/r"
+	"$READ" -f summary "$D/r"/*.events | grep -q '^    clock: CPU-time timer.*above its 10000 Hz' ||
+		fail "rate summary"
+	# perf_event_open refused (a seccomp filter, as in many containers:
+	# the program's own, inherited by its exec): the timer, the reason.
+	# The filter names x86-64's system call number.
+	if [ "$(uname -m)" != x86_64 ]; then
+		finish
+		return
+	fi
+	RTE_PROFILE_CLOCK=perf prof "$D/s" 997 /usr/bin/python3 \
+		"$(dirname "$0")/progs/noperf.py" "$CPU" tree 300
+	expect_status 0
+	grep -q '^rte: RTE_PROFILE: 997 Hz by the CPU-time timer (tick-bound): perf_event_open: Permission denied' "$D/s/err" ||
+		fail "seccomp line: $(cat "$D/s/err")"
+	"$READ" -f summary "$D/s"/*.events | grep -q '^    clock: CPU-time timer.*perf_event_open failed: Permission denied' ||
+		fail "seccomp summary: $("$READ" -f summary "$D/s"/*.events | grep clock)"
+	finish
+}
+
+TESTS="clock tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"
