@@ -427,7 +427,21 @@ test_clock() {
 	finish
 }
 
-TESTS="clock tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
+# The perf clock's descriptors: one per profiled thread, at RTE_FD_MIN
+# (100) or above, close-on-exec; a fork child closes its copies of its
+# parent's (its own thread gets its own), an exec keeps none.
+test_clock_fds() {
+	begin clock_fds
+	RTE_PROFILE_CLOCK=perf prof "$D" 997 /usr/bin/python3 \
+		"$(dirname "$0")/progs/perffds.py" >"$D/out"
+	expect_status 0
+	grep -q '^parent 3 1[0-9][0-9]$' "$D/out" || fail "parent: $(cat "$D/out")"
+	grep -q '^child 1$' "$D/out" || fail "child: $(cat "$D/out")"
+	grep -q '^exec 0$' "$D/out" || fail "exec: $(cat "$D/out")"
+	finish
+}
+
+TESTS="clock clock_fds tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"
