@@ -1,6 +1,6 @@
 /*
  * prof/profiler.c - the CPU profiler (RTE_PROFILE=HZ): one POSIX CPU-time
- * timer per thread, a signal handler that captures the interrupted stack
+ * timer (or perf event) per thread, a signal handler that captures the interrupted stack
  * and writes it as rte.sample (rte/profile.h) on that thread's ring.
  *
  * Timers. Each thread gets a timer on its own CPU clock
@@ -25,10 +25,19 @@
  * duration of a call (sigsuspend, ppoll, pselect, epoll_pwait) are not
  * seen; the thread sleeps in those calls, and its CPU-time timer with it.
  *
- * Every timer id is also kept in a registry (a page-granular table mapped
- * with MADV_WIPEONFORK, so a child never sees its parent's ids), so that
- * one thread can delete them all: at exit, or when the program takes the
- * signal over. Whoever exchanges a slot to 0 deletes that timer.
+ * Every timer id is also kept in a registry (prof/reg.c), so that one
+ * thread can delete them all: at exit, or when the program takes the
+ * signal over.
+ *
+ * The perf clock (RTE_PROFILE_CLOCK=perf, prof/perf.c): the same with a
+ * per-thread perf_event cpu-clock descriptor in place of the timer (the
+ * rate asked, where the timer is bound to the kernel's tick), its
+ * overflows delivered to the thread as the signal with si_code POLL_IN
+ * and si_fd the descriptor; stopped and started with
+ * PERF_EVENT_IOC_DISABLE/ENABLE, closed where a timer is deleted, and by
+ * a fork child for its parent's copies. A thread whose event cannot be
+ * opened gets the timer. Tried once at start: if it fails there, or the
+ * rate is above 10 kHz, the timer, with one warning.
  *
  * The signal. RTE_PROFILE_SIGNAL (default SIGRTMAX-2: real-time signals
  * are rarely used by programs, glibc keeps the first ones for itself,
@@ -71,6 +80,7 @@
 #include "parse.h"
 #include "perf.h"
 #include "profiler.h"
+#include "reg.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
 #include "sys.h"
@@ -78,10 +88,6 @@
 
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
-
-/* Registry slots (threads profiled at once); more threads are still
- * profiled, but their timers are left to thread end and the kernel. */
-#define REG_SLOTS 65536u
 
 static unsigned g_hz;           /* 0: profiling off (set at start) */
 static int g_sig;               /* the profiling signal */
@@ -94,10 +100,6 @@ static int g_stopped;           /* atomic: exit or the program took it */
 static int g_once_timer, g_once_yield;
 static struct sigaction g_prog; /* the program's view of the signal */
 static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
-static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
-static unsigned g_reg_hint;     /* atomic */
-static unsigned g_reg_top;      /* atomic: above every slot ever taken */
-static uint64_t *g_reg_id;      /* perf mode: the event id of each slot */
 
 static int real_sigaction(int sig, const struct sigaction *a,
                           struct sigaction *o)
@@ -108,129 +110,6 @@ static int real_sigaction(int sig, const struct sigaction *a,
 		return -1;
 	}
 	return rte_real.sigaction(sig, a, o);
-}
-
-/* ---- the registry of timers -------------------------------------------------- */
-
-static void reg_map(void)
-{
-	size_t len = REG_SLOTS * sizeof(int);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	if (!g_perf && madvise(p, len, MADV_WIPEONFORK) < 0) {
-		munmap(p, len);
-		return;
-	}
-	if (g_perf) {
-		void *q = mmap(NULL, REG_SLOTS * sizeof(uint64_t),
-		               PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		if (q == MAP_FAILED) {
-			munmap(p, len);
-			return;
-		}
-		g_reg_id = q;
-	}
-	g_reg = p;
-}
-
-/* Take a slot for timer id `id` (>= 0), or perf descriptor -2 - id with
- * event id `eid`. Returns its index + 1, or 0. */
-static int reg_add(int id, uint64_t eid)
-{
-	/* Relaxed: only a place to start looking. */
-	unsigned h = __atomic_load_n(&g_reg_hint, __ATOMIC_RELAXED);
-
-	if (!g_reg)
-		return 0;
-	for (unsigned n = 0; n < REG_SLOTS; n++) {
-		unsigned i = (h + n) % REG_SLOTS;
-		int zero = 0;
-
-		/* Relaxed: the slot is the only datum (a perf slot's event id
-		 * follows it: one that another thread empties in between is
-		 * left open, and its signals ignored, until the thread ends). */
-		if (__atomic_compare_exchange_n(&g_reg[i], &zero, id + 1, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED)) {
-			if (g_reg_id)
-				__atomic_store_n(&g_reg_id[i], eid,
-				                 __ATOMIC_RELAXED);
-			__atomic_store_n(&g_reg_hint, i + 1, __ATOMIC_RELAXED);
-			/* Relaxed: how far reg_delete_all() looks. */
-			for (unsigned top = __atomic_load_n(&g_reg_top,
-			                                    __ATOMIC_RELAXED);
-			     top < i + 1 &&
-			     !__atomic_compare_exchange_n(&g_reg_top, &top, i + 1,
-			                                  1, __ATOMIC_RELAXED,
-			                                  __ATOMIC_RELAXED);)
-				;
-			return (int)i + 1;
-		}
-	}
-	return 0;
-}
-
-/* A perf descriptor is closed only while it is still our event: the
- * program may have closed it (a daemon's close-all loop) and reused the
- * number. */
-static void timer_kill(int id, uint64_t eid)
-{
-	if (id >= 0)
-		syscall(SYS_timer_delete, id);
-	else if (rte_perf_ours(-2 - id, g_sig, eid))
-		close(-2 - id);
-}
-
-/* Delete the timer of slot `slot` (index + 1) if nobody did yet. */
-static void reg_delete(int slot)
-{
-	int id;
-
-	if (slot <= 0 || !g_reg)
-		return;
-	/* Relaxed: whoever takes the id deletes it. */
-	id = __atomic_exchange_n(&g_reg[slot - 1], 0, __ATOMIC_RELAXED);
-	if (id)
-		timer_kill(id - 1, g_reg_id ? __atomic_load_n(&g_reg_id[slot - 1],
-		                                              __ATOMIC_RELAXED)
-		                            : 0);
-}
-
-static void reg_delete_all(void)
-{
-	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
-
-	if (!g_reg)
-		return;
-	for (unsigned i = 0; i < top && i < REG_SLOTS; i++)
-		/* Relaxed peek: most slots are empty (untouched pages). */
-		if (__atomic_load_n(&g_reg[i], __ATOMIC_RELAXED))
-			reg_delete((int)i + 1);
-}
-
-/* A fork child (perf mode): the registry is its parent's, and so are the
- * descriptors it names; the child closes its copies of them (the events
- * are the parent's threads', which keep them). */
-static void reg_forget_all(void)
-{
-	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
-
-	if (!g_reg || !g_reg_id)
-		return;
-	for (unsigned i = 0; i < top && i < REG_SLOTS; i++) {
-		int id = g_reg[i] - 1;
-
-		g_reg[i] = 0;
-		if (id < -1 && rte_perf_ours(-2 - id, g_sig, g_reg_id[i]))
-			close(-2 - id);
-	}
-	g_reg_top = 0;
-	g_reg_hint = 0;
 }
 
 /* ---- per-thread timers ----------------------------------------------------- */
@@ -314,11 +193,11 @@ static void arm(struct rte_thread *t)
 		         "profiled", (int)gettid(), strerrordesc_np(errno));
 		return;
 	}
-	t->prof_slot = reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
+	t->prof_slot = rte_prof_reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
 	if (!t->prof_slot) {
-		timer_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id);
+		rte_prof_reg_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id, g_sig);
 		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
-		         "at once; thread %d is not profiled", REG_SLOTS,
+		         "at once; thread %d is not profiled", RTE_PROF_REG_SLOTS,
 		         (int)gettid());
 		return;
 	}
@@ -345,7 +224,7 @@ static void arm(struct rte_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (set_timer(id, 1) < 0) {
 		t->prof_state = PT_DONE;
-		reg_delete(t->prof_slot);
+		rte_prof_reg_delete(t->prof_slot, g_sig);
 	}
 }
 
@@ -366,7 +245,7 @@ static void disarm(struct rte_thread *t)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	reg_delete(t->prof_slot);
+	rte_prof_reg_delete(t->prof_slot, g_sig);
 }
 
 void rte_prof_thread_end(void)
@@ -388,7 +267,7 @@ RTE_FORKTEXT void rte_prof_fork_child(void)
 	if (!t || !active())
 		return;
 	saved = errno;
-	reg_forget_all();
+	rte_prof_reg_forget_all(g_sig);
 	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
 	arm(t);
@@ -492,7 +371,7 @@ void rte_prof_stop(void)
 	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	reg_delete_all();
+	rte_prof_reg_delete_all(g_sig);
 	errno = saved;
 }
 
@@ -590,7 +469,7 @@ static void yield(int sig)
 	if (__atomic_exchange_n(&g_on, 2, __ATOMIC_ACQ_REL) != 1)
 		return;
 	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	reg_delete_all();
+	rte_prof_reg_delete_all(g_sig);
 	rte_warn(&g_once_yield, "RTE_PROFILE: the program installed its own "
 	         "handler of signal %d; profiling stopped "
 	         "(RTE_PROFILE_SIGNAL chooses another signal)", sig);
@@ -747,7 +626,7 @@ void rte_prof_start(void)
 	rte_modules_register(); /* symbols of the stacks (same ids if set) */
 	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
 	rte_modules_sync(0);
-	reg_map();
+	rte_prof_reg_map(g_perf);
 	if (g_id < 0)
 		return;
 	memset(&sa, 0, sizeof(sa));
