@@ -16,7 +16,7 @@ READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c r
 	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/summary.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c \
 	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c
-READER_LDLIBS := -lm -lz
+READER_LDLIBS := -lm -lz -liberty
 # reader/fmt/: one file per output format (its sink, sinks.h), built over
 # the reader's headers.
 $(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader
