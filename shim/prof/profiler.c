@@ -548,13 +548,10 @@ static void choose_clock(const char *clk)
 
 	g_perf = 0;
 	g_clock = 0;
-	if (!clk || !*clk || !strcmp(clk, "timer")) {
-		if (rte_log_to_file())
-			rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer "
-			         "(tick-bound; the default: RTE_PROFILE_CLOCK=perf "
-			         "for the asked rate)", g_hz);
+	/* The default says nothing (the summary names it): rte-run shows
+	 * its RTE_LOG file, one line per process of a tree. */
+	if (!clk || !*clk || !strcmp(clk, "timer"))
 		return;
-	}
 	if (strcmp(clk, "perf")) {
 		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
 		         "perf); profiling by the timer", clk);

@@ -391,14 +391,14 @@ test_clock() {
 		grep -q '^    clock: perf_event cpu-clock' "$D/sum$hz" ||
 			fail "summary: $(head -20 "$D/sum$hz")"
 	done
-	# The default: the timer, said in the summary and RTE_LOG only.
+	# The default: the timer, said in the summary only (rte-run shows its
+	# RTE_LOG file: not a line per process of a tree).
 	RTE_LOG="$D/logt" RTE_PROFILE_CLOCK= prof "$D/t" 997 "$CPU" tree 300
 	expect_status 0
 	no_rte_lines "$D/t"
 	RTE_PROFILE_CLOCK= analyse "$D/t"
 	check "all timer" 'd["clocks"] == {"timer": d["samples"]}' "$D/t"
-	grep -q '^rte: RTE_PROFILE: 997 Hz by the CPU-time timer (tick-bound; the default' "$D/logt" ||
-		fail "RTE_LOG: $(cat "$D/logt")"
+	[ ! -s "$D/logt" ] || fail "RTE_LOG: $(cat "$D/logt")"
 	"$READ" -f summary "$D/t"/*.events | grep -q '^    clock: CPU-time timer (tick-bound; the default' ||
 		fail "timer summary"
 	# Above the perf clock's 10 kHz: the timer, a warning, the summary.
