@@ -16,8 +16,8 @@ dir=${1:-shim}
 rank() { # module name -> rank, empty if unknown
 	case $1 in
 	fd | forkvars | sys) echo 0 ;;
-	log | real | backtrace | registry | alloc_state | proc) echo 1 ;;
-	config | ocaml | parse) echo 2 ;;
+	log | real | backtrace | registry | alloc_state | proc | perf) echo 1 ;;
+	config | ocaml | parse | reg) echo 2 ;;
 	file) echo 3 ;;
 	slots | pool) echo 4 ;;
 	tracer) echo 5 ;;
