@@ -39,7 +39,7 @@ def _libprofiler():
     return None
 
 
-def _env(build, d, hz=None, stack=None):
+def _env(build, d, hz=None, stack=None, clock=None):
     env = dict(os.environ)
     for k in list(env):
         if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_") \
@@ -53,6 +53,8 @@ def _env(build, d, hz=None, stack=None):
         env["RTE_PROFILE"] = str(hz)
     if stack:
         env["RTE_PROFILE_STACK"] = stack
+    if clock:
+        env["RTE_PROFILE_CLOCK"] = clock
     return env
 
 
@@ -165,7 +167,32 @@ def bench_profiler(build, rounds, quick, row):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def delivery(build, exe, tmp, row):
+    """Samples delivered per CPU second against the rate asked, at 997 and
+    4999 Hz, by the timer (tick-bound) and by the perf clock
+    (RTE_PROFILE_CLOCK=perf), side by side: one busy thread, 1 s of CPU,
+    a ring that holds every sample."""
+    for hz in (997, 4999):
+        got = {}
+        for clock in ("timer", "perf"):
+            d = _fresh(os.path.join(tmp, "deliv-%s-%d" % (clock, hz)))
+            env = _env(build, d, hz, None, clock)
+            env["OCAMLRUNPARAM"] = "e=20"
+            _wall([exe, "tree", "1000"], env)
+            a = _analyse(build, d)
+            ok = a["cpu_ns"] and a["clocks"].get(clock) == a["samples"]
+            got[clock] = a["samples"] / (a["cpu_ns"] / 1e9 * hz) \
+                if ok else float("nan")
+        row("profiler %d Hz: delivered/asked, perf clock vs timer" % hz,
+            got["perf"], "", "timer", got["timer"], ">= 0.90",
+            got["perf"] >= 0.9,
+            "samples per CPU second / %d Hz: perf clock %.2f, timer %.2f "
+            "(nan: that clock was not used, see RTE_LOG)"
+            % (hz, got["perf"], got["timer"]))
+
+
 def _bench(build, exe, tmp, rounds, n, quick, row):
+    delivery(build, exe, tmp, row)
     tick = tick_rate(build, tmp)
     chz = config_hz()
     row("profiler: samples/s a CPU timer can deliver", tick, "Hz", None,
@@ -173,8 +200,9 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
         (chz if chz else "not readable"))
     lib = _libprofiler()
     progs = (("1 thread", ["fixed", n]), ("2 threads", ["fixed2", n]))
-    confs = (("base", None, None), ("99", 99, None), ("997", 997, None),
-             ("997fp", 997, "fp"))
+    confs = (("base", None, None, None), ("99", 99, None, None),
+             ("997", 997, None, None), ("997fp", 997, "fp", None),
+             ("99perf", 99, None, "perf"), ("997perf", 997, None, "perf"))
     for label, args in progs:
         walls = {c[0]: [] for c in confs}
         cpus = {c[0]: [] for c in confs}
@@ -184,9 +212,9 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
         # Counts over all rounds (shares of more samples: less noise).
         ours_n, gp_n, gp_total = {}, {}, [0]
         for _ in range(rounds):
-            for name, hz, stack in confs:
+            for name, hz, stack, clock in confs:
                 d = _fresh(os.path.join(tmp, name))
-                w, _ = _wall([exe] + args, _env(build, d, hz, stack))
+                w, _ = _wall([exe] + args, _env(build, d, hz, stack, clock))
                 walls[name].append(w)
                 cpus[name].append(CPU[0])
                 if hz:
@@ -204,11 +232,14 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
                     gp_n[f] = gp_n.get(f, 0) + sh * gp[1]
         base = statistics.median(walls["base"])
         cbase = statistics.median(cpus["base"])
-        for name, goal in (("99", 1.02), ("997", 1.08), ("997fp", None)):
+        for name, goal in (("99", 1.02), ("997", 1.08), ("997fp", None),
+                           ("99perf", 1.02), ("997perf", 1.08)):
             med = statistics.median(walls[name])
             a = last[name]
-            hz = 99 if name == "99" else 997
-            rate = min(hz, tick) if tick else hz
+            hz = 99 if name.startswith("99") and not \
+                name.startswith("997") else 997
+            perf = name.endswith("perf")
+            rate = hz if perf else min(hz, tick) if tick else hz
             th = list(a["pids"].values())[0]["threads"].values() \
                 if a["pids"] else []
             deliv = [t["samples"] / (t["cpu_ns"] / 1e9 * rate)
@@ -219,9 +250,9 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
             # is the program's CPU time (its rusage: the handler's time is
             # charged to it), which is the wall time of a CPU-bound
             # program on an idle core. Both are printed.
-            row("profiler %s %s Hz%s: CPU time" % (label, hz,
-                                                 ", fp" if name == "997fp"
-                                                 else ""),
+            row("profiler %s %s Hz%s: CPU time" % (
+                label, hz, ", fp" if name == "997fp" else
+                ", perf clock" if perf else ""),
                 cmed, "s", "traced, not profiled", cbase,
                 "<= %.2fx" % goal if goal else None,
                 cmed / cbase <= goal if goal else None,

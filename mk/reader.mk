@@ -17,7 +17,7 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
 	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_sum.c
-READER_LDLIBS := -lm -lz
+READER_LDLIBS := -lm -lz -liberty
 # reader/fmt/: one file per output format (its sink, sinks.h), built over
 # the reader's headers.
 $(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader

@@ -16,6 +16,14 @@ $(PROF_CPU): tests/prof/progs/cpu.c | $(DEPS_STAMP)
 	$(CC) $(PROF_CFLAGS) -o $@ $< $(BASE_LDFLAGS)
 ALL += $(PROF_CPU)
 
+# tests/prof/progs/cxx.cc: a C++ program (mangled names) for test_cxx.
+PROF_CXX := $(BUILD)/tests/prof/cxx
+$(PROF_CXX): tests/prof/progs/cxx.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $< \
+		$(BASE_LDFLAGS)
+ALL += $(PROF_CXX)
+
 # bench/backtrace (mk/tests-crash.mk) also times the profiler's two ways
 # of capturing in a signal handler: with frame pointers, so that the
 # frame-pointer walk sees the whole stack.
@@ -23,11 +31,18 @@ $(BUILD)/obj/bench/backtrace.o: BASE_CFLAGS += -fno-omit-frame-pointer
 
 PROF_ASAN_RT := $(if $(findstring address,$(SAN)),$(shell $(CC) -print-file-name=libasan.so))
 
+# The second pass: the same programs sampled by the perf clock
+# (RTE_PROFILE_CLOCK=perf), every sample checked to be the perf clock's.
+PROF_PERF_TESTS := tree threads churn fork exec vfork writer syscalls ownsig \
+	owned_at_start blocked rte_run
 .PHONY: test-prof
 TEST_RUNS += test-prof
 TSAN_RUNS += test-prof
-test-prof: $(PROF_CPU) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
+test-prof: $(PROF_CPU) $(PROF_CXX) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_SCRIPT) \
 		$$(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
 		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
 		sh tests/prof/run.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
+		RTE_PROFILE_CLOCK=perf sh tests/prof/run.sh $(PROF_PERF_TESTS)

@@ -495,6 +495,15 @@ static int sample_rec(const struct rte_event *ev, struct rte_sample_rec *r)
 	return 0;
 }
 
+static void clock_seen(struct pproc *pp, uint32_t c)
+{
+	for (unsigned i = 0; i < pp->nclock; i++)
+		if (pp->clock[i] == c)
+			return;
+	if (pp->nclock < sizeof pp->clock / sizeof pp->clock[0])
+		pp->clock[pp->nclock++] = c;
+}
+
 static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
                       const struct rd_item *it)
 {
@@ -527,6 +536,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	p->cv[k].cpu_ns += r.cpu_ns;
 	pp->cpu_samples++;
 	pp->cpu_ns += r.cpu_ns;
+	clock_seen(pp, r.flags & ~(uint32_t)RTE_STACK_TRUNCATED);
 	if ((t = thread_of(p, pp, src, it, r.tid))) {
 		t->samples++;
 		t->cpu_ns += r.cpu_ns;

@@ -80,6 +80,9 @@ struct pproc {
 	uint64_t bad_cpu, bad_alloc, bad_free;
 	uint64_t outside_cpu, outside_alloc; /* samples left out by --span */
 	uint64_t cpu_samples, cpu_ns, alloc_samples;
+	uint32_t clock[4];    /* the RTE_SAMPLE_* clock flags seen (exec images
+	                         of one pid may differ), first ones kept */
+	unsigned nclock;
 	uint64_t wall_ns;
 	/* The heap (heap.c): rte.alloc.peak / peak_ns / temporary / heap. */
 	int has_peak, has_temps;
@@ -124,6 +127,11 @@ struct rd_prof {
 	unsigned hz;      /* the last rte.sample's rate */
 	int oom, settled;
 };
+
+/* What took the CPU samples, from an rte.sample's flags (RTE_SAMPLE_*),
+ * as one line into buf (fmt/profile.c): "perf_event cpu-clock", or the
+ * timer and why. */
+const char *rd_prof_clock(uint32_t flags, char *buf, size_t len);
 
 /* The options (profile.c). */
 extern int rd_prof_which_opt, rd_prof_by_thread;

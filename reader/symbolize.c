@@ -10,6 +10,13 @@
  * start-up: most runs of rte-read never need it, and loading it with
  * libelf, libz, liblzma and libbz2 cost every run a third of a
  * millisecond. Without it, frames are module+offset.
+ *
+ * Names are demangled (C++ Itanium ABI, Rust legacy and v0) with
+ * libiberty's cplus_demangle, the demangler of binutils (c++filt, nm -C,
+ * addr2line -C), linked statically from libiberty-dev: each symbol once,
+ * kept in a table of the symboliser until rd_sym_free, so that every
+ * format (summary, folded, flame graph, pprof, crash stacks) prints the
+ * same name. A name that does not demangle is printed as it is.
  */
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
@@ -21,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libiberty/demangle.h>
+
 #include "symbolize.h"
 #include "vec.h"
 
@@ -30,9 +39,16 @@ struct mod {
 	int mismatch;
 };
 
+/* A demangled name: the table is open-addressed on the mangled text. */
+struct dname {
+	char *mangled, *name; /* name: NULL if it does not demangle */
+};
+
 struct rd_sym {
 	struct mod *mods;
 	size_t n, cap;
+	struct dname *dn;   /* demangled names, a power of two of them */
+	size_t ndn, capdn;
 	Dwfl *dwfl;
 	int dirty; /* the module set changed since dwfl was built */
 };
@@ -101,7 +117,69 @@ void rd_sym_free(struct rd_sym *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->mods[i].m.path);
 	free(s->mods);
+	for (size_t i = 0; i < s->capdn; i++) {
+		free(s->dn[i].mangled);
+		free(s->dn[i].name);
+	}
+	free(s->dn);
 	free(s);
+}
+
+static size_t name_hash(const char *p)
+{
+	size_t h = 14695981039346656037u;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 1099511628211u;
+	return h;
+}
+
+/* Double the table. Returns 0, or -1 (out of memory: left as it was). */
+static int dn_grow(struct rd_sym *s)
+{
+	size_t cap = s->capdn ? s->capdn * 2 : 256;
+	struct dname *n = calloc(cap, sizeof *n);
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < s->capdn; i++) {
+		size_t j;
+
+		if (!s->dn[i].mangled)
+			continue;
+		for (j = name_hash(s->dn[i].mangled) & (cap - 1); n[j].mangled;
+		     j = (j + 1) & (cap - 1))
+			;
+		n[j] = s->dn[i];
+	}
+	free(s->dn);
+	s->dn = n;
+	s->capdn = cap;
+	return 0;
+}
+
+/* The demangled form of a symbol name (owned by s), or name itself. Only
+ * names of the mangling schemes are tried: _Z (C++, Rust legacy), _R
+ * (Rust v0). */
+static const char *demangle(struct rd_sym *s, const char *name)
+{
+	size_t j;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	if ((s->ndn + 1) * 2 > s->capdn && dn_grow(s) < 0)
+		return name;
+	for (j = name_hash(name) & (s->capdn - 1); s->dn[j].mangled;
+	     j = (j + 1) & (s->capdn - 1))
+		if (!strcmp(s->dn[j].mangled, name))
+			return s->dn[j].name ? s->dn[j].name : name;
+	s->dn[j].mangled = strdup(name);
+	if (!s->dn[j].mangled)
+		return name;
+	s->dn[j].name = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
+	                                             DMGL_AUTO);
+	s->ndn++;
+	return s->dn[j].name ? s->dn[j].name : name;
 }
 
 int rd_sym_add(struct rd_sym *s, const struct rd_module *m)
@@ -223,7 +301,7 @@ void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret, struct rd_frame *f)
 		return;
 	name = dw.module_addrinfo(d->dw, at, &off, &sym, NULL, NULL, NULL);
 	if (name) {
-		f->func = name;
+		f->func = demangle(s, name);
 		f->func_off = off + (pc - at); /* the offset of pc itself */
 	}
 	line = dw.module_getsrc(d->dw, at);

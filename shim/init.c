@@ -16,7 +16,8 @@
  *  8 hooks/          the interposed libc functions, one file an area:
  *                    threads.c process.c spawn.c start.c signals.c dl.c
  *                    masks.c identity.c alloc.c (hooks/hooks.h)
- *  7 prof/           CPU profiler: profiler.c (timers, samples;
+ *  7 prof/           CPU profiler: profiler.c (timers, samples), perf.c
+ *                    and reg.c (the perf_event clock, the timers registry;
  *                    prof/profiler.h), parse.c (its variables)
  *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
  *                    (crash/crash.h); allocation profiler: sample.c

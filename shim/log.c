@@ -83,6 +83,13 @@ void rte_log_load(void)
 	errno = saved;
 }
 
+int rte_log_to_file(void)
+{
+	if (!g_log.kind)
+		log_init();
+	return g_log.kind == LOG_FILE;
+}
+
 static void write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {

@@ -17,6 +17,10 @@ void rte_log_load(void);
  * none, or appended to a file. Async-signal-safe. */
 void rte_log_line(const char *line, size_t n);
 
+/* 1 if RTE_LOG names a file (lines there are never the program's
+ * output: notes that are not warnings go only there). */
+int rte_log_to_file(void);
+
 /* Print "rte: <message>" as one line, at most once per *once flag (NULL:
  * always). Async-signal-safe (vsnprintf on a stack buffer + write).
  * Preserves errno. */

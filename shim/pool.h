@@ -60,7 +60,9 @@ struct __attribute__((aligned(64))) rte_thread {
 	/* prof/profiler.c's per-thread state. */
 	int prof_state;       /* not armed yet, armed, never again */
 	int prof_primed;      /* libunwind's trace cache made (rte_bt_prime) */
-	int prof_timer;       /* kernel timer id while armed */
+	int prof_timer;       /* kernel timer id, or perf descriptor, while armed */
+	int prof_perf;        /* prof_timer is a perf_event descriptor */
+	uint64_t prof_perf_id; /* ... of this kernel event id (PERF_EVENT_IOC_ID) */
 	int prof_slot;        /* its registry slot + 1 */
 	uint64_t prof_last;   /* thread CPU ns at the last written sample */
 	uint64_t prof_rec[3 + RTE_BT_MAX]; /* rte.sample record buffer */

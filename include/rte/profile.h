@@ -24,6 +24,15 @@
 /* rte.sample / rte.alloc.sample flags */
 #define RTE_STACK_TRUNCATED 1u /* the walk stopped at RTE_PROFILE_MAX_FRAMES
                                   or at a frame it could not unwind */
+/* rte.sample flags: the clock that took the sample (RTE_PROFILE_CLOCK).
+ * None of them: the POSIX CPU-time timer, as asked (the default). */
+#define RTE_SAMPLE_PERF      2u /* the perf_event cpu-clock (hrtimer) */
+#define RTE_SAMPLE_PERF_FAIL 4u /* the perf clock was asked and could not
+                                   be used: the timer; bits 16-23 say why */
+#define RTE_SAMPLE_PERF_RATE 8u /* the perf clock was asked above its
+                                   10 kHz: the timer */
+#define RTE_SAMPLE_WHY_SHIFT 16 /* RTE_SAMPLE_PERF_FAIL: perf_event_open's
+                                   errno (0-255) */
 
 /*
  * rte.sample: one CPU-time sample of the thread whose ring it is on,
@@ -34,7 +43,7 @@
 struct rte_sample_rec {
 	uint16_t version;  /* RTE_SAMPLE_VERSION */
 	uint16_t nframes;
-	uint32_t flags;    /* RTE_STACK_* */
+	uint32_t flags;    /* RTE_STACK_*, RTE_SAMPLE_* */
 	uint64_t cpu_ns;   /* the thread's CPU time since its previous sample
 	                      (or since its timer was armed): the weight */
 	int32_t tid;       /* kernel thread id */

@@ -624,3 +624,25 @@ struct rd_sink *rd_sink_profile(enum rd_prof_fmt fmt)
 	s->fmt = fmt;
 	return &s->sink;
 }
+
+const char *rd_prof_clock(uint32_t flags, char *buf, size_t len)
+{
+	unsigned e = (flags >> RTE_SAMPLE_WHY_SHIFT) & 0xffu;
+
+	if (flags & RTE_SAMPLE_PERF)
+		snprintf(buf, len, "perf_event cpu-clock (RTE_PROFILE_CLOCK=perf)");
+	else if (flags & RTE_SAMPLE_PERF_RATE)
+		snprintf(buf, len, "CPU-time timer (tick-bound): the perf clock "
+		         "was asked above its 10000 Hz");
+	else if (flags & RTE_SAMPLE_PERF_FAIL)
+		snprintf(buf, len, "CPU-time timer (tick-bound): the perf clock "
+		         "was asked, perf_event_open failed: %s%s",
+		         e ? strerror((int)e) : "?",
+		         e == 1 || e == 13 ? " (perf_event_paranoid above 2, "
+		                             "or a seccomp filter)"
+		                           : "");
+	else
+		snprintf(buf, len, "CPU-time timer (tick-bound; the default: "
+		         "RTE_PROFILE_CLOCK=perf for the asked rate)");
+	return buf;
+}

@@ -184,6 +184,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 	struct tally self, total, sp, ss;
 	uint32_t *mark = calloc(p->strs.n + 1, sizeof *mark);
 	double all = (double)pp->cpu_samples;
+	char why[200];
 	int f = 1;
 
 	memset(&ss, 0, sizeof ss);
@@ -205,6 +206,9 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		json_int(o, &f, "cpu_ns", pp->cpu_ns);
 		json_int(o, &f, "outside_span", pp->outside_cpu);
 		json_int(o, &f, "malformed", pp->bad_cpu);
+		json_s(o, &f, "clock", pp->nclock ? rd_prof_clock(pp->clock[0], why,
+		                                                  sizeof why)
+		                                  : "");
 		json_key(o, &f, "threads");
 		rd_out_ch(o, '[');
 		for (unsigned i = 0; i < pp->nthr; i++) {
@@ -243,6 +247,9 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			     rd_prof_span_opt, pp->outside_cpu);
 		if (pp->bad_cpu)
 			outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
+		for (unsigned i = 0; i < pp->nclock; i++)
+			outf(o, "\n    clock: %s",
+			     rd_prof_clock(pp->clock[i], why, sizeof why));
 		outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
 		     "thread", "samples", "cpu", "asked", "effective");
 		for (unsigned i = 0; i < pp->nthr; i++) {

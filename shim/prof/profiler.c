@@ -1,6 +1,6 @@
 /*
  * prof/profiler.c - the CPU profiler (RTE_PROFILE=HZ): one POSIX CPU-time
- * timer per thread, a signal handler that captures the interrupted stack
+ * timer (or perf event) per thread, a signal handler that captures the interrupted stack
  * and writes it as rte.sample (rte/profile.h) on that thread's ring.
  *
  * Timers. Each thread gets a timer on its own CPU clock
@@ -25,10 +25,19 @@
  * duration of a call (sigsuspend, ppoll, pselect, epoll_pwait) are not
  * seen; the thread sleeps in those calls, and its CPU-time timer with it.
  *
- * Every timer id is also kept in a registry (a page-granular table mapped
- * with MADV_WIPEONFORK, so a child never sees its parent's ids), so that
- * one thread can delete them all: at exit, or when the program takes the
- * signal over. Whoever exchanges a slot to 0 deletes that timer.
+ * Every timer id is also kept in a registry (prof/reg.c), so that one
+ * thread can delete them all: at exit, or when the program takes the
+ * signal over.
+ *
+ * The perf clock (RTE_PROFILE_CLOCK=perf, prof/perf.c): the same with a
+ * per-thread perf_event cpu-clock descriptor in place of the timer (the
+ * rate asked, where the timer is bound to the kernel's tick), its
+ * overflows delivered to the thread as the signal with si_code POLL_IN
+ * and si_fd the descriptor; stopped and started with
+ * PERF_EVENT_IOC_DISABLE/ENABLE, closed where a timer is deleted, and by
+ * a fork child for its parent's copies. A thread whose event cannot be
+ * opened gets the timer. Tried once at start: if it fails there, or the
+ * rate is above 10 kHz, the timer, with one warning.
  *
  * The signal. RTE_PROFILE_SIGNAL (default SIGRTMAX-2: real-time signals
  * are rarely used by programs, glibc keeps the first ones for itself,
@@ -64,10 +73,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fd.h"
 #include "forkvars.h"
+#include "log.h"
 #include "crash/crash.h"
 #include "parse.h"
+#include "perf.h"
 #include "profiler.h"
+#include "reg.h"
 #include "rte/profile.h"
 #include "rte/rte.h"
 #include "sys.h"
@@ -76,100 +89,17 @@
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
 
-/* Registry slots (threads profiled at once); more threads are still
- * profiled, but their timers are left to thread end and the kernel. */
-#define REG_SLOTS 65536u
-
 static unsigned g_hz;           /* 0: profiling off (set at start) */
 static int g_sig;               /* the profiling signal */
 static int g_fp;                /* RTE_PROFILE_STACK=fp */
+static int g_perf;              /* RTE_PROFILE_CLOCK=perf, and it works */
+static uint32_t g_clock;        /* RTE_SAMPLE_* flags of every sample */
 static int g_id = -1;           /* rte.sample */
 static RTE_FORKVAR int g_on;                /* atomic: our handler is in the kernel */
 static int g_stopped;           /* atomic: exit or the program took it */
 static int g_once_timer, g_once_yield;
 static struct sigaction g_prog; /* the program's view of the signal */
 static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
-static int *g_reg;              /* kernel timer id + 1, or 0; atomic */
-static unsigned g_reg_hint;     /* atomic */
-static unsigned g_reg_top;      /* atomic: above every slot ever taken */
-
-/* ---- the registry of timers -------------------------------------------------- */
-
-static void reg_map(void)
-{
-	size_t len = REG_SLOTS * sizeof(int);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	if (madvise(p, len, MADV_WIPEONFORK) < 0) {
-		munmap(p, len);
-		return;
-	}
-	g_reg = p;
-}
-
-/* Take a slot for timer id `id`. Returns its index + 1, or 0. */
-static int reg_add(int id)
-{
-	/* Relaxed: only a place to start looking. */
-	unsigned h = __atomic_load_n(&g_reg_hint, __ATOMIC_RELAXED);
-
-	if (!g_reg)
-		return 0;
-	for (unsigned n = 0; n < REG_SLOTS; n++) {
-		unsigned i = (h + n) % REG_SLOTS;
-		int zero = 0;
-
-		/* Relaxed: the slot is the only datum. */
-		if (__atomic_compare_exchange_n(&g_reg[i], &zero, id + 1, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED)) {
-			__atomic_store_n(&g_reg_hint, i + 1, __ATOMIC_RELAXED);
-			/* Relaxed: how far reg_delete_all() looks. */
-			for (unsigned top = __atomic_load_n(&g_reg_top,
-			                                    __ATOMIC_RELAXED);
-			     top < i + 1 &&
-			     !__atomic_compare_exchange_n(&g_reg_top, &top, i + 1,
-			                                  1, __ATOMIC_RELAXED,
-			                                  __ATOMIC_RELAXED);)
-				;
-			return (int)i + 1;
-		}
-	}
-	return 0;
-}
-
-static void timer_kill(int id)
-{
-	syscall(SYS_timer_delete, id);
-}
-
-/* Delete the timer of slot `slot` (index + 1) if nobody did yet. */
-static void reg_delete(int slot)
-{
-	int id;
-
-	if (slot <= 0 || !g_reg)
-		return;
-	/* Relaxed: whoever takes the id deletes it. */
-	id = __atomic_exchange_n(&g_reg[slot - 1], 0, __ATOMIC_RELAXED);
-	if (id)
-		timer_kill(id - 1);
-}
-
-static void reg_delete_all(void)
-{
-	unsigned top = __atomic_load_n(&g_reg_top, __ATOMIC_RELAXED);
-
-	if (!g_reg)
-		return;
-	for (unsigned i = 0; i < top && i < REG_SLOTS; i++)
-		/* Relaxed peek: most slots are empty (untouched pages). */
-		if (__atomic_load_n(&g_reg[i], __ATOMIC_RELAXED))
-			reg_delete((int)i + 1);
-}
 
 /* ---- per-thread timers ----------------------------------------------------- */
 
@@ -193,15 +123,20 @@ static int active(void)
 	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
 }
 
-/* Start (on) or stop the timer `id`. */
+/* Start (on) or stop the calling thread's timer or perf event `id`. */
 static int set_timer(int id, int on)
 {
+	struct rte_thread *t = rte_self_p;
 	struct itimerspec its;
 	uint64_t ns = on ? 1000000000u / g_hz : 0;
 
 	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
 	its.it_value = its.it_interval;
+	if (t && t->prof_perf && t->prof_timer == id)
+		return rte_perf_ours(id, g_sig, t->prof_perf_id)
+		               ? rte_perf_enable(id, on)
+		               : -1;
 	return (int)syscall(SYS_timer_settime, id, 0, &its, NULL);
 }
 
@@ -226,17 +161,32 @@ static void arm(struct rte_thread *t)
 	ev.sigev_signo = g_sig;
 	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
 	t->prof_state = PT_DONE; /* unless all goes well */
-	if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
+	t->prof_perf = 0;
+	if (g_perf) {
+		int fd = rte_perf_open(g_hz, g_sig, gettid(), &t->prof_perf_id);
+
+		if (fd >= 0) {
+			t->prof_perf = 1;
+			id = fd;
+		} else {
+			rte_warn(&g_once_timer, "RTE_PROFILE_CLOCK=perf: cannot "
+			         "open the perf event of thread %d: %s; that "
+			         "thread is profiled by the timer",
+			         (int)gettid(), strerrordesc_np(errno));
+		}
+	}
+	if (!t->prof_perf &&
+	    syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
 		rte_warn(&g_once_timer, "RTE_PROFILE: cannot create the "
 		         "profiling timer of thread %d: %s; that thread is not "
 		         "profiled", (int)gettid(), strerrordesc_np(errno));
 		return;
 	}
-	t->prof_slot = reg_add(id);
+	t->prof_slot = rte_prof_reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
 	if (!t->prof_slot) {
-		timer_kill(id);
+		rte_prof_reg_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id, g_sig);
 		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
-		         "at once; thread %d is not profiled", REG_SLOTS,
+		         "at once; thread %d is not profiled", RTE_PROF_REG_SLOTS,
 		         (int)gettid());
 		return;
 	}
@@ -263,7 +213,7 @@ static void arm(struct rte_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (set_timer(id, 1) < 0) {
 		t->prof_state = PT_DONE;
-		reg_delete(t->prof_slot);
+		rte_prof_reg_delete(t->prof_slot, g_sig);
 	}
 }
 
@@ -284,7 +234,7 @@ static void disarm(struct rte_thread *t)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	reg_delete(t->prof_slot);
+	rte_prof_reg_delete(t->prof_slot, g_sig);
 }
 
 void rte_prof_thread_end(void)
@@ -301,10 +251,12 @@ RTE_FORKTEXT void rte_prof_fork_child(void)
 	struct rte_thread *t = rte_self_p;
 	int saved;
 
-	/* The registry reads zero here (wiped); so does our state. */
+	/* The registry reads zero here (wiped; in perf mode, forgotten
+	 * here); so does our state. */
 	if (!t || !active())
 		return;
 	saved = errno;
+	rte_prof_reg_forget_all(g_sig);
 	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
 	arm(t);
@@ -408,7 +360,7 @@ void rte_prof_stop(void)
 	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	reg_delete_all();
+	rte_prof_reg_delete_all(g_sig);
 	errno = saved;
 }
 
@@ -431,8 +383,10 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	/* Only our own timer's signals: a kill() from elsewhere, or a late
 	 * one of a deleted timer, is ignored. */
-	if (!t || si->si_code != SI_TIMER || t->prof_state != PT_ARMED ||
-	    si->si_timerid != t->prof_timer)
+	if (!t || t->prof_state != PT_ARMED ||
+	    (t->prof_perf ? si->si_code != POLL_IN || si->si_fd != t->prof_timer
+	                  : si->si_code != SI_TIMER ||
+	                            si->si_timerid != t->prof_timer))
 		goto out;
 	if (!active()) {
 		disarm(t);
@@ -455,7 +409,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	                                       RTE_PROFILE_MAX_FRAMES);
 	r->version = RTE_SAMPLE_VERSION;
 	r->nframes = (uint16_t)n;
-	r->flags = n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0;
+	r->flags = (n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0) |
+	           (t->prof_perf ? RTE_SAMPLE_PERF
+	                         : g_clock & ~(uint32_t)RTE_SAMPLE_PERF);
 	r->cpu_ns = now - t->prof_last;
 	r->tid = (int32_t)gettid();
 	r->hz = g_hz;
@@ -502,7 +458,7 @@ static void yield(int sig)
 	if (__atomic_exchange_n(&g_on, 2, __ATOMIC_ACQ_REL) != 1)
 		return;
 	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	reg_delete_all();
+	rte_prof_reg_delete_all(g_sig);
 	rte_warn(&g_once_yield, "RTE_PROFILE: the program installed its own "
 	         "handler of signal %d; profiling stopped "
 	         "(RTE_PROFILE_SIGNAL chooses another signal)", sig);
@@ -570,12 +526,59 @@ void rte_prof_hide_action(struct sigaction *sa)
 
 /* ---- start ------------------------------------------------------------------- */
 
+/* RTE_PROFILE_CLOCK: timer (default) or perf; perf is tried on the
+ * calling thread once, and the one line says which clock samples and
+ * why. */
+static void choose_clock(const char *clk)
+{
+	char why[160];
+	uint64_t id;
+	int fd;
+
+	g_perf = 0;
+	g_clock = 0;
+	/* The default says nothing (the summary names it): rte-run shows
+	 * its RTE_LOG file, one line per process of a tree. */
+	if (!clk || !*clk || !strcmp(clk, "timer"))
+		return;
+	if (strcmp(clk, "perf")) {
+		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
+		         "perf); profiling by the timer", clk);
+		return;
+	}
+	if (g_hz > RTE_PERF_HZ_MAX) {
+		g_clock = RTE_SAMPLE_PERF_RATE;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer: the "
+		         "perf clock goes up to %u Hz", g_hz, RTE_PERF_HZ_MAX);
+		return;
+	}
+	fd = rte_perf_open(g_hz, g_sig, gettid(), &id);
+	if (fd < 0) {
+		int e = errno;
+
+		g_clock = RTE_SAMPLE_PERF_FAIL |
+		          (uint32_t)(e & 0xff) << RTE_SAMPLE_WHY_SHIFT;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer (tick-"
+		         "bound): %s", g_hz, rte_perf_why(e, why, sizeof(why)));
+		return;
+	}
+	close(fd);
+	g_perf = 1;
+	g_clock = RTE_SAMPLE_PERF;
+	/* Not a warning: on stderr it would be in the program's output. */
+	if (rte_log_to_file())
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
+		         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, "
+		         "%d or above)", g_hz, RTE_FD_MIN);
+}
+
 void rte_prof_start(void)
 {
 	struct sigaction cur, sa;
 	unsigned hz = rte_prof_parse_hz(secure_getenv("RTE_PROFILE"));
 	const char *s = secure_getenv("RTE_PROFILE_SIGNAL");
 	const char *stack = secure_getenv("RTE_PROFILE_STACK");
+	const char *clk = secure_getenv("RTE_PROFILE_CLOCK");
 
 	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
 		return;
@@ -604,11 +607,12 @@ void rte_prof_start(void)
 	}
 	g_prog = cur;
 	g_hz = hz;
+	choose_clock(clk);
 	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
 	rte_modules_register(); /* symbols of the stacks (same ids if set) */
 	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
 	rte_modules_sync(0);
-	reg_map();
+	rte_prof_reg_map(g_perf);
 	if (g_id < 0)
 		return;
 	memset(&sa, 0, sizeof(sa));

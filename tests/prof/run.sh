@@ -48,6 +48,10 @@ analyse() {
 	"$READ" -f jsonl "$@" >"$_d/jsonl" 2>"$_d/rerr" ||
 		fail "rte-read: $(cat "$_d/rerr")"
 	$SAMPLES <"$_d/jsonl" >"$_d/an.json" || fail "samples.py failed"
+	# The second pass (make test-prof, RTE_PROFILE_CLOCK=perf): every
+	# sample of every test is the perf clock's.
+	[ "${RTE_PROFILE_CLOCK:-}" != perf ] ||
+		check "perf clock" '"timer" not in d["clocks"]' "$_d"
 }
 
 # q DIR EXPR: a Python expression over d = DIR/an.json.
@@ -354,7 +358,156 @@ test_rte_run() {
 	finish
 }
 
-TESTS="tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
+# RTE_PROFILE_CLOCK=perf: the rate asked (the timer is tick-bound: about
+# 250 samples per CPU second on a 250 Hz kernel at any rate above), every
+# sample marked, the one line in RTE_LOG and the summary; above 10 kHz,
+# and where perf_event_open fails, the timer and a warning saying why.
+# The rate is of CPU time, not of the wall clock: a loaded machine gives
+# the program less of it, not fewer samples per second of it.
+test_clock() {
+	begin clock
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+		RTE_PROFILE_CLOCK=perf prof "$D/no" 997 "$CPU" tree 200
+		expect_status 0
+		grep -q '^rte: .*by the CPU-time timer.*perf_event_open' "$D/no/err" ||
+			fail "fallback line: $(cat "$D/no/err")"
+		skip clock "perf_event_paranoid above 2"
+		return
+	fi
+	for hz in 997 4999; do
+		# A ring that holds every sample (and the modules before them).
+		RTE_LOG="$D/log$hz" RTE_PROFILE_CLOCK=perf \
+			OCAMLRUNPARAM=e=20 \
+			prof "$D/p$hz" $hz "$CPU" tree 1500
+		expect_status 0
+		no_rte_lines "$D/p$hz"
+		RTE_PROFILE_CLOCK= analyse "$D/p$hz"
+		check "all perf" 'd["clocks"] == {"perf": d["samples"]}' "$D/p$hz"
+		full_check "rate $hz" 'd["samples"] / (d["cpu_ns"] / 1e9) >= 0.6 * '$hz "$D/p$hz"
+		full_check "leaf_hot share" '0.80 <= d["self"].get("leaf_hot", 0) <= 0.97' "$D/p$hz"
+		grep -q "^rte: RTE_PROFILE: $hz Hz by the perf_event cpu-clock" "$D/log$hz" ||
+			fail "RTE_LOG: $(cat "$D/log$hz")"
+		"$READ" -f summary "$D/p$hz"/*.events >"$D/sum$hz" 2>&1
+		grep -q '^    clock: perf_event cpu-clock' "$D/sum$hz" ||
+			fail "summary: $(head -20 "$D/sum$hz")"
+	done
+	# The default: the timer, said in the summary only (rte-run shows its
+	# RTE_LOG file: not a line per process of a tree).
+	RTE_LOG="$D/logt" RTE_PROFILE_CLOCK= prof "$D/t" 997 "$CPU" tree 300
+	expect_status 0
+	no_rte_lines "$D/t"
+	RTE_PROFILE_CLOCK= analyse "$D/t"
+	check "all timer" 'd["clocks"] == {"timer": d["samples"]}' "$D/t"
+	[ ! -s "$D/logt" ] || fail "RTE_LOG: $(cat "$D/logt")"
+	"$READ" -f summary "$D/t"/*.events | grep -q '^    clock: CPU-time timer (tick-bound; the default' ||
+		fail "timer summary"
+	# Above the perf clock's 10 kHz: the timer, a warning, the summary.
+	RTE_PROFILE_CLOCK=perf prof "$D/r" 20000 "$CPU" tree 300
+	expect_status 0
+	grep -q '^rte: RTE_PROFILE: 20000 Hz by the CPU-time timer: the perf clock goes up to 10000 Hz$' "$D/r/err" ||
+		fail "rate line: $(cat "$D/r/err")"
+	RTE_PROFILE_CLOCK= analyse "$D/r"
+	check "all timer" 'd["clocks"] == {"timer": d["samples"]} and d["samples"] > 0' "$D/r"
+	"$READ" -f summary "$D/r"/*.events | grep -q '^    clock: CPU-time timer.*above its 10000 Hz' ||
+		fail "rate summary"
+	# perf_event_open refused (a seccomp filter, as in many containers:
+	# the program's own, inherited by its exec): the timer, the reason.
+	# The filter names x86-64's system call number.
+	if [ "$(uname -m)" != x86_64 ]; then
+		finish
+		return
+	fi
+	RTE_PROFILE_CLOCK=perf prof "$D/s" 997 /usr/bin/python3 \
+		"$(dirname "$0")/progs/noperf.py" "$CPU" tree 300
+	expect_status 0
+	grep -q '^rte: RTE_PROFILE: 997 Hz by the CPU-time timer (tick-bound): perf_event_open: Permission denied' "$D/s/err" ||
+		fail "seccomp line: $(cat "$D/s/err")"
+	"$READ" -f summary "$D/s"/*.events | grep -q '^    clock: CPU-time timer.*perf_event_open failed: Permission denied' ||
+		fail "seccomp summary: $("$READ" -f summary "$D/s"/*.events | grep clock)"
+	finish
+}
+
+# The perf clock's descriptors: one per profiled thread, at RTE_FD_MIN
+# (100) or above, close-on-exec; a fork child closes its copies of its
+# parent's (its own thread gets its own), an exec keeps none.
+test_clock_fds() {
+	begin clock_fds
+	RTE_PROFILE_CLOCK=perf prof "$D" 997 /usr/bin/python3 \
+		"$(dirname "$0")/progs/perffds.py" >"$D/out"
+	expect_status 0
+	grep -q '^parent 3 1[0-9][0-9]$' "$D/out" || fail "parent: $(cat "$D/out")"
+	grep -q '^child 1$' "$D/out" || fail "child: $(cat "$D/out")"
+	grep -q '^exec 0$' "$D/out" || fail "exec: $(cat "$D/out")"
+	# A close-all loop, the number reused for a pipe: never stopped or
+	# closed by us (each use checks the descriptor is still the event).
+	# Frame pointers: on this branch libunwind's validation pipe still
+	# reads a daemon's reused descriptors (issue 22 point 3, fixed apart).
+	# (CPython's own leaks at exit are not ours: no leak check there.)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	RTE_PROFILE_STACK=fp RTE_PROFILE_CLOCK=perf prof "$D/r" 997 /usr/bin/python3 \
+		"$(dirname "$0")/progs/perffds.py" reuse "$SIG" >"$D/rout"
+	expect_status 0
+	expect_eq "reuse" "$(cat "$D/rout")" "reuse ok"
+	finish
+}
+
+# C++ names demangled everywhere a name is printed: the summary, folded,
+# the flame graph and pprof (its string table), as c++filt spells them;
+# no mangled name of the program left in any of them.
+test_cxx() {
+	begin cxx
+	X=$T/cxx
+	mangled=$(nm "$X" | awk '$3 ~ /^_ZN3geo5Table.*5churn/ { print $3; exit }')
+	[ -n "$mangled" ] || { fail "no geo::Table churn symbol in $X"; return; }
+	want=$(echo "$mangled" | c++filt)
+	case $want in _Z*) fail "c++filt: $want"; return ;; esac
+	prof "$D" 997 "$X" 3000000 >"$D/out"
+	expect_status 0
+	no_rte_lines "$D"
+	"$READ" -f summary "$D"/*.events >"$D/summary" 2>&1
+	"$READ" -f folded "$D"/*.events >"$D/folded" 2>&1
+	"$READ" -f flamegraph -o "$D/flame.svg" "$D"/*.events 2>"$D/ferr"
+	"$READ" -f pprof -o "$D/prof.pb.gz" "$D"/*.events 2>"$D/perr"
+	gzip -dc "$D/prof.pb.gz" >"$D/prof.pb" || fail "pprof: $(cat "$D/perr")"
+	# The flame graph's data is JSON, its angle brackets escaped.
+	sed 's/\\u003c/</g; s/\\u003e/>/g; s/&lt;/</g; s/&gt;/>/g' "$D/flame.svg" >"$D/flame.txt"
+	for f in summary folded flame.txt prof.pb; do
+		grep -aqF "$want" "$D/$f" || fail "$f: no '$want' ($(head -c 300 "$D/$f"))"
+		! grep -aq '_ZN3geo\|_ZNSt\|_ZSt' "$D/$f" ||
+			fail "$f: a mangled name: $(grep -ao '_ZN3geo[^ ;]*\|_ZNSt[^ ;]*\|_ZSt[^ ;]*' "$D/$f" | head -3)"
+	done
+	finish
+}
+
+# Rust names demangled, both manglings (legacy _ZN...17h<hash>E, v0 _R...),
+# as c++filt spells them less its verbose parts (the legacy hash, v0's
+# crate disambiguator: left out, as perf and addr2line -C leave them).
+# Skipped without rustc (not a Debian dependency of rte).
+test_rust() {
+	begin rust
+	RUSTC=$(command -v rustc) || { skip rust "no rustc"; return; }
+	for m in legacy v0; do
+		# legacy is the default (naming it needs -Z unstable-options)
+		opt=
+		[ $m = legacy ] || opt="-C symbol-mangling-version=$m"
+		"$RUSTC" -O -g -C force-frame-pointers=yes $opt -o "$D/rs-$m" "$(dirname "$0")/progs/rs.rs" 2>"$D/rustc-$m" ||
+			{ skip rust "rustc: $(tail -1 "$D/rustc-$m")"; return; }
+		mangled=$(nm "$D/rs-$m" | awk '$3 ~ /geo.*churn/ { print $3; exit }')
+		want=$(echo "$mangled" | c++filt |
+			sed 's/::h[0-9a-f]\{16\}$//; s/\[[0-9a-f]*\]//g')
+		[ -n "$mangled" ] && [ "$want" != "$mangled" ] ||
+			{ fail "$m: symbol '$mangled' c++filt '$want'"; continue; }
+		prof "$D/$m" 997 "$D/rs-$m" 300000000 >"$D/$m.out"
+		expect_status 0
+		"$READ" -f folded "$D/$m"/*.events >"$D/$m.folded" 2>&1
+		grep -qF ";$want " "$D/$m.folded" ||
+			fail "$m: no '$want' in folded ($(head -c 300 "$D/$m.folded"))"
+		! grep -qF "$mangled" "$D/$m.folded" || fail "$m: '$mangled' in folded"
+	done
+	finish
+}
+
+TESTS="clock clock_fds cxx rust tree threads churn fork exec vfork writer syscalls ownsig owned_at_start config blocked rte_run"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"

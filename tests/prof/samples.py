@@ -8,7 +8,8 @@ modules' symbol tables (nm). For tests/prof/run.sh and bench/prof.sh.
 Usage: rte-read -f jsonl FILE... | samples.py
 Output: {"pids": {pid: {"threads": {tid: {"samples": n, "cpu_ns": ns}},
          "dropped": n}}, "samples": n, "cpu_ns": ns, "self": {fn: share},
-         "total": {fn: share}, "truncated": n, "hz": hz}
+         "total": {fn: share}, "truncated": n, "hz": hz,
+         "clocks": {"perf"|"timer": n}}  (RTE_SAMPLE_PERF, flags bit 1)
 Shares are fractions of all samples (0..1), by sample count.
 """
 import bisect
@@ -76,7 +77,7 @@ def main():
         elif name == "rte.dropped":
             dropped[pid] = dropped.get(pid, 0) + e["value"]
     out = {"pids": {}, "samples": len(samples), "cpu_ns": 0, "self": {},
-           "total": {}, "truncated": 0, "hz": 0}
+           "total": {}, "truncated": 0, "hz": 0, "clocks": {}}
     for pid, tid, cpu, flags, hz, pcs in samples:
         p = out["pids"].setdefault(str(pid), {"threads": {}, "dropped":
                                                dropped.get(pid, 0)})
@@ -86,6 +87,8 @@ def main():
         out["cpu_ns"] += cpu
         out["hz"] = hz
         out["truncated"] += flags & 1
+        c = "perf" if flags & 2 else "timer"
+        out["clocks"][c] = out["clocks"].get(c, 0) + 1
         fns = [symbolise(mods.get(pid, []), pc) for pc in pcs]
         if fns:
             out["self"][fns[0]] = out["self"].get(fns[0], 0) + 1
