@@ -5,7 +5,7 @@
 #   make test-run    build and run them (part of `make test`, and of
 #                    check-tsan)
 
-RUN_TEST_PROGS := flood tree recover
+RUN_TEST_PROGS := flood tree recover spans
 RUN_TEST_BINS := $(RUN_TEST_PROGS:%=$(BUILD)/tests/run/%)
 
 $(RUN_TEST_BINS): $(BUILD)/tests/run/%: $(BUILD)/obj/tests/run/progs/%.o $(BUILD)/librte.so

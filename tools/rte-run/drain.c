@@ -24,6 +24,8 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -35,6 +37,8 @@
 
 #define IDLE_MS 1           /* the longest wait of an idle round */
 #define CHECK_MS 10         /* between two liveness checks of a file */
+#define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
+#define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
 #define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
 
 struct tfile {
@@ -431,10 +435,39 @@ static void reap(struct drain *d, int all)
 	d->nf = k;
 }
 
+/*
+ * Ask the scheduler (EEVDF, Linux 6.12 and later) for a short slice: a
+ * waking drain then preempts a busy traced thread at once instead of
+ * waiting for the end of its slice (3 ms, times the run queue's length
+ * on a loaded machine: long enough for a ring to wrap). Unprivileged;
+ * older kernels refuse it (EINVAL) and keep the default.
+ */
+static void short_slice(void)
+{
+	struct { /* the kernel's struct sched_attr, its first version */
+		uint32_t size, sched_policy;
+		uint64_t sched_flags;
+		int32_t sched_nice;
+		uint32_t sched_priority;
+		uint64_t sched_runtime, sched_deadline, sched_period;
+	} a;
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.sched_policy = SCHED_OTHER;
+	a.sched_nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	a.sched_runtime = DRAIN_SLICE_NS;
+	syscall(SYS_sched_setattr, gettid(), &a, 0);
+}
+
 static void *run(void *arg)
 {
 	struct drain *d = arg;
 
+	/* Ahead of the traced threads where we may (root, CAP_SYS_NICE): a
+	 * drain the scheduler leaves waiting is a ring that wraps. */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
+	short_slice();
 	scan(d);
 	while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
 		uint64_t got = 0;
@@ -449,6 +482,7 @@ static void *run(void *arg)
 			struct pollfd p = { .fd = d->ino_fd, .events = POLLIN };
 
 			poll(&p, 1, IDLE_MS);
+
 		} else {
 			struct timespec ts = { 0, 20 * 1000000 };
 
