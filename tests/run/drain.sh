@@ -149,6 +149,22 @@ test_sigkill() {
 		fail "a zombie is left"
 }
 
+test_truncated() {
+	begin "a ring file truncated while it is drained: rte-run goes on, the capture is readable"
+	"$RUN" -q -d "$W/t" -- sh -c '"$1" 100000000 1 1000000 & p=$!; echo $p >"$2/tpid"
+		sleep 0.5; truncate -s 4096 "$OCAML_RUNTIME_EVENTS_DIR/$p.events"
+		sleep 0.3; kill -KILL $p 2>/dev/null; wait $p; exit 5' sh "$SPANS" "$W" 2>"$W/t.err"; st=$?
+	[ $st -eq 5 ] || fail "exit $st, not the command's 5: $(cat "$W/t.err")"
+	p=$(cat "$W/tpid")
+	grep -q "truncated while it was read" "$W/t.err" || fail "no message: $(cat "$W/t.err")"
+	[ -f "$W/t/$p.events" ] || { fail "no capture of $p: $(ls -a "$W/t")"; return; }
+	no_live "$W/t"
+	"$READ" -f summary-json -o "$W/t.json" "$W/t/$p.events" || fail "rte-read of its capture"
+	# The name slots went with the truncation: the spans are unnamed.
+	py "$W/t.json" 'sum(s["count"] for p in d["processes"] for s in p["spans"]) > 1000' ||
+		fail "spans before the truncation"
+}
+
 test_many() {
 	begin "a thousand short processes: every one captured, no ring file left"
 	timeout 300 "$RUN" -q -d "$W/m" -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i + 1)); done' \
@@ -187,6 +203,7 @@ else
 	test_flood
 	test_lost_counted
 	test_sigkill
+	test_truncated
 	test_many
 	test_full_disk
 fi

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,6 +56,7 @@ struct tfile {
 	char *failed;          /* per ring: its error was reported */
 	uint64_t next_check;
 	int no_liveness;       /* grew after its writer seemed gone */
+	int truncated;         /* reading it raised SIGBUS: read no more */
 	char err[512];         /* why it cannot be opened, if it cannot */
 };
 
@@ -298,6 +300,41 @@ static uint64_t drain_file(struct tfile *t)
 	return total;
 }
 
+/*
+ * A ring file truncated under the drain's mapping raises SIGBUS in the
+ * drain thread when it touches a page past the new end: rte-run must
+ * not die of it (the command's status would be lost). The handler jumps
+ * back to drain_safe(), which stops reading that file (what was read is
+ * captured). A SIGBUS anywhere else is fatal as before.
+ */
+static __thread sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	if (bus_jmp)
+		siglongjmp(*bus_jmp, 1);
+	signal(sig, SIG_DFL); /* not ours: the fault comes again, fatal */
+}
+
+static uint64_t drain_safe(struct tfile *t)
+{
+	sigjmp_buf jb;
+	volatile uint64_t n = 0;
+
+	if (t->truncated)
+		return 0;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		t->truncated = 1;
+		say("%s: truncated while it was read (SIGBUS): captured up to there%s", t->name, "");
+		return 0;
+	}
+	bus_jmp = &jb;
+	n = drain_file(t);
+	bus_jmp = NULL;
+	return n;
+}
+
 /* t's current name in LIVE (an exec may have renamed it since): the
  * name seen last if it is still t's file, else found by inode. Returns 0,
  * or -1 if t's file has no name in LIVE any more. */
@@ -354,7 +391,7 @@ static void capture(struct drain *d, struct tfile *t)
 	char tmp[64], err[600];
 	int named;
 
-	drain_file(t);
+	drain_safe(t);
 	named = current_name(d, t) == 0;
 	if (!t->c) {
 		if (named && move_out(d, t->name, t->name) == 0)
@@ -420,7 +457,7 @@ static void reap(struct drain *d, int all)
 		if (!gone && t->c && now >= t->next_check) {
 			t->next_check = now + CHECK_MS;
 			gone = !writer_alive(t);
-			if (gone && drain_file(t)) /* grew: the pid is not its writer's */
+			if (gone && drain_safe(t)) /* grew: the pid is not its writer's */
 				gone = 0, t->no_liveness = 1;
 		}
 		if (!gone && !t->c && now >= t->next_check) {
@@ -466,15 +503,25 @@ static void *run(void *arg)
 
 	/* Ahead of the traced threads where we may (root, CAP_SYS_NICE): a
 	 * drain the scheduler leaves waiting is a ring that wraps. */
+	struct sigaction sa;
+	sigset_t bus;
+
 	setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
 	short_slice();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 	scan(d);
 	while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
 		uint64_t got = 0;
 
 		take_events(d);
 		for (size_t i = 0; i < d->nf; i++)
-			got += drain_file(d->f[i]);
+			got += drain_safe(d->f[i]);
 		if (got)
 			continue;
 		reap(d, 0);
