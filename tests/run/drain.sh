@@ -192,6 +192,11 @@ test_full_disk() {
 		2>"$W/full.err"; st=$?
 	[ $st -eq 121 ] || fail "a full disk: exit $st, not 121: $(cat "$W/full.err")"
 	grep -q 'No space left on device' "$W/full.err" || fail "no ENOSPC message: $(cat "$W/full.err")"
+	"$READ" -f summary-json -o "$W/full.json" "$small/t" || fail "rte-read of what was kept"
+	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/full.err")
+	py "$W/full.json" "d['lost_words'] == ${said:-0} > 0 and spans('spans.s') > 1000" ||
+		fail "the loss of the full disk is not the ${said:-?} words said"
+	no_live "$small/t"
 	umount "$small"
 	small=
 }

@@ -18,6 +18,7 @@
 #define OUT_WORDS 8192u        /* write-combining buffer of one ring */
 #define MAX_LOG2 32u           /* rte's consumer takes rings up to 2^32 words */
 #define PAGE 4096u
+#define PUNCH_BYTES (64u << 10) /* spool given back every this many bytes */
 
 struct cap_spool {
 	int fd;
@@ -281,9 +282,10 @@ static int copy_records(struct cap_spool *s, struct out *o, char *err, size_t er
 			k += len;
 		}
 		at += 8 + n * 8;
-		/* Give the copied part back as we go: at most one megabyte of
-		 * spool and capture hold the same words. */
-		if (at - punched >= (1u << 20)) {
+		/* Give the copied part back as we go: at most PUNCH_BYTES of
+		 * spool and capture hold the same words, so that a full disk
+		 * needs only that much room (drain.c keeps it in reserve). */
+		if (at - punched >= PUNCH_BYTES) {
 			uint64_t to = at & ~(uint64_t)(PAGE - 1);
 
 			fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)to);

@@ -38,6 +38,8 @@
 
 #define IDLE_MS 1           /* the longest wait of an idle round */
 #define CHECK_MS 10         /* between two liveness checks of a file */
+#define RESERVE ".reserve" /* in LIVE: see make_reserve() */
+#define RESERVE_BYTES (1 << 20)
 #define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
 #define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
 #define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
@@ -65,6 +67,7 @@ struct drain {
 	int out_fd, live_fd, ino_fd;
 	pthread_t thread;
 	atomic_int stop;
+	int final;             /* the last round: no reserve any more */
 	struct tfile **f;
 	size_t nf, capf;
 	struct drain_stats st;
@@ -384,11 +387,26 @@ static int move_out(struct drain *d, const char *from, const char *name)
 	return -1;
 }
 
+/* Room kept on the directory's file system for writing a capture when
+ * the disk is full (the spool is given back as it is copied, but the
+ * first pages of the capture need room of their own). */
+static void make_reserve(struct drain *d)
+{
+	int fd = openat(d->live_fd, RESERVE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+	if (d->final || fallocate(fd, 0, 0, RESERVE_BYTES) < 0)
+		unlinkat(d->live_fd, RESERVE, 0);
+	close(fd);
+}
+
 /* Write t's capture into OUT, remove its ring file; free t. A file that
  * could not be read (or captured) goes into OUT as it is. */
 static void capture(struct drain *d, struct tfile *t)
 {
 	char tmp[64], err[600];
+	uint64_t lost;
 	int named;
 
 	drain_safe(t);
@@ -398,12 +416,15 @@ static void capture(struct drain *d, struct tfile *t)
 			d->st.errors++;
 		goto done;
 	}
+	lost = cap_lost_words(t->sp);
 	d->st.words += cap_words(t->sp);
-	d->st.lost += cap_lost_words(t->sp);
+	d->st.lost += lost;
 	if (cap_error(t->sp)[0])
 		say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
 	snprintf(tmp, sizeof tmp, ".%llu.capture", (unsigned long long)t->ino);
 	unlinkat(d->live_fd, tmp, 0);
+	if (cap_error(t->sp)[0]) /* the disk may be full: make room to write */
+		unlinkat(d->live_fd, RESERVE, 0);
 	{
 		char path[4400];
 
@@ -412,6 +433,7 @@ static void capture(struct drain *d, struct tfile *t)
 		               err, sizeof err) < 0) {
 			t->sp = NULL;
 			say("%s: no capture: %s; the ring file is kept instead", t->name, err);
+			d->st.lost -= lost; /* the ring file's own losses count now */
 			if (named)
 				move_out(d, t->name, t->name);
 			d->st.errors++;
@@ -436,6 +458,7 @@ static void capture(struct drain *d, struct tfile *t)
 	d->st.files++;
 	if (named)
 		unlinkat(d->live_fd, t->name, 0);
+	make_reserve(d);
 done:
 	cap_discard(t->sp);
 	rte_cursor_close(t->c);
@@ -515,6 +538,7 @@ static void *run(void *arg)
 	sigemptyset(&bus);
 	sigaddset(&bus, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+	make_reserve(d);
 	scan(d);
 	while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
 		uint64_t got = 0;
@@ -538,6 +562,8 @@ static void *run(void *arg)
 	}
 	take_events(d);
 	scan(d);
+	d->final = 1;
+	unlinkat(d->live_fd, RESERVE, 0); /* last captures: room for them */
 	for (size_t i = 0; i < d->nf; i++)
 		if (!d->f[i]->c)
 			try_open(d, d->f[i]);
