@@ -195,7 +195,7 @@ test_full_disk() {
 	"$READ" -f summary-json -o "$W/full.json" "$small/t" || fail "rte-read of what was kept"
 	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/full.err")
 	py "$W/full.json" "d['lost_words'] == ${said:-0} > 0 and spans('spans.s') > 1000" ||
-		fail "the loss of the full disk is not the ${said:-?} words said"
+		fail "the loss of the full disk is not the ${said:-?} words said: $(cat "$W/full.err")"
 	no_live "$small/t"
 	umount "$small"
 	small=

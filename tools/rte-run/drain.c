@@ -23,15 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sched.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "alive.h"
 #include "capture.h"
 #include "drain.h"
 #include "rte/consumer.h"
@@ -105,63 +104,6 @@ static long pid_of(const char *n)
 	return digits ? pid : -1;
 }
 
-/* The device and inode /proc/PID/maps shows for fd's file (btrfs and
- * overlayfs show other numbers than fstat): its first page mapped, our
- * own maps read. Left as fstat's if that cannot be told. */
-static void maps_id(struct tfile *t)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char line[4096 + 128];
-	void *m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, t->fd, 0);
-	FILE *f;
-
-	t->mdev = t->dev;
-	t->mino = t->ino;
-	if (m == MAP_FAILED)
-		return;
-	f = fopen("/proc/self/maps", "re");
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long long lo, in;
-		unsigned maj, min;
-
-		if (sscanf(line, "%llx-%*x %*s %*s %x:%x %llu", &lo, &maj, &min, &in) == 4 &&
-		    lo == (uintptr_t)m) {
-			t->mdev = makedev(maj, min);
-			t->mino = (ino_t)in;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	munmap(m, (size_t)page);
-}
-
-/* 1 while process t->pid maps the file shared and writable. */
-static int writer_alive(const struct tfile *t)
-{
-	char path[64], line[4096 + 128];
-	FILE *f;
-	int found = 0;
-
-	if (t->pid <= 0 || t->no_liveness)
-		return 1;
-	snprintf(path, sizeof path, "/proc/%ld/maps", t->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno != ENOENT && errno != ESRCH;
-	while (!found && fgets(line, sizeof line, f)) {
-		unsigned long long in;
-		unsigned maj, min;
-		char perm[8];
-
-		found = sscanf(line, "%*x-%*x %7s %*s %x:%x %llu", perm, &maj, &min, &in) == 4 &&
-		        perm[1] == 'w' && perm[3] == 's' && makedev(maj, min) == t->mdev &&
-		        (ino_t)in == t->mino;
-	}
-	fclose(f);
-	return found;
-}
-
 /* Open the cursor and the spool of t, if its file is a ring file now. */
 static void try_open(struct drain *d, struct tfile *t)
 {
@@ -221,7 +163,7 @@ static void consider(struct drain *d, const char *name)
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
 	t->pid = pid_of(name);
-	maps_id(t);
+	alive_maps_id(t->fd, t->dev, t->ino, &t->mdev, &t->mino);
 	d->f[d->nf++] = t;
 	try_open(d, t);
 	return;
@@ -381,6 +323,10 @@ static int move_out(struct drain *d, const char *from, const char *name)
 			snprintf(to, sizeof to, "%.*s.dup%d.events", (int)stem, name, n);
 		if (renameat2(d->live_fd, from, d->out_fd, to, RENAME_NOREPLACE) == 0)
 			return 0;
+		/* A file system without RENAME_NOREPLACE: link, which never
+		 * replaces either, then the old name removed. */
+		if (errno == EINVAL && linkat(d->live_fd, from, d->out_fd, to, 0) == 0)
+			return unlinkat(d->live_fd, from, 0), 0;
 		if (errno != EEXIST)
 			return -1;
 	}
@@ -479,7 +425,8 @@ static void reap(struct drain *d, int all)
 
 		if (!gone && t->c && now >= t->next_check) {
 			t->next_check = now + CHECK_MS;
-			gone = !writer_alive(t);
+			gone = t->pid > 0 && !t->no_liveness &&
+			       !alive_writer(t->pid, t->mdev, t->mino);
 			if (gone && drain_safe(t)) /* grew: the pid is not its writer's */
 				gone = 0, t->no_liveness = 1;
 		}
