@@ -1,7 +1,7 @@
 /*
  * rte-run-exec.c - the process-control half of rte-run.
  *
- *   rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
+ *   rte-run-exec [-E FILE] [-D DIR] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
  *
  * Runs COMMAND as a child with NAME=VALUE added to its environment only
  * (replacing an entry of the same name),
@@ -37,6 +37,13 @@
  * shell that runs rte-run drops entries whose names are not identifiers
  * (bash's exported functions, BASH_FUNC_f%%) from the commands it runs,
  * so COMMAND would not get them otherwise. Without -E, ours is used.
+ *
+ * -D DIR: the live drain (drain.h): once COMMAND is forked, a thread
+ * follows the ring files COMMAND's tree writes in DIR/.rte-live and
+ * keeps their captures in DIR; when COMMAND has ended (and nothing more
+ * is forwarded to its pid), the last captures are written before the -t
+ * program runs, and what the drain missed is said on standard error.
+ * The drain never changes COMMAND's outcome.
  *
  * SIGPIPE: ignored here (a message written to a standard error whose
  * reader is gone fails instead of killing us, so the status and the
@@ -469,10 +476,14 @@ int main(int argc, char **argv)
 	 * command ends: no deadlock with a command that waits for us. */
 	noexec = exec_failed(report[0]);
 	st = wait_child(pid);
-	if (drain)
-		stop_drain(drain);
-	if (!a.nthen)
+	/* Its pid may be anyone's now: nothing more is forwarded to it
+	 * (the last captures can take a while). */
+	g_child = 0;
+	if (!a.nthen) {
+		if (drain)
+			stop_drain(drain);
 		return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	}
 	/* The command is gone: stop forwarding. The signals stay blocked
 	 * across the exec, so one that arrives now is delivered to the next
 	 * stage (the script) once it has set its traps and can clean up,
@@ -481,7 +492,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&all, fwd_sigs[i]);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	g_child = 0;
 	reset_handlers();
+	if (drain)
+		stop_drain(drain);
 	return exec_then(&a, st, pid, noexec);
 }
