@@ -142,6 +142,11 @@ int cap_append(struct cap_spool *s, unsigned ring, const uint64_t *w, size_t n)
 	return 0;
 }
 
+int cap_flush(struct cap_spool *s)
+{
+	return flush(s);
+}
+
 void cap_lost(struct cap_spool *s, unsigned ring, uint64_t words)
 {
 	if (ring < s->rings)

@@ -43,6 +43,10 @@ struct cap_spool *cap_open(const char *path, unsigned rings);
  */
 int cap_append(struct cap_spool *s, unsigned ring, const uint64_t *w, size_t n);
 
+/* Write what is buffered (a failure: those words counted as lost, the
+ * error kept). Returns 0 or -1. */
+int cap_flush(struct cap_spool *s);
+
 /* Count words lost on `ring` (the source's producer overwrote them
  * before the drain read them). */
 void cap_lost(struct cap_spool *s, unsigned ring, uint64_t words);

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,6 +348,15 @@ static void make_reserve(struct drain *d)
 	close(fd);
 }
 
+/* 1 if LIVE's file system has less than twice the reserve free. */
+static int low_space(const struct drain *d)
+{
+	struct statvfs v;
+
+	return fstatvfs(d->live_fd, &v) == 0 &&
+	       (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)RESERVE_BYTES;
+}
+
 /* Write t's capture into OUT, remove its ring file; free t. A file that
  * could not be read (or captured) goes into OUT as it is. */
 static void capture(struct drain *d, struct tfile *t)
@@ -362,6 +372,7 @@ static void capture(struct drain *d, struct tfile *t)
 			d->st.errors++;
 		goto done;
 	}
+	cap_flush(t->sp); /* a failure counts in the losses below */
 	lost = cap_lost_words(t->sp);
 	d->st.words += cap_words(t->sp);
 	d->st.lost += lost;
@@ -369,7 +380,9 @@ static void capture(struct drain *d, struct tfile *t)
 		say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
 	snprintf(tmp, sizeof tmp, ".%llu.capture", (unsigned long long)t->ino);
 	unlinkat(d->live_fd, tmp, 0);
-	if (cap_error(t->sp)[0]) /* the disk may be full: make room to write */
+	/* The disk may be full (the last flush too may have filled it):
+	 * make room to write the capture. */
+	if (cap_error(t->sp)[0] || low_space(d))
 		unlinkat(d->live_fd, RESERVE, 0);
 	{
 		char path[4400];
@@ -509,8 +522,7 @@ static void *run(void *arg)
 	}
 	take_events(d);
 	scan(d);
-	d->final = 1;
-	unlinkat(d->live_fd, RESERVE, 0); /* last captures: room for them */
+	d->final = 1; /* the reserve is given up by the capture that needs it */
 	for (size_t i = 0; i < d->nf; i++)
 		if (!d->f[i]->c)
 			try_open(d, d->f[i]);
@@ -587,6 +599,7 @@ void drain_stop(struct drain *d, struct drain_stats *st)
 		*st = d->st;
 	if (d->ino_fd >= 0)
 		close(d->ino_fd);
+	unlinkat(d->live_fd, RESERVE, 0);
 	close(d->out_fd);
 	close(d->live_fd);
 	rmdir(d->live);
