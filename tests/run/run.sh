@@ -224,7 +224,8 @@ test_signals() {
 	# harness starting rte-run would not have it ignored.
 	env --default-signal=INT "$RUN" -- sleep 30 2>"$W/int.err" &
 	pid=$!
-	wait_for "$TMPDIR/rte-run.*/*.events" || fail "the command never started"
+	# (Its ring file, live in the drain's directory.)
+	wait_for "$TMPDIR/rte-run.*/.rte-live/*.events" || fail "the command never started"
 	kill -INT $pid
 	wait $pid; st=$?
 	[ $st -eq 130 ] || fail "SIGINT: exit $st, not 130 (sleep killed by SIGINT)"
