@@ -7,7 +7,7 @@ usage: bench/run.py BUILD_DIR [--rounds N] [--quick] [--json FILE]
                     [--only GROUP[,GROUP...]]
 
 Groups: producer, spawn, process, reader, many-files, lttng, backtrace,
-alloc (bench/alloc.py).
+alloc (bench/alloc.py), drain (bench/drain.py).
 `--only reader,many-files` measures just the reader rows (e.g. to compare
 a change with its base: run it on each build directory).
 
@@ -30,10 +30,11 @@ import time
 import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
+import drain  # noqa: E402  (bench/drain.py: rte-run's live drain)
 
 ROWS = []
 GROUPS = ("producer", "spawn", "process", "reader", "many-files", "lttng",
-          "backtrace", "profiler", "alloc")
+          "backtrace", "profiler", "alloc", "drain")
 RTE_INT = None  # rte's int event median, for the LTTng-UST comparison
 
 
@@ -513,6 +514,8 @@ def main():
             alloc.bench_alloc(build, rounds,
                               1000000 if a.quick else 10000000,
                               row, base_env, traced_env)
+        if "drain" in only:
+            drain.bench_drain(build, rounds, a.quick, row)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print_table()

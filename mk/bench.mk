@@ -5,6 +5,7 @@
 
 BENCH_ARGS ?=
 BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen \
+	$(BUILD)/tests/run/spans $(BUILD)/rte-run $(BUILD)/rte-run-exec $(BUILD)/rte-read \
 	$(BUILD)/bench/mallocs $(BUILD)/bench/heapshapes
 
 # The LTTng-UST comparison is built only where liblttng-ust-dev is installed

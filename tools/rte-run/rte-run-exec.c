@@ -1,7 +1,7 @@
 /*
  * rte-run-exec.c - the process-control half of rte-run.
  *
- *   rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
+ *   rte-run-exec [-E FILE] [-D DIR] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
  *
  * Runs COMMAND as a child with NAME=VALUE added to its environment only
  * (replacing an entry of the same name),
@@ -38,6 +38,13 @@
  * (bash's exported functions, BASH_FUNC_f%%) from the commands it runs,
  * so COMMAND would not get them otherwise. Without -E, ours is used.
  *
+ * -D DIR: the live drain (drain.h): once COMMAND is forked, a thread
+ * follows the ring files COMMAND's tree writes in DIR/.rte-live and
+ * keeps their captures in DIR; when COMMAND has ended (and nothing more
+ * is forwarded to its pid), the last captures are written before the -t
+ * program runs, and what the drain missed is said on standard error.
+ * The drain never changes COMMAND's outcome.
+ *
  * SIGPIPE: ignored here (a message written to a standard error whose
  * reader is gone fails instead of killing us, so the status and the
  * clean-up are not lost), and so in the next stage too; COMMAND gets the
@@ -63,6 +70,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "drain.h"
 #include "pushgw.h"
 
 #define EX_SELF 125
@@ -86,6 +94,7 @@ struct args {
 	const char *env_file; /* -E: the command's base environment, or NULL */
 	char **then;   /* the program to exec afterwards, NULL-terminated */
 	char **cmd;    /* the command */
+	const char *drain_dir; /* -D: drain DIR/.rte-live into DIR, or NULL */
 	size_t nthen;
 };
 
@@ -276,7 +285,7 @@ static int wait_child(pid_t pid)
 
 static int usage(void)
 {
-	fputs("usage: rte-run-exec [-E FILE] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
+	fputs("usage: rte-run-exec [-E FILE] [-D DIR] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
 	      "       rte-run-exec --check-push URL JOB [NAME=VALUE]...\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
@@ -317,6 +326,7 @@ static int parse(int argc, char **argv, struct args *a, char **envbuf,
 
 	a->nthen = 0;
 	a->env_file = NULL;
+	a->drain_dir = NULL;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -327,6 +337,8 @@ static int parse(int argc, char **argv, struct args *a, char **envbuf,
 			envbuf[ne++] = argv[++i];
 		else if (!strcmp(argv[i], "-E") && !a->env_file)
 			a->env_file = argv[++i];
+		else if (!strcmp(argv[i], "-D") && !a->drain_dir)
+			a->drain_dir = argv[++i];
 		else if (!strcmp(argv[i], "-t"))
 			thenbuf[a->nthen++] = argv[++i];
 		else
@@ -353,6 +365,38 @@ static int exec_failed(int fd)
 	while (n < 0 && errno == EINTR);
 	close(fd);
 	return n == (ssize_t)sizeof e;
+}
+
+/* -D DIR: the drain of DIR/.rte-live into DIR, started once the command
+ * is forked (its thread blocks every signal). NULL without -D, or if it
+ * cannot start (said; the ring files then stay in DIR/.rte-live). */
+static struct drain *start_drain(const struct args *a)
+{
+	char live[4096], err[512];
+	struct drain *d;
+
+	if (!a->drain_dir)
+		return NULL;
+	snprintf(live, sizeof live, "%s/.rte-live", a->drain_dir);
+	d = drain_start(a->drain_dir, live, err, sizeof err);
+	if (!d)
+		fprintf(stderr, "rte-run: no live drain: %s\n", err);
+	return d;
+}
+
+/* The command is gone: the last reads, the captures, and what was lost. */
+static void stop_drain(struct drain *d)
+{
+	struct drain_stats st;
+
+	drain_stop(d, &st);
+	if (st.lost)
+		fprintf(stderr, "rte-run: the drain missed %llu words (a writer faster than the drain, "
+		        "or a full disk): they are the captures' lost words\n",
+		        (unsigned long long)st.lost);
+	if (st.errors)
+		fprintf(stderr, "rte-run: %llu ring file(s) could not be captured: kept as they are\n",
+		        (unsigned long long)st.errors);
 }
 
 /* Exec the -t program with the outcome appended; returns only on error. */
@@ -382,6 +426,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int st, noexec, report[2];
 	struct sigaction ign;
+	struct drain *drain;
 
 	if (argc > 1 && !strcmp(argv[1], "--check-push"))
 		return check_push(argc - 2, argv + 2);
@@ -425,13 +470,20 @@ int main(int argc, char **argv)
 	}
 	close(report[1]);
 	g_child = pid;
+	drain = start_drain(&a);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* Returns at the exec (EOF) or at its failure, long before the
 	 * command ends: no deadlock with a command that waits for us. */
 	noexec = exec_failed(report[0]);
 	st = wait_child(pid);
-	if (!a.nthen)
+	/* Its pid may be anyone's now: nothing more is forwarded to it
+	 * (the last captures can take a while). */
+	g_child = 0;
+	if (!a.nthen) {
+		if (drain)
+			stop_drain(drain);
 		return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	}
 	/* The command is gone: stop forwarding. The signals stay blocked
 	 * across the exec, so one that arrives now is delivered to the next
 	 * stage (the script) once it has set its traps and can clean up,
@@ -440,7 +492,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&all, fwd_sigs[i]);
 	sigprocmask(SIG_BLOCK, &all, NULL);
-	g_child = 0;
 	reset_handlers();
+	if (drain)
+		stop_drain(drain);
 	return exec_then(&a, st, pid, noexec);
 }

@@ -1,0 +1,610 @@
+/*
+ * drain.c - rte-run's live drain (drain.h): one thread, an inotify watch
+ * on the ring files' directory, one cursor and one spool per file.
+ *
+ * One round: take the names inotify reported (a full queue: list the
+ * directory), read every ring of every file to its current end into the
+ * spools; when a round read nothing, ask /proc whether each file's
+ * writer is gone (at most every CHECK_MS per file), and capture the
+ * files whose writer is; then wait for the directory to change, at most
+ * IDLE_MS. A file whose writer seems gone but which still grows (a
+ * writer in another pid namespace, whose pid is not the file's) is only
+ * captured at the end.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alive.h"
+#include "capture.h"
+#include "drain.h"
+#include "rte/consumer.h"
+
+#define IDLE_MS 1           /* the longest wait of an idle round */
+#define CHECK_MS 10         /* between two liveness checks of a file */
+#define RESERVE ".reserve" /* in LIVE: see make_reserve() */
+#define RESERVE_BYTES (1 << 20)
+#define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
+#define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
+#define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
+
+struct tfile {
+	char name[256];        /* its name in LIVE, as last seen */
+	int fd;                /* O_RDONLY, kept: the names at the end */
+	dev_t dev;
+	ino_t ino;
+	dev_t mdev;            /* as /proc/PID/maps names it */
+	ino_t mino;
+	long pid;              /* from the name; <= 0: unknown */
+	rte_cursor *c;         /* NULL: not a ring file (yet) */
+	struct cap_spool *sp;
+	unsigned rings;
+	char *failed;          /* per ring: its error was reported */
+	uint64_t next_check;
+	int no_liveness;       /* grew after its writer seemed gone */
+	int truncated;         /* reading it raised SIGBUS: read no more */
+	char err[512];         /* why it cannot be opened, if it cannot */
+};
+
+struct drain {
+	char *out, *live;
+	int out_fd, live_fd, ino_fd;
+	pthread_t thread;
+	atomic_int stop;
+	int final;             /* the last round: no reserve any more */
+	struct tfile **f;
+	size_t nf, capf;
+	struct drain_stats st;
+};
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "rte-run: drain: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static int ring_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 7 && len < 256 && !strcmp(n + len - 7, ".events");
+}
+
+static long pid_of(const char *n)
+{
+	long pid = 0;
+	int digits = 0;
+
+	for (; *n >= '0' && *n <= '9' && digits < 9; n++, digits++)
+		pid = pid * 10 + (*n - '0');
+	return digits ? pid : -1;
+}
+
+/* Open the cursor and the spool of t, if its file is a ring file now. */
+static void try_open(struct drain *d, struct tfile *t)
+{
+	char path[64], sp[320];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", t->fd);
+	if (rte_cursor_open(path, &t->c, t->err, sizeof t->err) != RTE_OK) {
+		t->c = NULL;
+		return;
+	}
+	t->rings = rte_cursor_rings(t->c);
+	t->failed = calloc(t->rings, 1);
+	snprintf(sp, sizeof sp, "%s/.%llu.spool", d->live, (unsigned long long)t->ino);
+	t->sp = t->failed ? cap_open(sp, t->rings) : NULL;
+	if (!t->sp) {
+		snprintf(t->err, sizeof t->err, "%s: cannot make its spool: %s", t->name,
+		         strerror(errno));
+		rte_cursor_close(t->c);
+		t->c = NULL;
+		free(t->failed);
+		t->failed = NULL;
+	}
+}
+
+/* A name that appeared in LIVE: a new file to follow, or a known one
+ * renamed (an exec moved it to PID.execN.events). */
+static void consider(struct drain *d, const char *name)
+{
+	struct tfile *t, **nf;
+	struct stat st;
+	int fd;
+
+	if (!ring_name(name))
+		return;
+	fd = openat(d->live_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto skip;
+	for (size_t i = 0; i < d->nf; i++)
+		if (d->f[i]->dev == st.st_dev && d->f[i]->ino == st.st_ino) {
+			snprintf(d->f[i]->name, sizeof d->f[i]->name, "%s", name);
+			goto skip;
+		}
+	if (d->nf == d->capf) {
+		size_t cap = d->capf ? 2 * d->capf : 64;
+
+		if (!(nf = realloc(d->f, cap * sizeof *nf)))
+			goto skip;
+		d->f = nf;
+		d->capf = cap;
+	}
+	if (!(t = calloc(1, sizeof *t)))
+		goto skip;
+	snprintf(t->name, sizeof t->name, "%s", name);
+	t->fd = fd;
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	t->pid = pid_of(name);
+	alive_maps_id(t->fd, t->dev, t->ino, &t->mdev, &t->mino);
+	d->f[d->nf++] = t;
+	try_open(d, t);
+	return;
+skip:
+	close(fd);
+}
+
+static void scan(struct drain *d)
+{
+	int fd = openat(d->live_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)))
+		consider(d, e->d_name);
+	closedir(dir);
+}
+
+/* The names inotify has for us; a lost event (a full queue): a scan. */
+static void take_events(struct drain *d)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	if (d->ino_fd < 0) {
+		scan(d);
+		return;
+	}
+	while ((n = read(d->ino_fd, buf, sizeof buf)) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+
+			if (e->mask & IN_Q_OVERFLOW)
+				scan(d);
+			else if (e->len)
+				consider(d, e->name);
+			p += sizeof *e + e->len;
+		}
+	}
+}
+
+/* Everything new in t's rings into its spool. Returns the words read. */
+static uint64_t drain_file(struct tfile *t)
+{
+	uint64_t total = 0;
+
+	if (!t->c)
+		return 0;
+	for (unsigned r = 0; r < t->rings; r++) {
+		uint64_t round = 0;
+
+		if (t->failed[r] || !rte_cursor_ring_used(t->c, r))
+			continue;
+		while (round < ROUND_WORDS) {
+			const uint64_t *w;
+			uint64_t lost = 0;
+			int got = rte_cursor_next_words(t->c, r, &w, &lost);
+
+			if (got > 0) {
+				cap_append(t->sp, r, w, (size_t)got);
+				round += (uint64_t)got;
+			} else if (got == 0 && lost) {
+				cap_lost(t->sp, r, lost);
+			} else if (got == 0) {
+				break;
+			} else {
+				t->failed[r] = 1;
+				say("%s%s (captured up to there)", rte_cursor_errmsg(t->c), "");
+				break;
+			}
+		}
+		total += round;
+	}
+	return total;
+}
+
+/*
+ * A ring file truncated under the drain's mapping raises SIGBUS in the
+ * drain thread when it touches a page past the new end: rte-run must
+ * not die of it (the command's status would be lost). The handler jumps
+ * back to drain_safe(), which stops reading that file (what was read is
+ * captured). A SIGBUS anywhere else is fatal as before.
+ */
+static __thread sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	if (bus_jmp)
+		siglongjmp(*bus_jmp, 1);
+	signal(sig, SIG_DFL); /* not ours: the fault comes again, fatal */
+}
+
+static uint64_t drain_safe(struct tfile *t)
+{
+	sigjmp_buf jb;
+	volatile uint64_t n = 0;
+
+	if (t->truncated)
+		return 0;
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		t->truncated = 1;
+		say("%s: truncated while it was read (SIGBUS): captured up to there%s", t->name, "");
+		return 0;
+	}
+	bus_jmp = &jb;
+	n = drain_file(t);
+	bus_jmp = NULL;
+	return n;
+}
+
+/* t's current name in LIVE (an exec may have renamed it since): the
+ * name seen last if it is still t's file, else found by inode. Returns 0,
+ * or -1 if t's file has no name in LIVE any more. */
+static int current_name(struct drain *d, struct tfile *t)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *dir;
+	int fd, found = -1;
+
+	if (fstatat(d->live_fd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == t->dev && st.st_ino == t->ino)
+		return 0;
+	fd = openat(d->live_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	while (dir && found < 0 && (e = readdir(dir)))
+		if (e->d_ino == t->ino && ring_name(e->d_name) &&
+		    fstatat(d->live_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_dev == t->dev && st.st_ino == t->ino) {
+			snprintf(t->name, sizeof t->name, "%s", e->d_name);
+			found = 0;
+		}
+	if (dir)
+		closedir(dir);
+	else if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* Move LIVE/from into OUT under its name, or NAME.dupN.events if OUT
+ * has that name already (a pid reused). Returns 0 or -1. */
+static int move_out(struct drain *d, const char *from, const char *name)
+{
+	char to[300];
+	size_t stem = strlen(name) - 7;
+
+	for (int n = 1; n < 1000; n++) {
+		if (n == 1)
+			snprintf(to, sizeof to, "%s", name);
+		else
+			snprintf(to, sizeof to, "%.*s.dup%d.events", (int)stem, name, n);
+		if (renameat2(d->live_fd, from, d->out_fd, to, RENAME_NOREPLACE) == 0)
+			return 0;
+		/* A file system without RENAME_NOREPLACE: link, which never
+		 * replaces either, then the old name removed. */
+		if (errno == EINVAL && linkat(d->live_fd, from, d->out_fd, to, 0) == 0)
+			return unlinkat(d->live_fd, from, 0), 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/* Room kept on the directory's file system for writing a capture when
+ * the disk is full (the spool is given back as it is copied, but the
+ * first pages of the capture need room of their own). */
+static void make_reserve(struct drain *d)
+{
+	int fd = openat(d->live_fd, RESERVE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+	if (d->final || fallocate(fd, 0, 0, RESERVE_BYTES) < 0)
+		unlinkat(d->live_fd, RESERVE, 0);
+	close(fd);
+}
+
+/* 1 if LIVE's file system has less than twice the reserve free. */
+static int low_space(const struct drain *d)
+{
+	struct statvfs v;
+
+	return fstatvfs(d->live_fd, &v) == 0 &&
+	       (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)RESERVE_BYTES;
+}
+
+/* Write t's capture into OUT, remove its ring file; free t. A file that
+ * could not be read (or captured) goes into OUT as it is. */
+static void capture(struct drain *d, struct tfile *t)
+{
+	char tmp[64], err[600];
+	uint64_t lost;
+	int named;
+
+	drain_safe(t);
+	named = current_name(d, t) == 0;
+	if (!t->c) {
+		if (named && move_out(d, t->name, t->name) == 0)
+			d->st.errors++;
+		goto done;
+	}
+	cap_flush(t->sp); /* a failure counts in the losses below */
+	lost = cap_lost_words(t->sp);
+	d->st.words += cap_words(t->sp);
+	d->st.lost += lost;
+	if (cap_error(t->sp)[0])
+		say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
+	snprintf(tmp, sizeof tmp, ".%llu.capture", (unsigned long long)t->ino);
+	unlinkat(d->live_fd, tmp, 0);
+	/* The disk may be full (the last flush too may have filled it):
+	 * make room to write the capture. */
+	if (cap_error(t->sp)[0] || low_space(d))
+		unlinkat(d->live_fd, RESERVE, 0);
+	{
+		char path[4400];
+
+		snprintf(path, sizeof path, "%s/%s", d->live, tmp);
+		if (cap_finish(t->sp, path, t->fd, rte_cursor_layout(t->c)->custom_events_offset,
+		               err, sizeof err) < 0) {
+			t->sp = NULL;
+			say("%s: no capture: %s; the ring file is kept instead", t->name, err);
+			d->st.lost -= lost; /* the ring file's own losses count now */
+			if (named)
+				move_out(d, t->name, t->name);
+			d->st.errors++;
+			goto done;
+		}
+	}
+	t->sp = NULL;
+	{
+		struct stat st;
+
+		if (fstatat(d->live_fd, tmp, &st, 0) == 0)
+			d->st.bytes += (uint64_t)st.st_blocks * 512;
+	}
+	if (move_out(d, tmp, t->name) < 0) {
+		say("%s: cannot move its capture into place: %s", t->name, strerror(errno));
+		unlinkat(d->live_fd, tmp, 0);
+		if (named)
+			move_out(d, t->name, t->name);
+		d->st.errors++;
+		goto done;
+	}
+	d->st.files++;
+	if (named)
+		unlinkat(d->live_fd, t->name, 0);
+	make_reserve(d);
+done:
+	cap_discard(t->sp);
+	rte_cursor_close(t->c);
+	free(t->failed);
+	close(t->fd);
+	free(t);
+}
+
+/* Capture the files whose writer is gone (or all, at the end). */
+static void reap(struct drain *d, int all)
+{
+	uint64_t now = now_ms();
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->nf; i++) {
+		struct tfile *t = d->f[i];
+		int gone = all;
+
+		if (!gone && t->c && now >= t->next_check) {
+			t->next_check = now + CHECK_MS;
+			gone = t->pid > 0 && !t->no_liveness &&
+			       !alive_writer(t->pid, t->mdev, t->mino);
+			if (gone && drain_safe(t)) /* grew: the pid is not its writer's */
+				gone = 0, t->no_liveness = 1;
+		}
+		if (!gone && !t->c && now >= t->next_check) {
+			t->next_check = now + CHECK_MS;
+			try_open(d, t);
+		}
+		if (gone)
+			capture(d, t);
+		else
+			d->f[k++] = t;
+	}
+	d->nf = k;
+}
+
+/*
+ * Ask the scheduler (EEVDF, Linux 6.12 and later) for a short slice: a
+ * waking drain then preempts a busy traced thread at once instead of
+ * waiting for the end of its slice (3 ms, times the run queue's length
+ * on a loaded machine: long enough for a ring to wrap). Unprivileged;
+ * older kernels refuse it (EINVAL) and keep the default.
+ */
+static void short_slice(void)
+{
+	struct { /* the kernel's struct sched_attr, its first version */
+		uint32_t size, sched_policy;
+		uint64_t sched_flags;
+		int32_t sched_nice;
+		uint32_t sched_priority;
+		uint64_t sched_runtime, sched_deadline, sched_period;
+	} a;
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.sched_policy = SCHED_OTHER;
+	a.sched_nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	a.sched_runtime = DRAIN_SLICE_NS;
+	syscall(SYS_sched_setattr, gettid(), &a, 0);
+}
+
+static void *run(void *arg)
+{
+	struct drain *d = arg;
+
+	/* Ahead of the traced threads where we may (root, CAP_SYS_NICE): a
+	 * drain the scheduler leaves waiting is a ring that wraps. */
+	struct sigaction sa;
+	sigset_t bus;
+
+	setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
+	short_slice();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
+	make_reserve(d);
+	scan(d);
+	while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
+		uint64_t got = 0;
+
+		take_events(d);
+		for (size_t i = 0; i < d->nf; i++)
+			got += drain_safe(d->f[i]);
+		if (got)
+			continue;
+		reap(d, 0);
+		if (d->ino_fd >= 0) {
+			struct pollfd p = { .fd = d->ino_fd, .events = POLLIN };
+
+			poll(&p, 1, IDLE_MS);
+
+		} else {
+			struct timespec ts = { 0, 20 * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	take_events(d);
+	scan(d);
+	d->final = 1; /* the reserve is given up by the capture that needs it */
+	for (size_t i = 0; i < d->nf; i++)
+		if (!d->f[i]->c)
+			try_open(d, d->f[i]);
+	reap(d, 1);
+	return NULL;
+}
+
+/* As many descriptors as we may have: one per followed file (the
+ * command has its own limits already: it was forked before). */
+static void more_files(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+struct drain *drain_start(const char *out, const char *live, char *err, size_t errlen)
+{
+	struct drain *d = calloc(1, sizeof *d);
+	sigset_t all, old;
+	int e;
+
+	if (d)
+		d->out_fd = d->live_fd = d->ino_fd = -1;
+	if (!d || !(d->out = strdup(out)) || !(d->live = strdup(live))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	d->out_fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d->live_fd = open(live, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->out_fd < 0 || d->live_fd < 0) {
+		snprintf(err, errlen, "%s: %s", d->out_fd < 0 ? out : live, strerror(errno));
+		goto fail;
+	}
+	d->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->ino_fd >= 0 &&
+	    inotify_add_watch(d->ino_fd, live, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+		close(d->ino_fd);
+		d->ino_fd = -1; /* listed every round instead */
+	}
+	more_files();
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&d->thread, NULL, run, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		snprintf(err, errlen, "cannot start the drain thread: %s", strerror(e));
+		goto fail;
+	}
+	return d;
+fail:
+	if (d) {
+		if (d->ino_fd >= 0)
+			close(d->ino_fd);
+		if (d->out_fd >= 0)
+			close(d->out_fd);
+		if (d->live_fd >= 0)
+			close(d->live_fd);
+		free(d->out);
+		free(d->live);
+		free(d);
+	}
+	return NULL;
+}
+
+void drain_stop(struct drain *d, struct drain_stats *st)
+{
+	atomic_store_explicit(&d->stop, 1, memory_order_release);
+	pthread_join(d->thread, NULL);
+	if (st)
+		*st = d->st;
+	if (d->ino_fd >= 0)
+		close(d->ino_fd);
+	unlinkat(d->live_fd, RESERVE, 0);
+	close(d->out_fd);
+	close(d->live_fd);
+	rmdir(d->live);
+	free(d->f);
+	free(d->out);
+	free(d->live);
+	free(d);
+}
