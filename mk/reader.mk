@@ -13,7 +13,7 @@ READER_SRCS := reader/main.c reader/options.c reader/status.c reader/signals.c r
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
-	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/summary.c reader/crashrep.c reader/symbolize.c \
+	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/summary.c reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/crashrep.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c \
 	reader/jsonp.c reader/diff.c reader/top.c reader/profile.c reader/fmt/profile.c
 READER_LDLIBS := -lm -lz
@@ -80,6 +80,18 @@ reader-out-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_OUTPROG) \
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/out.sh
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/nav.sh
 	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/views.sh
+
+# The cross-output consistency test (tests/reader/consistency.sh).
+READER_CONSISTPROG := $(READER_TEST_BIN)/consistprog
+$(READER_CONSISTPROG): $(BUILD)/obj/tests/reader/consistprog.o $(BUILD)/librte.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< -L$(BUILD) -lrte -Wl,-rpath,'$$ORIGIN/../..' $(BASE_LDFLAGS) -lpthread
+.PHONY: reader-consistency-test
+TEST_RUNS += reader-consistency-test
+reader-consistency-test: $(BUILD)/rte-read $(BUILD)/librte.so $(READER_CONSISTPROG) \
+		$$(RUN_SCRIPT) $$(RUN_EXEC)
+	@RTE_BUILD=$(abspath $(BUILD)) sh tests/reader/consistency.sh
+.SECONDARY: $(BUILD)/obj/tests/reader/consistprog.o
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/reader/%.o,gen_ring traced outprog forkthreads test_hist test_spans test_merge test_jsonl_fast)
 
 # The profiles (folded, pprof, flamegraph, summary sections) on a real

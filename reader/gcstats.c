@@ -255,6 +255,8 @@ struct totals {
 	uint64_t wall_ns, cpu_ns, gc_ns, wait_ns, waits, pauses, lost, unmatched;
 	int wall_lb, cpu_lb, gc_lb, coll_lb, alloc_lb;
 	uint64_t minors, majors, forced, compactions;
+	uint64_t minor_other, outside; /* phases left out (gcstats_int.h) */
+	int librte;                /* a file written by librte.so */
 	uint64_t minor_words, promoted_words, major_words;
 	int has_major_words, runtime;
 	struct rd_hist *h; /* every file's pauses */
@@ -318,6 +320,8 @@ static void add_ring(struct totals *t, unsigned file, unsigned ring,
 	t->major_words += r->major_words;
 	t->has_major_words |= r->has_major_words;
 	t->runtime |= r->runtime;
+	t->minor_other += r->minor_other;
+	t->outside += r->outside;
 	if (ring == 0) {
 		t->minors += r->minors;
 		t->majors += r->majors;
@@ -346,6 +350,7 @@ static int totals(struct rd_gc *g, const struct rd_procs *P,
 
 		if (!t->ocaml)
 			t->ocaml = rd_ocaml_choice_of(P->src[i].path);
+		t->librte |= P->src[i].librte;
 		if (!f || !f->r)
 			continue;
 		add_hist(t->h, f->h);
@@ -473,6 +478,12 @@ static void text_alloc(struct rd_out *o, const struct totals *t, const char *in)
 	     (unsigned long long)t->forced);
 	rd_outf(o, "%s  Compactions:  %s%llu\n", in, GE(t->coll_lb),
 	     (unsigned long long)t->compactions);
+	if (t->minor_other || t->outside)
+		rd_outf(o, "%s  Not counted (olly's definitions): %llu minor phases on"
+		     " rings other than 0 (a collection is counted once, on ring 0);"
+		     " %llu phases begun outside any major, stw_leader or"
+		     " interrupt_remote (not GC time)\n", in,
+		     (unsigned long long)t->minor_other, (unsigned long long)t->outside);
 	rd_outf(o, "\n%sGC allocations (in words; rate per second of CPU time):\n", in);
 	rd_outf(o, "%s  Minor heap:       %s%llu  (%.0f/s)\n", in, ge,
 	     (unsigned long long)t->minor_words, per_s(t->minor_words, t->cpu_ns));
@@ -523,6 +534,9 @@ int rd_gc_text(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 		rd_ocaml_describe(t.ocaml, names, sizeof names);
 		rd_outf(o, "%sNames: %s\n", in, names);
 	}
+	if (t.librte)
+		rd_outf(o, "%sWriter: librte.so, not an OCaml runtime: the program wrote"
+		     " these phases itself under OCaml's names\n", in);
 	text_times(o, &t, in);
 	text_domains(o, &t, in);
 	text_pauses(o, &t, in);
@@ -599,6 +613,9 @@ static void json_alloc(struct rd_out *o, const struct totals *t)
 	ju(o, "forced_major", t->forced);
 	ju(o, "compactions", t->compactions);
 	jb(o, "lower_bound", t->coll_lb);
+	rd_outf(o, "},\"not_counted\":{\"minor_other_rings\":%llu",
+	     (unsigned long long)t->minor_other);
+	ju(o, "outside_pauses", t->outside);
 	rd_out_str(o, "},\"allocations\":{");
 	rd_outf(o, "\"minor_words\":%llu", (unsigned long long)t->minor_words);
 	ju(o, "promoted_words", t->promoted_words);
@@ -662,7 +679,9 @@ int rd_gc_json(struct rd_gc *g, struct rd_out *o, const struct rd_procs *P,
 
 	if (totals(g, P, pr, &t) < 0)
 		return -1;
-	rd_out_str(o, "{\"ocaml\":");
+	rd_out_str(o, "{\"writer\":");
+	rd_out_str(o, t.librte ? "\"librte\"" : "\"ocaml\"");
+	rd_out_str(o, ",\"ocaml\":");
 	if (t.ocaml) {
 		json_ocaml(o, t.ocaml);
 	} else {

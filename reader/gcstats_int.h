@@ -52,6 +52,10 @@ struct gring {
 	int has_major_words;
 	/* ring 0: collections */
 	uint64_t minors, majors, forced, compactions;
+	/* phases olly's definitions leave out: minor on a ring other than 0
+	 * (one collection, counted on ring 0), and phases begun outside any
+	 * pause (not GC time) */
+	uint64_t minor_other, outside;
 	uint64_t lost;
 	int runtime;              /* phases or GC counters seen */
 };
@@ -120,6 +124,7 @@ static inline void gc_begin(struct gfile *f, struct gring *r, unsigned ring,
 		r->srole[r->depth] = role;
 	}
 	r->depth++;
+	r->outside += r->pdepth == 0 && role != R_PAUSE && role != R_WAIT;
 	switch (role) {
 	case R_PAUSE:
 		if (r->pdepth++ == 0)
@@ -131,6 +136,7 @@ static inline void gc_begin(struct gfile *f, struct gring *r, unsigned ring,
 		break;
 	case R_MINOR:
 		r->minors += ring == 0;
+		r->minor_other += ring != 0;
 		break;
 	case R_MAJOR:
 		r->majors += ring == 0;

@@ -24,6 +24,7 @@ void rd_procs_fini(struct rd_procs *p)
 			rd_spans_free(&p->src[i].threads[r].spans);
 		}
 		free(p->src[i].threads);
+		free(p->src[i].ten);
 	}
 	for (unsigned i = 0; i < p->nproc; i++)
 		free(p->proc[i]);
@@ -205,6 +206,64 @@ void rd_proc_json_files(struct rd_out *o, const struct rd_procs *P,
 	rd_out_ch(o, ']');
 }
 
+static void tenant_of(const struct rd_thread *th, unsigned ring,
+                      struct rd_tenant *t)
+{
+	t->ring = ring;
+	memcpy(t->name, th->name, sizeof t->name);
+	t->tid = th->tid;
+	t->events = th->events - th->ev0;
+	t->lost_words = th->lost_words - th->lost0;
+	t->phase_ns = th->phase_ns - th->ph0;
+}
+
+/* A domain_spawn on a ring: its tenant so far, if it wrote anything,
+ * goes to the file's list, and a new one begins. */
+static void new_tenant(struct rd_src *s, struct rd_thread *th)
+{
+	if (th->events == th->ev0 && th->lost_words == th->lost0)
+		return; /* nothing yet: the spawn is this tenant's */
+	if (s->nten == s->tencap) {
+		unsigned cap = s->tencap ? 2 * s->tencap : 4;
+		struct rd_tenant *n = realloc(s->ten, cap * sizeof *n);
+
+		if (!n) {
+			s->oom = 1;
+			goto next;
+		}
+		s->ten = n;
+		s->tencap = cap;
+	}
+	tenant_of(th, (unsigned)(th - s->threads), &s->ten[s->nten++]);
+next:
+	th->ev0 = th->events;
+	th->lost0 = th->lost_words;
+	th->ph0 = th->phase_ns;
+}
+
+void rd_src_each_thread(const struct rd_src *s,
+                        void (*fn)(void *arg, const struct rd_tenant *t),
+                        void *arg)
+{
+	struct rd_tenant cur;
+
+	for (unsigned r = 0; r < s->rings; r++) {
+		const struct rd_thread *th = &s->threads[r];
+		int before = 0;
+
+		for (unsigned i = 0; i < s->nten; i++)
+			if (s->ten[i].ring == r) {
+				fn(arg, &s->ten[i]);
+				before = 1;
+			}
+		if (!th->seen || (before && th->events == th->ev0 &&
+		                  th->lost_words == th->lost0))
+			continue;
+		tenant_of(th, r, &cur);
+		fn(arg, &cur);
+	}
+}
+
 /* Give up on every open span of the ring (a loss, or a new thread). */
 static void abandon_all(struct rd_thread *th, struct rd_item *it)
 {
@@ -272,6 +331,7 @@ static void lifecycle(struct rd_src *s, struct rd_thread *th,
 		abandon_all(th, it);
 		break;
 	case RTE_LC_DOMAIN_SPAWN:
+		new_tenant(s, th);
 		abandon_all(th, it);
 		if (it->ts >= th->name_ts) { /* a new thread: no name yet */
 			th->name[0] = '\0';
@@ -310,6 +370,11 @@ static void span_end(struct rd_thread *th, struct rd_item *it)
 static int is_name(const char *name, const char *want)
 {
 	return name && name[0] == 'r' && strcmp(name, want) == 0;
+}
+
+static int is_rte(const char *name)
+{
+	return name && name[0] == 'r' && !strncmp(name, "rte.", 4);
 }
 
 void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
@@ -374,6 +439,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 		span_end(th, it);
 		break;
 	case RTE_EV_USER_CUSTOM:
+		s->librte |= is_rte(ev->name);
 		if (is_name(ev->name, THREAD_NAME_EVENT))
 			set_thread_name(th, ev->u.custom.bytes, ev->u.custom.len,
 			                it->ts);
@@ -381,6 +447,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 			name_of(s, ev->u.custom.bytes, ev->u.custom.len, it->ts);
 		break;
 	case RTE_EV_USER_INT:
+		s->librte |= is_rte(ev->name);
 		if (is_name(ev->name, THREAD_TID_EVENT))
 			th->tid = (long)ev->u.value;
 		break;

@@ -42,6 +42,22 @@ struct rd_thread {
 	uint64_t phase_ns;             /* time with at least one phase open */
 	uint64_t last_ts;              /* latest event of the ring (not losses) */
 	int seen;
+	/* where the ring's current tenant began: events, lost_words and
+	 * phase_ns are the ring's, its tenant's are the differences */
+	uint64_t ev0, lost0, ph0;
+};
+
+/*
+ * One tenancy of a ring: the thread that held it from a domain_spawn (or
+ * from the ring's first event) to the next spawn. Rings are reused, so a
+ * ring has several; those that ended are kept in their file's list
+ * (rd_src.ten), the current one is the ring's rd_thread.
+ */
+struct rd_tenant {
+	unsigned ring;
+	char name[RD_THREAD_NAME_MAX];
+	long tid;
+	uint64_t events, lost_words, phase_ns;
 };
 
 struct rd_proc {
@@ -73,6 +89,11 @@ struct rd_src {
 	int writer_state;         /* RD_WRITER_*: last rd_src_alive() answer */
 	unsigned next_src;        /* the next source of proc, or RD_NO_SRC */
 	void *fmt;                /* per-file state of the output format */
+	struct rd_tenant *ten;    /* the tenancies that ended, in order */
+	unsigned nten, tencap;
+	int oom;                  /* a tenancy could not be kept */
+	int librte;               /* rte.* events: written by librte.so, not
+	                             by an OCaml runtime */
 };
 
 enum { RD_WRITER_UNKNOWN = 0, RD_WRITER_RUNNING, RD_WRITER_GONE };
@@ -179,6 +200,15 @@ void rd_procs_judge_writers(struct rd_procs *p, const rd_merge *m);
 
 /* 1 if source s ended without ring_stop and its writer is gone (killed). */
 int rd_src_killed(const struct rd_src *s);
+
+/*
+ * Every tenancy of every ring of source s, ring by ring, each ring's in
+ * time order: fn(arg, t) for each (the current one of a ring built in
+ * *t for the call). A ring never written to has none.
+ */
+void rd_src_each_thread(const struct rd_src *s,
+                        void (*fn)(void *arg, const struct rd_tenant *t),
+                        void *arg);
 
 /* Wall time of a process: ring_start to ring_stop when both were seen,
  * else first to last event. */
