@@ -11,6 +11,7 @@
 
 #include "ocamlver.h"
 #include "options.h"
+#include "ptree.h"
 #include "profile.h"
 #include "status.h"
 
@@ -90,6 +91,8 @@ const char rd_usage_text[] =
 "                       sections) keep only samples taken inside the user\n"
 "                       span or runtime phase NAME\n"
 "      --by-thread      folded and flamegraph: each thread its own root\n"
+"      --all            summary: a detail block for every process, not the tree\n"
+"      --by exe         summary: after the process tree, a table per executable\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else librte.so's\n"
@@ -283,6 +286,8 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "profile", required_argument, NULL, 'p' + 256 },
 		{ "span", required_argument, NULL, 's' + 256 },
 		{ "by-thread", no_argument, NULL, 't' + 256 },
+		{ "all", no_argument, NULL, 'a' + 256 }, /* ptree.h */
+		{ "by", required_argument, NULL, 'b' + 256 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -308,6 +313,12 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			o->prof_span = optarg;
 			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
+		case 'a' + 256: rd_ptree_opts.all = 1; break;
+		case 'b' + 256:
+			if (strcmp(optarg, "exe"))
+				return rd_usage_error("--by: only 'exe' ('%s')", optarg);
+			rd_ptree_opts.by_exe = 1;
+			break;
 		case 'V':
 			if (!version_ok(optarg) || rd_ocaml_force(optarg))
 				return rd_usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);

@@ -6,6 +6,7 @@
 
 #include "out.h"
 #include "procs.h"
+#include "ptree.h"
 
 #define THREAD_NAME_EVENT "rte.thread.name"
 #define THREAD_TID_EVENT "rte.thread.tid"
@@ -31,6 +32,7 @@ void rd_procs_fini(struct rd_procs *p)
 	free(p->src);
 	free(p->proc);
 	free(p->bypid);
+	rd_ptree_free(p->tree);
 	memset(p, 0, sizeof *p);
 }
 
@@ -454,6 +456,8 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 	default:
 		break;
 	}
+	if (ev->kind >= RTE_EV_LIFECYCLE)
+		rd_ptree_note(p, it); /* the process tree's events */
 	th->events++;
 	pr->events++;
 }

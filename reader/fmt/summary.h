@@ -109,4 +109,12 @@ void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
 /* An event of source src comes: write the processes finished before it. */
 void rd_sum_spool_ready(struct summary *S, struct rd_ctx *c, unsigned src);
 
+/* ---- fmt/summary_tree.c: a trace of several processes as a tree ---- */
+/* 1 if the text summary is the tree (several processes, no --all/--pid). */
+int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f);
+/* 1 if pid's detail block is shown with the tree (it wrote user events). */
+int rd_sum_tree_detail(struct rd_procs *P, long pid);
+void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P);
+void rd_sum_json_tree(struct rd_out *o, struct rd_procs *P); /* ,"tree":[..] */
+
 #endif
