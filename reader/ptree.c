@@ -460,10 +460,11 @@ const char *rd_ptree_signame(int sig, char *buf, unsigned len)
 	return rd_crash_sig_name(sig, buf, len);
 }
 
-/* Append byte string p[0..n) escaped to b (at most lim bytes of b used);
- * returns the new length, or lim + 1 if it did not fit. */
+/* Append byte string p[0..n) escaped to b at `at`, at most up to lim
+ * (whole characters and escapes only); returns the new length, *full set
+ * if it stopped short. */
 static unsigned esc(char *b, unsigned at, unsigned lim, const unsigned char *p,
-                    size_t n, int quote)
+                    size_t n, int quote, int *full)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = p[i];
@@ -477,7 +478,7 @@ static unsigned esc(char *b, unsigned at, unsigned lim, const unsigned char *p,
 				;
 			if (k == need + 1) {
 				if (at + need + 1 > lim)
-					return lim + 1;
+					goto full;
 				memcpy(b + at, p + i, need + 1);
 				at += need + 1;
 				i += need;
@@ -489,10 +490,13 @@ static unsigned esc(char *b, unsigned at, unsigned lim, const unsigned char *p,
 		else
 			t[0] = (char)c, tl = 1;
 		if (at + tl > lim)
-			return lim + 1;
+			goto full;
 		memcpy(b + at, t, tl);
 		at += tl;
 	}
+	return at;
+full:
+	*full = 1;
 	return at;
 }
 
@@ -512,8 +516,11 @@ const char *rd_ptree_exe(const struct rd_ptnode *x, char *buf, unsigned len)
 			n = al - i - 1;
 			break;
 		}
-	pos = esc(buf, 0, len - 1, (const unsigned char *)a, n, 0);
-	buf[pos > len - 1 ? 0 : pos] = '\0';
+	{
+		int full = 0;
+
+		buf[esc(buf, 0, len - 1, (const unsigned char *)a, n, 0, &full)] = '\0';
+	}
 	return buf;
 }
 
@@ -523,7 +530,7 @@ const char *rd_ptree_cmdline(const struct rd_ptnode *x, char *buf,
 	size_t pos = 0, al;
 	const char *a;
 	unsigned at = 0, lim = width < len - 8 ? width : len - 8;
-	int cut = x->argv_cut;
+	int cut = 0;
 
 	if (!x->argv) {
 		snprintf(buf, len, "%s", x->reaped_only ? "(untraced: reaped only)" : "?");
@@ -533,18 +540,14 @@ const char *rd_ptree_cmdline(const struct rd_ptnode *x, char *buf,
 	     first = 0) {
 		int q = al == 0 || memchr(a, ' ', al) || memchr(a, '\'', al) ||
 		        memchr(a, '"', al);
-		unsigned r;
 
 		if (!first && at < lim)
 			buf[at++] = ' ';
 		if (q && at < lim)
 			buf[at++] = '\'';
-		r = esc(buf, at, lim, (const unsigned char *)a, al, q);
-		if (r > lim) {
-			cut = 1;
+		at = esc(buf, at, lim, (const unsigned char *)a, al, q, &cut);
+		if (cut)
 			break;
-		}
-		at = r;
 		if (q) {
 			if (at >= lim) {
 				cut = 1;
@@ -557,12 +560,12 @@ const char *rd_ptree_cmdline(const struct rd_ptnode *x, char *buf,
 			break;
 		}
 	}
-	if (cut) {
-		if (at > lim - 1)
+	if (cut || x->argv_cut) {
+		if (at > lim - 1) { /* room for the mark, on a character boundary */
 			at = lim - 1;
-		/* back off to a character boundary */
-		while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
-			at--;
+			while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+				at--;
+		}
 		memcpy(buf + at, "…", 3);
 		at += 3;
 	}
@@ -610,6 +613,8 @@ void rd_ptree_json_fields(struct rd_out *o, const struct rd_ptnode *x)
 		        x->maxrss_kib);
 	else
 		rd_out_str(o, ",\"cpu_user_ns\":null,\"cpu_sys_ns\":null,\"max_rss_kib\":null");
+	rd_outf(o, ",\"start_ts\":%" PRIu64 ",\"end_ts\":%" PRIu64, x->start_ts,
+	        x->end_ts);
 	rd_outf(o, ",\"wall_ns\":%" PRIu64 ",\"lost_words\":%" PRIu64
 	        ",\"failed\":%s,\"reaped_only\":%s", rd_ptree_wall(x), x->lost_words,
 	        x->failed ? "true" : "false", x->reaped_only ? "true" : "false");

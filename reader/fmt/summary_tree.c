@@ -70,7 +70,7 @@ static const char *dur_str(uint64_t ns, int known, char *b)
 {
 	if (!known)
 		return strcpy(b, "-");
-	rd_fmt_dur(b, ns);
+	b[rd_fmt_dur(b, ns)] = '\0';
 	return b;
 }
 
@@ -163,9 +163,9 @@ static void fold_line(struct tw *w, const int *kids, unsigned k, unsigned depth,
 			rssmax = n->maxrss_kib;
 	}
 	qsort(walls, k, sizeof *walls, cmp_u64);
-	rd_fmt_dur(wall, walls[(k - 1) / 2]);
-	rd_fmt_dur(wmax, walls[k - 1]);
-	rd_fmt_dur(cs, cpu);
+	dur_str(walls[(k - 1) / 2], 1, wall);
+	dur_str(walls[k - 1], 1, wmax);
+	dur_str(cpu, 1, cs);
 	snprintf(txt, sizeof txt, "%s ×%u: wall p50 %s max %s, CPU sum %s%s", exe, k,
 	         wall, wmax, cs, "");
 	if (sub)

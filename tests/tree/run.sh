@@ -42,6 +42,20 @@ compare() {
 		fail "$(grep -v ' 0 differences' "$D/cmp" | head -20)"
 }
 
+# tree_check [summary_check.py options]: rte-read's process tree of $D/ev
+# (summary, summary-json, chrome) against strace and the JSONL records.
+tree_check() {
+	COLUMNS=100 "$B/rte-read" -f summary "$D/ev" >"$D/sum.txt" 2>"$D/sum.err" ||
+		fail "rte-read -f summary: $(cat "$D/sum.err")"
+	"$B/rte-read" -f summary-json "$D/ev" >"$D/sum.json" 2>"$D/sum.err" ||
+		fail "rte-read -f summary-json: $(cat "$D/sum.err")"
+	"$B/rte-read" -f chrome "$D/ev" >"$D/chrome.json" 2>"$D/sum.err" ||
+		fail "rte-read -f chrome: $(cat "$D/sum.err")"
+	python3 "$SRC/summary_check.py" "$D/strace" "$D/ev.jsonl" "$D/sum.json" \
+		"$D/sum.txt" "$D/chrome.json" "$@" >"$D/tcmp" 2>&1 ||
+		fail "$(grep -v ' 0 differences' "$D/tcmp" | head -20)"
+}
+
 expect_eq() { # what got want
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
@@ -66,6 +80,9 @@ test_spawns() {
 	# Each way is there: the kill, the daemon's exec, the spawn links.
 	expect_eq "SIGKILL reaped" "$(py_count 'e.get("event") == "rte.reap" and e["exit"].get("signal") == "SIGKILL"')" 1
 	expect_eq "rte.spawn events" "$(py_count 'e.get("event") == "rte.spawn"')" 3
+	tree_check
+	# the SIGKILLed child: its end from its parent's reap, marked failed
+	grep -q '^!.* SIGKILL ' "$D/sum.txt" || fail "no failed SIGKILL line: $(cat "$D/sum.txt")"
 	finish
 }
 
@@ -76,6 +93,18 @@ test_bash_pipeline() {
 	expect_eq "output" "$(cat "$D/out")" "y"
 	compare
 	expect_eq "yes ends by SIGPIPE" "$(py_count 'e.get("event") == "rte.exit" and e["exit"].get("signal") == "SIGPIPE"')" 1
+	tree_check
+	grep -q '^  *[0-9]* .* SIGPIPE  *yes$' "$D/sum.txt" || fail "yes: $(cat "$D/sum.txt")"
+	finish
+}
+
+test_exit7() {
+	begin exit7
+	both sh -c 'sh -c "exit 7"; exit 7'
+	expect_eq "exit status" "$rc" 7
+	compare
+	tree_check
+	expect_eq "failed lines" "$(grep -c '^!.* 7  *sh -c' "$D/sum.txt")" 2
 	finish
 }
 
@@ -84,6 +113,7 @@ test_python() {
 	both /usr/bin/python3 "$SRC/progs/pyspawn.py"
 	expect_eq "exit status" "$rc" 0
 	compare
+	tree_check
 	finish
 }
 
@@ -92,6 +122,29 @@ test_make() {
 	both make -s -j2 -f "$SRC/progs/Makefile.small" -C "$D"
 	expect_eq "exit status" "$rc" 0
 	compare
+	tree_check
+	finish
+}
+
+# make -j2 of 110 compiler runs (and their cc1, as, collect2, ld): the
+# tree folds them and fits in 60 lines; --by exe counts them.
+test_make_big() {
+	begin make_big
+	mkdir -p "$D/src"
+	for i in $(seq 1 110); do echo "int f$i(void) { return $i; }" >"$D/src/f$i.c"; done
+	echo 'int main(void) { return 0; }' >"$D/src/main.c"
+	printf 'OBJS = $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJS)\n\tcc -o $@ $(OBJS)\n%%.o: %%.c\n\tcc -O0 -c $< -o $@\n' >"$D/src/Makefile"
+	both make -s -j2 -C "$D/src"
+	expect_eq "exit status" "$rc" 0
+	compare
+	tree_check --max-lines 60 --fold
+	[ "$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][0] == "cc"')" -ge 111 ] ||
+		fail "fewer than 111 cc runs"
+	"$B/rte-read" -f summary --by exe "$D/ev" >"$D/byexe" || fail "--by exe"
+	expect_eq "cc row" "$(awk '$1 == "cc" { print $2 }' "$D/byexe")" \
+		"$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][0] == "cc"')"
+	"$B/rte-read" -f summary --all "$D/ev" >"$D/all" || fail "--all"
+	grep -q "^process tree" "$D/all" && fail "--all still shows the tree"
 	finish
 }
 
@@ -111,15 +164,24 @@ import sys
 want = r'"argv", "line one\u000aline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]'
 sys.exit(0 if any(want in l for l in open(sys.argv[1])) else 1)
 PY
+	tree_check
+	# the tree's line: escaped, on one line
+	COLUMNS=400 "$B/rte-read" -f summary "$D/ev" >"$D/wide.txt" || fail "rte-read"
+	grep -qF "'line one\x0aline two' '\xff\xfe bytes \xc3'" "$D/wide.txt" ||
+		fail "tree argv: $(cat "$D/wide.txt")"
 	finish
 }
 
 test_many_args() {
 	begin many_args
-	both "$T/spawns" many 100000
+	both sh -c '"$0" many 100000; true' "$T/spawns"
 	expect_eq "exit status" "$rc" 0
 	compare
 	expect_eq "cut argv" "$(py_count 'e.get("event") == "rte.proc" and e["proc"].get("argv_cut") and e["proc"]["argc"] == 100001')" 1
+	tree_check
+	python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$D/sum.txt" ||
+		fail "a line wider than COLUMNS=100"
+	grep -q '…$' "$D/sum.txt" || fail "no cut mark"
 	finish
 }
 
@@ -142,6 +204,7 @@ test_pid_reuse() {
 		# The second life's file name is still taken by the first's
 		# kept file (PRESERVE): it has none, and says so.
 		compare --lost-images
+		tree_check --lost-images
 		grep -q "rte: " "$D/err" || fail "no warning for the taken name"
 		expect_eq "two lives" "$(py_count 'e.get("event") == "rte.reap" and e["exit"]["pid"] == '"$(awk '{print $2}' "$D/out")")" 2
 	else
