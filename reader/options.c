@@ -70,7 +70,8 @@ const char rd_usage_text[] =
 "                       whole file)\n"
 "      --wall-clock     text: wall-clock time (UTC) instead of time since\n"
 "                       the trace start (right for files of this boot)\n"
-"      --all            chrome: also the shim's bookkeeping events\n"
+"      --all            chrome: also the shim's bookkeeping events; summary:\n"
+"                       a detail block for every process, not the tree\n"
 "                       (rte.thread.*, rte.module*, rte.exec_failed)\n"
 "      --top=N          print the N longest runtime phases (GC pauses...)\n"
 "                       and user spans instead: duration, start (as in text\n"
@@ -91,7 +92,6 @@ const char rd_usage_text[] =
 "                       sections) keep only samples taken inside the user\n"
 "                       span or runtime phase NAME\n"
 "      --by-thread      folded and flamegraph: each thread its own root\n"
-"      --all            summary: a detail block for every process, not the tree\n"
 "      --by exe         summary: after the process tree, a table per executable\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
@@ -286,8 +286,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "profile", required_argument, NULL, 'p' + 256 },
 		{ "span", required_argument, NULL, 's' + 256 },
 		{ "by-thread", no_argument, NULL, 't' + 256 },
-		{ "all", no_argument, NULL, 'a' + 256 }, /* ptree.h */
-		{ "by", required_argument, NULL, 'b' + 256 },
+		{ "by", required_argument, NULL, 'b' + 256 }, /* ptree.h */
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -313,7 +312,6 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			o->prof_span = optarg;
 			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
-		case 'a' + 256: rd_ptree_opts.all = 1; break;
 		case 'b' + 256:
 			if (strcmp(optarg, "exe"))
 				return rd_usage_error("--by: only 'exe' ('%s')", optarg);

@@ -64,9 +64,9 @@ struct rd_ptree {
 	unsigned nf, fcap;
 };
 
-/* What --all and --by exe ask of the summary (options.c sets them). */
+/* What --by exe asks of the summary (options.c sets it; --all, every
+ * process's detail block instead of the tree, is rd_filter.all). */
 struct rd_ptree_opts {
-	int all;    /* --all: every process's detail block */
 	int by_exe; /* --by exe: a table per executable */
 };
 extern struct rd_ptree_opts rd_ptree_opts;

@@ -317,7 +317,7 @@ int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f)
 {
 	struct rd_ptree *T = rd_ptree_build(P);
 
-	return T && T->nn > 1 && !rd_ptree_opts.all && f->npids == 0;
+	return T && T->nn > 1 && !f->all && f->npids == 0;
 }
 
 int rd_sum_tree_detail(struct rd_procs *P, long pid)
