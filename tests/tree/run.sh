@@ -54,6 +54,8 @@ tree_check() {
 	python3 "$SRC/summary_check.py" "$D/strace" "$D/ev.jsonl" "$D/sum.json" \
 		"$D/sum.txt" "$D/chrome.json" "$@" >"$D/tcmp" 2>&1 ||
 		fail "$(grep -v ' 0 differences' "$D/tcmp" | head -20)"
+	python3 "$SRC/../reader/summary_schema.py" "$SRC/../../doc/SUMMARY-JSON.md" \
+		"$D/sum.json" >"$D/schema" 2>&1 || fail "$(head -5 "$D/schema")"
 }
 
 expect_eq() { # what got want
