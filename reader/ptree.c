@@ -269,31 +269,85 @@ static int by_pid_time(const void *a, const void *b)
 	return i < j ? -1 : i > j;
 }
 
-/* The node of pid alive at ts (began before it; the latest such), or -1. */
-static int node_at(const struct rd_ptree *T, const int *bypid_first,
+/* Node indices sorted by (pid, start): the lookups of node_at(). */
+static const struct rd_ptree *byp_T;
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct rd_ptnode *x = &byp_T->n[*(const int *)a], *y = &byp_T->n[*(const int *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ts != y->start_ts)
+		return x->start_ts < y->start_ts ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The node of pid alive at ts (the latest that began at or before it; ts
+ * or a start 0 is "any time"), or -1. idx: the n file nodes sorted by
+ * by_pid_start. */
+static int node_at(const struct rd_ptree *T, const int *idx, unsigned n,
                    long pid, uint64_t ts)
 {
+	unsigned lo = 0, hi = n;
 	int best = -1;
 
-	(void)bypid_first;
-	for (unsigned k = 0; k < T->nn; k++) {
-		const struct rd_ptnode *x = &T->n[k];
+	while (lo < hi) { /* the first of pid */
+		unsigned mid = lo + (hi - lo) / 2;
 
-		if (x->pid != pid || x->reaped_only)
-			continue;
-		if (x->start_ts && ts && x->start_ts > ts)
-			continue;
-		if (best < 0 || x->start_ts > T->n[best].start_ts)
-			best = (int)k;
+		if (T->n[idx[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && T->n[idx[lo]].pid == pid; lo++) {
+		const struct rd_ptnode *x = &T->n[idx[lo]];
+
+		if (best >= 0 && x->start_ts && ts && x->start_ts > ts)
+			break;
+		if (best < 0 || !x->start_ts || !ts || x->start_ts <= ts)
+			best = idx[lo];
+	}
+	if (best >= 0 && T->n[best].start_ts && ts && T->n[best].start_ts > ts)
+		return -1;
+	return best;
+}
+
+/* The node of pid that began nearest to ts (a fork_parent or rte.spawn
+ * at ts names a child that began just before or after it), or -1. */
+static int node_near(const struct rd_ptree *T, const int *idx, unsigned n,
+                     long pid, uint64_t ts)
+{
+	unsigned lo = 0, hi = n;
+	int best = -1;
+	uint64_t bd = 0;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (T->n[idx[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && T->n[idx[lo]].pid == pid; lo++) {
+		uint64_t st = T->n[idx[lo]].start_ts, d = st > ts ? st - ts : ts - st;
+
+		if (best < 0 || d < bd) {
+			best = idx[lo];
+			bd = d;
+		}
 	}
 	return best;
 }
 
-static int cmp_start(const void *a, const void *b, void *T_)
+/* Children by (parent, start, pid): linked in that order. */
+static int by_parent(const void *a, const void *b)
 {
-	const struct rd_ptree *T = T_;
-	const struct rd_ptnode *x = &T->n[*(const int *)a], *y = &T->n[*(const int *)b];
+	const struct rd_ptnode *x = &byp_T->n[*(const int *)a], *y = &byp_T->n[*(const int *)b];
 
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
 	if (x->start_ts != y->start_ts)
 		return x->start_ts < y->start_ts ? -1 : 1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
@@ -301,21 +355,25 @@ static int cmp_start(const void *a, const void *b, void *T_)
 
 static void link_children(struct rd_ptree *T)
 {
-	int *kids = malloc((T->nn + 1) * sizeof *kids);
-	unsigned nk;
+	int *k = malloc((T->nn + 1) * sizeof *k);
 
-	for (unsigned p = 0; kids && p < T->nn; p++) {
-		nk = 0;
-		for (unsigned k = 0; k < T->nn; k++)
-			if (T->n[k].parent == (int)p)
-				kids[nk++] = (int)k;
-		qsort_r(kids, nk, sizeof *kids, cmp_start, T);
-		for (unsigned k = nk; k-- > 0;) {
-			T->n[kids[k]].next_sibling = T->n[p].first_child;
-			T->n[p].first_child = kids[k];
-		}
+	if (!k) {
+		T->oom = 1;
+		return;
 	}
-	free(kids);
+	for (unsigned i = 0; i < T->nn; i++)
+		k[i] = (int)i;
+	byp_T = T;
+	qsort(k, T->nn, sizeof *k, by_parent);
+	for (unsigned i = T->nn; i-- > 0;) {
+		struct rd_ptnode *x = &T->n[k[i]];
+
+		if (x->parent < 0)
+			continue;
+		x->next_sibling = T->n[x->parent].first_child;
+		T->n[x->parent].first_child = k[i];
+	}
+	free(k);
 }
 
 struct rd_ptree *rd_ptree_build(struct rd_procs *P)
@@ -360,6 +418,17 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 	}
 	/* links a parent's file gives (fork_parent, rte.spawn, rte.reap) */
 	unsigned nfile_nodes = T->nn;
+	int *idx = malloc((nfile_nodes + 1) * sizeof *idx);
+
+	if (!idx) {
+		T->oom = 1;
+		free(ord);
+		return T;
+	}
+	for (unsigned k = 0; k < nfile_nodes; k++)
+		idx[k] = (int)k;
+	byp_T = T;
+	qsort(idx, nfile_nodes, sizeof *idx, by_pid_start);
 	for (unsigned i = 0; i < T->nf; i++) {
 		struct pt_file *f = &T->f[i];
 
@@ -367,12 +436,11 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			continue;
 		for (unsigned j = 0; j < f->nl; j++) {
 			struct pt_link *l = &f->l[j];
-			int c = node_at(T, NULL, l->pid, l->ts ? l->ts + 1 : 0);
+			int c = l->reap ? node_at(T, idx, nfile_nodes, l->pid, l->ts)
+			                : node_near(T, idx, nfile_nodes, l->pid, l->ts);
 
-			if (c >= 0 && c < (int)nfile_nodes && T->n[c].end_ts &&
-			    l->reap && l->ts && T->n[c].start_ts > l->ts)
-				c = -1;
-			if (l->reap && c >= 0 && T->n[c].start_ts <= l->ts) {
+			if (l->reap && c >= 0 && !T->n[c].reaped) {
+				T->n[c].reaped = 1; /* a pid is reaped once a life */
 				set_end(&T->n[c], &l->r);
 			} else if (l->reap) { /* a child no file speaks of */
 				int x = new_node(T, l->pid);
@@ -382,7 +450,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 				T->n[x].reaped_only = 1;
 				T->n[x].ppid = P->src[i].pid;
 				T->n[x].parent = f->node;
-				T->n[x].start_ts = T->n[x].end_ts = 0;
+				T->n[x].reaped = 1;
 				set_end(&T->n[x], &l->r);
 				T->n[x].end_ts = l->ts;
 			} else if (c >= 0 && T->n[c].parent < 0 &&
@@ -397,7 +465,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 		struct rd_ptnode *x = &T->n[k];
 
 		if (x->parent < 0 && x->ppid > 0) {
-			int p = node_at(T, NULL, x->ppid, x->start_ts);
+			int p = node_at(T, idx, nfile_nodes, x->ppid, x->start_ts);
 
 			if (p >= 0 && p != (int)k)
 				x->parent = p;
@@ -419,6 +487,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 		            (x->how == RTE_EXIT_SIGNAL && x->value != SIGPIPE);
 	}
 	link_children(T);
+	free(idx);
 	free(ord);
 	return T;
 }

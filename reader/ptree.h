@@ -49,6 +49,7 @@ struct rd_ptnode {
 	uint64_t lost_words;
 	int user_events;         /* it wrote events of its own (not rte.*) */
 	int reaped_only;         /* known only from its parent's rte.reap */
+	int reaped;              /* an rte.reap of its parent named it */
 	int failed;              /* exit status != 0, or a signal but SIGPIPE */
 	unsigned nsrc;           /* its files */
 	unsigned first_src;      /* the first of them (source index) */

@@ -306,6 +306,15 @@ static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnod
 	rd_out_str(o, "}}");
 }
 
+/* 1 if x's main thread has the track tid = pid (a librte.so file whose
+ * ring 0 said its tid): where its slice and arrows go. */
+static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
+{
+	const struct rd_src *s = &P->src[x->first_src];
+
+	return x->nsrc && x->argv && s->rings && s->threads[0].tid == x->pid;
+}
+
 void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
 {
 	const struct rd_ptree *T = rd_ptree_build(c->procs);
@@ -315,11 +324,11 @@ void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
 		const struct rd_ptnode *x = &T->n[k], *p;
 		uint64_t at;
 
-		if (x->reaped_only || !x->start_ts)
+		if (x->reaped_only || !x->start_ts || !main_track(c->procs, x))
 			continue;
 		if (x->end_ts > x->start_ts)
 			life_slice(C, c->out, x);
-		if (x->parent < 0)
+		if (x->parent < 0 || !main_track(c->procs, &T->n[x->parent]))
 			continue;
 		p = &T->n[x->parent];
 		at = x->start_ts > p->start_ts ? x->start_ts : p->start_ts;

@@ -110,7 +110,8 @@ void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
 void rd_sum_spool_ready(struct summary *S, struct rd_ctx *c, unsigned src);
 
 /* ---- fmt/summary_tree.c: a trace of several processes as a tree ---- */
-/* 1 if the text summary is the tree (several processes, no --all/--pid). */
+/* 1 if the text summary is the tree (several processes, librte.so's
+ * process records, no --all/--pid). */
 int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f);
 /* 1 if pid's detail block is shown with the tree (it wrote user events). */
 int rd_sum_tree_detail(struct rd_procs *P, long pid);

@@ -316,8 +316,13 @@ static void by_exe(struct tw *w)
 int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f)
 {
 	struct rd_ptree *T = rd_ptree_build(P);
+	unsigned known = 0;
 
-	return T && T->nn > 1 && !f->all && f->npids == 0;
+	if (!T || T->nn < 2 || f->all || f->npids)
+		return 0;
+	for (unsigned k = 0; k < T->nn && !known; k++) /* librte.so's records */
+		known += T->n[k].argv != NULL || T->n[k].ppid > 0 || T->n[k].reaped_only;
+	return known > 0;
 }
 
 int rd_sum_tree_detail(struct rd_procs *P, long pid)
