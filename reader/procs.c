@@ -456,7 +456,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 	default:
 		break;
 	}
-	if (ev->kind >= RTE_EV_LIFECYCLE)
+	if (ev->kind >= RTE_EV_LIFECYCLE || ev->kind == RTE_EV_BEGIN)
 		rd_ptree_note(p, it); /* the process tree's events */
 	th->events++;
 	pr->events++;

@@ -103,11 +103,15 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 	struct pt_file *f;
 	struct rte_exit_rec r;
 
-	if (ev->kind < RTE_EV_LIFECYCLE || ev->kind == RTE_EV_LOST ||
-	    ev->kind == RTE_EV_USER_SPAN_END)
+	if ((ev->kind < RTE_EV_LIFECYCLE && ev->kind != RTE_EV_BEGIN) ||
+	    ev->kind == RTE_EV_LOST || ev->kind == RTE_EV_USER_SPAN_END)
 		return;
 	if (!(T = rd_ptree_of(P)) || !(f = file_of(T, src)))
 		return;
+	if (ev->kind == RTE_EV_BEGIN) { /* runtime phases: a detail block */
+		f->user = 1;
+		return;
+	}
 	if (ev->kind == RTE_EV_LIFECYCLE) {
 		if (ev->id == RTE_LC_RING_START && (!f->start_ts || it->ts < f->start_ts))
 			f->start_ts = it->ts;
@@ -117,8 +121,9 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 			add_link(T, f, (long)ev->u.data, it->ts, NULL);
 		return;
 	}
-	if (ev->name && strncmp(ev->name, "rte.", 4)) {
-		f->user = 1;
+	if (ev->name && (strncmp(ev->name, "rte.", 4) || !strcmp(ev->name, "rte.sample") ||
+	                 !strncmp(ev->name, "rte.alloc", 9) || !strncmp(ev->name, "rte.crash", 9))) {
+		f->user = 1; /* its own events, profiles, crashes: a detail block */
 		return;
 	}
 	if (ev->kind == RTE_EV_USER_INT && named(ev->name, "rte.spawn")) {

@@ -9,7 +9,8 @@
  * usage), rte.reap (a child it reaped: the child's end and usage, the
  * only record of a SIGKILLed or untraced child), rte.spawn and
  * fork_parent (a child's pid), ring_start/ring_stop (times), and whether
- * it wrote user events of its own (not rte.*). rd_ptree_build() then
+ * it wrote events of its own (user events, not rte.*; runtime phases;
+ * rte.sample, rte.alloc.*, rte.crash*). rd_ptree_build() then
  * makes the processes: the files of one pid in time order, a new process
  * when a pid comes back after an end (a reused pid) or a fork child file
  * follows; each process's parent is the process of its ppid alive when
@@ -47,7 +48,9 @@ struct rd_ptnode {
 	uint64_t utime_ns, stime_ns, maxrss_kib;
 	uint64_t start_ts, end_ts; /* 0: unknown */
 	uint64_t lost_words;
-	int user_events;         /* it wrote events of its own (not rte.*) */
+	int user_events;         /* it wrote events of its own (not rte.*),
+	                            runtime phases, profile samples, allocation
+	                            records or a crash: its detail block shows */
 	int reaped_only;         /* known only from its parent's rte.reap */
 	int reaped;              /* an rte.reap of its parent named it */
 	int failed;              /* exit status != 0, or a signal but SIGPIPE */

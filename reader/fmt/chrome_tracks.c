@@ -330,9 +330,11 @@ void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr)
 		join(names, sizeof names, &prev, ARROW, exe);
 	}
 	if (pr->pid >= 0 && (x = rd_ptree_find(rd_ptree_build(P), pr->pid)) >= 0 &&
-	    P->tree->n[x].argv) /* its command line (ptree.h) */
-		snprintf(label, sizeof label, "pid %ld: %s", pr->pid,
-		         rd_ptree_cmdline(&P->tree->n[x], cmd, sizeof cmd, 1000));
+	    P->tree->n[x].argv) /* its command line (ptree.h), its images */
+		snprintf(label, sizeof label, "pid %ld: %s%s%s%s", pr->pid,
+		         rd_ptree_cmdline(&P->tree->n[x], cmd, sizeof cmd, 600),
+		         strstr(names, ARROW) ? " (" : "",
+		         strstr(names, ARROW) ? names : "", strstr(names, ARROW) ? ")" : "");
 	else if (pr->pid >= 0)
 		snprintf(label, sizeof label, "pid %ld%s%s", pr->pid,
 		         names[0] ? ": " : "", names);
