@@ -231,6 +231,8 @@ static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i
 	if (en > x->end_ts)
 		x->end_ts = en;
 	x->lost_words += src_lost(s);
+	for (unsigned r = 0; r < s->rings; r++) /* runtime phases (fast path too) */
+		x->user_events |= s->threads[r].phase_ns > 0 || s->threads[r].phases.depth > 0;
 	if (!f)
 		return;
 	f->node = xi;
