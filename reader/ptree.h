@@ -59,8 +59,8 @@ struct rd_ptnode {
 };
 
 struct rd_ptree {
-	struct rd_ptnode *n;
-	unsigned nn, cap;
+	struct rd_ptnode *n;      /* by pid then start; the reaped-only ones */
+	unsigned nn, cap, nfile;  /* after the first nfile (with files) */
 	int built;
 	int oom;
 	/* collection, per source (ptree.c) */

@@ -329,8 +329,9 @@ int rd_sum_tree_detail(struct rd_procs *P, long pid)
 {
 	const struct rd_ptree *T = P->tree;
 
-	for (unsigned k = 0; T && k < T->nn; k++)
-		if (T->n[k].pid == pid && T->n[k].user_events)
+	/* the lives of pid: the file nodes before its last one */
+	for (int k = rd_ptree_find(T, pid); k >= 0 && T->n[k].pid == pid; k--)
+		if (T->n[k].user_events)
 			return 1;
 	return 0;
 }

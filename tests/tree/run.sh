@@ -100,8 +100,8 @@ test_bash_pipeline() {
 	finish
 }
 
-test_exit7() {
-	begin exit7
+test_exit_status() {
+	begin exit_status
 	both sh -c 'sh -c "exit 7"; exit 7'
 	expect_eq "exit status" "$rc" 7
 	compare
