@@ -216,6 +216,66 @@ test_pid_reuse() {
 	[ "$CUR_OK" = skip ] || finish
 }
 
+# Files whose process records lie (progs/hostile.c): every output reads
+# them, the tree has no cycle, each parent is a process that began first
+# or was named by a spawn made after, odd bytes are escaped, records cut
+# short or of another version ignored.
+test_hostile() {
+	begin hostile
+	mkdir -p "$D/ev"
+	"$T/hostile" "$D/ev" || fail "hostile: exit $?"
+	for f in summary summary-json chrome gc-stats gc-stats-json jsonl; do
+		COLUMNS=300 "$B/rte-read" -f "$f" --by exe "$D/ev" >"$D/$f" 2>"$D/$f.err" ||
+			fail "-f $f: exit $?: $(head -3 "$D/$f.err")"
+	done
+	python3 - "$D/summary-json" "$D/summary" <<'PY' || fail "$(cat "$D/py.err")"
+import json, sys
+err = open(sys.argv[1].rsplit("/", 1)[0] + "/py.err", "w")
+t = json.load(open(sys.argv[1]))["tree"]
+bad = []
+by = {}
+for e in t:
+    by.setdefault(e["pid"], []).append(e)
+for e in t:
+    seen, p = set(), e
+    while p and p["parent_pid"] is not None:
+        if id(p) in seen:
+            bad.append("cycle at %d" % e["pid"]); break
+        seen.add(id(p))
+        p = by[p["parent_pid"]][0] if p["parent_pid"] in by else None
+pp = {e["pid"]: e["parent_pid"] for e in t if not e["reaped_only"]}
+if pp.get(10) is not None and pp.get(20) is not None:
+    bad.append("10 and 20 each other's parent")
+if pp.get(30) == 30:
+    bad.append("30 its own parent")
+if pp.get(10) is not None or pp.get(20) != 10:
+    # 10 began first: neither 20 (its ppid, begun later) nor 30 (whose
+    # rte.spawn of 10 came after 10 began) is its parent
+    bad.append("10: parent %r, 20: parent %r, want None and 10" % (pp.get(10), pp.get(20)))
+if pp.get(36) != 35:
+    bad.append("36: parent %r, want 35" % pp.get(36))
+r40 = sorted(str(e["exit"]) for e in t if e["pid"] == 40)
+if r40 != ["{'signal': 'SIGKILL'}", "{'status': 3}"] or not all(e["reaped_only"] for e in by[40]):
+    bad.append("40: %r" % r40)
+if any(e["pid"] <= 0 for e in t if e["reaped_only"]):
+    bad.append("a reaped pid <= 0 kept")
+odd = [e for e in t if e["pid"] == 34][0]
+if odd["argv"][:2] != ["l1\nl2", "it's \"q\" \\"] or odd["exit"] != {"signal": "signal 200"}:
+    bad.append("34: %r %r" % (odd["argv"][:2], odd["exit"]))
+for p in (31, 32, 33):
+    if [e["argv"] for e in by[p]] != [None]:
+        bad.append("%d: argv %r from a bad record" % (p, [e["argv"] for e in by[p]]))
+if [e["exit"] for e in by[35]] != [None] or by[30][0]["exit"] is not None:
+    bad.append("a bad rte.exit was read")
+txt = open(sys.argv[2], encoding="utf-8").read()
+if "l1\\x0al2" not in txt or "\\x80" not in txt:
+    bad.append("text: not escaped")
+print("\n".join(bad), file=err)
+sys.exit(1 if bad else 0)
+PY
+	finish
+}
+
 command -v strace >/dev/null || { echo "tests/tree: strace not installed"; exit 1; }
 TESTS=${*:-$(sed -n 's/^\(test_[a-z_]*\)() {$/\1/p' "$0")}
 for t in $TESTS; do
