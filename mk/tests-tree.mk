@@ -12,5 +12,12 @@ $(TREE_TEST_BINS): $(BUILD)/tests/tree/%: $(BUILD)/obj/tests/tree/progs/%.o
 .PHONY: test-tree
 TEST_RUNS += test-tree
 
-test-tree: $(TREE_TEST_BINS) $(BUILD)/rte-read $(BUILD)/librte.so
+# Ring files whose process records lie (test_hostile), with our writer.
+TREE_HOSTILE := $(BUILD)/tests/tree/hostile
+$(TREE_HOSTILE): $(BUILD)/obj/tests/tree/progs/hostile.o $(WRITER_OBJS) $(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS)
+.SECONDARY: $(BUILD)/obj/tests/tree/progs/hostile.o
+
+test-tree: $(TREE_TEST_BINS) $(TREE_HOSTILE) $(BUILD)/rte-read $(BUILD)/librte.so
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" sh tests/tree/run.sh

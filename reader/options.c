@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "ocamlver.h"
 #include "options.h"
+#include "ptree.h"
 #include "profile.h"
 #include "status.h"
 
@@ -72,7 +73,8 @@ static const char usage_options[] =
 "                       whole file)\n"
 "      --wall-clock     text: wall-clock time (UTC) instead of time since\n"
 "                       the trace start (right for files of this boot)\n"
-"      --all            chrome: also the shim's bookkeeping events\n"
+"      --all            chrome: also the shim's bookkeeping events; summary:\n"
+"                       a detail block for every process, not the tree\n"
 "                       (rte.thread.*, rte.module*, rte.exec_failed)\n"
 "      --top=N          print the N longest runtime phases (GC pauses...)\n"
 "                       and user spans instead: duration, start (as in text\n"
@@ -93,6 +95,7 @@ static const char usage_options[] =
 "                       sections) keep only samples taken inside the user\n"
 "                       span or runtime phase NAME\n"
 "      --by-thread      folded and flamegraph: each thread its own root\n"
+"      --by exe         summary: after the process tree, a table per executable\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else librte.so's\n"
@@ -271,6 +274,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "profile", required_argument, NULL, 'p' + 256 },
 		{ "span", required_argument, NULL, 's' + 256 },
 		{ "by-thread", no_argument, NULL, 't' + 256 },
+		{ "by", required_argument, NULL, 'b' + 256 }, /* ptree.h */
 		{ NULL, 0, NULL, 0 },
 	};
 	char bad[80];
@@ -296,6 +300,11 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			o->prof_span = optarg;
 			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
+		case 'b' + 256:
+			if (strcmp(optarg, "exe"))
+				return rd_usage_error("--by: only 'exe' ('%s')", optarg);
+			rd_ptree_opts.by_exe = 1;
+			break;
 		case 'V':
 			if (!version_ok(optarg) || rd_ocaml_force(optarg))
 				return rd_usage_error("--ocaml-version: unknown version '%s' (5.0, 5.1, 5.2, 5.3, 5.4dev)", optarg);

@@ -6,6 +6,7 @@
 
 #include "out.h"
 #include "procs.h"
+#include "ptree.h"
 
 #define THREAD_NAME_EVENT "rte.thread.name"
 #define THREAD_TID_EVENT "rte.thread.tid"
@@ -25,6 +26,7 @@ void rd_procs_fini(struct rd_procs *p)
 	free(p->src);
 	free(p->proc);
 	free(p->bypid);
+	rd_ptree_free(p->tree);
 	memset(p, 0, sizeof *p);
 }
 
@@ -455,5 +457,7 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 	default:
 		break;
 	}
+	if (ev->kind >= RTE_EV_LIFECYCLE || ev->kind == RTE_EV_BEGIN)
+		rd_ptree_note(p, it); /* the process tree's events */
 	rd_thread_count(th, pr, 1);
 }

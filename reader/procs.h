@@ -126,6 +126,7 @@ struct rd_procs {
 	unsigned nproc, proccap;
 	struct rd_proc **bypid;   /* open addressing on pid, bypidcap a power */
 	unsigned bypidcap;        /* of two, at most half full */
+	struct rd_ptree *tree;    /* the process tree (ptree.h), or NULL */
 };
 
 void rd_procs_init(struct rd_procs *p);

@@ -539,6 +539,7 @@ static void chrome_finish(struct rd_sink *s, struct rd_ctx *c)
 	for (unsigned i = 0; i < P->nsrc; i++)
 		finish_src(C, c, i);
 	chrome_finish_flows(C, c);
+	chrome_finish_ptree(C, c);
 	for (unsigned i = 0; i < P->nproc; i++)
 		chrome_finish_proc(C, c, P->proc[i]);
 	rd_out_str(c->out, "\n]}\n");

@@ -133,6 +133,8 @@ void chrome_flush_other_holds(struct chrome *C, struct rd_ctx *c,
                               const struct rd_item *it);
 int chrome_hold_exec(struct chrome *C, struct rd_ctx *c,
                      const struct rd_item *it, struct ring_names *rn);
+/* The process tree's lifetime slices and spawn arrows (ptree.h). */
+void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c);
 void chrome_finish_flows(struct chrome *C, struct rd_ctx *c);
 /* Note that pid's ring 0 got its fork_child at ts. */
 void chrome_note_fork_child(struct chrome *C, long pid, uint64_t ts);

@@ -3,12 +3,17 @@
  * fork, from the parent's fork_parent to the child's fork_child; exec,
  * from the old image's rte.exec to the new image's ring_start; and the
  * exec tries held until they are known to have failed (execvp's PATH
- * search), which are bookkeeping.
+ * search), which are bookkeeping. And from the process tree (ptree.h):
+ * a slice for each process's lifetime (its end and usage in args) and a
+ * "spawn" arrow from the parent to every child however it was made
+ * (fork, posix_spawn, vfork, system(), a ppid).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "chrome.h"
+#include "ptree.h"
+#include "rte/proc.h"
 
 static struct src_flow *flow_of(struct chrome *C, unsigned src)
 {
@@ -269,4 +274,73 @@ uint64_t chrome_fork_anchor(struct chrome *C, long child, uint64_t ts)
 		if (C->fc[j].pid == child)
 			return C->fc[j].ts < ts ? C->fc[j].ts : ts;
 	return ts;
+}
+
+/* One process of the tree: its lifetime slice on its main thread's track
+ * (tid = pid). */
+static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnode *x)
+{
+	char sb[32], cmd[1100];
+
+	chrome_ev_open(C, o, "X", x->pid, x->pid, x->start_ts); /* main thread */
+	rd_out_str(o, ",\"dur\":");
+	rd_out_us3(o, rd_ptree_wall(x));
+	chrome_put_name(o, rd_ptree_cmdline(x, cmd, sizeof cmd, 1000), "lifetime");
+	rd_out_str(o, ",\"args\":{\"exit\":");
+	if (x->how == RTE_EXIT_STATUS)
+		rd_out_i64(o, x->value);
+	else if (x->how == RTE_EXIT_SIGNAL)
+		rd_out_json_str(o, rd_ptree_signame(x->value, sb, sizeof sb));
+	else
+		rd_out_str(o, "null");
+	if (x->usage) {
+		rd_out_str(o, ",\"cpu_user_ns\":");
+		rd_out_u64(o, x->utime_ns);
+		rd_out_str(o, ",\"cpu_sys_ns\":");
+		rd_out_u64(o, x->stime_ns);
+		rd_out_str(o, ",\"max_rss_kib\":");
+		rd_out_u64(o, x->maxrss_kib);
+	}
+	rd_out_str(o, ",\"ppid\":");
+	rd_out_i64(o, x->ppid);
+	rd_out_str(o, "}}");
+}
+
+/* 1 if x's main thread has the track tid = pid (a librte.so file whose
+ * ring 0 said its tid): where its slice and arrows go. */
+static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
+{
+	const struct rd_src *s = &P->src[x->first_src];
+
+	return x->nsrc && x->argv && s->rings && s->threads[0].tid == x->pid;
+}
+
+void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
+{
+	const struct rd_ptree *T = rd_ptree_build(c->procs);
+	unsigned long long id = 1ull << 40; /* apart from the fork/exec ids */
+
+	for (unsigned k = 0; T && k < T->nn; k++) {
+		const struct rd_ptnode *x = &T->n[k], *p;
+		uint64_t at;
+
+		if (x->reaped_only || !x->start_ts || !main_track(c->procs, x))
+			continue;
+		if (x->end_ts > x->start_ts)
+			life_slice(C, c->out, x);
+		if (x->parent < 0 || !main_track(c->procs, &T->n[x->parent]))
+			continue;
+		p = &T->n[x->parent];
+		at = x->start_ts > p->start_ts ? x->start_ts : p->start_ts;
+		chrome_ev_open(C, c->out, "s", p->pid, p->pid, at);
+		rd_out_str(c->out, ",\"id\":");
+		rd_out_u64(c->out, id);
+		chrome_put_name(c->out, "spawn", "spawn");
+		rd_out_ch(c->out, '}');
+		chrome_ev_open(C, c->out, "f", x->pid, x->pid, x->start_ts);
+		rd_out_str(c->out, ",\"bp\":\"e\",\"id\":");
+		rd_out_u64(c->out, id++);
+		chrome_put_name(c->out, "spawn", "spawn");
+		rd_out_ch(c->out, '}');
+	}
 }

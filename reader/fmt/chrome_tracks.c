@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "chrome.h"
+#include "ptree.h"
 
 /* Note the time of an event of source src (for ordering the files of a
  * process). */
@@ -308,8 +309,9 @@ void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr)
 {
 	struct rd_procs *P = c->procs;
 	unsigned nf, *f = proc_files(C, P, pr, &nf);
-	char names[1024], label[1100], exe[RD_THREAD_NAME_MAX];
+	char names[1024], label[1100], exe[RD_THREAD_NAME_MAX], cmd[1024];
 	size_t prev = 0;
+	int x;
 
 	if (!f)
 		return;
@@ -327,7 +329,13 @@ void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr)
 		exe[l] = '\0';
 		join(names, sizeof names, &prev, ARROW, exe);
 	}
-	if (pr->pid >= 0)
+	if (pr->pid >= 0 && (x = rd_ptree_find(rd_ptree_build(P), pr->pid)) >= 0 &&
+	    P->tree->n[x].argv) /* its command line (ptree.h), its images */
+		snprintf(label, sizeof label, "pid %ld: %s%s%s%s", pr->pid,
+		         rd_ptree_cmdline(&P->tree->n[x], cmd, sizeof cmd, 600),
+		         strstr(names, ARROW) ? " (" : "",
+		         strstr(names, ARROW) ? names : "", strstr(names, ARROW) ? ")" : "");
+	else if (pr->pid >= 0)
 		snprintf(label, sizeof label, "pid %ld%s%s", pr->pid,
 		         names[0] ? ": " : "", names);
 	else

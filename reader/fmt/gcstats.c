@@ -6,11 +6,13 @@
  * (rd_model_run_gc). Memory grows with the number of files and rings,
  * never with the number of events.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gcstats.h"
 #include "model.h"
+#include "ptree.h"
 #include "sinks.h"
 
 struct gcsink {
@@ -35,6 +37,7 @@ static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 	struct rd_procs *P = c->procs;
 	struct rd_out *o = c->out;
 	char line[64];
+	int x;
 
 	if (pr->pid >= 0)
 		snprintf(line, sizeof line, "process %ld\n", pr->pid);
@@ -47,6 +50,11 @@ static void text_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 		rd_out_str(o, P->src[i].path);
 		rd_out_ch(o, '\n');
 	}
+	if ((x = rd_ptree_find(rd_ptree_build(P), pr->pid)) >= 0 && P->tree->n[x].usage) {
+		snprintf(line, sizeof line, "  max RSS: %" PRIu64 " KiB\n",
+		         P->tree->n[x].maxrss_kib); /* its rte.exit or rte.reap */
+		rd_out_str(o, line);
+	}
 	if (!rd_gc_has_runtime(G->m.gc, P, pr)) {
 		rd_out_str(o, "  no OCaml runtime events (phases or GC counters)\n");
 		return;
@@ -58,6 +66,7 @@ static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 {
 	struct rd_procs *P = c->procs;
 	struct rd_out *o = c->out;
+	int x;
 
 	rd_out_str(o, "{\"pid\":");
 	rd_out_i64(o, pr->pid);
@@ -65,6 +74,11 @@ static void json_proc(struct gcsink *G, struct rd_ctx *c, struct rd_proc *pr)
 	rd_proc_json_files(o, P, pr, 0);
 	rd_out_str(o, ",\"runtime_events\":");
 	rd_out_str(o, rd_gc_has_runtime(G->m.gc, P, pr) ? "true" : "false");
+	rd_out_str(o, ",\"max_rss_kib\":"); /* ptree.h: rte.exit, rte.reap */
+	if ((x = rd_ptree_find(rd_ptree_build(P), pr->pid)) >= 0 && P->tree->n[x].usage)
+		rd_out_u64(o, P->tree->n[x].maxrss_kib);
+	else
+		rd_out_str(o, "null");
 	rd_out_str(o, ",\"gc\":");
 	rd_gc_json(G->m.gc, o, P, pr);
 	rd_out_ch(o, '}');

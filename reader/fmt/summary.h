@@ -41,4 +41,13 @@ void rd_sum_write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 void rd_sum_json_key(struct rd_out *o, int *first, const char *k);
 void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
 
+/* ---- fmt/summary_tree.c: a trace of several processes as a tree ---- */
+/* 1 if the text summary is the tree (several processes, librte.so's
+ * process records, no --all/--pid). */
+int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f);
+/* 1 if pid's detail block is shown with the tree (it wrote user events). */
+int rd_sum_tree_detail(struct rd_procs *P, long pid);
+void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P);
+void rd_sum_json_tree(struct rd_out *o, struct rd_procs *P); /* ,"tree":[..] */
+
 #endif

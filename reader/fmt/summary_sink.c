@@ -202,6 +202,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 	struct rd_procs *P = c->procs;
 	struct rd_out *o = c->out;
 	uint64_t events = 0;
+	int tree;
 
 	S->report = c->report;
 	for (unsigned i = 0; i < P->nproc; i++)
@@ -215,11 +216,16 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, "{\"schema_version\":1,\"processes\":[");
 	else
 		rd_text_crash_report(c->report, o); /* a crash comes first */
-	for (unsigned i = 0, shown = 0; i < P->nproc; i++) {
+	tree = !S->json && rd_sum_tree_mode(P, c->filter);
+	if (tree)
+		rd_sum_write_tree(o, P);
+	for (unsigned i = 0, shown = tree; i < P->nproc; i++) {
 		struct rd_proc *pr = P->proc[i];
 
 		if (!rd_filter_pid_pass(c->filter, pr->pid)) /* --pid */
 			continue;
+		if (tree && !rd_sum_tree_detail(P, pr->pid))
+			continue; /* in the tree only */
 		if (shown++)
 			rd_out_ch(o, S->json ? ',' : '\n');
 		if (i < S->nseg && S->seg[i].len) {
@@ -233,6 +239,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		int f = 0;
 
 		rd_out_ch(o, ']');
+		rd_sum_json_tree(o, P);
 		json_crashes(o, c->report);
 		rd_sum_json_u(o, &f, "events", events);
 		rd_sum_json_u(o, &f, "lost_words", c->lost_total);

@@ -227,7 +227,9 @@ def main():
 
     sj = json.loads(run(rr, "-f", "summary-json", *files) or "{}")
     gj = json.loads(run(rr, "-f", "gc-stats-json", *files) or "{}")
-    stext = run(rr, "-f", "summary", *files)
+    # --all: every process's block (several processes are a tree without
+    # it, with blocks for those that wrote events of their own only)
+    stext = run(rr, "-f", "summary", "--all", *files)
     gtext = run(rr, "-f", "gc-stats", *files)
     chrome = json.loads(run(rr, "-f", "chrome", *files) or "{}")
     sprocs = {p["pid"]: p for p in sj.get("processes", [])}

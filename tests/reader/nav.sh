@@ -94,7 +94,7 @@ d = json.load(open(sys.argv[1]))["traceEvents"]
 names = [e["args"]["name"] for e in d if e["ph"] == "M" and e["name"] == "thread_name"]
 sys.exit(not any("first, second (tid " in n for n in names))
 PY
-	grep -q '"name":"pid [0-9]*: sh \\u2192 env \\u2192 true"' "$W/ex.chrome" ||
+	grep -q '"name":"pid [0-9]*: true (sh \\u2192 env \\u2192 true)"' "$W/ex.chrome" ||
 		fail "process not named 'sh → env → true'"
 	# the lost-data markers and the counters of the fixtures are kept
 	python3 - "$W/fix/wrap.jsonl" "$W/fix/wrap.chrome" "$W/fix/gc.jsonl" "$W/fix/gc.chrome" <<'PY' || fail "lost markers or counters"

@@ -126,7 +126,7 @@ test_output() {
 	[ $st -eq 0 ] || fail "exit $st"
 	[ "$(cat "$W/out")" = hello ] || fail "stdout is '$(cat "$W/out")', not the command's 'hello'"
 	grep -q '^err$' "$W/err" || fail "the command's stderr is missing"
-	grep -q '^process [0-9]' "$W/err" || fail "no summary on stderr: $(cat "$W/err")"
+	grep -Eq '^process ([0-9]|tree: )' "$W/err" || fail "no summary on stderr: $(cat "$W/err")"
 	grep -q '^total: ' "$W/err" || fail "summary has no total line"
 }
 

@@ -42,6 +42,22 @@ compare() {
 		fail "$(grep -v ' 0 differences' "$D/cmp" | head -20)"
 }
 
+# tree_check [summary_check.py options]: rte-read's process tree of $D/ev
+# (summary, summary-json, chrome) against strace and the JSONL records.
+tree_check() {
+	COLUMNS=100 "$B/rte-read" -f summary "$D/ev" >"$D/sum.txt" 2>"$D/sum.err" ||
+		fail "rte-read -f summary: $(cat "$D/sum.err")"
+	"$B/rte-read" -f summary-json "$D/ev" >"$D/sum.json" 2>"$D/sum.err" ||
+		fail "rte-read -f summary-json: $(cat "$D/sum.err")"
+	"$B/rte-read" -f chrome "$D/ev" >"$D/chrome.json" 2>"$D/sum.err" ||
+		fail "rte-read -f chrome: $(cat "$D/sum.err")"
+	python3 "$SRC/summary_check.py" "$D/strace" "$D/ev.jsonl" "$D/sum.json" \
+		"$D/sum.txt" "$D/chrome.json" "$@" >"$D/tcmp" 2>&1 ||
+		fail "$(grep -v ' 0 differences' "$D/tcmp" | head -20)"
+	python3 "$SRC/../reader/summary_schema.py" "$SRC/../../doc/SUMMARY-JSON.md" \
+		"$D/sum.json" >"$D/schema" 2>&1 || fail "$(head -5 "$D/schema")"
+}
+
 expect_eq() { # what got want
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
@@ -66,6 +82,9 @@ test_spawns() {
 	# Each way is there: the kill, the daemon's exec, the spawn links.
 	expect_eq "SIGKILL reaped" "$(py_count 'e.get("event") == "rte.reap" and e["exit"].get("signal") == "SIGKILL"')" 1
 	expect_eq "rte.spawn events" "$(py_count 'e.get("event") == "rte.spawn"')" 3
+	tree_check
+	# the SIGKILLed child: its end from its parent's reap, marked failed
+	grep -q '^!.* SIGKILL ' "$D/sum.txt" || fail "no failed SIGKILL line: $(cat "$D/sum.txt")"
 	finish
 }
 
@@ -76,6 +95,18 @@ test_bash_pipeline() {
 	expect_eq "output" "$(cat "$D/out")" "y"
 	compare
 	expect_eq "yes ends by SIGPIPE" "$(py_count 'e.get("event") == "rte.exit" and e["exit"].get("signal") == "SIGPIPE"')" 1
+	tree_check
+	grep -q '^  *[0-9]* .* SIGPIPE  *yes$' "$D/sum.txt" || fail "yes: $(cat "$D/sum.txt")"
+	finish
+}
+
+test_exit_status() {
+	begin exit_status
+	both sh -c 'sh -c "exit 7"; exit 7'
+	expect_eq "exit status" "$rc" 7
+	compare
+	tree_check
+	expect_eq "failed lines" "$(grep -c '^!.* 7  *sh -c' "$D/sum.txt")" 2
 	finish
 }
 
@@ -84,6 +115,7 @@ test_python() {
 	both /usr/bin/python3 "$SRC/progs/pyspawn.py"
 	expect_eq "exit status" "$rc" 0
 	compare
+	tree_check
 	finish
 }
 
@@ -92,6 +124,29 @@ test_make() {
 	both make -s -j2 -f "$SRC/progs/Makefile.small" -C "$D"
 	expect_eq "exit status" "$rc" 0
 	compare
+	tree_check
+	finish
+}
+
+# make -j2 of 110 compiler runs (and their cc1, as, collect2, ld): the
+# tree folds them and fits in 60 lines; --by exe counts them.
+test_make_big() {
+	begin make_big
+	mkdir -p "$D/src"
+	for i in $(seq 1 110); do echo "int f$i(void) { return $i; }" >"$D/src/f$i.c"; done
+	echo 'int main(void) { return 0; }' >"$D/src/main.c"
+	printf 'OBJS = $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJS)\n\tcc -o $@ $(OBJS)\n%%.o: %%.c\n\tcc -O0 -c $< -o $@\n' >"$D/src/Makefile"
+	both make -s -j2 -C "$D/src"
+	expect_eq "exit status" "$rc" 0
+	compare
+	tree_check --max-lines 60 --fold
+	[ "$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][0] == "cc"')" -ge 111 ] ||
+		fail "fewer than 111 cc runs"
+	"$B/rte-read" -f summary --by exe "$D/ev" >"$D/byexe" || fail "--by exe"
+	expect_eq "cc row" "$(awk '$1 == "cc" { print $2 }' "$D/byexe")" \
+		"$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][0] == "cc"')"
+	"$B/rte-read" -f summary --all "$D/ev" >"$D/all" || fail "--all"
+	grep -q "^process tree" "$D/all" && fail "--all still shows the tree"
 	finish
 }
 
@@ -111,15 +166,24 @@ import sys
 want = r'"argv", "line one\u000aline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]'
 sys.exit(0 if any(want in l for l in open(sys.argv[1])) else 1)
 PY
+	tree_check
+	# the tree's line: escaped, on one line
+	COLUMNS=400 "$B/rte-read" -f summary "$D/ev" >"$D/wide.txt" || fail "rte-read"
+	grep -qF "'line one\x0aline two' '\xff\xfe bytes \xc3'" "$D/wide.txt" ||
+		fail "tree argv: $(cat "$D/wide.txt")"
 	finish
 }
 
 test_many_args() {
 	begin many_args
-	both "$T/spawns" many 100000
+	both sh -c '"$0" many 100000; true' "$T/spawns"
 	expect_eq "exit status" "$rc" 0
 	compare
 	expect_eq "cut argv" "$(py_count 'e.get("event") == "rte.proc" and e["proc"].get("argv_cut") and e["proc"]["argc"] == 100001')" 1
+	tree_check
+	python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$D/sum.txt" ||
+		fail "a line wider than COLUMNS=100"
+	grep -q '…$' "$D/sum.txt" || fail "no cut mark"
 	finish
 }
 
@@ -142,6 +206,7 @@ test_pid_reuse() {
 		# The second life's file name is still taken by the first's
 		# kept file (PRESERVE): it has none, and says so.
 		compare --lost-images
+		tree_check --lost-images
 		grep -q "rte: " "$D/err" || fail "no warning for the taken name"
 		expect_eq "two lives" "$(py_count 'e.get("event") == "rte.reap" and e["exit"]["pid"] == '"$(awk '{print $2}' "$D/out")")" 2
 	else
@@ -149,6 +214,66 @@ test_pid_reuse() {
 		CUR_OK=skip
 	fi
 	[ "$CUR_OK" = skip ] || finish
+}
+
+# Files whose process records lie (progs/hostile.c): every output reads
+# them, the tree has no cycle, each parent is a process that began first
+# or was named by a spawn made after, odd bytes are escaped, records cut
+# short or of another version ignored.
+test_hostile() {
+	begin hostile
+	mkdir -p "$D/ev"
+	"$T/hostile" "$D/ev" || fail "hostile: exit $?"
+	for f in summary summary-json chrome gc-stats gc-stats-json jsonl; do
+		COLUMNS=300 "$B/rte-read" -f "$f" --by exe "$D/ev" >"$D/$f" 2>"$D/$f.err" ||
+			fail "-f $f: exit $?: $(head -3 "$D/$f.err")"
+	done
+	python3 - "$D/summary-json" "$D/summary" <<'PY' || fail "$(cat "$D/py.err")"
+import json, sys
+err = open(sys.argv[1].rsplit("/", 1)[0] + "/py.err", "w")
+t = json.load(open(sys.argv[1]))["tree"]
+bad = []
+by = {}
+for e in t:
+    by.setdefault(e["pid"], []).append(e)
+for e in t:
+    seen, p = set(), e
+    while p and p["parent_pid"] is not None:
+        if id(p) in seen:
+            bad.append("cycle at %d" % e["pid"]); break
+        seen.add(id(p))
+        p = by[p["parent_pid"]][0] if p["parent_pid"] in by else None
+pp = {e["pid"]: e["parent_pid"] for e in t if not e["reaped_only"]}
+if pp.get(10) is not None and pp.get(20) is not None:
+    bad.append("10 and 20 each other's parent")
+if pp.get(30) == 30:
+    bad.append("30 its own parent")
+if pp.get(10) is not None or pp.get(20) != 10:
+    # 10 began first: neither 20 (its ppid, begun later) nor 30 (whose
+    # rte.spawn of 10 came after 10 began) is its parent
+    bad.append("10: parent %r, 20: parent %r, want None and 10" % (pp.get(10), pp.get(20)))
+if pp.get(36) != 35:
+    bad.append("36: parent %r, want 35" % pp.get(36))
+r40 = sorted(str(e["exit"]) for e in t if e["pid"] == 40)
+if r40 != ["{'signal': 'SIGKILL'}", "{'status': 3}"] or not all(e["reaped_only"] for e in by[40]):
+    bad.append("40: %r" % r40)
+if any(e["pid"] <= 0 for e in t if e["reaped_only"]):
+    bad.append("a reaped pid <= 0 kept")
+odd = [e for e in t if e["pid"] == 34][0]
+if odd["argv"][:2] != ["l1\nl2", "it's \"q\" \\"] or odd["exit"] != {"signal": "signal 200"}:
+    bad.append("34: %r %r" % (odd["argv"][:2], odd["exit"]))
+for p in (31, 32, 33):
+    if [e["argv"] for e in by[p]] != [None]:
+        bad.append("%d: argv %r from a bad record" % (p, [e["argv"] for e in by[p]]))
+if [e["exit"] for e in by[35]] != [None] or by[30][0]["exit"] is not None:
+    bad.append("a bad rte.exit was read")
+txt = open(sys.argv[2], encoding="utf-8").read()
+if "l1\\x0al2" not in txt or "\\x80" not in txt:
+    bad.append("text: not escaped")
+print("\n".join(bad), file=err)
+sys.exit(1 if bad else 0)
+PY
+	finish
 }
 
 command -v strace >/dev/null || { echo "tests/tree: strace not installed"; exit 1; }

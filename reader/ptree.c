@@ -1,0 +1,517 @@
+/*
+ * ptree.c - the process tree of a run (ptree.h): collection per file,
+ * the building of the processes and their links, and the helpers that
+ * name them.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crashrep.h"
+#include "procs.h"
+#include "ptree.h"
+#include "rte/proc.h"
+
+struct rd_ptree_opts rd_ptree_opts;
+
+/* A pid a file names: a reaped child (with its end), a spawned child or
+ * a fork child (pid only). */
+struct pt_link {
+	long pid;
+	uint64_t ts;
+	int reap;
+	struct rte_exit_rec r;
+};
+
+struct pt_file {
+	int seen;
+	int has_proc, has_exit;
+	struct rte_proc_rec pr;
+	char *argv;
+	size_t argv_len;
+	struct rte_exit_rec ex;
+	uint64_t start_ts, stop_ts;
+	int user;
+	struct pt_link *l;
+	unsigned nl, lcap;
+	int node;
+};
+
+struct rd_ptree *rd_ptree_of(struct rd_procs *P)
+{
+	if (!P->tree)
+		P->tree = calloc(1, sizeof *P->tree);
+	return P->tree;
+}
+
+static struct pt_file *file_of(struct rd_ptree *T, unsigned src)
+{
+	if (src >= T->fcap) {
+		unsigned cap = T->fcap ? 2 * T->fcap : 64;
+		struct pt_file *n;
+
+		while (cap <= src)
+			cap *= 2;
+		if (!(n = realloc(T->f, cap * sizeof *n))) {
+			T->oom = 1;
+			return NULL;
+		}
+		memset(n + T->fcap, 0, (cap - T->fcap) * sizeof *n);
+		T->f = n;
+		T->fcap = cap;
+	}
+	if (src >= T->nf)
+		T->nf = src + 1;
+	T->f[src].seen = 1;
+	return &T->f[src];
+}
+
+static void add_link(struct rd_ptree *T, struct pt_file *f, long pid,
+                     uint64_t ts, const struct rte_exit_rec *r)
+{
+	if (pid <= 0)
+		return;
+	if (f->nl == f->lcap) {
+		unsigned cap = f->lcap ? 2 * f->lcap : 4;
+		struct pt_link *n = realloc(f->l, cap * sizeof *n);
+
+		if (!n) {
+			T->oom = 1;
+			return;
+		}
+		f->l = n;
+		f->lcap = cap;
+	}
+	f->l[f->nl] = (struct pt_link){ .pid = pid, .ts = ts, .reap = r != NULL };
+	if (r)
+		f->l[f->nl].r = *r;
+	f->nl++;
+}
+
+static int named(const char *name, const char *want)
+{
+	return name && name[0] == 'r' && !strcmp(name, want);
+}
+
+void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
+{
+	const struct rte_event *ev = it->ev;
+	unsigned src = (unsigned)(it->src - P->src);
+	struct rd_ptree *T;
+	struct pt_file *f;
+	struct rte_exit_rec r;
+
+	if ((ev->kind < RTE_EV_LIFECYCLE && ev->kind != RTE_EV_BEGIN) ||
+	    ev->kind == RTE_EV_LOST || ev->kind == RTE_EV_USER_SPAN_END)
+		return;
+	if (!(T = rd_ptree_of(P)) || !(f = file_of(T, src)))
+		return;
+	if (ev->kind == RTE_EV_BEGIN) { /* runtime phases: a detail block */
+		f->user = 1;
+		return;
+	}
+	if (ev->kind == RTE_EV_LIFECYCLE) {
+		if (ev->id == RTE_LC_RING_START && (!f->start_ts || it->ts < f->start_ts))
+			f->start_ts = it->ts;
+		else if (ev->id == RTE_LC_RING_STOP && it->ts > f->stop_ts)
+			f->stop_ts = it->ts;
+		else if (ev->id == RTE_LC_FORK_PARENT)
+			add_link(T, f, (long)ev->u.data, it->ts, NULL);
+		return;
+	}
+	if (ev->name && (strncmp(ev->name, "rte.", 4) || !strcmp(ev->name, "rte.sample") ||
+	                 !strncmp(ev->name, "rte.alloc", 9) || !strncmp(ev->name, "rte.crash", 9))) {
+		f->user = 1; /* its own events, profiles, crashes: a detail block */
+		return;
+	}
+	if (ev->kind == RTE_EV_USER_INT && named(ev->name, "rte.spawn")) {
+		add_link(T, f, (long)ev->u.value, it->ts, NULL);
+	} else if (ev->kind != RTE_EV_USER_CUSTOM) {
+		return;
+	} else if (named(ev->name, "rte.proc") && !f->has_proc) {
+		const char *a;
+		size_t n;
+
+		if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len, &f->pr,
+		                    &a, &n) < 0)
+			return;
+		f->has_proc = 1;
+		if (n && (f->argv = malloc(n)) != NULL) {
+			memcpy(f->argv, a, n);
+			f->argv_len = n;
+		} else if (n) {
+			T->oom = 1;
+		}
+	} else if (named(ev->name, "rte.exit")) {
+		if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &f->ex) == 0)
+			f->has_exit = 1;
+	} else if (named(ev->name, "rte.reap")) {
+		if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) == 0)
+			add_link(T, f, r.pid, it->ts, &r);
+	}
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static int new_node(struct rd_ptree *T, long pid)
+{
+	if (T->nn == T->cap) {
+		unsigned cap = T->cap ? 2 * T->cap : 64;
+		struct rd_ptnode *n = realloc(T->n, cap * sizeof *n);
+
+		if (!n) {
+			T->oom = 1;
+			return -1;
+		}
+		T->n = n;
+		T->cap = cap;
+	}
+	memset(&T->n[T->nn], 0, sizeof T->n[T->nn]);
+	T->n[T->nn].pid = pid;
+	T->n[T->nn].ppid = -1;
+	T->n[T->nn].parent = T->n[T->nn].first_child = T->n[T->nn].next_sibling = -1;
+	return (int)T->nn++;
+}
+
+static void set_end(struct rd_ptnode *x, const struct rte_exit_rec *r)
+{
+	if (r->how == RTE_EXIT_STATUS || r->how == RTE_EXIT_SIGNAL) {
+		x->how = r->how;
+		x->value = r->value;
+	}
+	if (r->flags & RTE_EXIT_CORE)
+		x->core = 1;
+	if (!(r->flags & RTE_EXIT_NO_RUSAGE) && !x->usage) {
+		x->usage = 1;
+		x->utime_ns = r->utime_ns;
+		x->stime_ns = r->stime_ns;
+		x->maxrss_kib = r->maxrss_kib;
+	}
+}
+
+static uint64_t src_last_ts(const struct rd_src *s)
+{
+	uint64_t t = 0;
+
+	for (unsigned r = 0; r < s->rings; r++)
+		if (s->threads[r].last_ts > t)
+			t = s->threads[r].last_ts;
+	return t;
+}
+
+static uint64_t src_lost(const struct rd_src *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned r = 0; r < s->rings; r++)
+		n += s->threads[r].lost_words;
+	return n;
+}
+
+/* Add file i (of pid's process x) to node x. */
+static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i)
+{
+	struct rd_ptnode *x = &T->n[xi];
+	struct pt_file *f = i < T->nf ? &T->f[i] : NULL;
+	struct rd_src *s = &P->src[i];
+	uint64_t st = f && f->start_ts ? f->start_ts : 0, en;
+
+	if (!x->nsrc++)
+		x->first_src = i;
+	en = f && f->stop_ts ? f->stop_ts : src_last_ts(s);
+	if (!st) {
+		for (unsigned r = 0; r < s->rings; r++) /* no ring_start: OCaml */
+			if (s->threads[r].seen && (!st || s->threads[r].last_ts < st))
+				st = s->threads[r].last_ts;
+	}
+	if (st && (!x->start_ts || st < x->start_ts))
+		x->start_ts = st;
+	if (en > x->end_ts)
+		x->end_ts = en;
+	x->lost_words += src_lost(s);
+	for (unsigned r = 0; r < s->rings; r++) /* runtime phases (fast path too) */
+		x->user_events |= s->threads[r].phase_ns > 0 || s->threads[r].phases.depth > 0;
+	if (!f)
+		return;
+	f->node = xi;
+	x->user_events |= f->user;
+	if (f->has_proc) {
+		if (x->ppid < 0 || (f->pr.flags & RTE_PROC_FORK_CHILD))
+			x->ppid = f->pr.ppid;
+		if (!(f->pr.flags & RTE_PROC_NO_ARGV)) { /* the last image's */
+			free(x->argv);
+			x->argv = f->argv;
+			f->argv = NULL;
+			x->argv_len = (uint32_t)f->argv_len;
+			x->argc = f->pr.argc;
+			x->argv_cut = !!(f->pr.flags & RTE_PROC_ARGV_CUT);
+		}
+	}
+	if (f->has_exit)
+		set_end(x, &f->ex);
+}
+
+/* Source order by pid then start time. */
+static struct rd_procs *sort_P;
+static struct rd_ptree *sort_T;
+
+static uint64_t src_start(unsigned i)
+{
+	return i < sort_T->nf && sort_T->f[i].start_ts ? sort_T->f[i].start_ts
+	                                              : src_last_ts(&sort_P->src[i]);
+}
+
+static int by_pid_time(const void *a, const void *b)
+{
+	unsigned i = *(const unsigned *)a, j = *(const unsigned *)b;
+	long p = sort_P->src[i].pid, q = sort_P->src[j].pid;
+	uint64_t s = src_start(i), t = src_start(j);
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	if (s != t)
+		return s < t ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Node indices sorted by (pid, start): the lookups of node_at(). */
+static const struct rd_ptree *byp_T;
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct rd_ptnode *x = &byp_T->n[*(const int *)a], *y = &byp_T->n[*(const int *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ts != y->start_ts)
+		return x->start_ts < y->start_ts ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The node of pid alive at ts (the latest that began at or before it; ts
+ * or a start 0 is "any time"), or -1. idx: the n file nodes sorted by
+ * by_pid_start. */
+static int node_at(const struct rd_ptree *T, const int *idx, unsigned n,
+                   long pid, uint64_t ts)
+{
+	unsigned lo = 0, hi = n;
+	int best = -1;
+
+	while (lo < hi) { /* the first of pid */
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (T->n[idx[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && T->n[idx[lo]].pid == pid; lo++) {
+		const struct rd_ptnode *x = &T->n[idx[lo]];
+
+		if (best >= 0 && x->start_ts && ts && x->start_ts > ts)
+			break;
+		if (best < 0 || !x->start_ts || !ts || x->start_ts <= ts)
+			best = idx[lo];
+	}
+	if (best >= 0 && T->n[best].start_ts && ts && T->n[best].start_ts > ts)
+		return -1;
+	return best;
+}
+
+/* The node of pid that began nearest to ts (a fork_parent or rte.spawn
+ * at ts names a child that began just before or after it), or -1. */
+static int node_near(const struct rd_ptree *T, const int *idx, unsigned n,
+                     long pid, uint64_t ts)
+{
+	unsigned lo = 0, hi = n;
+	int best = -1;
+	uint64_t bd = 0;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (T->n[idx[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && T->n[idx[lo]].pid == pid; lo++) {
+		uint64_t st = T->n[idx[lo]].start_ts, d = st > ts ? st - ts : ts - st;
+
+		if (best < 0 || d < bd) {
+			best = idx[lo];
+			bd = d;
+		}
+	}
+	return best;
+}
+
+/* Children by (parent, start, pid): linked in that order. */
+static int by_parent(const void *a, const void *b)
+{
+	const struct rd_ptnode *x = &byp_T->n[*(const int *)a], *y = &byp_T->n[*(const int *)b];
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->start_ts != y->start_ts)
+		return x->start_ts < y->start_ts ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void link_children(struct rd_ptree *T)
+{
+	int *k = malloc((T->nn + 1) * sizeof *k);
+
+	if (!k) {
+		T->oom = 1;
+		return;
+	}
+	for (unsigned i = 0; i < T->nn; i++)
+		k[i] = (int)i;
+	byp_T = T;
+	qsort(k, T->nn, sizeof *k, by_parent);
+	for (unsigned i = T->nn; i-- > 0;) {
+		struct rd_ptnode *x = &T->n[k[i]];
+
+		if (x->parent < 0)
+			continue;
+		x->next_sibling = T->n[x->parent].first_child;
+		T->n[x->parent].first_child = k[i];
+	}
+	free(k);
+}
+
+struct rd_ptree *rd_ptree_build(struct rd_procs *P)
+{
+	struct rd_ptree *T = rd_ptree_of(P);
+	unsigned *ord, n = P->nsrc;
+
+	if (!T || T->built)
+		return T;
+	T->built = 1;
+	if (!(ord = malloc((n + 1) * sizeof *ord))) {
+		T->oom = 1;
+		return T;
+	}
+	for (unsigned i = 0; i < n; i++)
+		ord[i] = i;
+	sort_P = P;
+	sort_T = T;
+	qsort(ord, n, sizeof *ord, by_pid_time);
+	/* processes: the files of a pid in time order; a new one after an
+	 * end, or at a fork child's file */
+	for (unsigned k = 0, cur = 0; k < n; k++) {
+		unsigned i = ord[k];
+		struct pt_file *f = i < T->nf ? &T->f[i] : NULL;
+		long pid = P->src[i].pid;
+		int fresh = k == 0 || P->src[ord[k - 1]].pid != pid || pid < 0;
+
+		if (!fresh) {
+			struct pt_file *pf = ord[k - 1] < T->nf ? &T->f[ord[k - 1]] : NULL;
+
+			fresh = (pf && pf->has_exit) ||
+			        (f && f->has_proc && (f->pr.flags & RTE_PROC_FORK_CHILD));
+		}
+		if (fresh) {
+			int x = new_node(T, pid);
+
+			if (x < 0)
+				break;
+			cur = (unsigned)x;
+		}
+		take_file(T, P, (int)cur, i);
+	}
+	/* links a parent's file gives (fork_parent, rte.spawn, rte.reap) */
+	unsigned nfile_nodes = T->nn;
+
+	T->nfile = nfile_nodes;
+	int *idx = malloc((nfile_nodes + 1) * sizeof *idx);
+
+	if (!idx) {
+		T->oom = 1;
+		free(ord);
+		return T;
+	}
+	for (unsigned k = 0; k < nfile_nodes; k++)
+		idx[k] = (int)k;
+	byp_T = T;
+	qsort(idx, nfile_nodes, sizeof *idx, by_pid_start);
+	for (unsigned i = 0; i < T->nf; i++) {
+		struct pt_file *f = &T->f[i];
+
+		if (!f->seen || i >= n)
+			continue;
+		for (unsigned j = 0; j < f->nl; j++) {
+			struct pt_link *l = &f->l[j];
+			int c = l->reap ? node_at(T, idx, nfile_nodes, l->pid, l->ts)
+			                : node_near(T, idx, nfile_nodes, l->pid, l->ts);
+
+			if (l->reap && c >= 0 && !T->n[c].reaped) {
+				T->n[c].reaped = 1; /* a pid is reaped once a life */
+				set_end(&T->n[c], &l->r);
+			} else if (l->reap) { /* a child no file speaks of */
+				int x = new_node(T, l->pid);
+
+				if (x < 0)
+					continue;
+				T->n[x].reaped_only = 1;
+				T->n[x].ppid = P->src[i].pid;
+				T->n[x].parent = f->node;
+				T->n[x].reaped = 1;
+				set_end(&T->n[x], &l->r);
+				T->n[x].end_ts = l->ts;
+			} else if (c >= 0 && T->n[c].parent < 0 &&
+			           (T->n[c].ppid < 0 || T->n[c].ppid == P->src[i].pid)) {
+				T->n[c].parent = f->node;
+				T->n[c].ppid = P->src[i].pid;
+			}
+		}
+	}
+	/* parents by ppid: the process of that pid alive when it began */
+	for (unsigned k = 0; k < nfile_nodes; k++) {
+		struct rd_ptnode *x = &T->n[k];
+
+		if (x->parent < 0 && x->ppid > 0) {
+			int p = node_at(T, idx, nfile_nodes, x->ppid, x->start_ts);
+
+			if (p >= 0 && p != (int)k)
+				x->parent = p;
+		}
+	}
+	/* no cycles: a parent must have begun first */
+	for (unsigned k = 0; k < T->nn; k++) {
+		int p = T->n[k].parent, hops = 0;
+
+		while (p >= 0 && p != (int)k && hops++ < (int)T->nn)
+			p = T->n[p].parent;
+		if (p == (int)k)
+			T->n[k].parent = -1;
+	}
+	for (unsigned k = 0; k < T->nn; k++) {
+		struct rd_ptnode *x = &T->n[k];
+
+		x->failed = (x->how == RTE_EXIT_STATUS && x->value != 0) ||
+		            (x->how == RTE_EXIT_SIGNAL && x->value != SIGPIPE);
+	}
+	link_children(T);
+	free(idx);
+	free(ord);
+	return T;
+}
+
+void rd_ptree_free(struct rd_ptree *T)
+{
+	if (!T)
+		return;
+	for (unsigned i = 0; i < T->nf; i++) {
+		free(T->f[i].argv);
+		free(T->f[i].l);
+	}
+	for (unsigned k = 0; k < T->nn; k++)
+		free(T->n[k].argv);
+	free(T->f);
+	free(T->n);
+	free(T);
+}
