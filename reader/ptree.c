@@ -191,23 +191,57 @@ static void set_end(struct rd_ptnode *x, const struct rte_exit_rec *r)
 	}
 }
 
-static uint64_t src_last_ts(const struct rd_src *s)
+/* Source s's ring figures, from its rings. */
+static struct rd_ptsrc src_sum(const struct rd_src *s)
 {
-	uint64_t t = 0;
+	struct rd_ptsrc o = { 0 };
 
-	for (unsigned r = 0; r < s->rings; r++)
-		if (s->threads[r].last_ts > t)
-			t = s->threads[r].last_ts;
-	return t;
+	for (unsigned r = 0; s->threads && r < s->rings; r++) {
+		const struct rd_thread *th = &s->threads[r];
+
+		if (th->last_ts > o.last_ts)
+			o.last_ts = th->last_ts;
+		o.lost += th->lost_words;
+		if (th->seen && (!o.first_ts || th->last_ts < o.first_ts))
+			o.first_ts = th->last_ts; /* no ring_start: OCaml */
+		o.phases |= th->phase_ns > 0 || th->phases.depth > 0;
+	}
+	if (s->threads && s->rings)
+		o.tid0 = s->threads[0].tid;
+	return o;
 }
 
-static uint64_t src_lost(const struct rd_src *s)
+void rd_ptree_keep_src(struct rd_procs *P, unsigned i)
 {
-	uint64_t n = 0;
+	struct rd_ptree *T = rd_ptree_of(P);
 
-	for (unsigned r = 0; r < s->rings; r++)
-		n += s->threads[r].lost_words;
-	return n;
+	if (!T || !P->src[i].threads)
+		return;
+	if (i >= T->nkeep) {
+		unsigned cap = T->nkeep ? 2 * T->nkeep : 64;
+		struct rd_ptsrc *n;
+
+		while (cap <= i)
+			cap *= 2;
+		if (!(n = realloc(T->keep, cap * sizeof *n))) {
+			T->oom = 1;
+			return;
+		}
+		memset(n + T->nkeep, 0, (cap - T->nkeep) * sizeof *n);
+		T->keep = n;
+		T->nkeep = cap;
+	}
+	T->keep[i] = src_sum(&P->src[i]);
+	T->keep[i].kept = 1;
+}
+
+struct rd_ptsrc rd_ptree_src(const struct rd_procs *P, unsigned i)
+{
+	const struct rd_ptree *T = P->tree;
+
+	if (!P->src[i].threads && T && i < T->nkeep && T->keep[i].kept)
+		return T->keep[i];
+	return src_sum(&P->src[i]);
 }
 
 /* Add file i (of pid's process x) to node x. */
@@ -215,24 +249,21 @@ static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i
 {
 	struct rd_ptnode *x = &T->n[xi];
 	struct pt_file *f = i < T->nf ? &T->f[i] : NULL;
-	struct rd_src *s = &P->src[i];
 	uint64_t st = f && f->start_ts ? f->start_ts : 0, en;
 
 	if (!x->nsrc++)
 		x->first_src = i;
-	en = f && f->stop_ts ? f->stop_ts : src_last_ts(s);
-	if (!st) {
-		for (unsigned r = 0; r < s->rings; r++) /* no ring_start: OCaml */
-			if (s->threads[r].seen && (!st || s->threads[r].last_ts < st))
-				st = s->threads[r].last_ts;
-	}
+	struct rd_ptsrc rs = rd_ptree_src(P, i);
+
+	en = f && f->stop_ts ? f->stop_ts : rs.last_ts;
+	if (!st)
+		st = rs.first_ts; /* no ring_start: OCaml */
 	if (st && (!x->start_ts || st < x->start_ts))
 		x->start_ts = st;
 	if (en > x->end_ts)
 		x->end_ts = en;
-	x->lost_words += src_lost(s);
-	for (unsigned r = 0; r < s->rings; r++) /* runtime phases (fast path too) */
-		x->user_events |= s->threads[r].phase_ns > 0 || s->threads[r].phases.depth > 0;
+	x->lost_words += rs.lost;
+	x->user_events |= rs.phases; /* runtime phases (fast path too) */
 	if (!f)
 		return;
 	f->node = xi;
@@ -260,7 +291,7 @@ static struct rd_ptree *sort_T;
 static uint64_t src_start(unsigned i)
 {
 	return i < sort_T->nf && sort_T->f[i].start_ts ? sort_T->f[i].start_ts
-	                                              : src_last_ts(&sort_P->src[i]);
+	                                              : rd_ptree_src(sort_P, i).last_ts;
 }
 
 static int by_pid_time(const void *a, const void *b)
@@ -505,6 +536,7 @@ void rd_ptree_free(struct rd_ptree *T)
 {
 	if (!T)
 		return;
+	free(T->keep);
 	for (unsigned i = 0; i < T->nf; i++) {
 		free(T->f[i].argv);
 		free(T->f[i].l);

@@ -310,9 +310,7 @@ static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnod
  * ring 0 said its tid): where its slice and arrows go. */
 static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
 {
-	const struct rd_src *s = &P->src[x->first_src];
-
-	return x->nsrc && x->argv && s->rings && s->threads[0].tid == x->pid;
+	return x->nsrc && x->argv && rd_ptree_src(P, x->first_src).tid0 == x->pid;
 }
 
 void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
