@@ -321,7 +321,7 @@ int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f)
 	if (!T || T->nn < 2 || f->all || f->npids)
 		return 0;
 	for (unsigned k = 0; k < T->nn && !known; k++) /* librte.so's records */
-		known += T->n[k].argv != NULL || T->n[k].ppid > 0 || T->n[k].reaped_only;
+		known += T->n[k].argv != NULL || T->n[k].how != 0 || T->n[k].reaped_only; /* not a ppid from fork events alone: OCaml writes those */
 	return known > 0;
 }
 
