@@ -5,7 +5,8 @@
 #
 #   make test-prom   the exporter and push tests (part of `make test`)
 
-SERVE_SRCS := reader/serve.c reader/metrics.c reader/push.c common/push/pushgw.c
+SERVE_SRCS := reader/serve.c reader/serve_opts.c reader/metrics.c reader/metrics_series.c \
+	reader/metrics_files.c reader/metrics_out.c reader/push.c common/push/pushgw.c
 SERVE_OBJS := $(SERVE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/rte-read: $(SERVE_OBJS)

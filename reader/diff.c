@@ -4,6 +4,7 @@
  * name: count and total summed, p50, p99 and max the largest of any
  * process; GC share from the summed GC and CPU time; allocated words
  * summed), print each figure with its change, and evaluate --fail-if.
+ * The runs are loaded and folded by diff_load.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,37 +19,18 @@
 #include <unistd.h>
 
 #include "diff.h"
-#include "jsonp.h"
+#include "diff_int.h"
 #include "out.h"
 
 enum { EX_SAME = 0, EX_CROSSED = 1, EX_ERR = 2 };
-#define MAX_INPUT ((size_t)256 << 20)
 #define MAX_THRESHOLDS 64
 
 /* Figures of an entry, in this order everywhere. */
-enum fig { G_COUNT, G_TOTAL, G_P50, G_P99, G_MAX, G_NFIG };
 static const char *const fig_name[G_NFIG] = { "count", "total", "p50", "p99", "max" };
-static const char *const fig_key[G_NFIG] = { "count", "total_ns", "p50_ns", "p99_ns", "max_ns" };
 
 /* Whole-run figures. */
-enum gfig { GC_PCT, GC_MINOR, GC_PROMOTED, GC_MAJOR, GC_NFIG };
 static const char *const gfig_name[GC_NFIG] = {
 	"gc_pct", "minor_words", "promoted_words", "major_words",
-};
-
-struct ent {
-	char *name;
-	int span; /* 0 runtime phase, 1 user span */
-	double f[G_NFIG];
-};
-
-struct run {
-	const char *path;
-	struct ent *e;
-	size_t n, cap;
-	double g[GC_NFIG];
-	int has_g[GC_NFIG];
-	double gc_ns, cpu_ns;
 };
 
 struct thr {
@@ -66,211 +48,6 @@ struct thr {
 static int is_duration(int fig)
 {
 	return fig == G_TOTAL || fig == G_P50 || fig == G_P99 || fig == G_MAX;
-}
-
-/* ---- loading -------------------------------------------------------------- */
-
-static char *read_fd(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	ssize_t r;
-
-	while (b) {
-		if (n == cap) {
-			char *nb = cap >= MAX_INPUT ? NULL : realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				return NULL;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*len = n;
-	return b;
-}
-
-/* 1 if path is a regular file whose first non-blank byte is '{'. */
-static int is_json_file(const char *path)
-{
-	struct stat st;
-	FILE *f;
-	int c;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
-		return 0;
-	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-		;
-	fclose(f);
-	return c == '{';
-}
-
-/* The summary-json of a ring file, directory or pid: rte-read's own. */
-static char *summarise(const char *path, size_t *len)
-{
-	int fd[2], status;
-	char *out;
-	pid_t pid;
-
-	if (pipe(fd))
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execl("/proc/self/exe", "rte-read", "-f", "summary-json", "--", path,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	out = read_fd(fd[0], len);
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(out); /* rte-read said why on stderr */
-		return NULL;
-	}
-	return out;
-}
-
-static struct ent *find(struct run *R, const char *name, int span)
-{
-	for (size_t i = 0; i < R->n; i++)
-		if (R->e[i].span == span && !strcmp(R->e[i].name, name))
-			return &R->e[i];
-	if (R->n == R->cap) {
-		size_t cap = R->cap ? 2 * R->cap : 32;
-		struct ent *n = realloc(R->e, cap * sizeof *n);
-
-		if (!n)
-			return NULL;
-		R->e = n;
-		R->cap = cap;
-	}
-	memset(&R->e[R->n], 0, sizeof R->e[R->n]);
-	if (!(R->e[R->n].name = strdup(name)))
-		return NULL;
-	R->e[R->n].span = span;
-	return &R->e[R->n++];
-}
-
-static int fold_entries(struct run *R, const struct rd_jv *arr, int span)
-{
-	for (size_t i = 0; arr && arr->t == RD_JARR && i < arr->n; i++) {
-		const struct rd_jv *o = &arr->v[i], *nm = rd_json_get(o, "name");
-		struct ent *e;
-
-		if (!nm || nm->t != RD_JSTR)
-			continue;
-		if (!(e = find(R, nm->str, span)))
-			return -1;
-		for (int f = 0; f < G_NFIG; f++) {
-			double v = rd_json_num(o, fig_key[f], 0);
-
-			if (f <= G_TOTAL)
-				e->f[f] += v;
-			else if (v > e->f[f])
-				e->f[f] = v;
-		}
-	}
-	return 0;
-}
-
-static void fold_gc(struct run *R, const struct rd_jv *gc)
-{
-	const struct rd_jv *a = rd_json_get(gc, "allocations");
-	static const char *const akey[] = { NULL, "minor_words", "promoted_words", "major_words" };
-
-	if (!gc || gc->t != RD_JOBJ)
-		return;
-	R->gc_ns += rd_json_num(gc, "gc_ns", 0);
-	R->cpu_ns += rd_json_num(gc, "cpu_ns", 0);
-	R->has_g[GC_PCT] = 1;
-	for (int g = GC_MINOR; g < GC_NFIG; g++) {
-		const struct rd_jv *v = rd_json_get(a, akey[g]);
-
-		if (v && v->t == RD_JNUM) {
-			R->g[g] += v->num;
-			R->has_g[g] = 1;
-		}
-	}
-}
-
-static int load(struct run *R, const char *path, char *err, size_t errlen)
-{
-	const struct rd_jv *procs;
-	struct rd_jv *doc;
-	size_t len = 0;
-	char *text, why[160];
-	int fd;
-
-	R->path = path;
-	if (is_json_file(path)) {
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		text = read_fd(fd, &len);
-		close(fd);
-	} else {
-		text = summarise(path, &len);
-	}
-	if (!text) {
-		snprintf(err, errlen, "%s: cannot be summarised (see above) or read", path);
-		return -1;
-	}
-	doc = rd_json_parse(text, len, why, sizeof why);
-	free(text);
-	if (!doc) {
-		snprintf(err, errlen, "%s: not summary-json: %s", path, why);
-		return -1;
-	}
-	procs = rd_json_get(doc, "processes");
-	if (!procs || procs->t != RD_JARR) {
-		rd_json_free(doc);
-		snprintf(err, errlen, "%s: not summary-json: no \"processes\" array", path);
-		return -1;
-	}
-	for (size_t i = 0; i < procs->n; i++) {
-		const struct rd_jv *p = &procs->v[i];
-
-		if (fold_entries(R, rd_json_get(p, "phases"), 0) ||
-		    fold_entries(R, rd_json_get(p, "spans"), 1)) {
-			rd_json_free(doc);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		fold_gc(R, rd_json_get(p, "gc"));
-	}
-	R->g[GC_PCT] = R->cpu_ns > 0 ? 100.0 * R->gc_ns / R->cpu_ns : 0;
-	rd_json_free(doc);
-	return 0;
-}
-
-static void free_run(struct run *R)
-{
-	for (size_t i = 0; i < R->n; i++)
-		free(R->e[i].name);
-	free(R->e);
 }
 
 /* ---- thresholds ---------------------------------------------------------- */
@@ -647,7 +424,7 @@ int rd_diff_main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage("give BASE and NEW");
-	if (load(&A, argv[optind], err, sizeof err) || load(&B, argv[optind + 1], err, sizeof err)) {
+	if (rd_diff_load(&A, argv[optind], err, sizeof err) || rd_diff_load(&B, argv[optind + 1], err, sizeof err)) {
 		fprintf(stderr, "rte-read diff: %s\n", err);
 		rc = EX_ERR;
 		goto out;
@@ -670,7 +447,7 @@ int rd_diff_main(int argc, char **argv)
 	else if (rc == EX_SAME && crossed)
 		rc = EX_CROSSED;
 out:
-	free_run(&A);
-	free_run(&B);
+	rd_diff_free_run(&A);
+	rd_diff_free_run(&B);
 	return rc;
 }

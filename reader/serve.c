@@ -37,13 +37,9 @@
 #include "metrics.h"
 #include "pushgw.h"
 #include "serve.h"
+#include "serve_int.h"
 #include "status.h"
 #include "vec.h"
-
-/* Exit codes (rte-read's, status.h; rd_exit_of() maps library errors). */
-enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
-       S_BADFILE = RD_EX_BADFILE, S_CORRUPT = RD_EX_CORRUPT,
-       S_OUTPUT = RD_EX_OUTPUT, S_NOMEM = RD_EX_NOMEM };
 
 #define SCAN_MS 250        /* FILE and PID inputs, new rings of a file */
 #define ALIVE_MS 1000      /* writer liveness (/proc of every writer) */
@@ -51,49 +47,6 @@ enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
 #define IDLE_MS 50         /* sleep when nothing was read */
 #define BUDGET 4096        /* events per file per lock hold: a scrape waits
                               at most a few ms per 100 busy files */
-
-static const char serve_usage[] =
-"Usage: rte-read --serve [ADDR:]PORT [OPTIONS] [DIR|FILE|PID...]\n"
-"       rte-read --push URL [OPTIONS] DIR|FILE|PID...\n"
-"Prometheus metrics of traced processes (every metric: doc/METRICS.md).\n"
-"\n"
-"  --serve [ADDR:]PORT  serve GET /metrics over HTTP: text format 0.0.4, or\n"
-"                       OpenMetrics 1.0.0 if the scraper accepts it. ADDR\n"
-"                       defaults to 127.0.0.1 (loopback only); give\n"
-"                       0.0.0.0 or [::] to listen on every interface. Follows\n"
-"                       every ring file in the DIRs (new ones picked up as\n"
-"                       they appear), FILEs and PIDs (looked for as\n"
-"                       'rte-read --help' says; a PID's file may appear\n"
-"                       later); no input: -d DIR, else\n"
-"                       $OCAML_RUNTIME_EVENTS_DIR, else librte.so's per-user\n"
-"                       directory; a process that ended is dropped once its\n"
-"                       final values (rte_process_alive 0) were scraped.\n"
-"                       Runs until SIGINT or SIGTERM.\n"
-"  --push URL           read the files of finished runs and PUT their metrics\n"
-"                       to the Pushgateway at URL (http:// only) under\n"
-"                       URL/metrics/job/JOB/LABEL/VALUE...\n"
-"  --job NAME           the Pushgateway job (default: rte)\n"
-"  --label NAME=VALUE   a grouping label for --push (repeatable)\n"
-"  --per-thread         a `ring` label: one series per ring (thread) instead\n"
-"                       of one per process\n"
-"  --max-names N        distinct user event names per process (default 100);\n"
-"                       the others share name=\"other\" and the process's\n"
-"                       rte_names_limited is 1\n"
-"  -d, --dir DIR        directory of PID inputs\n"
-"\n"
-"Exit status: 0 (--serve: stopped by a signal; --push: pushed), 1 usage,\n"
-"2 an input cannot be found or read, 3 not a ring file, 4 corrupt ring\n"
-"(--push: nothing is pushed after 2, 3 or 4), 5 cannot listen on ADDR:PORT\n"
-"or the push failed, 7 out of memory.\n";
-
-struct sopts {
-	const char *serve, *push, *job, *dir;
-	char **labels;
-	int nlabels;
-	struct rd_prom_opts po;
-	char **inputs;
-	int ninputs;
-};
 
 /* What the main thread and libmicrohttpd's thread share. */
 static struct {
@@ -107,131 +60,12 @@ static struct {
 	volatile sig_atomic_t stop;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .watch = -1 };
 
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, "rte-read: %s%s%s\nTry 'rte-read --serve --help'.\n", what,
-	        arg ? ": " : "", arg ? arg : "");
-	return S_USAGE;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- options ---------------------------------------------------------------- */
-
-static int parse(int argc, char **argv, struct sopts *o)
-{
-	static const struct option lo[] = {
-		{ "serve", required_argument, NULL, 'S' },
-		{ "push", required_argument, NULL, 'P' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "per-thread", no_argument, NULL, 't' },
-		{ "max-names", required_argument, NULL, 'm' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	int c;
-
-	o->job = "rte";
-	o->po.max_names = RD_PROM_MAX_NAMES_DEFAULT;
-	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'S': o->serve = optarg; break;
-		case 'P': o->push = optarg; break;
-		case 'j':
-			if (!*optarg)
-				return usage_error("--job: empty name", NULL);
-			o->job = optarg;
-			break;
-		case 'l': {
-			char **n;
-
-			if (!rte_pushgw_label_ok(optarg))
-				return usage_error("--label: want "
-				                   RTE_PUSHGW_LABEL_RULE, optarg);
-			n = realloc(o->labels, (size_t)(o->nlabels + 1) * sizeof *n);
-			if (!n)
-				return S_NOMEM;
-			o->labels = n;
-			o->labels[o->nlabels++] = optarg;
-			break;
-		}
-		case 't': o->po.per_thread = 1; break;
-		case 'm':
-			errno = 0;
-			o->po.max_names = (unsigned)strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    o->po.max_names > 100000)
-				return usage_error("--max-names: want a number 0..100000", optarg);
-			break;
-		case 'd': o->dir = optarg; break;
-		case 'h':
-			fputs(serve_usage, stdout);
-			exit(fflush(stdout) ? S_OUTPUT : S_OK);
-		default:
-			return usage_error("invalid option", NULL);
-		}
-	}
-	if (o->serve && o->push)
-		return usage_error("--serve and --push go separately", NULL);
-	if (o->nlabels && !o->push)
-		return usage_error("--label goes with --push", NULL);
-	o->inputs = argv + optind;
-	o->ninputs = argc - optind;
-	if (o->push) {
-		struct rte_pushgw_url u;
-		char why[600];
-
-		if (rte_pushgw_url_parse(o->push, &u, why, sizeof why) < 0)
-			return usage_error(why, NULL);
-	}
-	if (o->push && o->ninputs == 0)
-		return usage_error("--push: no input: give a DIR, FILE or PID", NULL);
-	return 0;
-}
-
-/* ADDR:PORT, :PORT or PORT (loopback), [V6]:PORT. */
-static int parse_addr(const char *a, struct sockaddr_storage *ss, int *v6)
-{
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	const char *colon = strrchr(a, ':'), *ps = colon ? colon + 1 : a;
-	char host[64] = "127.0.0.1", *end;
-	unsigned long port;
-	size_t n = colon ? (size_t)(colon - a) : 0;
-
-	errno = 0;
-	port = strtoul(ps, &end, 10);
-	if (!*ps || *end || errno || port > 65535 || *ps == '-')
-		return -1;
-	if (n) {
-		if (a[0] == '[' && a[n - 1] == ']') {
-			a++;
-			n -= 2;
-		}
-		if (n >= sizeof host)
-			return -1;
-		memcpy(host, a, n);
-		host[n] = 0;
-	}
-	memset(ss, 0, sizeof *ss);
-	*v6 = strchr(host, ':') != NULL;
-	if (*v6) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		return inet_pton(AF_INET6, host, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
 }
 
 /* ---- discovery ---------------------------------------------------------- */
@@ -384,13 +218,6 @@ static int scan(const struct rd_input *in, int n, int retry, int quiet, int dirs
 	return status;
 }
 
-static void free_inputs(struct rd_input *in, int n)
-{
-	for (int i = 0; in && i < n; i++)
-		rd_input_free(&in[i]);
-	free(in);
-}
-
 /* A PID input: its file in the first directory of its search that has
  * one (rd_input_resolve: the same rule as every other mode); none yet,
  * with `retry`, is looked for again at the next scan. */
@@ -407,33 +234,6 @@ static int take_pid(const struct rd_input *in, int retry, int quiet)
 		fprintf(stderr, "rte-read: %s.events: No such file or directory "
 		        "(looked in %s)\n", in->arg, in->where);
 	return S_NOINPUT;
-}
-
-/* The inputs resolved (inputs.h); no input: the default directory. */
-static struct rd_input *resolve(const struct sopts *o, int *n)
-{
-	int k = o->ninputs ? o->ninputs : 1;
-	struct rd_input *in = calloc((size_t)k, sizeof *in);
-
-	if (!in)
-		return NULL;
-	*n = 0;
-	if (!o->ninputs) {
-		if (rd_input_default(o->dir, &in[0]) < 0) {
-			free(in);
-			return NULL;
-		}
-		*n = 1;
-		return in;
-	}
-	for (int i = 0; i < k; i++) {
-		if (rd_input_resolve(o->inputs[i], o->dir, &in[i]) < 0) {
-			free_inputs(in, i);
-			return NULL;
-		}
-		*n = i + 1;
-	}
-	return in;
 }
 
 /* Watch the DIR inputs for names that come or go (a ring file appears
@@ -661,8 +461,8 @@ static int serve(const struct sopts *o, const struct rd_input *in, int nin)
 			return S_NOINPUT;
 		}
 	}
-	if (parse_addr(o->serve, &ss, &v6) < 0)
-		return usage_error("--serve: want [ADDR:]PORT, ADDR an IP address", o->serve);
+	if (rd_serve_parse_addr(o->serve, &ss, &v6) < 0)
+		return rd_serve_usage_error("--serve: want [ADDR:]PORT, ADDR an IP address", o->serve);
 	d = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0),
 	                     0, NULL, NULL, on_request, NULL,
 	                     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -752,16 +552,16 @@ int rd_serve_main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(serve_usage, stdout);
+			fputs(rd_serve_usage, stdout);
 			return fflush(stdout) ? S_OUTPUT : S_OK;
 		}
-	rc = parse(argc, argv, &o);
+	rc = rd_serve_parse(argc, argv, &o);
 	if (rc) {
 		free(o.labels);
 		return rc;
 	}
 	o.po.exporter = o.serve != NULL;
-	in = resolve(&o, &nin);
+	in = rd_serve_resolve(&o, &nin);
 	S.prom = rd_prom_new(&o.po);
 	if (!in || !S.prom) {
 		fprintf(stderr, "rte-read: out of memory\n");
@@ -771,7 +571,7 @@ int rd_serve_main(int argc, char **argv)
 		rc = o.serve ? serve(&o, in, nin) : push(&o, in, nin);
 	}
 	rd_prom_free(S.prom);
-	free_inputs(in, nin);
+	rd_serve_free_inputs(in, nin);
 	for (size_t i = 0; i < S.nids; i++)
 		free(S.ids[i].path);
 	free(S.ids);

@@ -1,0 +1,136 @@
+/*
+ * metrics_int.h - the state of the Prometheus exporter (metrics.c,
+ * metrics_series.c, metrics_files.c, metrics_out.c): its families, series,
+ * processes and files, and what those files call of each other. Internal
+ * to the exporter: metrics.h is the interface.
+ */
+#ifndef RD_METRICS_INT_H
+#define RD_METRICS_INT_H
+
+#include <stdint.h>
+
+#include "metrics.h"
+#include "procs.h"
+
+/* ---- families ------------------------------------------------------------ */
+
+enum fam {
+	PF_EVENTS, PF_LOST, PF_PHASE, PF_PAUSE, PF_PHASE_TIME, PF_SPAN,
+	PF_COUNTER, PF_COUNTER_ACC, PF_INT, PF_USER, PF_LIFECYCLE,
+	PF_ALLOC_CALLS, PF_ALLOC_BYTES, PF_ALLOC_USABLE, PF_ALLOC_FREES,
+	PF_ALLOC_FREED, PF_CRASHES, PF_N,
+	PF_NAMESET = PF_N /* the set of a process's user names, not rendered */
+};
+
+/* Histogram buckets: metrics.c's bound_ns, metrics_out.c's le_txt. */
+#define NB 22
+
+/* ---- data ---------------------------------------------------------------- */
+
+struct series {
+	int fam, rk;       /* key: family, ring (-1: aggregated) */
+	unsigned id;       /* key: kind or runtime id */
+	char *name;        /* key: name (NULL for unnamed families) */
+	char *labels;      /* rendered: ",name=\"x\"..." after pid and exe */
+	size_t nlabels;    /* its length */
+	uint64_t v;        /* counter, or gauge (u64 bits) */
+	int64_t last;      /* PF_INT */
+	uint64_t count, sum_ns;
+	uint64_t *b;       /* PF_PHASE, PF_PAUSE, PF_SPAN: NB + 1 buckets */
+};
+
+struct vec {
+	struct series **v;
+	size_t n, cap;
+};
+
+struct proc {
+	long pid;
+	char *labels;                /* pid="1",exe="x" */
+	size_t nlabels;              /* its length */
+	struct series **tab;         /* open addressing, power of two */
+	size_t tabcap, nser;
+	struct vec fam[PF_N];
+	unsigned nnames;
+	int limited;                 /* some name went to "other" */
+	unsigned nfiles, ndone;
+	int final, delivered, oom;
+	int exe_known;               /* the exe label came from rte.module */
+};
+
+#define CACHE 512
+
+/* What fast_run() adds to for user event id: the span histogram, the int
+ * gauge, and the PF_USER counter of the id's kind. */
+struct fast_user {
+	const char *name; /* the cursor's, for rd_spans_begin() */
+	struct series *span, *ival, *count;
+};
+
+/* Per ring of a file. */
+struct ring {
+	uint64_t last_ts;  /* of its last event: where a loss is placed */
+	int dead;          /* failed: not read again */
+	int used;          /* written to once: read on every poll */
+};
+
+struct centry {
+	int fam, rk;
+	unsigned id;
+	struct series *s;
+};
+
+struct file {
+	char *path;
+	rte_cursor *c;
+	struct ring *rings;
+	struct rd_procs procs;
+	struct proc *proc;
+	int done, failed;
+	unsigned next_ring; /* where the pass the budget stopped goes on */
+	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
+	struct centry cache[CACHE];
+	/* The fast path's series (fast_run), aggregated ones only: set by
+	 * account() when the general path has found them, NULL until then. */
+	struct fast_user *fu;  /* by user event id, grown to the highest */
+	size_t nfu;            /* id seen + 1 */
+	struct series *phase[RTE_P_COUNT], *pause, *phase_time;
+	struct series *ctr[RTE_C_COUNT], *ctr_acc[RTE_C_COUNT];
+	const char *phase_name[RTE_P_COUNT]; /* as decoded (may be NULL) */
+	unsigned char phase_seen[RTE_P_COUNT]; /* phase_name is known */
+};
+
+struct rd_prom {
+	struct rd_prom_opts o;
+	struct file **f;
+	size_t nf, fcap;
+	struct proc **p;
+	size_t np, pcap;
+	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
+	uint64_t files_total;
+	size_t last_len;            /* of the last exposition: room made at once */
+	unsigned char first_ge[64]; /* bucket_of()'s table */
+	void (*between)(void *);    /* rd_prom_between() */
+	void *between_ud;
+};
+/* ---- between the files ---------------------------------------------------- */
+
+/* metrics_out.c: the output buffer's label values and signed integers. */
+void rd_buf_i64(struct rd_buf *b, int64_t v);
+void rd_buf_label(struct rd_buf *b, const char *s);
+
+/* metrics_series.c: series by key, and the names of user events. */
+void rd_prom_series_free(struct series *s);
+struct series *rd_prom_series_get(struct proc *P, int fam, int rk, unsigned id,
+                                  const char *name);
+const char *rd_prom_user_name(struct rd_prom *p, struct proc *P, const char *name);
+
+/* metrics_files.c: a process's exe label from its first rte.module. */
+void rd_prom_exe_from_module(struct proc *P, const struct rte_event *ev);
+
+/* metrics.c: the accounting and the reading of a file's rings. */
+void rd_prom_bucket_table(unsigned char first_ge[64]);
+int rd_prom_read_file(struct rd_prom *p, struct file *f, size_t budget,
+                      int all_rings);
+
+#endif

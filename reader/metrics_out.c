@@ -1,0 +1,421 @@
+/*
+ * metrics_out.c - the Prometheus exporter's exposition (text format and
+ * OpenMetrics), and the output buffer it and the label text are written
+ * to (see metrics.h; every metric is in doc/METRICS.md).
+ *
+ * The exposition is written in place (render_hist): room made once, no
+ * stdio; the same bytes as sample by sample.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics_int.h"
+
+/* ---- families ------------------------------------------------------------ */
+
+enum ftype { T_COUNTER, T_GAUGE, T_HIST };
+
+struct famdef {
+	const char *name; /* without _total for counters */
+	enum ftype type;
+	const char *help;
+};
+
+static const struct famdef fams[PF_N] = {
+	[PF_EVENTS] = { "rte_events", T_COUNTER,
+		"Events read from the process's ring files, by kind." },
+	[PF_LOST] = { "rte_lost_words", T_COUNTER,
+		"Ring words overwritten by the writer before they were read." },
+	[PF_PHASE] = { "rte_runtime_phase_duration_seconds", T_HIST,
+		"Durations of runtime phases (matched begin/end), by phase name." },
+	[PF_PAUSE] = { "rte_gc_pause_duration_seconds", T_HIST,
+		"Durations of outermost runtime phases on a thread (GC pauses)." },
+	[PF_PHASE_TIME] = { "rte_runtime_phase_seconds", T_COUNTER,
+		"Time with a runtime phase open, summed over threads (GC time)." },
+	[PF_SPAN] = { "rte_span_duration_seconds", T_HIST,
+		"Durations of user spans (matched begin/end), by span name." },
+	[PF_COUNTER] = { "rte_runtime_stat", T_GAUGE,
+		"Last value of each runtime counter (OCaml's EV_C_* statistics)." },
+	[PF_COUNTER_ACC] = { "rte_runtime_stat_accumulated", T_COUNTER,
+		"Sum of the values of each runtime counter." },
+	[PF_INT] = { "rte_user_int", T_GAUGE,
+		"Last value of each user int event." },
+	[PF_USER] = { "rte_user_events", T_COUNTER,
+		"User unit, int and custom events, by name and kind." },
+	[PF_LIFECYCLE] = { "rte_lifecycle_events", T_COUNTER,
+		"Lifecycle events (ring_start, fork_child, ...), by name." },
+	[PF_ALLOC_CALLS] = { "rte_alloc_calls", T_COUNTER,
+		"Allocations reported by alloc events (allocation profiler)." },
+	[PF_ALLOC_BYTES] = { "rte_alloc_bytes", T_COUNTER,
+		"Bytes asked for by the allocations rte's profiler counted (rte.alloc.bytes), exact." },
+	[PF_ALLOC_USABLE] = { "rte_alloc_usable_bytes", T_COUNTER,
+		"Usable bytes (malloc_usable_size) of those allocations (rte.alloc.usable)." },
+	[PF_ALLOC_FREES] = { "rte_alloc_frees", T_COUNTER,
+		"Frees rte's profiler counted (rte.alloc.frees)." },
+	[PF_ALLOC_FREED] = { "rte_alloc_freed_bytes", T_COUNTER,
+		"Usable bytes (malloc_usable_size) of those frees (rte.alloc.freed)." },
+	[PF_CRASHES] = { "rte_crashes", T_COUNTER,
+		"Crashes recorded (rte.crash events)." },
+};
+
+/* The `le` label of each bucket and what follows it up to the count. */
+#define LE_MAX 18 /* at least the longest: ,le="2.5e-06"} */
+static const struct { char s[LE_MAX + 1]; unsigned char n; } le_txt[NB + 1] = {
+#define LE(t) { ",le=\"" t "\"} ", sizeof ",le=\"" t "\"} " - 1 }
+	LE("1e-06"), LE("2.5e-06"), LE("5e-06"), LE("1e-05"), LE("2.5e-05"),
+	LE("5e-05"), LE("0.0001"), LE("0.00025"), LE("0.0005"), LE("0.001"),
+	LE("0.0025"), LE("0.005"), LE("0.01"), LE("0.025"), LE("0.05"), LE("0.1"),
+	LE("0.25"), LE("0.5"), LE("1"), LE("2.5"), LE("5"), LE("10"), LE("+Inf"),
+#undef LE
+};
+
+/* ---- output buffer ------------------------------------------------------- */
+
+/* Room for n more bytes and a NUL at the end of b: where they go, or NULL
+ * if out of memory (b->oom is set). */
+static char *room(struct rd_buf *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		char *p;
+
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	return b->p + b->n;
+}
+
+/* What was written at room()'s pointer ends at o. */
+static void grown(struct rd_buf *b, char *o)
+{
+	b->n = (size_t)(o - b->p);
+	*o = 0;
+}
+
+static inline char *put(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* v in decimal: at most 20 bytes. */
+static char *put_u64(char *o, uint64_t v)
+{
+	char t[20];
+	size_t i = sizeof t;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return put(o, t + i, sizeof t - i);
+}
+
+/* Nanoseconds as exact decimal seconds: at most 30 bytes. */
+static char *put_secs(char *o, uint64_t ns)
+{
+	unsigned f = (unsigned)(ns % 1000000000u);
+
+	o = put_u64(o, ns / 1000000000u);
+	*o++ = '.';
+	for (int i = 8; i >= 0; i--, f /= 10)
+		o[i] = (char)('0' + f % 10);
+	return o + 9;
+}
+
+void rd_buf_mem(struct rd_buf *b, const void *s, size_t n)
+{
+	char *o = room(b, n);
+
+	if (o)
+		grown(b, put(o, s, n));
+}
+
+void rd_buf_str(struct rd_buf *b, const char *s)
+{
+	rd_buf_mem(b, s, strlen(s));
+}
+
+void rd_buf_u64(struct rd_buf *b, uint64_t v)
+{
+	char *o = room(b, 20);
+
+	if (o)
+		grown(b, put_u64(o, v));
+}
+
+void rd_buf_i64(struct rd_buf *b, int64_t v)
+{
+	if (v < 0) {
+		rd_buf_mem(b, "-", 1);
+		rd_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		rd_buf_u64(b, (uint64_t)v);
+	}
+}
+
+/* Nanoseconds as exact decimal seconds. */
+static void buf_secs(struct rd_buf *b, uint64_t ns)
+{
+	char *o = room(b, 30);
+
+	if (o)
+		grown(b, put_secs(o, ns));
+}
+
+/* A label value: valid UTF-8 kept, other bytes as '?', and \\ \" \n
+ * escaped as both formats want. */
+void rd_buf_label(struct rd_buf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		unsigned n = 0, c = *u;
+
+		if (c == '\\' || c == '"') {
+			char e[2] = { '\\', (char)c };
+
+			rd_buf_mem(b, e, 2);
+			u++;
+			continue;
+		}
+		if (c == '\n') {
+			rd_buf_mem(b, "\\n", 2);
+			u++;
+			continue;
+		}
+		if (c < 0x80)
+			n = 1;
+		else if (c >= 0xc2 && c <= 0xdf)
+			n = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4;
+		for (unsigned k = 1; k < n; k++)
+			if ((u[k] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 0 || (c < 0x20 && c != '\t')) {
+			rd_buf_mem(b, "?", 1);
+			u++;
+		} else {
+			rd_buf_mem(b, u, n);
+			u += n;
+		}
+	}
+}
+
+/* ---- exposition ----------------------------------------------------------- */
+
+static void head(struct rd_buf *b, const char *name, enum ftype t,
+                 const char *help, int om)
+{
+	static const char *const tn[] = { "counter", "gauge", "histogram" };
+	const char *suffix = t == T_COUNTER && !om ? "_total" : "";
+
+	rd_buf_str(b, "# HELP ");
+	rd_buf_str(b, name);
+	rd_buf_str(b, suffix);
+	rd_buf_str(b, " ");
+	rd_buf_str(b, help);
+	rd_buf_str(b, "\n# TYPE ");
+	rd_buf_str(b, name);
+	rd_buf_str(b, suffix);
+	rd_buf_str(b, " ");
+	rd_buf_str(b, tn[t]);
+	rd_buf_str(b, "\n");
+}
+
+static void sample_start(struct rd_buf *b, const char *name, const char *suf,
+                         const struct proc *P, const struct series *s)
+{
+	rd_buf_str(b, name);
+	rd_buf_str(b, suf);
+	rd_buf_str(b, "{");
+	rd_buf_mem(b, P->labels, P->nlabels);
+	if (s)
+		rd_buf_mem(b, s->labels, s->nlabels);
+}
+
+/*
+ * One histogram's samples, written in place: room for all of them is made
+ * once, the first bucket line's head (name_bucket{ and the labels) is
+ * written from its parts and copied for the other buckets, and the counts
+ * are formatted without stdio. The text is what render_series() wrote
+ * sample by sample before (tests/prom compares it with Prometheus).
+ */
+static void render_hist(struct rd_buf *b, const char *name,
+                        const struct proc *P, const struct series *s)
+{
+	size_t nl = strlen(name), head = nl + sizeof "_bucket{" - 1 + P->nlabels +
+	                               s->nlabels;
+	char *o = room(b, (NB + 3) * (head + LE_MAX + 20 + 1) + 32), *h;
+	uint64_t cum = 0;
+
+	if (!o)
+		return;
+	h = o;
+	o = put(o, name, nl);
+	o = put(o, "_bucket{", sizeof "_bucket{" - 1);
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
+	for (unsigned i = 0; i <= NB; i++) {
+		if (i)
+			o = put(o, h, head);
+		cum += s->b[i];
+		o = put(o, le_txt[i].s, le_txt[i].n);
+		o = put_u64(o, cum);
+		*o++ = '\n';
+	}
+	o = put(o, name, nl);
+	o = put(o, "_sum{", sizeof "_sum{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_secs(o, s->sum_ns);
+	*o++ = '\n';
+	o = put(o, name, nl);
+	o = put(o, "_count{", sizeof "_count{" - 1);
+	o = put(o, h + nl + sizeof "_bucket{" - 1, P->nlabels + s->nlabels);
+	o = put(o, "} ", 2);
+	o = put_u64(o, s->count);
+	*o++ = '\n';
+	grown(b, o);
+}
+
+static void render_series(struct rd_buf *b, int fam, const struct proc *P,
+                          const struct series *s)
+{
+	const struct famdef *d = &fams[fam];
+	size_t nl;
+	char *o;
+
+	if (d->type == T_HIST) {
+		render_hist(b, d->name, P, s);
+		return;
+	}
+	nl = strlen(d->name);
+	if (!(o = room(b, nl + P->nlabels + s->nlabels + 64)))
+		return;
+	o = put(o, d->name, nl);
+	if (d->type == T_COUNTER)
+		o = put(o, "_total", sizeof "_total" - 1);
+	*o++ = '{';
+	o = put(o, P->labels, P->nlabels);
+	o = put(o, s->labels, s->nlabels);
+	o = put(o, "} ", 2);
+	if (fam == PF_PHASE_TIME) {
+		o = put_secs(o, s->v);
+	} else if (fam == PF_INT) {
+		if (s->last < 0)
+			*o++ = '-';
+		o = put_u64(o, s->last < 0 ? (uint64_t)0 - (uint64_t)s->last
+		                           : (uint64_t)s->last);
+	} else {
+		o = put_u64(o, s->v);
+	}
+	*o++ = '\n';
+	grown(b, o);
+}
+
+static void simple(struct rd_buf *b, const char *name, enum ftype t,
+                   const char *help, int om, uint64_t v)
+{
+	head(b, name, t, help, om);
+	rd_buf_str(b, name);
+	rd_buf_str(b, t == T_COUNTER ? "_total " : " ");
+	rd_buf_u64(b, v);
+	rd_buf_mem(b, "\n", 1);
+}
+
+static void render_exporter(struct rd_prom *p, struct rd_buf *b, int om)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < p->nf; i++)
+		done += p->f[i]->done;
+	simple(b, "rte_exporter_files_followed", T_GAUGE,
+	       "Ring files being read (not yet finished).", om, p->nf - done);
+	simple(b, "rte_exporter_files", T_COUNTER,
+	       "Ring files picked up since the exporter started.", om, p->files_total);
+	simple(b, "rte_exporter_processes", T_GAUGE,
+	       "Processes with metrics in this exposition.", om, p->np);
+	simple(b, "rte_exporter_read_events", T_COUNTER,
+	       "Events read from ring files.", om, p->events_read);
+	simple(b, "rte_exporter_read_bytes", T_COUNTER,
+	       "Ring bytes read (sizes of the messages read).", om, p->bytes_read);
+	simple(b, "rte_exporter_errors", T_COUNTER,
+	       "Ring files that could not be opened or read, and corrupt rings.",
+	       om, p->errors);
+	simple(b, "rte_exporter_scrapes", T_COUNTER,
+	       "Scrapes of /metrics answered.", om, p->scrapes);
+	head(b, "rte_exporter_scrape_duration_seconds", T_GAUGE,
+	     "Time the previous scrape took to render.", om);
+	rd_buf_str(b, "rte_exporter_scrape_duration_seconds ");
+	buf_secs(b, p->scrape_ns);
+	rd_buf_mem(b, "\n", 1);
+}
+
+int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
+{
+	size_t start = b->n;
+
+	/* about the size of the last one: one allocation, not a doubling
+	 * series of copies (if it fails, room() tries again as it goes) */
+	if (p->last_len && b->cap < b->n + p->last_len + p->last_len / 8) {
+		size_t cap = b->n + p->last_len + p->last_len / 8;
+		char *q = realloc(b->p, cap);
+
+		if (q) {
+			b->p = q;
+			b->cap = cap;
+		}
+	}
+	head(b, "rte_process_alive", T_GAUGE,
+	     "1 while the process may still write its ring files, 0 for its final values.",
+	     om);
+	for (size_t i = 0; i < p->np; i++) {
+		sample_start(b, "rte_process_alive", "", p->p[i], NULL);
+		rd_buf_str(b, p->p[i]->final ? "} 0\n" : "} 1\n");
+	}
+	head(b, "rte_names_limited", T_GAUGE,
+	     "1 if the process had more user event names than --max-names (the rest are name=\"other\").",
+	     om);
+	for (size_t i = 0; i < p->np; i++) {
+		sample_start(b, "rte_names_limited", "", p->p[i], NULL);
+		rd_buf_str(b, p->p[i]->limited || p->p[i]->oom ? "} 1\n" : "} 0\n");
+	}
+	for (int fam = 0; fam < PF_N; fam++) {
+		int any = 0;
+
+		for (size_t i = 0; i < p->np && !any; i++)
+			any = p->p[i]->fam[fam].n != 0;
+		if (!any)
+			continue;
+		head(b, fams[fam].name, fams[fam].type, fams[fam].help, om);
+		for (size_t i = 0; i < p->np; i++)
+			for (size_t k = 0; k < p->p[i]->fam[fam].n; k++)
+				render_series(b, fam, p->p[i], p->p[i]->fam[fam].v[k]);
+	}
+	if (mark)
+		p->scrapes++;
+	if (p->o.exporter)
+		render_exporter(p, b, om);
+	if (om)
+		rd_buf_str(b, "# EOF\n");
+	if (b->oom)
+		return -1;
+	p->last_len = b->n - start;
+	if (mark)
+		for (size_t i = 0; i < p->np; i++)
+			if (p->p[i]->final)
+				p->p[i]->delivered = 1;
+	return 0;
+}

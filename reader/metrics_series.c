@@ -1,0 +1,185 @@
+/*
+ * metrics_series.c - the Prometheus exporter's series: one per family and
+ * label set of a process, found through a hash table keyed by (family,
+ * ring, id, name), their label text, and the names user events' series use
+ * (metrics.c finds them through its per-file cache; metrics_int.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics_int.h"
+#include "vec.h"
+
+/* ---- series --------------------------------------------------------------- */
+
+static uint64_t key_hash(int fam, int rk, unsigned id, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	h = (h ^ (uint64_t)(unsigned)fam) * 1099511628211ull;
+	h = (h ^ (uint64_t)(unsigned)rk) * 1099511628211ull;
+	h = (h ^ id) * 1099511628211ull;
+	for (const char *s = name; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static int key_eq(const struct series *s, int fam, int rk, unsigned id,
+                  const char *name)
+{
+	if (s->fam != fam || s->rk != rk || s->id != id)
+		return 0;
+	if (!s->name || !name)
+		return s->name == name;
+	return !strcmp(s->name, name);
+}
+
+static int tab_grow(struct proc *P)
+{
+	size_t cap = P->tabcap ? 2 * P->tabcap : 64;
+	struct series **t = calloc(cap, sizeof *t);
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < P->tabcap; i++) {
+		struct series *s = P->tab[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = key_hash(s->fam, s->rk, s->id, s->name) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = s;
+	}
+	free(P->tab);
+	P->tab = t;
+	P->tabcap = cap;
+	return 0;
+}
+
+static int vec_push(struct vec *v, struct series *s)
+{
+	if (RD_VEC_ROOM(v->v, v->cap, v->n, 16) < 0)
+		return -1;
+	v->v[v->n++] = s;
+	return 0;
+}
+
+static const char *const user_kind[] = { "user_unit", "user_int", "user_custom" };
+
+/* The `kind` label of rte_events_total: rte_event_kind_name() but with
+ * span begins and ends apart. */
+static const char *const event_kind[RTE_EV_KIND_COUNT] = {
+	[RTE_EV_BEGIN] = "begin", [RTE_EV_END] = "end",
+	[RTE_EV_COUNTER] = "counter", [RTE_EV_ALLOC] = "alloc",
+	[RTE_EV_LIFECYCLE] = "lifecycle", [RTE_EV_LOST] = "lost",
+	[RTE_EV_USER_UNIT] = "user_unit", [RTE_EV_USER_INT] = "user_int",
+	[RTE_EV_USER_SPAN_BEGIN] = "user_span_begin",
+	[RTE_EV_USER_SPAN_END] = "user_span_end",
+	[RTE_EV_USER_CUSTOM] = "user_custom",
+};
+
+/* The label text of a new series. */
+static char *make_labels(int fam, int rk, unsigned id, const char *name)
+{
+	struct rd_buf b = { 0 };
+
+	if (name) {
+		rd_buf_str(&b, ",name=\"");
+		rd_buf_label(&b, name);
+		rd_buf_str(&b, "\"");
+	}
+	if (fam == PF_EVENTS) {
+		rd_buf_str(&b, ",kind=\"");
+		rd_buf_str(&b, id < RTE_EV_KIND_COUNT ? event_kind[id] : "unknown");
+		rd_buf_str(&b, "\"");
+	}
+	if (fam == PF_USER && id < 3) {
+		rd_buf_str(&b, ",kind=\"");
+		rd_buf_str(&b, user_kind[id]);
+		rd_buf_str(&b, "\"");
+	}
+	if (rk >= 0) {
+		rd_buf_str(&b, ",ring=\"");
+		rd_buf_u64(&b, (uint64_t)rk);
+		rd_buf_str(&b, "\"");
+	}
+	rd_buf_mem(&b, "", 0);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p ? b.p : strdup("");
+}
+
+void rd_prom_series_free(struct series *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->labels);
+	free(s->b);
+	free(s);
+}
+
+/* The series of the key, created if new; NULL if out of memory. */
+struct series *rd_prom_series_get(struct proc *P, int fam, int rk, unsigned id,
+                                  const char *name)
+{
+	struct series *s;
+	size_t j;
+
+	if (P->tabcap == 0 || 2 * (P->nser + 1) > P->tabcap)
+		if (tab_grow(P) < 0)
+			goto oom;
+	j = key_hash(fam, rk, id, name) & (P->tabcap - 1);
+	for (; (s = P->tab[j]) != NULL; j = (j + 1) & (P->tabcap - 1))
+		if (key_eq(s, fam, rk, id, name))
+			return s;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		goto oom;
+	s->fam = fam;
+	s->rk = rk;
+	s->id = id;
+	if ((name && !(s->name = strdup(name))) ||
+	    (fam != PF_NAMESET && !(s->labels = make_labels(fam, rk, id, name))) ||
+	    ((fam == PF_PHASE || fam == PF_PAUSE || fam == PF_SPAN) &&
+	     !(s->b = calloc(NB + 1, sizeof *s->b))) ||
+	    (fam != PF_NAMESET && vec_push(&P->fam[fam], s) < 0)) {
+		rd_prom_series_free(s);
+		goto oom;
+	}
+	if (s->labels)
+		s->nlabels = strlen(s->labels);
+	P->tab[j] = s;
+	P->nser++;
+	return s;
+oom:
+	P->oom = 1;
+	return NULL;
+}
+
+/* The name a user event's series uses: its own while the process has
+ * fewer than max_names, else "other". */
+const char *rd_prom_user_name(struct rd_prom *p, struct proc *P, const char *name)
+{
+	size_t j;
+	struct series *s;
+
+	if (P->tabcap) {
+		j = key_hash(PF_NAMESET, -1, 0, name) & (P->tabcap - 1);
+		for (; (s = P->tab[j]) != NULL; j = (j + 1) & (P->tabcap - 1))
+			if (key_eq(s, PF_NAMESET, -1, 0, name))
+				return name;
+	}
+	if (P->nnames >= p->o.max_names) {
+		P->limited = 1;
+		return "other";
+	}
+	if (!rd_prom_series_get(P, PF_NAMESET, -1, 0, name))
+		return "other";
+	P->nnames++;
+	return name;
+}
