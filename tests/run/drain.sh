@@ -74,8 +74,12 @@ test_jsonl() {
 	begin "a capture and the ring file it came from give the same JSONL"
 	# The spans process's ring file is hard-linked while it runs: the
 	# drain removes its name in .rte-live, the link keeps the file.
+	# Linked once the job runs the spans program (not the forked shell
+	# before its exec, whose file the exec moves aside) and its file is
+	# there.
 	"$RUN" -q -d "$W/j" -- sh -c '"$1" 20000 2 100000 & p=$!
-		while [ ! -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do sleep 0.01; done
+		until case "$(tr "\\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
+			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do sleep 0.01; done
 		ln "$OCAML_RUNTIME_EVENTS_DIR/$p.events" "$2/ring.events"
 		echo $p >"$2/pid"; wait $p' sh "$SPANS" "$W" || fail "rte-run: exit $?"
 	p=$(cat "$W/pid")
@@ -99,15 +103,18 @@ test_jsonl() {
 # ---- nothing lost at speed -------------------------------------------------------
 
 test_flood() {
-	begin "2 threads, 1 M span pairs each, as fast as they go: every span kept"
+	begin "2 threads, 1 M span pairs each, at 500 k events/s each: every span kept"
 	# Rings of 2^20 words, a quarter of what each thread writes: read
 	# after the fact they lose most of it (--no-drain: 121); drained,
-	# nothing.
+	# nothing. The rate is bounded (each ring then holds about a second of
+	# events) so that a drain thread starved by a loaded machine or a
+	# sanitizer build still keeps up: the highest lossless rate is a
+	# bench figure (bench/drain.py), not a test's.
 	OCAMLRUNPARAM=e=20 "$RUN" --no-drain -q --fail-on-lost -d "$W/old" -- \
 		"$SPANS" 1000000 2 2>"$W/old.err"; st=$?
 	[ $st -eq 121 ] || fail "--no-drain: exit $st, not 121 (the rings should wrap)"
 	OCAMLRUNPARAM=e=20 "$RUN" -q --fail-on-lost -d "$W/f" -f summary-json \
-		-o "$W/f.json" -- "$SPANS" 1000000 2 2>"$W/f.err"; st=$?
+		-o "$W/f.json" -- "$SPANS" 1000000 2 500000 2>"$W/f.err"; st=$?
 	[ $st -eq 0 ] || fail "drained: exit $st, not 0: $(cat "$W/f.err")"
 	py "$W/f.json" 'spans("spans.s") == 2000000 and d["lost_words"] == 0' ||
 		fail "not every span kept"
@@ -124,7 +131,7 @@ test_lost_counted() {
 	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/l.err")
 	[ -n "$said" ] || { fail "no drain loss message: $(cat "$W/l.err")"; return; }
 	"$READ" -f summary-json -o "$W/l.json" "$W/l" || fail "rte-read of the capture"
-	py "$W/l.json" "d['lost_words'] == $said and 2 * spans('spans.s') * 2 + $said >= 800000" ||
+	py "$W/l.json" "d['lost_words'] == $said and 2 * d['events'] + $said >= 800000" ||
 		fail "lost words in the capture are not the $said the drain said"
 	# The command's own status wins over the loss, and a signal too.
 	OCAMLRUNPARAM=e=4 "$RUN" -q --fail-on-lost -- sh -c '"$1" 20000; exit 3' sh "$SPANS" \
