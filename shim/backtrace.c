@@ -1,6 +1,6 @@
 /*
  * backtrace.c - stack capture with libunwind (local unwinding), for the
- * crash recorder and RTE_BACKTRACE (handler.c).
+ * crash recorder and RTE_BACKTRACE (crash/stacks.c).
  *
  * libunwind is loaded privately with dlopen(RTLD_LOCAL) rather than linked:
  * libunwind.so.8 also defines the _Unwind_* functions of the C++ exception

@@ -19,8 +19,9 @@
  *  7 prof/           CPU profiler: profiler.c (timers, samples), perf.c
  *                    and reg.c (the perf_event clock, the timers registry;
  *                    prof/profiler.h), parse.c (its variables)
- *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
- *                    (crash/crash.h); allocation profiler: sample.c
+ *  6 crash/ alloc/   crash recorder: handler.c actions.c stacks.c
+ *                    modules.c altstack.c (crash/crash.h; crash/recorder.h
+ *                    inside it); allocation profiler: sample.c
  *                    (counts, samples), arena.c (the mode the malloc
  *                    wrappers switch on, the bootstrap arena), heap.c (the
  *                    process-wide live bytes, the peak, the heap series;
