@@ -16,7 +16,8 @@
  *  8 hooks/          the interposed libc functions, one file an area:
  *                    threads.c process.c spawn.c start.c signals.c dl.c
  *                    masks.c identity.c alloc.c (hooks/hooks.h)
- *  7 prof/           CPU profiler: profiler.c (timers, samples), perf.c
+ *  7 prof/           CPU profiler: profiler.c (timers, samples),
+ *                    actions.c (the program's calls on the signal), perf.c
  *                    and reg.c (the perf_event clock, the timers registry;
  *                    prof/profiler.h), parse.c (its variables)
  *  6 crash/ alloc/   crash recorder: handler.c actions.c stacks.c
