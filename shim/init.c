@@ -34,10 +34,11 @@
  *  3 file.c          the ring file
  *  2 config.c ocaml.c sweep.c  environment; OCaml detection; the sweep
  *                    of what SIGKILLed processes left (under file.c)
- *  1 log.c real.c registry.c proc.c backtrace.c alloc/state.h  RTE_LOG
- *                    and warnings; the real libc functions; event names;
- *                    the rte.proc and rte.exit payloads; stack capture with
- *                    libunwind (used by crash/, prof/, alloc/); the
+ *  1 log.c real.c registry.c proc.c backtrace.c btscan.c alloc/state.h
+ *                    RTE_LOG and warnings; the real libc functions; event
+ *                    names; the rte.proc and rte.exit payloads; stack
+ *                    capture with libunwind (used by crash/, prof/, alloc/)
+ *                    and the stack scan of a crash (crash/); the
  *                    allocation profiler's per-thread state (data)
  *  0 fd.c sys.h forkvars.h  high descriptors; inline system calls for
  *                    atfork child handlers; RTE_FORKVAR and its kin

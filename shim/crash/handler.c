@@ -54,6 +54,7 @@
 
 #include "sys.h"
 #include "backtrace.h"
+#include "btscan.h"
 #include "clock.h"
 #include "crash/altstack.h"
 #include "crash/crash.h"
