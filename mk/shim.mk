@@ -13,7 +13,8 @@
 
 # Layers: the table in shim/init.c's header (tests/unit/layers.sh checks
 # the objects against it).
-SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
+SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
+	shim/ocaml.c \
 	shim/real.c shim/registry.c shim/proc.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \

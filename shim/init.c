@@ -31,7 +31,7 @@
  *                    lifecycle event writers (tracer.h)
  *  4 slots.c pool.c  ring slots (claim, release, reserve), name slots;
  *                    per-thread state pool, rte_self_p, rte_self_get
- *  3 file.c          the ring file
+ *  3 file.c filedir.c  the ring file; the directory it is made in
  *  2 config.c ocaml.c sweep.c  environment; OCaml detection; the sweep
  *                    of what SIGKILLed processes left (under file.c)
  *  1 log.c real.c registry.c proc.c backtrace.c btscan.c alloc/state.h
