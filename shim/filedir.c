@@ -84,7 +84,7 @@ int rte_filedir_denied(int e, const char *dir)
 }
 
 int rte_filedir_resolve(struct rte_file *f, const struct rte_config *c,
-                       char *err, size_t errlen)
+                        char *err, size_t errlen)
 {
 	const char *shown = c->dir;
 	struct stat st;

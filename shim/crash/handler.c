@@ -281,7 +281,7 @@ static void record(void *arg)
 	if (n == 0)
 		n = scan_or_fp(a->uc, t_bt + 4);
 	rte_crash_emit_stack(g_id_crash, t_bt, sizeof(*r), n,
-	           (a->flags & RTE_CRASH_FATAL) != 0);
+	                     (a->flags & RTE_CRASH_FATAL) != 0);
 }
 
 /* The program's action, as much of it as calling its handler needs: kept

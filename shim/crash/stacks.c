@@ -72,8 +72,8 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
  * like every event (a ring's timestamps never go back): after the module
  * events a crash writes first.
  */
-int rte_crash_emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
-                      int force)
+int rte_crash_emit_stack(int id, uint64_t *rec, size_t head,
+                         unsigned frames, int force)
 {
 	struct rte_ring_writer *w;
 	size_t max, n, words;
