@@ -13,14 +13,18 @@
 
 # Layers: the table in shim/init.c's header (tests/unit/layers.sh checks
 # the objects against it).
-SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/ocaml.c \
+SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
+	shim/ocaml.c \
 	shim/real.c shim/registry.c shim/proc.c \
 	shim/slots.c shim/pool.c shim/tracer.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
 	shim/hooks/identity.c shim/sweep.c \
-	shim/crash/handler.c shim/crash/altstack.c shim/crash/modules.c shim/backtrace.c \
-	shim/prof/profiler.c shim/prof/parse.c shim/prof/perf.c shim/prof/reg.c \
+	shim/crash/handler.c shim/crash/actions.c shim/crash/stacks.c \
+	shim/crash/altstack.c shim/crash/modules.c \
+	shim/backtrace.c shim/btscan.c \
+	shim/prof/profiler.c shim/prof/actions.c shim/prof/parse.c \
+	shim/prof/perf.c shim/prof/reg.c \
 	shim/alloc/arena.c shim/alloc/sample.c shim/alloc/heap.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)

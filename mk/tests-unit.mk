@@ -42,10 +42,12 @@ $(BUILD)/tests/unit/test_shim_config: $(SHIM_UNIT_LEAVES) \
 $(BUILD)/tests/unit/test_shim_registry: $(BUILD)/obj/shim/registry.o
 $(BUILD)/tests/unit/test_shim_slots: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
+	$(BUILD)/obj/shim/filedir.o \
 	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/common/format/stale.o \
 	$(BUILD)/obj/shim/slots.o
 $(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/config.o $(BUILD)/obj/shim/file.o \
+	$(BUILD)/obj/shim/filedir.o \
 	$(BUILD)/obj/shim/sweep.o $(BUILD)/obj/common/format/stale.o \
 	$(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
 	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/slots.o \

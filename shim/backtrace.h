@@ -66,19 +66,25 @@ void rte_bt_prime(void);
  * exists (a fork child). x86-64 only (elsewhere: 0 frames).
  * Async-signal-safe. */
 unsigned rte_bt_capture_signal_fp(void *uc, uint64_t *pcs, unsigned max);
-/* Like rte_bt_capture_signal_fp, for code that is not all built with frame
- * pointers (before libunwind is loaded, a crash is walked so): the return
- * addresses found on the stack between the interrupted stack pointer and
- * the first frame of the frame-pointer chain (any word that follows a
- * call instruction), then the chain. Reads 4 KiB of stack at once; a word
- * that is not a return address but looks like one adds a frame. x86-64
- * only (elsewhere: 0 frames). Async-signal-safe. */
-unsigned rte_bt_capture_signal_scan(void *uc, uint64_t *pcs, unsigned max);
 /* Copy up to n bytes at src into dst without ever faulting: a read of our
  * own memory through process_vm_readv. Returns the number of bytes copied
  * (fewer at the first unreadable page; 0 if the call is refused).
  * Async-signal-safe. */
 size_t rte_bt_peek(void *dst, const void *src, size_t n);
+
+/* Where the walks of a signal start, read from its ucontext: the
+ * interrupted instruction, stack pointer and frame pointer. */
+struct rte_bt_start_regs {
+	uint64_t pc, sp, fp;
+};
+
+/* Fills *r from uc; returns 0 (nothing read) on an architecture whose
+ * walks are not written (x86-64 only). Reads memory only: async-signal-
+ * safe. (The walks here and btscan.c's.) */
+int rte_bt_signal_regs(const void *uc, struct rte_bt_start_regs *r);
+/* The farthest a frame is taken to be above the stack pointer, or a
+ * saved frame pointer above the frame that saved it. */
+#define RTE_BT_FRAME_SPAN (64u << 20)
 
 #pragma GCC visibility pop
 

@@ -1,6 +1,6 @@
 /*
- * file.c - the ring file's life: the directory, create, reserve, move
- * around exec, remove.
+ * file.c - the ring file's life: the directory (filedir.c), create,
+ * reserve, move around exec, remove.
  *
  * The directory is resolved once, by the first rte_file_create() of this
  * image: OCAML_RUNTIME_EVENTS_DIR as OCaml reads it (relative to the
@@ -58,177 +58,13 @@
 #include "clock.h"
 #include "rundir.h"
 #include "file.h"
+#include "filedir.h"
 #include "log.h"
 #include "sweep.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
 #endif
-
-/* ---- the directory ---------------------------------------------------------- */
-
-/* Resolved once per image (first rte_file_create, lock held); a fork child
- * inherits it. */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	int ok;              /* resolved */
-	int relative;        /* from a relative OCAML_RUNTIME_EVENTS_DIR */
-	const char *spelled; /* that relative spelling (the config's dir) */
-	char path[PATH_MAX]; /* absolute, for messages and re-opening */
-} g_dir;
-
-static int same_file(const struct stat *st, dev_t dev, ino_t ino)
-{
-	return st->st_dev == dev && st->st_ino == ino;
-}
-
-/* The working directory joined with a relative `dir`. Not inlined: its
- * PATH_MAX buffer stays off the stack of an absolute directory's start. */
-__attribute__((noinline)) static int join_cwd(const char *dir,
-                                              struct rte_sb *b)
-{
-	char cwd[PATH_MAX];
-
-	if (!getcwd(cwd, sizeof(cwd)))
-		return errno;
-	while (dir[0] == '.' && dir[1] == '/')
-		dir += 2;
-	rte_sb_str(b, cwd);
-	if (strcmp(dir, ".") && dir[0]) {
-		if (strcmp(cwd, "/"))
-			rte_sb_str(b, "/");
-		rte_sb_str(b, dir);
-	}
-	return 0;
-}
-
-/* Absolute spelling of the configured directory, without resolving
- * symlinks (a user's path stays recognisable). Returns 0 or errno. */
-static int absolute_dir(const char *dir, char *out, size_t cap)
-{
-	struct rte_sb b;
-	int e;
-
-	rte_sb_init(&b, out, cap);
-	if (dir[0] == '/')
-		rte_sb_str(&b, dir);
-	else if ((e = join_cwd(dir, &b)))
-		return e;
-	return rte_sb_over(&b) ? ENAMETOOLONG : 0;
-}
-
-/* After a failure with errno e on the directory `dir`: 1 if it is because
- * this process is a descendant that switched user (a child run with
- * another user, a daemon that dropped privileges): e is EACCES or EPERM,
- * the directory is another user's, and either this user cannot even
- * search it (the per-user directory is 0700) or the parent's file is in
- * it. A process the user started so (its parent untraced) is told, and so
- * is any process whose default directory, named for its own user id
- * (/tmp/rte-UID), is another's: that one was planted, not inherited. */
-static int denied(int e, const char *dir)
-{
-	char ppid[PATH_MAX + 32];
-	struct stat st;
-
-	if ((e != EACCES && e != EPERM) || stat(dir, &st) < 0 ||
-	    st.st_uid == geteuid())
-		return 0;
-	if (access(dir, X_OK) < 0)
-		return 1;
-	snprintf(ppid, sizeof(ppid), "%.*s/%ld.events", PATH_MAX, dir,
-	         (long)getppid());
-	return lstat(ppid, &st) == 0;
-}
-
-static int dir_resolve(struct rte_file *f, const struct rte_config *c,
-                       char *err, size_t errlen)
-{
-	const char *shown = c->dir;
-	struct stat st;
-	int fd, e = 0;
-
-	if (c->dir_too_long) {
-		e = ENAMETOOLONG;
-		goto fail;
-	}
-	if (c->dir_default)
-		fd = rte_rundir_open(c->dir, 1);
-	else
-		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		goto fail;
-	}
-	e = fstat(fd, &st) < 0 ? errno : 0;
-	close(fd);
-	if (e || (e = absolute_dir(c->dir, g_dir.path, sizeof(g_dir.path))))
-		goto fail;
-	g_dir.dev = st.st_dev;
-	g_dir.ino = st.st_ino;
-	g_dir.relative = !c->dir_default && c->dir[0] != '/';
-	g_dir.spelled = c->dir;
-	g_dir.ok = 1;
-	return 0;
-fail:
-	f->denied = !c->dir_uid_named && denied(e, c->dir);
-	snprintf(err, errlen, "cannot use %s directory %.*s: %s",
-	         c->dir_default ? "the default" : "the", PATH_MAX, shown,
-	         strerrordesc_np(e));
-	return -1;
-}
-
-/* The directory, opened by its path for the caller, who closes it with
- * dir_close(); its fstat() in *stp if not NULL. Returns the fd, or -1
- * with errno. Signal-safe. */
-static int dir_open_stat(struct stat *stp)
-{
-	struct stat st;
-	int fd;
-
-	if (!g_dir.ok) {
-		errno = EBADF;
-		return -1;
-	}
-	fd = rte_fd_nostd(open(g_dir.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !same_file(&st, g_dir.dev, g_dir.ino)) {
-		close(fd);
-		errno = ESTALE; /* the path now names another directory */
-		return -1;
-	}
-	if (stp)
-		*stp = st;
-	return fd;
-}
-
-static int dir_open(void)
-{
-	return dir_open_stat(NULL);
-}
-
-/* Close a dir_open() descriptor, errno kept. */
-static void dir_close(int dfd)
-{
-	int saved = errno;
-
-	if (dfd >= 0)
-		close(dfd);
-	errno = saved;
-}
-
-#define DIR_VAR "OCAML_RUNTIME_EVENTS_DIR="
-
-const char *rte_file_env_dir(const char *entry)
-{
-	size_t n = sizeof(DIR_VAR) - 1;
-
-	if (!g_dir.ok || !g_dir.relative || strncmp(entry, DIR_VAR, n) ||
-	    strcmp(entry + n, g_dir.spelled))
-		return NULL;
-	return g_dir.path;
-}
 
 /* ---- names ------------------------------------------------------------------- */
 
@@ -350,7 +186,7 @@ static int set_names(struct rte_file *f, pid_t pid)
 	rte_sb_uint(&n, (unsigned long long)pid, 10, 0);
 	rte_sb_str(&n, ".events");
 	rte_sb_init(&p, f->path, sizeof(f->path));
-	rte_sb_str(&p, g_dir.path);
+	rte_sb_str(&p, rte_filedir.path);
 	rte_sb_str(&p, "/");
 	rte_sb_str(&p, f->name);
 	return rte_sb_over(&n) || rte_sb_over(&p) ? ENAMETOOLONG : 0;
@@ -368,20 +204,20 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		snprintf(err, errlen, "bad ring layout");
 		return -1;
 	}
-	if (!g_dir.ok && dir_resolve(f, c, err, errlen) < 0)
+	if (!rte_filedir.ok && rte_filedir_resolve(f, c, err, errlen) < 0)
 		return -1;
 	if ((e = set_names(f, pid)))
-		return fail(err, errlen, "name the ring file in", g_dir.path, e);
-	if ((dfd = dir_open_stat(&dst)) < 0) {
+		return fail(err, errlen, "name the ring file in", rte_filedir.path, e);
+	if ((dfd = rte_filedir_open_stat(&dst)) < 0) {
 		e = errno;
-		f->denied = denied(e, g_dir.path);
-		return fail(err, errlen, "open the directory", g_dir.path, e);
+		f->denied = rte_filedir_denied(e, rte_filedir.path);
+		return fail(err, errlen, "open the directory", rte_filedir.path, e);
 	}
 	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, c->preserve);
 	if (fd < 0) {
 		e = errno;
-		dir_close(dfd);
-		f->denied = denied(e, g_dir.path);
+		rte_filedir_close(dfd);
+		f->denied = rte_filedir_denied(e, rte_filedir.path);
 		return fail(err, errlen, "create", f->path, e);
 	}
 	e = fill_and_publish(f, fd, dfd, tmp, err, errlen);
@@ -392,7 +228,7 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		unlinkat(dfd, tmp, 0);
 		rte_file_drop(f);
 	}
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 	return e < 0 ? -1 : 0;
 }
 
@@ -409,7 +245,7 @@ void rte_file_advise(const struct rte_file *f)
 static int reserve_by_name(const struct rte_file *f, uint64_t off,
                            uint64_t len)
 {
-	int dfd = dir_open(), fd, e;
+	int dfd = rte_filedir_open(), fd, e;
 	struct stat st;
 
 	if (dfd < 0)
@@ -417,13 +253,13 @@ static int reserve_by_name(const struct rte_file *f, uint64_t off,
 	fd = rte_fd_nostd(openat(dfd, f->name,
 	                         O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
 	e = fd < 0 ? errno : 0;
-	if (!e && (fstat(fd, &st) < 0 || !same_file(&st, f->dev, f->ino)))
+	if (!e && (fstat(fd, &st) < 0 || !rte_filedir_same_file(&st, f->dev, f->ino)))
 		e = ESTALE;
 	if (!e)
 		e = reserve_fd(fd, off, len);
 	if (fd >= 0)
 		close(fd);
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 	return e;
 }
 
@@ -485,7 +321,7 @@ static int name_is_ours(const struct rte_file *f, int dfd, const char *name)
 	struct stat st;
 
 	return dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       same_file(&st, f->dev, f->ino);
+	       rte_filedir_same_file(&st, f->dev, f->ino);
 }
 
 int rte_file_is_ours(const struct rte_file *f)
@@ -494,9 +330,9 @@ int rte_file_is_ours(const struct rte_file *f)
 
 	if (!f->name[0])
 		return 0;
-	dfd = dir_open();
+	dfd = rte_filedir_open();
 	r = name_is_ours(f, dfd, f->name);
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 	return r;
 }
 
@@ -506,19 +342,19 @@ void rte_file_remove(const struct rte_file *f)
 
 	if (!f->name[0])
 		return;
-	dfd = dir_open();
+	dfd = rte_filedir_open();
 	if (name_is_ours(f, dfd, f->name))
 		unlinkat(dfd, f->name, 0);
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 }
 
 void rte_file_keep(const struct rte_file *f)
 {
-	int dfd = dir_open();
+	int dfd = rte_filedir_open();
 
 	if (name_is_ours(f, dfd, f->name))
 		fchmodat(dfd, f->name, 0600, 0);
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 }
 
 /* ---- exec ------------------------------------------------------------------- */
@@ -562,13 +398,13 @@ static int exec_away(struct rte_file *f, int dfd, int preserve)
 
 int rte_file_exec_away(struct rte_file *f, int preserve)
 {
-	int dfd = dir_open(), e;
+	int dfd = rte_filedir_open(), e;
 
 	f->exec_name[0] = '\0';
 	f->unlinked = 0;
 	e = exec_away(f, dfd, preserve);
-	dir_close(dfd);
-	f->denied = e && denied(e, g_dir.path);
+	rte_filedir_close(dfd);
+	f->denied = e && rte_filedir_denied(e, rte_filedir.path);
 	return e;
 }
 
@@ -671,10 +507,10 @@ static int exec_back(struct rte_file *f, int dfd, pid_t pid)
 
 int rte_file_exec_back(struct rte_file *f, pid_t pid)
 {
-	int dfd = dir_open(), e;
+	int dfd = rte_filedir_open(), e;
 
 	e = exec_back(f, dfd, pid);
-	dir_close(dfd);
+	rte_filedir_close(dfd);
 	return e;
 }
 

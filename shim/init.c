@@ -16,11 +16,13 @@
  *  8 hooks/          the interposed libc functions, one file an area:
  *                    threads.c process.c spawn.c start.c signals.c dl.c
  *                    masks.c identity.c alloc.c (hooks/hooks.h)
- *  7 prof/           CPU profiler: profiler.c (timers, samples), perf.c
+ *  7 prof/           CPU profiler: profiler.c (timers, samples),
+ *                    actions.c (the program's calls on the signal), perf.c
  *                    and reg.c (the perf_event clock, the timers registry;
  *                    prof/profiler.h), parse.c (its variables)
- *  6 crash/ alloc/   crash recorder: handler.c modules.c altstack.c
- *                    (crash/crash.h); allocation profiler: sample.c
+ *  6 crash/ alloc/   crash recorder: handler.c actions.c stacks.c
+ *                    modules.c altstack.c (crash/crash.h; crash/recorder.h
+ *                    inside it); allocation profiler: sample.c
  *                    (counts, samples), arena.c (the mode the malloc
  *                    wrappers switch on, the bootstrap arena), heap.c (the
  *                    process-wide live bytes, the peak, the heap series;
@@ -29,13 +31,14 @@
  *                    lifecycle event writers (tracer.h)
  *  4 slots.c pool.c  ring slots (claim, release, reserve), name slots;
  *                    per-thread state pool, rte_self_p, rte_self_get
- *  3 file.c          the ring file
+ *  3 file.c filedir.c  the ring file; the directory it is made in
  *  2 config.c ocaml.c sweep.c  environment; OCaml detection; the sweep
  *                    of what SIGKILLed processes left (under file.c)
- *  1 log.c real.c registry.c proc.c backtrace.c alloc/state.h  RTE_LOG
- *                    and warnings; the real libc functions; event names;
- *                    the rte.proc and rte.exit payloads; stack capture with
- *                    libunwind (used by crash/, prof/, alloc/); the
+ *  1 log.c real.c registry.c proc.c backtrace.c btscan.c alloc/state.h
+ *                    RTE_LOG and warnings; the real libc functions; event
+ *                    names; the rte.proc and rte.exit payloads; stack
+ *                    capture with libunwind (used by crash/, prof/, alloc/)
+ *                    and the stack scan of a crash (crash/); the
  *                    allocation profiler's per-thread state (data)
  *  0 fd.c sys.h forkvars.h  high descriptors; inline system calls for
  *                    atfork child handlers; RTE_FORKVAR and its kin

@@ -48,7 +48,7 @@ struct __attribute__((aligned(64))) rte_thread {
 	uint32_t fail_gen;   /* claiming failed in this generation ... */
 	uint32_t fail_epoch; /* ... and no ring was released since */
 	int guard;           /* inside a wrapper: do not trace recursively */
-	/* crash/handler.c's per-thread state. */
+	/* crash/'s per-thread state (crash/recorder.h). */
 	int crash_recording;  /* inside our own work */
 	int crash_first_sig;  /* signal being recorded */
 	int crash_chained;    /* inside the program's handler */

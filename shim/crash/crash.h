@@ -1,6 +1,7 @@
 /*
  * crash/crash.h - the crash flight recorder inside librte.so (handler.c,
- * modules.c, backtrace.c): hook calls made by the rest of the shim.
+ * actions.c, stacks.c, modules.c, altstack.c): hook calls made by the rest
+ * of the shim.
  * Hidden; see doc/DESIGN.md "Crash flight recorder".
  */
 #ifndef RTE_SHIM_CRASH_H
@@ -16,7 +17,7 @@
 /* Tracing has just started (rte_tracer_start_locked, registry lock held):
  * register rte.signal, read RTE_BACKTRACE, register the rte.* crash
  * events, load libunwind only for RTE_BACKTRACE=fork or thread (else the
- * first pthread_create does; see handler.c), give the calling thread an alternate signal
+ * first pthread_create does; see stacks.c), give the calling thread an alternate signal
  * stack, install the crash handlers (whatever RTE_BACKTRACE says) and
  * those of the terminating signals left at SIG_DFL, record the loaded
  * modules, and register the atfork handlers of the signal actions' lock.
@@ -88,7 +89,7 @@ void rte_modules_resend(void);
  * child of a single-threaded parent. Elsewhere the syncs above use the
  * table the parent recorded, never the loader. Async-signal-safe. */
 int rte_modules_loader_ok(void);
-/* atfork child handler (handler.c): re-make the table's lock; trust the
+/* atfork child handler (actions.c): re-make the table's lock; trust the
  * loader's lock if the parent had a single thread when it forked. */
 void rte_modules_fork_child(int parent_threaded);
 

@@ -38,22 +38,8 @@
  * mapping, disables tracing with one warning, and returns: the faulting
  * store is made again, into that memory, and the program goes on.
  *
- * Death by another signal (doc/DESIGN.md "Signals"): for
- * the signals whose default action ends the process (g_term), while their
- * disposition is SIG_DFL, our handler is in the kernel instead: it writes
- * rte.signal, stops as exit does (ring_stop, the file removed unless
- * PRESERVE), sets SIG_DFL and sends the signal again, which ends the
- * process with the same status. The program never sees it: sigaction()
- * reads SIG_DFL, a handler or SIG_IGN it sets goes to the kernel at once
- * (replacing ours), SIG_DFL brings ours back. A signal ignored when
- * tracing starts stays ignored in the kernel (and across exec); a handler
- * of ours is reset to SIG_DFL by exec, as SIG_DFL itself would be.
- *
- * Locks: g_prog_lock is taken with every signal blocked (no handler of
- * this thread can need it meanwhile) and around fork (atfork handlers),
- * so that no child inherits it held or g_prog half-written.
- *
- * RTE_BACKTRACE adds rte.backtrace events at fork and thread creation.
+ * The signal actions (installed, the program's kept, the terminating
+ * signals) are actions.c's; the events and RTE_BACKTRACE stacks.c's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -68,200 +54,42 @@
 
 #include "sys.h"
 #include "backtrace.h"
+#include "btscan.h"
 #include "clock.h"
 #include "crash/altstack.h"
 #include "crash/crash.h"
+#include "crash/recorder.h"
 #include "forkvars.h"
 #include "proc.h"
 #include "rte/crash.h"
 #include "rte/rte.h"
 #include "tracer.h"
 
-static const int g_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define NSIGS (sizeof(g_sigs) / sizeof(g_sigs[0]))
-/* Signals whose default action ends the process (some with a core dump)
- * without being a crash of the code. SIGTRAP and SIGSYS are left to
- * debuggers and seccomp; real-time signals are not handled. */
-static const int g_term[] = {SIGHUP,  SIGINT,    SIGQUIT,   SIGPIPE,
-                             SIGALRM, SIGTERM,   SIGUSR1,   SIGUSR2,
-                             SIGXCPU, SIGXFSZ,   SIGVTALRM, SIGPROF,
-                             SIGIO,   SIGPWR,    SIGSTKFLT};
-#define NTERM (sizeof(g_term) / sizeof(g_term[0]))
-#define SIGMAX 65
+const int rte_crash_sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 /* Least stack the recording needs (libunwind's walk, the encoding). */
 #define ROOM (32u << 10)
 /* The functions that run on the stack the program's handler gets (a small
  * alternate stack of the program's, maybe): no sanitizer instrumentation,
  * whose redzones would double their frames. */
 
-static RTE_FORKVAR unsigned g_mode;          /* RTE_BTM_*, atomic: see mode() */
-static int g_id_crash = -1, g_id_bt = -1;
-static int g_installed[SIGMAX];  /* atomic: our handler is in the kernel */
-static struct sigaction g_prog[SIGMAX]; /* the program's action */
-static RTE_FORKVAR int g_prog_lock;          /* spin lock of g_prog, signals blocked */
+static RTE_FORKVAR unsigned g_mode;          /* RTE_BTM_*, atomic: see rte_crash_mode() */
+static int g_id_crash = -1;
+int rte_crash_id_bt = -1;
 static int g_fatal;              /* atomic: a fatal crash was recorded */
-static uint8_t g_is_term[SIGMAX]; /* atomic: one of g_term, managed */
-static int g_id_signal = -1;     /* rte.signal */
+int rte_crash_id_signal = -1;     /* rte.signal */
 static int g_ring_lost;          /* atomic: our mapping faulted */
 static int g_once_lost;
-static int g_once_unw;           /* the libunwind warning, once */
-static RTE_FORKVAR int g_fork_threaded;      /* the parent had threads (lock held) */
 static size_t g_page = 4096;     /* set at start */
 
-/* Per-thread state, kept in struct rte_thread (tracer.h), not in TLS. */
-#define t_recording (rte_self.crash_recording) /* inside our own work */
-#define t_first_sig (rte_self.crash_first_sig) /* signal being recorded */
-#define t_chained (rte_self.crash_chained) /* inside the program's handler */
-#define t_chain_sp (rte_self.crash_chain_sp) /* see tracer.h */
-#define t_bt (rte_self.crash_bt)               /* record buffer */
 _Static_assert(sizeof(struct rte_crash_rec) == 32, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_backtrace_rec) == 24, "rte/crash.h layout");
 _Static_assert(sizeof(struct rte_module_rec) == 32, "rte/crash.h layout");
 
 /* RTE_BACKTRACE's bits, 0 until rte_crash_start() is done with the ids,
  * the stack size and the key. Acquire: pairs with its release store. */
-static unsigned mode(void)
+unsigned rte_crash_mode(void)
 {
 	return __atomic_load_n(&g_mode, __ATOMIC_ACQUIRE);
-}
-
-static int installed(int sig)
-{
-	/* Acquire: pairs with the release in install(): g_prog[sig] holds
-	 * the program's action from then on. */
-	return sig > 0 && sig < SIGMAX &&
-	       __atomic_load_n(&g_installed[sig], __ATOMIC_ACQUIRE);
-}
-
-/* g_prog is changed by sigaction() calls of any thread, or of a signal
- * handler: a spin lock taken with every signal blocked. */
-static void prog_lock(sigset_t *old)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	rte_real_sigmask(SIG_SETMASK, &all, old);
-	/* Acquire: pairs with the release in prog_unlock(). */
-	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
-		;
-}
-
-static void prog_unlock(const sigset_t *old)
-{
-	/* Release: our g_prog stores happen before the next holder's. */
-	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	rte_real_sigmask(SIG_SETMASK, old, NULL);
-}
-
-/* ---- events ----------------------------------------------------------------- */
-
-static uint64_t custom_hdr(int id)
-{
-	return rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, (unsigned)id);
-}
-
-static struct rte_ring_writer *enter_forced(void)
-{
-	struct rte_ring_writer *w;
-
-	if (rte_tracer_state() == ST_FORKED)
-		rte_tracer_materialize();
-	if (rte_tracer_state() != ST_RUNNING)
-		return NULL;
-	/* The interrupted write (if any) never resumes: take the ring. */
-	rte_self.busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = rte_tracer_attach(0);
-	if (!w)
-		rte_leave();
-	return w;
-}
-
-int rte_crash_emit(int id, const void *bytes, size_t n, int force)
-{
-	struct rte_ring_writer *w;
-	int r;
-
-	if (id < 0)
-		return -1;
-	w = force ? enter_forced() : rte_enter();
-	if (!w)
-		return -1;
-	r = rte_tracer_write_custom(w, custom_hdr(id), bytes, n);
-	rte_leave();
-	return r;
-}
-
-/* Encoding buffer of stack records (used only inside a write of this
- * thread, like tracer.c's own). */
-#define t_enc (rte_self.crash_enc)
-
-/*
- * Write a stack record (rte.crash or rte.backtrace: `head` bytes of fixed
- * part whose bytes 2-3 are the frame count, then 8 bytes a frame). In a
- * ring too small for all of it, frames are dropped from the end and the
- * count fixed, so the record stays well-formed. Stamped when written,
- * like every event (a ring's timestamps never go back): after the module
- * events a crash writes first.
- */
-static int emit_stack(int id, uint64_t *rec, size_t head, unsigned frames,
-                      int force)
-{
-	struct rte_ring_writer *w;
-	size_t max, n, words;
-	uint16_t nf;
-	int r;
-
-	if (id < 0)
-		return -1;
-	w = force ? enter_forced() : rte_enter();
-	if (!w)
-		return -1;
-	max = (size_t)(w->mask + 1 - 2) * 8 - 1;
-	if (max > RTE_CUSTOM_MAX_BYTES)
-		max = RTE_CUSTOM_MAX_BYTES;
-	r = -1;
-	if (max >= head) {
-		if (head + (size_t)frames * 8 > max)
-			frames = (unsigned)((max - head) / 8);
-		nf = (uint16_t)frames;
-		memcpy((char *)rec + 2, &nf, 2);
-		n = head + (size_t)frames * 8;
-		words = rte_custom_encode(rec, n, t_enc);
-		r = rte_ring_write(w, custom_hdr(id), rte_clock_ns(), t_enc,
-		                   (unsigned)words);
-	}
-	rte_leave();
-	return r;
-}
-
-struct bt_start {
-	int ring;
-	int32_t tid;
-	unsigned n;
-	uint64_t pcs[RTE_BT_MAX];
-};
-
-static void write_bt(uint32_t kind, int64_t data, int32_t tid,
-                     const uint64_t *pcs, unsigned n);
-static void bt_free(struct bt_start *s);
-
-/* Give the calling thread an alternate stack if crashes are recorded. */
-static void alt_start(void)
-{
-	if (mode() & RTE_BTM_CRASH)
-		rte_alt_thread_start();
-}
-
-void rte_crash_thread_start(void *ctx)
-{
-	struct bt_start *bt = ctx;
-
-	alt_start();
-	if (bt) {
-		write_bt(RTE_BT_THREAD, bt->ring, bt->tid, bt->pcs, bt->n);
-		bt_free(bt);
-	}
 }
 
 /* ---- running on another stack -------------------------------------------- */
@@ -329,7 +157,7 @@ static LEAN int cur_altstack(stack_t *cur)
  * ran, -1 if there was no room for it. Lean: on a small stack of the
  * program's, its own frame is all it uses there.
  */
-static LEAN int run_with_room(void (*fn)(void *), void *arg)
+LEAN int rte_crash_run_with_room(void (*fn)(void *), void *arg)
 {
 	stack_t cur;
 	char *mine = rte_alt_own();
@@ -346,7 +174,7 @@ static LEAN int run_with_room(void (*fn)(void *), void *arg)
 		unsigned long block = ~KMASK_INTERNAL, old;
 
 		for (unsigned i = 0; i < NSIGS; i++)
-			block &= ~kbit(g_sigs[i]);
+			block &= ~kbit(rte_crash_sigs[i]);
 		kmask(SIG_SETMASK, &block, &old);
 		rte_call_on_stack(mine + g_page + rte_alt_size(), fn, arg);
 		kmask(SIG_SETMASK, &old, NULL);
@@ -363,7 +191,7 @@ static LEAN int run_with_room(void (*fn)(void *), void *arg)
  * returns, with the registers of the interrupted code. With its original
  * siginfo (si_code, si_addr; a process may queue any to itself), so that
  * even the core dump's signal information is the one the fault made. */
-static void resend_default(int sig, siginfo_t *si)
+void rte_crash_resend_default(int sig, siginfo_t *si)
 {
 	struct sigaction dfl;
 
@@ -382,7 +210,7 @@ static void die_by(int first)
 {
 	sigset_t one;
 
-	resend_default(first, NULL);
+	rte_crash_resend_default(first, NULL);
 	sigemptyset(&one);
 	sigaddset(&one, first);
 	rte_real_sigmask(SIG_UNBLOCK, &one, NULL);
@@ -446,14 +274,14 @@ static void record(void *arg)
 	 * the loader's lock may be held by a thread that is gone. Frame by
 	 * frame (primed 0): whether this thread has libunwind's trace cache
 	 * is not known here, and making it would call malloc (backtrace.h).
-	 * Before libunwind is loaded (see unwind_load()), and if it finds
+	 * Before libunwind is loaded (see rte_crash_unwind_load()), and if it finds
 	 * nothing, the frame-pointer walk with a scan for frames without
 	 * one: a handler never loads libunwind (dlopen). */
 	n = loader ? rte_bt_capture_signal(a->uc, t_bt + 4, RTE_BT_MAX, 0) : 0;
 	if (n == 0)
 		n = scan_or_fp(a->uc, t_bt + 4);
-	emit_stack(g_id_crash, t_bt, sizeof(*r), n,
-	           (a->flags & RTE_CRASH_FATAL) != 0);
+	rte_crash_emit_stack(g_id_crash, t_bt, sizeof(*r), n,
+	                     (a->flags & RTE_CRASH_FATAL) != 0);
 }
 
 /* The program's action, as much of it as calling its handler needs: kept
@@ -548,10 +376,10 @@ static __attribute__((noinline)) void reset_hand(int sig)
 {
 	sigset_t o;
 
-	prog_lock(&o);
-	g_prog[sig].sa_handler = SIG_DFL;
-	g_prog[sig].sa_flags &= ~SA_SIGINFO;
-	prog_unlock(&o);
+	rte_crash_prog_lock(&o);
+	rte_crash_prog[sig].sa_handler = SIG_DFL;
+	rte_crash_prog[sig].sa_flags &= ~SA_SIGINFO;
+	rte_crash_prog_unlock(&o);
 }
 
 /* Call the program's handler as the kernel would have: its mask, its
@@ -623,7 +451,7 @@ struct work {
 
 /* All of the handler but the call of the program's: returns 1 if that is
  * to be made (*pa filled). Runs on a stack with room when there is one
- * (run_with_room): its frames are gone before the program's handler is
+ * (rte_crash_run_with_room): its frames are gone before the program's handler is
  * called. */
 static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
                       int room)
@@ -640,19 +468,19 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 	}
 	if (t_recording) {
 		die_by(t_first_sig);
-		resend_default(sig, si); /* if `first` could not kill us */
+		rte_crash_resend_default(sig, si); /* if `first` could not kill us */
 		return 0;
 	}
-	prog_lock(&o);
-	p = g_prog[sig];
-	prog_unlock(&o);
+	rte_crash_prog_lock(&o);
+	p = rte_crash_prog[sig];
+	rte_crash_prog_unlock(&o);
 	/* sa_handler and sa_sigaction share their storage. */
 	program = p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN;
 	if (!program && p.sa_handler == SIG_IGN && async)
 		return 0; /* sent by someone and ignored: nothing happens */
 	/* A vfork child shares our memory (and this thread's ring) but not
 	 * our pid: it must neither write nor mark the parent's file. */
-	if (room && getpid() == rte_tracer_pid() && (mode() & RTE_BTM_CRASH)) {
+	if (room && getpid() == rte_tracer_pid() && (rte_crash_mode() & RTE_BTM_CRASH)) {
 		t_recording = 1;
 		t_first_sig = sig;
 		r.flags = program ? RTE_CRASH_HANDLED : RTE_CRASH_FATAL;
@@ -675,7 +503,7 @@ static int crash_work(int sig, siginfo_t *si, void *uc, struct pact *pa,
 			__atomic_store_n(&g_fatal, 1, __ATOMIC_RELEASE);
 	}
 	if (!program) {
-		resend_default(sig, si);
+		rte_crash_resend_default(sig, si);
 		return 0;
 	}
 	if (p.sa_flags & SA_SIGINFO)
@@ -694,12 +522,12 @@ static void crash_cb(void *arg)
 	w->call = crash_work(w->sig, w->si, w->uc, &w->pa, w->room);
 }
 
-static LEAN void on_crash(int sig, siginfo_t *si, void *uc)
+LEAN void rte_crash_on_crash(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct work w = {.sig = sig, .si = si, .uc = uc, .room = 1};
 
-	if (run_with_room(crash_cb, &w) < 0) {
+	if (rte_crash_run_with_room(crash_cb, &w) < 0) {
 		/* No room to record: only pass the signal on. */
 		w.room = 0;
 		crash_cb(&w);
@@ -713,353 +541,10 @@ int rte_crash_keep_file(void)
 {
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
-	/* Acquire: pairs with the release in on_crash(). */
+	/* Acquire: pairs with the release in rte_crash_on_crash(). */
 	return __atomic_load_n(&g_fatal, __ATOMIC_ACQUIRE) ||
 	       (t_chained > 0 &&
 	        (on_altstack_or_none() || (t_chain_sp && here < t_chain_sp)));
-}
-
-/* ---- death by a terminating signal ------------------------------------------- */
-
-static void term_record(void *arg)
-{
-	int sig = *(const int *)arg;
-	struct rte_ring_writer *w;
-
-	/* A fork child that never wrote has no file, and keeps none without
-	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
-	 * tracer.c's release stores of the state. */
-	if (rte_tracer_state() == ST_FORKED &&
-	    !rte_tracer_config()->preserve)
-		return;
-	/* Forced as a fatal crash: also while paused, and over a write of
-	 * this thread that the signal interrupted (it never resumes). */
-	if (g_id_signal >= 0 && (w = enter_forced())) {
-		rte_ring_write1(w, rte_hdr_make(0, 1, RTE_UMSG_INT,
-		                                (unsigned)g_id_signal),
-		                rte_clock_ns(), (uint64_t)sig);
-		rte_leave();
-	}
-	rte_proc_note_exit(RTE_EXIT_SIGNAL, sig); /* for rte.exit */
-	rte_tracer_stop(); /* ring_stop; the file removed unless PRESERVE */
-}
-
-/* Our handler of a g_term signal (its disposition is SIG_DFL for the
- * program): record, stop, and die by the same signal. */
-static void on_term(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	/* Not in a vfork child (it shares our memory, not our pid), nor
-	 * inside our own recording (then: just die). */
-	if (getpid() == rte_tracer_pid() && !t_recording) {
-		t_recording = 1;
-		t_first_sig = sig;
-		run_with_room(term_record, &sig);
-		t_recording = 0;
-	}
-	resend_default(sig, si);
-	errno = saved;
-}
-
-static void our_action(struct sigaction *sa, int term)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sa_sigaction = term ? on_term : on_crash;
-	sa->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigemptyset(&sa->sa_mask);
-}
-
-/* The lock is taken once for all of them (two sigprocmask calls, not
- * forty: a short process feels each system call of its start). */
-static void install(void)
-{
-	struct sigaction sa, cur;
-	sigset_t o;
-
-	prog_lock(&o);
-	our_action(&sa, 0);
-	for (unsigned i = 0; i < NSIGS; i++) {
-		int sig = g_sigs[i];
-
-		if (rte_real_sigaction(sig, &sa, &g_prog[sig]) == 0)
-			/* Release: pairs with installed(). */
-			__atomic_store_n(&g_installed[sig], 1,
-			                 __ATOMIC_RELEASE);
-	}
-	/* A terminating signal gets ours only while its disposition is the
-	 * default; one the program ignores or handles stays as it is. */
-	our_action(&sa, 1);
-	for (unsigned i = 0; i < NTERM; i++) {
-		int sig = g_term[i];
-
-		/* Ours, then the program's back if it was not SIG_DFL: one
-		 * call in the usual case. Every signal is blocked meanwhile:
-		 * none can arrive to find ours in place of the program's. */
-		if (rte_real_sigaction(sig, &sa, &cur) == 0) {
-			if (cur.sa_handler == SIG_DFL)
-				g_prog[sig] = cur;
-			else
-				rte_real_sigaction(sig, &cur, NULL);
-		}
-		/* Release: pairs with term_managed(); g_prog is set. */
-		__atomic_store_n(&g_is_term[sig], 1, __ATOMIC_RELEASE);
-	}
-	prog_unlock(&o);
-}
-
-static int term_managed(int sig)
-{
-	/* Acquire: pairs with the release in install(). */
-	return sig > 0 && sig < SIGMAX &&
-	       __atomic_load_n(&g_is_term[sig], __ATOMIC_ACQUIRE);
-}
-
-/* sigaction() of a g_term signal: the kernel holds either ours (the
- * program's action is then SIG_DFL, kept in g_prog) or the program's. */
-static int term_sigaction(int sig, const struct sigaction *act,
-                          struct sigaction *old)
-{
-	struct sigaction a, cur, prev, ours;
-	sigset_t o;
-	int r = 0;
-
-	if (act)
-		a = *act; /* a bad pointer faults here, not under the lock */
-	our_action(&ours, 1);
-	prog_lock(&o);
-	r = rte_real_sigaction(sig, NULL, &cur);
-	if (r == 0) {
-		int mine = (cur.sa_flags & SA_SIGINFO) &&
-		           cur.sa_sigaction == on_term;
-
-		prev = mine ? g_prog[sig] : cur;
-		if (act && a.sa_handler == SIG_DFL) {
-			g_prog[sig] = a;
-			if (!mine)
-				r = rte_real_sigaction(sig, &ours, NULL);
-		} else if (act) {
-			r = rte_real_sigaction(sig, &a, NULL);
-		}
-	}
-	prog_unlock(&o);
-	if (r == 0 && old)
-		*old = prev;
-	return r;
-}
-
-/* ---- the program's sigaction/signal (hooks/signals.c) ------------------------- */
-
-int rte_crash_sigaction(int sig, const struct sigaction *act,
-                        struct sigaction *old)
-{
-	struct sigaction a, prev;
-	sigset_t o;
-
-	if (term_managed(sig))
-		return term_sigaction(sig, act, old);
-	if (!installed(sig))
-		return rte_real_sigaction(sig, act, old);
-	if (act)
-		a = *act; /* a bad pointer faults here, not under the lock */
-	prog_lock(&o);
-	prev = g_prog[sig];
-	if (act)
-		g_prog[sig] = a;
-	prog_unlock(&o);
-	if (old)
-		*old = prev;
-	return 0;
-}
-
-int rte_crash_signal_ours(int sig, sighandler_t h)
-{
-	return h != SIG_ERR &&
-	       (installed(sig) || (h == SIG_DFL && term_managed(sig)));
-}
-
-sighandler_t rte_crash_signal_prev(sighandler_t r)
-{
-	struct sigaction ours;
-
-	our_action(&ours, 1); /* the union: sa_handler is on_term's address */
-	return r == ours.sa_handler ? SIG_DFL : r;
-}
-
-/* A vfork child's sigaction() and signal() go to the kernel alone (its
- * table is its own, our memory its parent's): an action of ours they
- * return is reported as the program's one we keep. */
-static int ours(sighandler_t h)
-{
-	struct sigaction a, b;
-
-	our_action(&a, 0);
-	our_action(&b, 1); /* the union: sa_handler is the handler's address */
-	return h == a.sa_handler || h == b.sa_handler;
-}
-
-void rte_crash_hide_action(int sig, struct sigaction *sa)
-{
-	sigset_t o;
-
-	if (sig <= 0 || sig >= SIGMAX || !(sa->sa_flags & SA_SIGINFO) ||
-	    !ours(sa->sa_handler))
-		return;
-	prog_lock(&o);
-	*sa = g_prog[sig];
-	prog_unlock(&o);
-}
-
-sighandler_t rte_crash_hide_handler(int sig, sighandler_t h)
-{
-	struct sigaction sa;
-
-	if (h == SIG_ERR || !ours(h))
-		return h;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = h;
-	sa.sa_flags = SA_SIGINFO;
-	rte_crash_hide_action(sig, &sa);
-	return sa.sa_handler;
-}
-
-/*
- * libunwind is loaded lazily, never at start: its dlopen (and liblzma's)
- * cost a short process (a test harness's /bin/true) more than the rest
- * of tracing. It is loaded by the first call that needs it outside a
- * signal handler: at start only with RTE_BACKTRACE=fork or thread (their
- * stacks are taken by the hooks), by the first pthread_create, and by the
- * CPU and allocation profilers' start. Until then a crash records the
- * frame-pointer walk (record()).
- */
-static void unwind_load(void)
-{
-	if (rte_bt_loaded())
-		return;
-	rte_real_resolve();
-	if (rte_bt_init(1, rte_real.dlopen, rte_real.dlclose) < 0)
-		rte_warn(&g_once_unw, "libunwind.so.8 cannot be loaded: "
-		         "crash stacks are walked by frame pointers");
-}
-
-static void write_bt(uint32_t kind, int64_t data, int32_t tid,
-                     const uint64_t *pcs, unsigned n)
-{
-	struct rte_backtrace_rec r;
-
-	if (g_id_bt < 0 || rte_self.busy)
-		return;
-	rte_modules_sync(0);
-	memset(&r, 0, sizeof(r));
-	r.version = RTE_BACKTRACE_VERSION;
-	r.nframes = (uint16_t)n;
-	r.kind = kind;
-	r.data = data;
-	r.tid = tid;
-	/* t_bt is free here: only a crash handler of this thread uses it
-	 * too, and it would never return into this write. */
-	memcpy(t_bt, &r, sizeof(r));
-	memcpy((char *)t_bt + sizeof(r), pcs, (size_t)n * 8);
-	emit_stack(g_id_bt, t_bt, sizeof(r), n, 0);
-}
-
-void rte_crash_fork_parent(pid_t child)
-{
-	uint64_t pcs[RTE_BT_MAX];
-	unsigned n;
-	int saved = errno;
-
-	if (!(mode() & RTE_BTM_FORK))
-		return;
-	/* Skip this hook and the fork() wrapper: the program's frames. */
-	n = rte_bt_capture_here(pcs, RTE_BT_MAX, 2);
-	write_bt(RTE_BT_FORK, child, (int32_t)gettid(), pcs, n);
-	errno = saved;
-}
-
-/* The creator's stack travels to the new thread in a slot of a static
- * pool (no malloc at thread creation); when all slots are in flight the
- * thread simply starts without it. */
-#define BT_SLOTS 32
-static RTE_BIGVAR struct bt_start g_bt_pool[BT_SLOTS];
-static uint8_t g_bt_used[BT_SLOTS]; /* atomic */
-
-static void bt_free(struct bt_start *s)
-{
-	/* Release: we are done reading the slot; pairs with the acquire
-	 * CAS in rte_crash_thread_create(). */
-	__atomic_store_n(&g_bt_used[s - g_bt_pool], 0, __ATOMIC_RELEASE);
-}
-
-void *rte_crash_thread_create(void)
-{
-	int saved = errno;
-	struct bt_start *r = NULL;
-
-	/* A program that makes threads lives long enough for libunwind's
-	 * load to be worth it (pthread_create is never called from a
-	 * signal handler, so dlopen is safe here). */
-	if (mode() & RTE_BTM_CRASH)
-		unwind_load();
-	if (!(mode() & RTE_BTM_THREAD)) {
-		errno = saved;
-		return NULL;
-	}
-	for (unsigned i = 0; i < BT_SLOTS; i++) {
-		uint8_t free_ = 0;
-		struct bt_start *s = &g_bt_pool[i];
-
-		/* Acquire: pairs with the release in bt_free(). */
-		if (!__atomic_compare_exchange_n(&g_bt_used[i], &free_, 1, 0,
-		                                 __ATOMIC_ACQUIRE,
-		                                 __ATOMIC_RELAXED))
-			continue;
-		s->ring = rte_self.ring;
-		s->tid = (int32_t)gettid();
-		/* Skip this hook and the pthread_create wrapper. */
-		s->n = rte_bt_capture_here(s->pcs, RTE_BT_MAX, 2);
-		r = s;
-		break;
-	}
-	errno = saved;
-	return r;
-}
-
-void rte_crash_thread_create_failed(void *ctx)
-{
-	if (ctx)
-		bt_free(ctx);
-}
-
-/* ---- start ---------------------------------------------------------------- */
-
-/* ---- fork ------------------------------------------------------------------ */
-
-/* Around fork (hooks/process.c's handlers, every signal blocked):
- * g_prog_lock is held, so the child never inherits it held by a thread
- * that does not exist there. */
-void rte_crash_fork_lock(void)
-{
-	/* Acquire: pairs with the release in prog_unlock(). */
-	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
-		;
-	/* Whether another thread could hold the loader's lock at fork. */
-	g_fork_threaded = !__libc_single_threaded;
-}
-
-void rte_crash_fork_unlock_parent(void)
-{
-	/* Release: as in prog_unlock(). */
-	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-}
-
-/* No libc call here (see sys.h): errno is left alone. */
-RTE_FORKTEXT void rte_crash_fork_unlock_child(void)
-{
-	rte_modules_fork_child(g_fork_threaded);
-	/* Release: as in prog_unlock(). */
-	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- start ---------------------------------------------------------------- */
@@ -1072,28 +557,28 @@ static void start_recorder(unsigned m)
 	g_page = (size_t)sysconf(_SC_PAGESIZE);
 	g_id_crash = rte_tracer_register_own("rte.crash", RTE_TYPE_CUSTOM);
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
-		g_id_bt = rte_tracer_register_own("rte.backtrace",
+		rte_crash_id_bt = rte_tracer_register_own("rte.backtrace",
 		                               RTE_TYPE_CUSTOM);
 	rte_modules_register();
 	if (m & (RTE_BTM_FORK | RTE_BTM_THREAD))
-		unwind_load();
+		rte_crash_unwind_load();
 	rte_alt_init();
 	/* Release: publishes the ids and the alternate stacks' size and key
-	 * to the hooks of other threads; pairs with mode(). */
+	 * to the hooks of other threads; pairs with rte_crash_mode(). */
 	__atomic_store_n(&g_mode, m, __ATOMIC_RELEASE);
-	alt_start();
+	rte_crash_alt_start();
 }
 
 void rte_crash_start(void)
 {
 	unsigned m = rte_config_backtrace();
 
-	g_id_signal = rte_tracer_register_own("rte.signal", RTE_TYPE_INT);
+	rte_crash_id_signal = rte_tracer_register_own("rte.signal", RTE_TYPE_INT);
 	if (m)
 		start_recorder(m);
 	/* The handlers are installed whatever the mode: a truncated file
 	 * (SIGBUS) and death by a terminating signal need them. */
-	install();
+	rte_crash_install();
 	if (m)
 		rte_modules_sync(0);
 }

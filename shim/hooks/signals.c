@@ -1,9 +1,9 @@
 /*
  * hooks/signals.c - the program's sigaction(), signal(), bsd_signal() and
- * sysv_signal(). The crash recorder (crash/handler.c) keeps the handler table: for
+ * sysv_signal(). The crash recorder (crash/actions.c) keeps the handler table: for
  * the signals it has installed handlers for (the crash signals, and the
  * terminating signals left at SIG_DFL) the program's actions are kept
- * there and chained from ours; the profiler (prof/profiler.c) decides
+ * there and chained from ours; the profiler (prof/actions.c) decides
  * first for its own signal; every other call goes to libc's through
  * real.h. The program never sees our handlers.
  *

@@ -79,6 +79,7 @@
 #include "crash/crash.h"
 #include "parse.h"
 #include "perf.h"
+#include "prof/actions.h"
 #include "profiler.h"
 #include "reg.h"
 #include "rte/profile.h"
@@ -90,16 +91,14 @@ _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
 
 static unsigned g_hz;           /* 0: profiling off (set at start) */
-static int g_sig;               /* the profiling signal */
+int rte_prof_sig;               /* the profiling signal */
 static int g_fp;                /* RTE_PROFILE_STACK=fp */
 static int g_perf;              /* RTE_PROFILE_CLOCK=perf, and it works */
 static uint32_t g_clock;        /* RTE_SAMPLE_* flags of every sample */
 static int g_id = -1;           /* rte.sample */
-static RTE_FORKVAR int g_on;                /* atomic: our handler is in the kernel */
-static int g_stopped;           /* atomic: exit or the program took it */
-static int g_once_timer, g_once_yield;
-static struct sigaction g_prog; /* the program's view of the signal */
-static int g_prog_lock;         /* spin lock of g_prog, signals blocked */
+RTE_FORKVAR int rte_prof_on;                /* atomic: our handler is in the kernel */
+int rte_prof_stopped;           /* atomic: exit or the program took it */
+static int g_once_timer;
 
 /* ---- per-thread timers ----------------------------------------------------- */
 
@@ -119,8 +118,8 @@ static uint64_t thread_cpu_ns(void)
 static int active(void)
 {
 	/* Acquire: pairs with the releases in rte_prof_start(). */
-	return __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&g_stopped, __ATOMIC_RELAXED);
+	return __atomic_load_n(&rte_prof_on, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&rte_prof_stopped, __ATOMIC_RELAXED);
 }
 
 /* Start (on) or stop the calling thread's timer or perf event `id`. */
@@ -134,7 +133,7 @@ static int set_timer(int id, int on)
 	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
 	its.it_value = its.it_interval;
 	if (t && t->prof_perf && t->prof_timer == id)
-		return rte_perf_ours(id, g_sig, t->prof_perf_id)
+		return rte_perf_ours(id, rte_prof_sig, t->prof_perf_id)
 		               ? rte_perf_enable(id, on)
 		               : -1;
 	return (int)syscall(SYS_timer_settime, id, 0, &its, NULL);
@@ -148,7 +147,7 @@ static int sig_blocked(void)
 	sigemptyset(&cur);
 	if (rte_sys_sigmask(SIG_BLOCK, NULL, &cur) < 0)
 		return 0;
-	return sigismember(&cur, g_sig) == 1;
+	return sigismember(&cur, rte_prof_sig) == 1;
 }
 
 static void arm(struct rte_thread *t)
@@ -158,12 +157,12 @@ static void arm(struct rte_thread *t)
 
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = g_sig;
+	ev.sigev_signo = rte_prof_sig;
 	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
 	t->prof_state = PT_DONE; /* unless all goes well */
 	t->prof_perf = 0;
 	if (g_perf) {
-		int fd = rte_perf_open(g_hz, g_sig, gettid(), &t->prof_perf_id);
+		int fd = rte_perf_open(g_hz, rte_prof_sig, gettid(), &t->prof_perf_id);
 
 		if (fd >= 0) {
 			t->prof_perf = 1;
@@ -184,7 +183,7 @@ static void arm(struct rte_thread *t)
 	}
 	t->prof_slot = rte_prof_reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
 	if (!t->prof_slot) {
-		rte_prof_reg_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id, g_sig);
+		rte_prof_reg_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id, rte_prof_sig);
 		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
 		         "at once; thread %d is not profiled", RTE_PROF_REG_SLOTS,
 		         (int)gettid());
@@ -213,7 +212,7 @@ static void arm(struct rte_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (set_timer(id, 1) < 0) {
 		t->prof_state = PT_DONE;
-		rte_prof_reg_delete(t->prof_slot, g_sig);
+		rte_prof_reg_delete(t->prof_slot, rte_prof_sig);
 	}
 }
 
@@ -234,7 +233,7 @@ static void disarm(struct rte_thread *t)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rte_prof_reg_delete(t->prof_slot, g_sig);
+	rte_prof_reg_delete(t->prof_slot, rte_prof_sig);
 }
 
 void rte_prof_thread_end(void)
@@ -256,7 +255,7 @@ RTE_FORKTEXT void rte_prof_fork_child(void)
 	if (!t || !active())
 		return;
 	saved = errno;
-	rte_prof_reg_forget_all(g_sig);
+	rte_prof_reg_forget_all(rte_prof_sig);
 	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
 	arm(t);
@@ -275,11 +274,11 @@ static void drain_pending(void)
 	sigset_t pend, one;
 	struct timespec zero = {0, 0};
 
-	if (sigpending(&pend) < 0 || !sigismember(&pend, g_sig))
+	if (sigpending(&pend) < 0 || !sigismember(&pend, rte_prof_sig))
 		return;
 	sigemptyset(&one);
-	sigaddset(&one, g_sig);
-	while (sigtimedwait(&one, NULL, &zero) == g_sig)
+	sigaddset(&one, rte_prof_sig);
+	while (sigtimedwait(&one, NULL, &zero) == rte_prof_sig)
 		;
 }
 
@@ -288,7 +287,7 @@ RTE_FORKTEXT void rte_prof_exec_begin(void)
 	int saved = errno;
 
 	/* Off: nothing armed (and a fork child is not settled for nothing). */
-	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&rte_prof_on, __ATOMIC_ACQUIRE))
 		return;
 	/* Not in a vfork child: the state and the timer are its parent's. */
 	if (getpid() != rte_tracer_pid()) {
@@ -307,14 +306,14 @@ RTE_FORKTEXT void rte_prof_exec_begin(void)
 RTE_FORKTEXT void rte_prof_exec_failed(void)
 {
 	/* Acquire: as in rte_prof_exec_begin(). */
-	if (__atomic_load_n(&g_on, __ATOMIC_ACQUIRE) &&
+	if (__atomic_load_n(&rte_prof_on, __ATOMIC_ACQUIRE) &&
 	    getpid() == rte_tracer_pid()) /* not in a vfork child */
 		rte_prof_thread_arm();
 }
 
 int rte_prof_mask_signal(void)
 {
-	return active() ? g_sig : 0;
+	return active() ? rte_prof_sig : 0;
 }
 
 void rte_prof_thread_masked(int blocked)
@@ -329,7 +328,7 @@ void rte_prof_thread_masked(int blocked)
 	    rte_tracer_vforked())
 		return;
 	if (blocked) {
-		/* Samples from here on are ignored (on_sample), then none
+		/* Samples from here on are ignored (rte_prof_on_sample), then none
 		 * falls due, then the one that may have is taken back. */
 		t->prof_state = PT_BLOCKED;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -357,10 +356,10 @@ void rte_prof_stop(void)
 {
 	int saved = errno;
 
-	if (!__atomic_load_n(&g_on, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&rte_prof_on, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	rte_prof_reg_delete_all(g_sig);
+	__atomic_store_n(&rte_prof_stopped, 1, __ATOMIC_RELAXED);
+	rte_prof_reg_delete_all(rte_prof_sig);
 	errno = saved;
 }
 
@@ -371,7 +370,7 @@ static uint64_t sample_hdr(void)
 	return rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, (unsigned)g_id);
 }
 
-static void on_sample(int sig, siginfo_t *si, void *uc)
+void rte_prof_on_sample(int sig, siginfo_t *si, void *uc)
 {
 	struct rte_thread *t = rte_self_p;
 	struct rte_ring_writer *w;
@@ -423,107 +422,6 @@ out:
 	errno = saved;
 }
 
-/* ---- the program's calls on the signal ----------------------------------------- */
-
-static void prog_lock(sigset_t *old)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	rte_real_sigmask(SIG_SETMASK, &all, old);
-	/* Acquire: pairs with the release in prog_unlock(). */
-	while (__atomic_exchange_n(&g_prog_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static void prog_unlock(const sigset_t *old)
-{
-	__atomic_store_n(&g_prog_lock, 0, __ATOMIC_RELEASE);
-	rte_real_sigmask(SIG_SETMASK, old, NULL);
-}
-
-int rte_prof_owns(int sig)
-{
-	/* Acquire: pairs with the release in rte_prof_start(), which
-	 * publishes g_sig. */
-	return sig > 0 && __atomic_load_n(&g_on, __ATOMIC_ACQUIRE) == 1 &&
-	       sig == g_sig;
-}
-
-/* The program takes the signal: no timer of ours may fire any more. */
-static void yield(int sig)
-{
-	/* Relaxed: one thread does the work; a racing caller's own real
-	 * call comes after ours or replaces it, both being the program's. */
-	if (__atomic_exchange_n(&g_on, 2, __ATOMIC_ACQ_REL) != 1)
-		return;
-	__atomic_store_n(&g_stopped, 1, __ATOMIC_RELAXED);
-	rte_prof_reg_delete_all(g_sig);
-	rte_warn(&g_once_yield, "RTE_PROFILE: the program installed its own "
-	         "handler of signal %d; profiling stopped "
-	         "(RTE_PROFILE_SIGNAL chooses another signal)", sig);
-}
-
-int rte_prof_sigaction(int sig, const struct sigaction *act,
-                       struct sigaction *old)
-{
-	struct sigaction a, prev;
-	sigset_t o;
-
-	if (act)
-		a = *act; /* a bad pointer faults here, not under the lock */
-	prog_lock(&o);
-	prev = g_prog;
-	if (act && a.sa_handler == SIG_DFL)
-		g_prog = a;
-	prog_unlock(&o);
-	if (act && a.sa_handler != SIG_DFL) {
-		yield(sig);
-		if (rte_real_sigaction(sig, &a, NULL) < 0)
-			return -1;
-	}
-	if (old)
-		*old = prev;
-	return 0;
-}
-
-int rte_prof_signal(int sig, sighandler_t h, sighandler_t *prev)
-{
-	sigset_t o;
-
-	if (h == SIG_ERR || !rte_prof_owns(sig))
-		return 0;
-	if (h != SIG_DFL) {
-		yield(sig);
-		return 0;
-	}
-	prog_lock(&o);
-	*prev = g_prog.sa_handler;
-	memset(&g_prog, 0, sizeof(g_prog));
-	g_prog.sa_handler = SIG_DFL;
-	prog_unlock(&o);
-	return 1;
-}
-
-sighandler_t rte_prof_hide(sighandler_t h)
-{
-	struct sigaction ours;
-
-	ours.sa_sigaction = on_sample; /* the union: as sa_handler */
-	return h == ours.sa_handler ? SIG_DFL : h;
-}
-
-void rte_prof_hide_action(struct sigaction *sa)
-{
-	sigset_t o;
-
-	if (!(sa->sa_flags & SA_SIGINFO) || sa->sa_sigaction != on_sample)
-		return;
-	prog_lock(&o);
-	*sa = g_prog;
-	prog_unlock(&o);
-}
-
 /* ---- start ------------------------------------------------------------------- */
 
 /* RTE_PROFILE_CLOCK: timer (default) or perf; perf is tried on the
@@ -552,7 +450,7 @@ static void choose_clock(const char *clk)
 		         "perf clock goes up to %u Hz", g_hz, RTE_PERF_HZ_MAX);
 		return;
 	}
-	fd = rte_perf_open(g_hz, g_sig, gettid(), &id);
+	fd = rte_perf_open(g_hz, rte_prof_sig, gettid(), &id);
 	if (fd < 0) {
 		int e = errno;
 
@@ -580,9 +478,9 @@ void rte_prof_start(void)
 	const char *stack = secure_getenv("RTE_PROFILE_STACK");
 	const char *clk = secure_getenv("RTE_PROFILE_CLOCK");
 
-	if (!hz || __atomic_load_n(&g_on, __ATOMIC_RELAXED))
+	if (!hz || __atomic_load_n(&rte_prof_on, __ATOMIC_RELAXED))
 		return;
-	if (!(g_sig = rte_prof_parse_sig(s))) {
+	if (!(rte_prof_sig = rte_prof_parse_sig(s))) {
 		rte_warn(NULL, "RTE_PROFILE_SIGNAL: '%.32s' is not a real-time "
 		         "signal (RTMIN+N, RTMAX-N or a number), PROF, VTALRM, "
 		         "USR1 or USR2; profiling is off", s);
@@ -599,13 +497,13 @@ void rte_prof_start(void)
 	if (rte_dlsym(RTLD_DEFAULT, "__tsan_init"))
 		g_fp = 1;
 	/* What the program sees (crash.c's view for the signals it keeps). */
-	if (rte_crash_sigaction(g_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
+	if (rte_crash_sigaction(rte_prof_sig, NULL, &cur) < 0 || cur.sa_handler != SIG_DFL) {
 		rte_warn(NULL, "RTE_PROFILE: the program already handles signal "
 		         "%d; profiling is off (RTE_PROFILE_SIGNAL chooses "
-		         "another signal)", g_sig);
+		         "another signal)", rte_prof_sig);
 		return;
 	}
-	g_prog = cur;
+	rte_prof_prog = cur;
 	g_hz = hz;
 	choose_clock(clk);
 	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
@@ -616,12 +514,12 @@ void rte_prof_start(void)
 	if (g_id < 0)
 		return;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sample;
+	sa.sa_sigaction = rte_prof_on_sample;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (rte_real_sigaction(g_sig, &sa, NULL) < 0)
+	if (rte_real_sigaction(rte_prof_sig, &sa, NULL) < 0)
 		return;
 	/* Release: publishes the settings to every thread's hooks. */
-	__atomic_store_n(&g_on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rte_prof_on, 1, __ATOMIC_RELEASE);
 	rte_prof_thread_arm();
 }

@@ -1,6 +1,7 @@
 /*
  * prof/profiler.h - the CPU profiler of librte.so (RTE_PROFILE,
- * prof/profiler.c): the hook calls the rest of the shim makes. Hidden.
+ * prof/profiler.c, prof/actions.c): the hook calls the rest of the shim
+ * makes. Hidden.
  *
  * The profiler owns one signal (RTE_PROFILE_SIGNAL) and one POSIX
  * CPU-time timer per thread; it writes rte.sample (rte/profile.h) on the
