@@ -1,7 +1,8 @@
 /*
  * profile_int.h - the aggregator's tables, shared by profile.c (input,
- * summary) and fmt/profile.c (the folded, pprof and flamegraph writers).
- * Private to those two files. Not thread-safe.
+ * summary; with profile_tab.c, the tables, and profile_settle.c, the
+ * end) and fmt/profile.c (the folded, pprof and flamegraph writers).
+ * Private to those files. Not thread-safe.
  *
  * Strings, locations (a code address of one file image, symbolised once),
  * functions and mappings are global over every process, so that one pprof
