@@ -61,6 +61,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+/* Everything new in t's rings into its spool. Returns the words read. */
 static uint64_t drain_file(struct tfile *t)
 {
 	uint64_t total = 0;
