@@ -10,7 +10,8 @@
 #   common/writer/    the ring writer and the clock (ring.c, clock.c): linked
 #                     into librte.so only (mk/shim.mk), and into the test and
 #                     fuzz programs that build ring files.
-#   common/consumer/  the consumer library (consumer.c, jsonl.c, ocaml.c,
+#   common/consumer/  the consumer library (consumer.c with open.c, bounds.c,
+#                     poll.c and their cursor.h; jsonl.c, ocaml.c,
 #                     ocamlexe.c): librteconsumer.{a,so}, which rte-read links.
 #   common/push/      the Pushgateway URL and label rules (pushgw.c, pushgw.h),
 #                     in neither library: linked into rte-read (mk/serve.mk)
@@ -21,7 +22,8 @@
 # include path (-I, in the Makefile) for its internal headers.
 
 COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c common/format/stale.c
-CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/jsonl.c \
+CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/open.c \
+	common/consumer/bounds.c common/consumer/poll.c common/consumer/jsonl.c \
 	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c
 WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c common/format/stale.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -5,7 +5,7 @@
 
 # Sources are listed, not globbed, so a file another part is still writing
 # in reader/ cannot break the build; add to READER_SRCS / READER_LDLIBS
-# here to link more in. crashrep.c and symbolize.c are the crash
+# here to link more in. crashrep.c (with crashrep_last.c) and symbolize.c are the crash
 # recorder's (issue 5); symbolize.c needs elfutils' header at build time
 # only: libdw is loaded with dlopen when the first stack is symbolised, so
 # nothing is linked for it (mk/tests-crash.mk, READER_DW_LIBS, empty).
@@ -14,9 +14,9 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
 	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/model.c reader/model_life.c \
-	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/fmt/summary_tree.c reader/crashrep.c reader/symbolize.c \
+	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/fmt/summary_tree.c reader/crashrep.c reader/crashrep_last.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
-	reader/jsonp.c reader/diff.c reader/diff_load.c reader/top.c reader/profile.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_sum.c
+	reader/jsonp.c reader/diff.c reader/diff_load.c reader/top.c reader/profile.c reader/profile_tab.c reader/profile_settle.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_pprof.c reader/fmt/profile_sum.c
 READER_LDLIBS := -lm -lz -liberty
 # reader/fmt/: one file per output format (its sink, sinks.h), built over
 # the reader's headers.

@@ -1,7 +1,9 @@
 /*
  * profile_int.h - the aggregator's tables, shared by profile.c (input,
- * summary) and fmt/profile.c (the folded, pprof and flamegraph writers).
- * Private to those two files. Not thread-safe.
+ * summary; with profile_tab.c, the tables, and profile_settle.c, the
+ * end) and fmt/profile.c (the folded, pprof and flamegraph writers;
+ * pprof's encoder in fmt/profile_pprof.c).
+ * Private to those files. Not thread-safe.
  *
  * Strings, locations (a code address of one file image, symbolised once),
  * functions and mappings are global over every process, so that one pprof
@@ -132,6 +134,9 @@ struct rd_prof {
  * as one line into buf (fmt/profile.c): "perf_event cpu-clock", or the
  * timer and why. */
 const char *rd_prof_clock(uint32_t flags, char *buf, size_t len);
+
+/* The chosen profile (RD_PROF_*) as pprof into o (fmt/profile_pprof.c). */
+void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 
 /* The options (profile.c). */
 extern int rd_prof_which_opt, rd_prof_by_thread;

@@ -9,7 +9,8 @@
  * files whose writer is; then wait for the directory to change, at most
  * IDLE_MS. A file whose writer seems gone but which still grows (a
  * writer in another pid namespace, whose pid is not the file's) is only
- * captured at the end.
+ * captured at the end. The names of LIVE, and the files they open, are
+ * drain_files.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include "alive.h"
 #include "capture.h"
 #include "drain.h"
+#include "drain_int.h"
 #include "rte/consumer.h"
 
 #define IDLE_MS 1           /* the longest wait of an idle round */
@@ -43,35 +45,6 @@
 #define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
 #define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
 #define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
-
-struct tfile {
-	char name[256];        /* its name in LIVE, as last seen */
-	int fd;                /* O_RDONLY, kept: the names at the end */
-	dev_t dev;
-	ino_t ino;
-	dev_t mdev;            /* as /proc/PID/maps names it */
-	ino_t mino;
-	long pid;              /* from the name; <= 0: unknown */
-	rte_cursor *c;         /* NULL: not a ring file (yet) */
-	struct cap_spool *sp;
-	unsigned rings;
-	char *failed;          /* per ring: its error was reported */
-	uint64_t next_check;
-	int no_liveness;       /* grew after its writer seemed gone */
-	int truncated;         /* reading it raised SIGBUS: read no more */
-	char err[512];         /* why it cannot be opened, if it cannot */
-};
-
-struct drain {
-	char *out, *live;
-	int out_fd, live_fd, ino_fd;
-	pthread_t thread;
-	atomic_int stop;
-	int final;             /* the last round: no reserve any more */
-	struct tfile **f;
-	size_t nf, capf;
-	struct drain_stats st;
-};
 
 static void say(const char *fmt, const char *a, const char *b)
 {
@@ -86,129 +59,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static int ring_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	return n[0] != '.' && len > 7 && len < 256 && !strcmp(n + len - 7, ".events");
-}
-
-static long pid_of(const char *n)
-{
-	long pid = 0;
-	int digits = 0;
-
-	for (; *n >= '0' && *n <= '9' && digits < 9; n++, digits++)
-		pid = pid * 10 + (*n - '0');
-	return digits ? pid : -1;
-}
-
-/* Open the cursor and the spool of t, if its file is a ring file now. */
-static void try_open(struct drain *d, struct tfile *t)
-{
-	char path[64], sp[320];
-
-	snprintf(path, sizeof path, "/proc/self/fd/%d", t->fd);
-	if (rte_cursor_open(path, &t->c, t->err, sizeof t->err) != RTE_OK) {
-		t->c = NULL;
-		return;
-	}
-	t->rings = rte_cursor_rings(t->c);
-	t->failed = calloc(t->rings, 1);
-	snprintf(sp, sizeof sp, "%s/.%llu.spool", d->live, (unsigned long long)t->ino);
-	t->sp = t->failed ? cap_open(sp, t->rings) : NULL;
-	if (!t->sp) {
-		snprintf(t->err, sizeof t->err, "%s: cannot make its spool: %s", t->name,
-		         strerror(errno));
-		rte_cursor_close(t->c);
-		t->c = NULL;
-		free(t->failed);
-		t->failed = NULL;
-	}
-}
-
-/* A name that appeared in LIVE: a new file to follow, or a known one
- * renamed (an exec moved it to PID.execN.events). */
-static void consider(struct drain *d, const char *name)
-{
-	struct tfile *t, **nf;
-	struct stat st;
-	int fd;
-
-	if (!ring_name(name))
-		return;
-	fd = openat(d->live_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto skip;
-	for (size_t i = 0; i < d->nf; i++)
-		if (d->f[i]->dev == st.st_dev && d->f[i]->ino == st.st_ino) {
-			snprintf(d->f[i]->name, sizeof d->f[i]->name, "%s", name);
-			goto skip;
-		}
-	if (d->nf == d->capf) {
-		size_t cap = d->capf ? 2 * d->capf : 64;
-
-		if (!(nf = realloc(d->f, cap * sizeof *nf)))
-			goto skip;
-		d->f = nf;
-		d->capf = cap;
-	}
-	if (!(t = calloc(1, sizeof *t)))
-		goto skip;
-	snprintf(t->name, sizeof t->name, "%s", name);
-	t->fd = fd;
-	t->dev = st.st_dev;
-	t->ino = st.st_ino;
-	t->pid = pid_of(name);
-	alive_maps_id(t->fd, t->dev, t->ino, &t->mdev, &t->mino);
-	d->f[d->nf++] = t;
-	try_open(d, t);
-	return;
-skip:
-	close(fd);
-}
-
-static void scan(struct drain *d)
-{
-	int fd = openat(d->live_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *e;
-
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(dir)))
-		consider(d, e->d_name);
-	closedir(dir);
-}
-
-/* The names inotify has for us; a lost event (a full queue): a scan. */
-static void take_events(struct drain *d)
-{
-	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
-	ssize_t n;
-
-	if (d->ino_fd < 0) {
-		scan(d);
-		return;
-	}
-	while ((n = read(d->ino_fd, buf, sizeof buf)) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			struct inotify_event *e = (struct inotify_event *)p;
-
-			if (e->mask & IN_Q_OVERFLOW)
-				scan(d);
-			else if (e->len)
-				consider(d, e->name);
-			p += sizeof *e + e->len;
-		}
-	}
 }
 
 /* Everything new in t's rings into its spool. Returns the words read. */
@@ -297,7 +147,7 @@ static int current_name(struct drain *d, struct tfile *t)
 	fd = openat(d->live_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dir = fd < 0 ? NULL : fdopendir(fd);
 	while (dir && found < 0 && (e = readdir(dir)))
-		if (e->d_ino == t->ino && ring_name(e->d_name) &&
+		if (e->d_ino == t->ino && drain_ring_name(e->d_name) &&
 		    fstatat(d->live_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    st.st_dev == t->dev && st.st_ino == t->ino) {
 			snprintf(t->name, sizeof t->name, "%s", e->d_name);
@@ -445,7 +295,7 @@ static void reap(struct drain *d, int all)
 		}
 		if (!gone && !t->c && now >= t->next_check) {
 			t->next_check = now + CHECK_MS;
-			try_open(d, t);
+			drain_try_open(d, t);
 		}
 		if (gone)
 			capture(d, t);
@@ -499,11 +349,11 @@ static void *run(void *arg)
 	sigaddset(&bus, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 	make_reserve(d);
-	scan(d);
+	drain_scan(d);
 	while (!atomic_load_explicit(&d->stop, memory_order_acquire)) {
 		uint64_t got = 0;
 
-		take_events(d);
+		drain_take_events(d);
 		for (size_t i = 0; i < d->nf; i++)
 			got += drain_safe(d->f[i]);
 		if (got)
@@ -520,12 +370,12 @@ static void *run(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
-	take_events(d);
-	scan(d);
+	drain_take_events(d);
+	drain_scan(d);
 	d->final = 1; /* the reserve is given up by the capture that needs it */
 	for (size_t i = 0; i < d->nf; i++)
 		if (!d->f[i]->c)
-			try_open(d, d->f[i]);
+			drain_try_open(d, d->f[i]);
 	reap(d, 1);
 	return NULL;
 }

@@ -1,0 +1,52 @@
+/*
+ * drain_int.h - the live drain's state (drain.c), shared with
+ * drain_files.c only: a followed file, the drain, and the functions of
+ * drain_files.c that drain.c calls.
+ */
+#ifndef RTE_RUN_DRAIN_INT_H
+#define RTE_RUN_DRAIN_INT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "drain.h"
+#include "rte/consumer.h"
+
+struct tfile {
+	char name[256];        /* its name in LIVE, as last seen */
+	int fd;                /* O_RDONLY, kept: the names at the end */
+	dev_t dev;
+	ino_t ino;
+	dev_t mdev;            /* as /proc/PID/maps names it */
+	ino_t mino;
+	long pid;              /* from the name; <= 0: unknown */
+	rte_cursor *c;         /* NULL: not a ring file (yet) */
+	struct cap_spool *sp;
+	unsigned rings;
+	char *failed;          /* per ring: its error was reported */
+	uint64_t next_check;
+	int no_liveness;       /* grew after its writer seemed gone */
+	int truncated;         /* reading it raised SIGBUS: read no more */
+	char err[512];         /* why it cannot be opened, if it cannot */
+};
+
+struct drain {
+	char *out, *live;
+	int out_fd, live_fd, ino_fd;
+	pthread_t thread;
+	atomic_int stop;
+	int final;             /* the last round: no reserve any more */
+	struct tfile **f;
+	size_t nf, capf;
+	struct drain_stats st;
+};
+
+/* drain_files.c */
+int drain_ring_name(const char *n);
+void drain_try_open(struct drain *d, struct tfile *t);
+void drain_scan(struct drain *d);
+void drain_take_events(struct drain *d);
+
+#endif
