@@ -86,40 +86,15 @@ static int maps_file(long pid, const struct rd_writer *w)
 	return found == RTE_MAPS_IOERR ? -1 : found;
 }
 
-/* The mapping at address want: its device and inode as maps shows them. */
-struct at {
-	unsigned long long want;
-	struct rd_maps_id *id;
-};
-
-static int at_address(void *arg, int kind, unsigned long long lo,
-                      unsigned long long hi, const struct rte_maps_file *id)
-{
-	struct at *a = arg;
-
-	(void)kind;
-	(void)hi;
-	if (lo != a->want)
-		return 0;
-	a->id->dev = id->dev;
-	a->id->ino = id->ino;
-	return 1;
-}
-
 int rd_maps_id_of_fd(int fd, struct rd_maps_id *id)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	struct at a = { 0, id };
-	void *m;
-	int found;
+	struct rte_maps_file f;
 
-	m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
+	if (rte_maps_id_of_fd(fd, &f) < 0)
 		return -1;
-	a.want = (uintptr_t)m;
-	found = rte_maps_scan(0, at_address, &a) == 1 ? 0 : -1;
-	munmap(m, (size_t)page);
-	return found;
+	id->dev = f.dev;
+	id->ino = f.ino;
+	return 0;
 }
 
 int rd_writer_locate(struct rd_writer *w, const char *path)

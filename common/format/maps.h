@@ -24,4 +24,10 @@ typedef int (*rte_maps_fn)(void *arg, int kind, unsigned long long lo,
 #define RTE_MAPS_IOERR  (-1001)
 int rte_maps_scan(long pid, rte_maps_fn fn, void *arg);
 
+/* The device and inode that maps shows for the file open as fd (maps and
+ * stat() may differ: liveness.h), found by mapping its first page here
+ * for a moment. Returns 0, or -1 if the file cannot be mapped or its
+ * mapping is not found (*id then unchanged). */
+int rte_maps_id_of_fd(int fd, struct rte_maps_file *id);
+
 #endif
