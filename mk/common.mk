@@ -4,7 +4,8 @@
 #                     strings (error.c), the default directory of ring
 #                     files (rundir.c, rundir.h) and the rule that a file's
 #                     writer is gone (stale.c, stale.h: --clean and the
-#                     shim's sweep). A file here includes nothing
+#                     shim's sweep; maps.c, maps.h: its /proc/PID/maps loop,
+#                     not in librte.so). A file here includes nothing
 #                     from common/writer/ or common/consumer/, so that either
 #                     library builds without the other.
 #   common/writer/    the ring writer and the clock (ring.c, clock.c): linked
@@ -21,7 +22,8 @@
 # The public headers are in include/rte/; each common/ folder is on the
 # include path (-I, in the Makefile) for its internal headers.
 
-COMMON_SRCS   := common/format/error.c common/format/format.c common/format/rundir.c common/format/stale.c
+COMMON_SRCS   := common/format/error.c common/format/format.c common/format/maps.c common/format/rundir.c \
+	common/format/stale.c
 CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/open.c \
 	common/consumer/bounds.c common/consumer/poll.c common/consumer/jsonl.c \
 	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c

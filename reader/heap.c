@@ -68,21 +68,6 @@ void rd_heap_fini(struct pproc *pp)
 	pp->nheap = pp->heapcap = 0;
 }
 
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
 /* Per function name (string id): an estimate and its samples. */
 struct site {
 	uint32_t name;
@@ -188,11 +173,11 @@ static void site_list(const struct rd_prof *p, struct rd_out *o, int json,
 				rd_out_ch(o, ',');
 			rd_out_str(o, "{\"function\":");
 			rd_out_json_str(o, pstr(p, s[i].name));
-			outf(o, ",\"est_%s\":%.3f,\"samples\":%" PRIu64 "}", unit,
-			     s[i].v, s[i].n);
+			rd_outf(o, ",\"est_%s\":%.3f,\"samples\":%" PRIu64 "}", unit,
+			        s[i].v, s[i].n);
 		} else {
-			outf(o, "      %14.0f %-7s %6" PRIu64 " samples  %s\n", s[i].v,
-			     unit, s[i].n, pstr(p, s[i].name));
+			rd_outf(o, "      %14.0f %-7s %6" PRIu64 " samples  %s\n", s[i].v,
+			        unit, s[i].n, pstr(p, s[i].name));
 		}
 	}
 	if (json)
@@ -258,8 +243,8 @@ void rd_heap_section(struct rd_prof *p, struct rd_out *o,
 		ts = sites(p, proc, 1, 0, (double)pp->temps, &nts);
 	if (json) {
 		if (pp->has_peak)
-			outf(o, ",\"peak_bytes\":%" PRIu64 ",\"peak_ns\":%" PRIu64,
-			     pp->peak, pp->peak_ns);
+			rd_outf(o, ",\"peak_bytes\":%" PRIu64 ",\"peak_ns\":%" PRIu64,
+			        pp->peak, pp->peak_ns);
 		else
 			rd_out_str(o, ",\"peak_bytes\":null,\"peak_ns\":null");
 		rd_out_str(o, ",\"live_bytes_at_exit\":");
@@ -272,30 +257,30 @@ void rd_heap_section(struct rd_prof *p, struct rd_out *o,
 			rd_out_u64(o, pp->temps);
 		else
 			rd_out_str(o, "null");
-		outf(o, ",\"heap_points\":%zu,\"peak_sites\":", pp->nheap);
+		rd_outf(o, ",\"heap_points\":%zu,\"peak_sites\":", pp->nheap);
 		site_list(p, o, 1, ps, nps, "bytes");
 		rd_out_str(o, ",\"temporary_sites\":");
 		site_list(p, o, 1, ts, nts, "objects");
 		goto out;
 	}
 	if (pp->has_peak) {
-		outf(o, "    peak heap: %" PRIu64 " usable bytes", pp->peak);
+		rd_outf(o, "    peak heap: %" PRIu64 " usable bytes", pp->peak);
 		if (pp->t0 && pp->peak_ns >= pp->t0)
-			outf(o, ", at +%.3f s", (double)(pp->peak_ns - pp->t0) / 1e9);
+			rd_outf(o, ", at +%.3f s", (double)(pp->peak_ns - pp->t0) / 1e9);
 		rd_out_ch(o, '\n');
 		if (nps) {
-			outf(o, "    live at the peak (estimated from the samples, at most the peak):\n");
+			rd_outf(o, "    live at the peak (estimated from the samples, at most the peak):\n");
 			site_list(p, o, 0, ps, nps, "bytes");
 		}
 	}
 	if (pp->nheap >= 2) {
-		outf(o, "    heap over time (%zu points, top %" PRIu64 " bytes): |", pp->nheap, top);
+		rd_outf(o, "    heap over time (%zu points, top %" PRIu64 " bytes): |", pp->nheap, top);
 		sparkline(o, pp, top);
 		rd_out_str(o, "|\n");
 	}
 	if (pp->has_temps) {
-		outf(o, "    temporary allocations (freed with no allocation in between, per thread): %" PRIu64 "\n",
-		     pp->temps);
+		rd_outf(o, "    temporary allocations (freed with no allocation in between, per thread): %" PRIu64 "\n",
+		        pp->temps);
 		site_list(p, o, 0, ts, nts, "objects");
 	}
 out:

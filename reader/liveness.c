@@ -17,6 +17,7 @@
 
 #include "inputs.h"
 #include "liveness.h"
+#include "maps.h"
 #include "stale.h"
 
 int rd_pid_alive(long pid)
@@ -29,18 +30,6 @@ int rd_pid_alive(long pid)
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return 0;
 	return rte_proc_stat(pid, &st, &start) < 0 || !rte_proc_dead_state(st);
-}
-
-/* One line of /proc/PID/maps (stale.h's rule, shared with the shim). */
-static int maps_line(const char *line, unsigned long long *lo,
-                     unsigned long long *hi, struct rd_maps_id *id)
-{
-	struct rte_maps_file f;
-	int r = rte_maps_line(line, lo, hi, &f);
-
-	id->dev = f.dev;
-	id->ino = f.ino;
-	return r;
 }
 
 /*
@@ -71,52 +60,41 @@ static int map_files_is(long pid, unsigned long long lo, unsigned long long hi,
  * (rd_writer_locate), and map_files, where it may be read, settles the
  * rare case of two files showing the same pair.
  */
+/* The writer's file: a writable shared mapping of w->maps that map_files
+ * does not name as another file. */
+struct ring_of {
+	long pid;
+	const struct rd_writer *w;
+};
+
+static int maps_ring(void *arg, int kind, unsigned long long lo,
+                     unsigned long long hi, const struct rte_maps_file *id)
+{
+	const struct ring_of *r = arg;
+
+	return kind == 1 && id->dev == r->w->maps.dev && id->ino == r->w->maps.ino &&
+	       map_files_is(r->pid, lo, hi, r->w->dev, r->w->ino) != 0;
+}
+
 static int maps_file(long pid, const struct rd_writer *w)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
-	int found = 0;
+	struct ring_of r = { pid, w };
+	int found = rte_maps_scan(pid, maps_ring, &r);
 
-	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (found == RTE_MAPS_NOFILE)
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
-	while (!found && fgets(line, sizeof line, f)) {
-		unsigned long long lo, hi;
-		struct rd_maps_id id;
-
-		if (maps_line(line, &lo, &hi, &id) == 1 && id.dev == w->maps.dev &&
-		    id.ino == w->maps.ino)
-			found = map_files_is(pid, lo, hi, w->dev, w->ino) != 0;
-	}
-	if (ferror(f) && !found)
-		found = -1;
-	fclose(f);
-	return found;
+	return found == RTE_MAPS_IOERR ? -1 : found;
 }
 
 int rd_maps_id_of_fd(int fd, struct rd_maps_id *id)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char line[4096 + 128];
-	void *m;
-	FILE *f;
-	int found = -1;
+	struct rte_maps_file f;
 
-	m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
+	if (rte_maps_id_of_fd(fd, &f) < 0)
 		return -1;
-	f = fopen("/proc/self/maps", "re");
-	while (f && found < 0 && fgets(line, sizeof line, f)) {
-		unsigned long long lo, hi;
-
-		if (maps_line(line, &lo, &hi, id) >= 0 && lo == (uintptr_t)m)
-			found = 0;
-	}
-	if (f)
-		fclose(f);
-	munmap(m, (size_t)page);
-	return found;
+	id->dev = f.dev;
+	id->ino = f.ino;
+	return 0;
 }
 
 int rd_writer_locate(struct rd_writer *w, const char *path)

@@ -20,6 +20,7 @@
 #include "gcstats_int.h"
 #include "model.h"
 #include "profile.h"
+#include "vec.h"
 
 /* A file's user entries by id, as long as its highest id seen + 1
  * (rd_src.model). */
@@ -43,15 +44,8 @@ static struct rd_entry *find_entry(struct rd_model *M, struct rd_psum *ps, int f
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->e[i]->fam == fam && !strcmp(ps->e[i]->name, name))
 			return ps->e[i];
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 16;
-		struct rd_entry **n = realloc(ps->e, cap * sizeof *n);
-
-		if (!n)
-			goto oom;
-		ps->e = n;
-		ps->cap = cap;
-	}
+	if (RD_VEC_ROOM(ps->e, ps->cap, ps->n, 16) < 0)
+		goto oom;
 	e = calloc(1, sizeof *e);
 	if (!e || !(e->name = strdup(name))) {
 		if (e)
@@ -130,32 +124,33 @@ static void dur_add(struct rd_model *M, struct rd_entry *e, uint64_t v)
 	rd_hist_add(e->h, v);
 }
 
-static struct rd_entry *phase_entry(struct rd_model *M, struct rd_psum *ps,
-                                 const struct rte_event *ev)
+/* The entry of family fam for ev, by its name; those of the known ids
+ * (below n) kept in cache[ev->id] after the first look. */
+static struct rd_entry *cached_entry(struct rd_model *M, struct rd_psum *ps,
+                                     int fam, struct rd_entry **cache,
+                                     unsigned n, const struct rte_event *ev)
 {
 	char buf[48];
 
-	if (ev->id < RTE_P_COUNT) {
-		if (!ps->phase[ev->id])
-			ps->phase[ev->id] = find_entry(M, ps, F_PHASE,
-			                              rte_event_name(ev, buf, sizeof buf));
-		return ps->phase[ev->id];
+	if (ev->id < n) {
+		if (!cache[ev->id])
+			cache[ev->id] = find_entry(M, ps, fam,
+			                           rte_event_name(ev, buf, sizeof buf));
+		return cache[ev->id];
 	}
-	return find_entry(M, ps, F_PHASE, rte_event_name(ev, buf, sizeof buf));
+	return find_entry(M, ps, fam, rte_event_name(ev, buf, sizeof buf));
+}
+
+static struct rd_entry *phase_entry(struct rd_model *M, struct rd_psum *ps,
+                                 const struct rte_event *ev)
+{
+	return cached_entry(M, ps, F_PHASE, ps->phase, RTE_P_COUNT, ev);
 }
 
 static struct rd_entry *counter_entry(struct rd_model *M, struct rd_psum *ps,
                                    const struct rte_event *ev)
 {
-	char buf[48];
-
-	if (ev->id < RTE_C_COUNT) {
-		if (!ps->counter[ev->id])
-			ps->counter[ev->id] = find_entry(M, ps, F_COUNTER,
-			                                 rte_event_name(ev, buf, sizeof buf));
-		return ps->counter[ev->id];
-	}
-	return find_entry(M, ps, F_COUNTER, rte_event_name(ev, buf, sizeof buf));
+	return cached_entry(M, ps, F_COUNTER, ps->counter, RTE_C_COUNT, ev);
 }
 
 static void add_end(struct rd_model *M, struct rd_entry *e, const struct rd_item *it)
@@ -184,16 +179,9 @@ static void ring_value(struct rd_model *M, struct rd_entry *e, unsigned src,
 			if (e->rv[i].src == src && e->rv[i].ring == ring)
 				break;
 		if (i == e->nrv) {
-			if (e->nrv == e->rvcap) {
-				size_t cap = e->rvcap ? 2 * e->rvcap : 4;
-				struct rd_ringval *n = realloc(e->rv, cap * sizeof *n);
-
-				if (!n) {
-					M->oom = 1;
-					return;
-				}
-				e->rv = n;
-				e->rvcap = cap;
+			if (RD_VEC_ROOM(e->rv, e->rvcap, e->nrv, 4) < 0) {
+				M->oom = 1;
+				return;
 			}
 			e->rv[e->nrv++] = (struct rd_ringval){ src, ring, v, ts };
 		}

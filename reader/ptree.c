@@ -13,6 +13,7 @@
 #include "procs.h"
 #include "ptree.h"
 #include "rte/proc.h"
+#include "vec.h"
 
 struct rd_ptree_opts rd_ptree_opts;
 
@@ -35,7 +36,8 @@ struct pt_file {
 	uint64_t start_ts, stop_ts;
 	int user;
 	struct pt_link *l;
-	unsigned nl, lcap;
+	unsigned nl;
+	size_t lcap;
 	int node;
 };
 
@@ -46,22 +48,27 @@ struct rd_ptree *rd_ptree_of(struct rd_procs *P)
 	return P->tree;
 }
 
+/* Room for element i of the array *pp (capacity *cap, elements of `each`
+ * bytes; vec.h), what is added zeroed. 0, or -1 with T->oom set. */
+static int room(struct rd_ptree *T, void *pp, size_t *cap, size_t i,
+                size_t each, size_t first)
+{
+	size_t old = *cap;
+	char *p;
+
+	if (rd_vec_room(pp, cap, i, each, first) < 0) {
+		T->oom = 1;
+		return -1;
+	}
+	memcpy(&p, pp, sizeof p);
+	memset(p + old * each, 0, (*cap - old) * each);
+	return 0;
+}
+
 static struct pt_file *file_of(struct rd_ptree *T, unsigned src)
 {
-	if (src >= T->fcap) {
-		unsigned cap = T->fcap ? 2 * T->fcap : 64;
-		struct pt_file *n;
-
-		while (cap <= src)
-			cap *= 2;
-		if (!(n = realloc(T->f, cap * sizeof *n))) {
-			T->oom = 1;
-			return NULL;
-		}
-		memset(n + T->fcap, 0, (cap - T->fcap) * sizeof *n);
-		T->f = n;
-		T->fcap = cap;
-	}
+	if (room(T, &T->f, &T->fcap, src, sizeof *T->f, 64) < 0)
+		return NULL;
 	if (src >= T->nf)
 		T->nf = src + 1;
 	T->f[src].seen = 1;
@@ -73,17 +80,8 @@ static void add_link(struct rd_ptree *T, struct pt_file *f, long pid,
 {
 	if (pid <= 0)
 		return;
-	if (f->nl == f->lcap) {
-		unsigned cap = f->lcap ? 2 * f->lcap : 4;
-		struct pt_link *n = realloc(f->l, cap * sizeof *n);
-
-		if (!n) {
-			T->oom = 1;
-			return;
-		}
-		f->l = n;
-		f->lcap = cap;
-	}
+	if (room(T, &f->l, &f->lcap, f->nl, sizeof *f->l, 4) < 0)
+		return;
 	f->l[f->nl] = (struct pt_link){ .pid = pid, .ts = ts, .reap = r != NULL };
 	if (r)
 		f->l[f->nl].r = *r;
@@ -157,17 +155,8 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 
 static int new_node(struct rd_ptree *T, long pid)
 {
-	if (T->nn == T->cap) {
-		unsigned cap = T->cap ? 2 * T->cap : 64;
-		struct rd_ptnode *n = realloc(T->n, cap * sizeof *n);
-
-		if (!n) {
-			T->oom = 1;
-			return -1;
-		}
-		T->n = n;
-		T->cap = cap;
-	}
+	if (room(T, &T->n, &T->cap, T->nn, sizeof *T->n, 64) < 0)
+		return -1;
 	memset(&T->n[T->nn], 0, sizeof T->n[T->nn]);
 	T->n[T->nn].pid = pid;
 	T->n[T->nn].ppid = -1;
@@ -217,20 +206,8 @@ void rd_ptree_keep_src(struct rd_procs *P, unsigned i)
 
 	if (!T || !P->src[i].threads)
 		return;
-	if (i >= T->nkeep) {
-		unsigned cap = T->nkeep ? 2 * T->nkeep : 64;
-		struct rd_ptsrc *n;
-
-		while (cap <= i)
-			cap *= 2;
-		if (!(n = realloc(T->keep, cap * sizeof *n))) {
-			T->oom = 1;
-			return;
-		}
-		memset(n + T->nkeep, 0, (cap - T->nkeep) * sizeof *n);
-		T->keep = n;
-		T->nkeep = cap;
-	}
+	if (room(T, &T->keep, &T->nkeep, i, sizeof *T->keep, 64) < 0)
+		return;
 	T->keep[i] = src_sum(&P->src[i]);
 	T->keep[i].kept = 1;
 }

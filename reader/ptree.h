@@ -25,6 +25,7 @@
 #ifndef RD_PTREE_H
 #define RD_PTREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "out.h"
@@ -60,15 +61,17 @@ struct rd_ptnode {
 
 struct rd_ptree {
 	struct rd_ptnode *n;      /* by pid then start; the reaped-only ones */
-	unsigned nn, cap, nfile;  /* after the first nfile (with files) */
+	unsigned nn, nfile;       /* after the first nfile (with files) */
+	size_t cap;
 	int built;
 	int oom;
 	/* collection, per source (ptree.c) */
 	struct pt_file *f;
-	unsigned nf, fcap;
+	unsigned nf;
+	size_t fcap;
 	/* a source's ring figures, kept when the summary forgets its rings */
 	struct rd_ptsrc *keep;
-	unsigned nkeep;
+	size_t nkeep;
 };
 
 /* What the tree takes of a source's rings (rd_src.threads). */

@@ -25,21 +25,6 @@
 #define TOP_SITES 10u
 #define TOP_LIVE 10u
 
-static void outf(struct rd_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void outf(struct rd_out *o, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		rd_out_mem(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
 /* A value per string id (function names, span tags), and the ids sorted
  * by it. */
 struct tally {
@@ -128,7 +113,7 @@ static void json_key(struct rd_out *o, int *first, const char *k)
 static void json_num(struct rd_out *o, int *first, const char *k, double v)
 {
 	json_key(o, first, k);
-	outf(o, "%.3f", isfinite(v) ? v : 0.0);
+	rd_outf(o, "%.3f", isfinite(v) ? v : 0.0);
 }
 
 static void json_int(struct rd_out *o, int *first, const char *k, uint64_t v)
@@ -165,8 +150,8 @@ static void top_funcs(const struct rd_prof *p, struct rd_out *o, int json,
 			json_num(o, &f, "share", all > 0 ? v / all : 0);
 			rd_out_ch(o, '}');
 		} else {
-			outf(o, "%s%10" PRIu64 " %6.2f%%  %s\n", indent, (uint64_t)v,
-			     all > 0 ? 100.0 * v / all : 0.0, pstr(p, id));
+			rd_outf(o, "%s%10" PRIu64 " %6.2f%%  %s\n", indent, (uint64_t)v,
+			        all > 0 ? 100.0 * v / all : 0.0, pstr(p, id));
 		}
 	}
 	if (json)
@@ -240,31 +225,31 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		json_key(o, &f, "spans");
 		rd_out_ch(o, '[');
 	} else {
-		outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s CPU",
-		     pp->cpu_samples, (double)pp->cpu_ns / 1e9);
+		rd_outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s CPU",
+		        pp->cpu_samples, (double)pp->cpu_ns / 1e9);
 		if (rd_prof_span_opt)
-			outf(o, ", inside span %s (%" PRIu64 " outside)",
-			     rd_prof_span_opt, pp->outside_cpu);
+			rd_outf(o, ", inside span %s (%" PRIu64 " outside)",
+			        rd_prof_span_opt, pp->outside_cpu);
 		if (pp->bad_cpu)
-			outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
+			rd_outf(o, ", %" PRIu64 " malformed skipped", pp->bad_cpu);
 		for (unsigned i = 0; i < pp->nclock; i++)
-			outf(o, "\n    clock: %s",
-			     rd_prof_clock(pp->clock[i], why, sizeof why));
-		outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
-		     "thread", "samples", "cpu", "asked", "effective");
+			rd_outf(o, "\n    clock: %s",
+			        rd_prof_clock(pp->clock[i], why, sizeof why));
+		rd_outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
+		        "thread", "samples", "cpu", "asked", "effective");
 		for (unsigned i = 0; i < pp->nthr; i++) {
 			const struct pthr *t = &pp->thr[i];
 
-			outf(o, "    %-5u %-8ld %-16s %9" PRIu64 " %10.3f s %6u Hz %9.1f Hz\n",
-			     t->ring, t->tid, t->name[0] ? t->name : "-", t->samples,
-			     (double)t->cpu_ns / 1e9, t->hz, rate_of(t));
+			rd_outf(o, "    %-5u %-8ld %-16s %9" PRIu64 " %10.3f s %6u Hz %9.1f Hz\n",
+			        t->ring, t->tid, t->name[0] ? t->name : "-", t->samples,
+			        (double)t->cpu_ns / 1e9, t->hz, rate_of(t));
 		}
-		outf(o, "    top functions by self samples:\n");
+		rd_outf(o, "    top functions by self samples:\n");
 		top_funcs(p, o, 0, &self, TOP_FUNCS, all, "    ");
-		outf(o, "    top functions by total samples:\n");
+		rd_outf(o, "    top functions by total samples:\n");
 		top_funcs(p, o, 0, &total, TOP_FUNCS, all, "    ");
 		if (sp.n)
-			outf(o, "    top spans (innermost span or phase at the sample):\n");
+			rd_outf(o, "    top spans (innermost span or phase at the sample):\n");
 	}
 	for (uint32_t i = 0; i < sp.n && i < TOP_SPANS; i++) {
 		uint32_t tag = sp.ids[i];
@@ -283,8 +268,8 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			top_funcs(p, o, 1, &ss, TOP_SPAN_FUNCS, sp.v[tag], "");
 			rd_out_ch(o, '}');
 		} else {
-			outf(o, "    %10" PRIu64 " %6.2f%%  %s\n", (uint64_t)sp.v[tag],
-			     all > 0 ? 100.0 * sp.v[tag] / all : 0.0, pstr(p, tag));
+			rd_outf(o, "    %10" PRIu64 " %6.2f%%  %s\n", (uint64_t)sp.v[tag],
+			        all > 0 ? 100.0 * sp.v[tag] / all : 0.0, pstr(p, tag));
 			top_funcs(p, o, 0, &ss, TOP_SPAN_FUNCS, sp.v[tag], "      ");
 		}
 	}
@@ -344,7 +329,7 @@ static void stack_lines(const struct rd_prof *p, struct rd_out *o, int json,
 				rd_out_ch(o, ',');
 			rd_out_json_str(o, b);
 		} else {
-			outf(o, "        #%-2u 0x%016" PRIx64 " %s\n", j, l->pc, b);
+			rd_outf(o, "        #%-2u 0x%016" PRIx64 " %s\n", j, l->pc, b);
 		}
 	}
 	if (json)
@@ -379,8 +364,8 @@ static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 	if (json)
 		rd_out_ch(o, '[');
 	else if (b.n)
-		outf(o, "    top allocation sites (estimated; +- is the relative standard error, 1/sqrt(samples)):\n"
-		        "    %14s %12s %8s %7s  %s\n", "bytes", "objects", "samples", "+-", "site");
+		rd_outf(o, "    top allocation sites (estimated; +- is the relative standard error, 1/sqrt(samples)):\n"
+		           "    %14s %12s %8s %7s  %s\n", "bytes", "objects", "samples", "+-", "site");
 	for (uint32_t i = 0; i < b.n && i < TOP_SITES; i++) {
 		uint32_t id = b.ids[i];
 		double rse = n.v[id] > 0 ? 1.0 / sqrt(n.v[id]) : 1.0;
@@ -398,8 +383,8 @@ static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 			json_num(o, &f, "share", allbytes > 0 ? b.v[id] / allbytes : 0);
 			rd_out_ch(o, '}');
 		} else {
-			outf(o, "    %14.0f %12.0f %8.0f %6.1f%%  %s\n", b.v[id], obj.v[id],
-			     n.v[id], 100.0 * rse, pstr(p, id));
+			rd_outf(o, "    %14.0f %12.0f %8.0f %6.1f%%  %s\n", b.v[id], obj.v[id],
+			        n.v[id], 100.0 * rse, pstr(p, id));
 		}
 	}
 	if (json)
@@ -433,7 +418,7 @@ static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 		int f = 1;
 
 		rd_out_str(o, ",\"live_est_bytes\":");
-		outf(o, "%.3f", live);
+		rd_outf(o, "%.3f", live);
 		rd_out_str(o, ",\"live\":[");
 		for (uint32_t i = 0; i < n && i < TOP_LIVE; i++) {
 			const struct aval *v = &p->av[ids[i]];
@@ -452,15 +437,15 @@ static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 		}
 		rd_out_ch(o, ']');
 	} else if (n) {
-		outf(o, "    still live at the end (leak candidates): %u stack%s, about %.0f bytes"
-		        " (from the samples%s)\n", n, n == 1 ? "" : "s", live,
-		     pp->has_usable ? ", at most the exact live bytes" : "");
+		rd_outf(o, "    still live at the end (leak candidates): %u stack%s, about %.0f bytes"
+		           " (from the samples%s)\n", n, n == 1 ? "" : "s", live,
+		        pp->has_usable ? ", at most the exact live bytes" : "");
 		for (uint32_t i = 0; i < n && i < TOP_LIVE; i++) {
 			const struct aval *v = &p->av[ids[i]];
 
-			outf(o, "      %.0f bytes estimated (%" PRIu64 " sampled allocation%s, %" PRIu64 " bytes), +-%.1f%%:\n",
-			     v->ibytes, v->nlive, v->nlive == 1 ? "" : "s",
-			     v->live_sampled, 100.0 / sqrt((double)v->nlive));
+			rd_outf(o, "      %.0f bytes estimated (%" PRIu64 " sampled allocation%s, %" PRIu64 " bytes), +-%.1f%%:\n",
+			        v->ibytes, v->nlive, v->nlive == 1 ? "" : "s",
+			        v->live_sampled, 100.0 / sqrt((double)v->nlive));
 			stack_lines(p, o, 0, pkey(&p->ast, ids[i]));
 		}
 	}
@@ -492,7 +477,7 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 			rd_out_str(o, "null");
 		json_key(o, &f, "live_bytes");
 		if (pp->has_usable)
-			outf(o, "%.0f", rd_prof_exact_live(pp));
+			rd_outf(o, "%.0f", rd_prof_exact_live(pp));
 		else
 			rd_out_str(o, "null");
 		json_num(o, &f, "calls_per_s", secs > 0 ? (double)pp->calls / secs : 0);
@@ -524,36 +509,36 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		rd_out_ch(o, '}');
 		return;
 	}
-	outf(o, "\n  allocation profile: %" PRIu64 " calls (%.0f/s), %" PRIu64
-	        " bytes asked for (%.0f/s), %" PRIu64 " frees\n",
-	     pp->calls, secs > 0 ? (double)pp->calls / secs : 0, pp->bytes,
-	     secs > 0 ? (double)pp->bytes / secs : 0, pp->frees);
+	rd_outf(o, "\n  allocation profile: %" PRIu64 " calls (%.0f/s), %" PRIu64
+	           " bytes asked for (%.0f/s), %" PRIu64 " frees\n",
+	        pp->calls, secs > 0 ? (double)pp->calls / secs : 0, pp->bytes,
+	        secs > 0 ? (double)pp->bytes / secs : 0, pp->frees);
 	if (pp->has_usable)
-		outf(o, "    usable bytes (malloc_usable_size): %" PRIu64 " allocated, %"
-		        PRIu64 " freed, %.0f live at the end (exact)\n",
-		     pp->usable, pp->freed, rd_prof_exact_live(pp));
+		rd_outf(o, "    usable bytes (malloc_usable_size): %" PRIu64 " allocated, %"
+		           PRIu64 " freed, %.0f live at the end (exact)\n",
+		        pp->usable, pp->freed, rd_prof_exact_live(pp));
 	else
-		outf(o, "    %" PRIu64 " bytes freed (malloc_usable_size); live bytes "
-		        "not known: these files count the bytes asked for, not the "
-		        "usable bytes allocated\n", pp->freed);
+		rd_outf(o, "    %" PRIu64 " bytes freed (malloc_usable_size); live bytes "
+		           "not known: these files count the bytes asked for, not the "
+		           "usable bytes allocated\n", pp->freed);
 	rd_heap_section(p, o, pp, proc, 0);
 	if (pp->alloc_events) {
-		outf(o, "    size histogram (%" PRIu64 " alloc events; size in words: calls):\n     ",
-		     pp->alloc_events);
+		rd_outf(o, "    size histogram (%" PRIu64 " alloc events; size in words: calls):\n     ",
+		        pp->alloc_events);
 		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
 			if (pp->hist[i]) {
 				bucket_label(i, lb, sizeof lb);
-				outf(o, " %s:%" PRIu64, lb, pp->hist[i]);
+				rd_outf(o, " %s:%" PRIu64, lb, pp->hist[i]);
 			}
 		rd_out_ch(o, '\n');
 	}
-	outf(o, "    %" PRIu64 " sampled allocations: about %.0f bytes in %.0f objects",
-	     pp->alloc_samples, ab, ao);
+	rd_outf(o, "    %" PRIu64 " sampled allocations: about %.0f bytes in %.0f objects",
+	        pp->alloc_samples, ab, ao);
 	if (rd_prof_span_opt)
-		outf(o, ", inside span %s (%" PRIu64 " outside)", rd_prof_span_opt,
-		     pp->outside_alloc);
+		rd_outf(o, ", inside span %s (%" PRIu64 " outside)", rd_prof_span_opt,
+		        pp->outside_alloc);
 	if (pp->bad_alloc + pp->bad_free)
-		outf(o, ", %" PRIu64 " malformed skipped", pp->bad_alloc + pp->bad_free);
+		rd_outf(o, ", %" PRIu64 " malformed skipped", pp->bad_alloc + pp->bad_free);
 	rd_out_ch(o, '\n');
 	alloc_sites(p, o, proc, 0, ab);
 	alloc_live(p, o, proc, 0, pp);

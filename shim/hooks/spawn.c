@@ -154,18 +154,22 @@ RTE_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- posix_spawn, vfork ---------------------------------------------------- */
 
-RTE_EXPORT int posix_spawn(pid_t *pid, const char *path,
-                           const posix_spawn_file_actions_t *fa,
-                           const posix_spawnattr_t *attr, char *const argv[],
-                           char *const envp[])
+/* The real posix_spawn or posix_spawnp (real, after rte_real_resolve):
+ * the child is reported as spawned when it starts. */
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                        const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int spawn_with(spawn_fn real, pid_t *pid, const char *path,
+                      const posix_spawn_file_actions_t *fa,
+                      const posix_spawnattr_t *attr, char *const argv[],
+                      char *const envp[])
 {
 	pid_t child = 0;
 	int r;
 
-	rte_real_resolve();
-	if (!rte_real.posix_spawn)
+	if (!real)
 		return ENOSYS;
-	r = rte_real.posix_spawn(&child, path, fa, attr, argv, envp);
+	r = real(&child, path, fa, attr, argv, envp);
 	if (r == 0) {
 		if (pid)
 			*pid = child;
@@ -174,24 +178,22 @@ RTE_EXPORT int posix_spawn(pid_t *pid, const char *path,
 	return r;
 }
 
+RTE_EXPORT int posix_spawn(pid_t *pid, const char *path,
+                           const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[],
+                           char *const envp[])
+{
+	rte_real_resolve();
+	return spawn_with(rte_real.posix_spawn, pid, path, fa, attr, argv, envp);
+}
+
 RTE_EXPORT int posix_spawnp(pid_t *pid, const char *file,
                             const posix_spawn_file_actions_t *fa,
                             const posix_spawnattr_t *attr, char *const argv[],
                             char *const envp[])
 {
-	pid_t child = 0;
-	int r;
-
 	rte_real_resolve();
-	if (!rte_real.posix_spawnp)
-		return ENOSYS;
-	r = rte_real.posix_spawnp(&child, file, fa, attr, argv, envp);
-	if (r == 0) {
-		if (pid)
-			*pid = child;
-		spawned(child);
-	}
-	return r;
+	return spawn_with(rte_real.posix_spawnp, pid, file, fa, attr, argv, envp);
 }
 
 #if defined(__x86_64__)

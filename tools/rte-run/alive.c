@@ -2,61 +2,37 @@
  * alive.c - is the writer of a ring file still there (alive.h).
  */
 #include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "alive.h"
+#include "maps.h"
 
 void alive_maps_id(int fd, dev_t dev, ino_t ino, dev_t *mdev, ino_t *mino)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char line[4096 + 128];
-	void *m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
-	FILE *f;
+	struct rte_maps_file id = { dev, ino };
 
-	*mdev = dev;
-	*mino = ino;
-	if (m == MAP_FAILED)
-		return;
-	f = fopen("/proc/self/maps", "re");
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long long lo, in;
-		unsigned maj, min;
+	rte_maps_id_of_fd(fd, &id);
+	*mdev = id.dev;
+	*mino = id.ino;
+}
 
-		if (sscanf(line, "%llx-%*x %*s %*s %x:%x %llu", &lo, &maj, &min, &in) == 4 &&
-		    lo == (uintptr_t)m) {
-			*mdev = makedev(maj, min);
-			*mino = (ino_t)in;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	munmap(m, (size_t)page);
+/* A writable shared mapping of the file *arg (device and inode as maps
+ * shows them). */
+static int maps_ring(void *arg, int kind, unsigned long long lo,
+                     unsigned long long hi, const struct rte_maps_file *id)
+{
+	const struct rte_maps_file *want = arg;
+
+	(void)lo;
+	(void)hi;
+	return kind == 1 && id->dev == want->dev && id->ino == want->ino;
 }
 
 int alive_writer(long pid, dev_t mdev, ino_t mino)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
-	int found = 0;
+	struct rte_maps_file want = { mdev, mino };
+	int r = rte_maps_scan(pid, maps_ring, &want);
 
-	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (r == RTE_MAPS_NOFILE)
 		return errno != ENOENT && errno != ESRCH;
-	while (!found && fgets(line, sizeof line, f)) {
-		unsigned long long in;
-		unsigned maj, min;
-		char perm[8];
-
-		found = sscanf(line, "%*x-%*x %7s %*s %x:%x %llu", perm, &maj, &min, &in) == 4 &&
-		        perm[1] == 'w' && perm[3] == 's' && makedev(maj, min) == mdev &&
-		        (ino_t)in == mino;
-	}
-	fclose(f);
-	return found;
+	return r == 1;
 }
