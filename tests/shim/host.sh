@@ -51,8 +51,12 @@ test_fds_python() {
 		skip fds_python "no CPython test suite"
 		return
 	fi
-	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1; do
-		run "$D" $mode $PY -m test -j1 test_subprocess \
+	modes='"" RTE_PROFILE=997 RTE_ALLOC=1'
+	# Under ASan its allocator comes first: RTE_ALLOC stands aside aloud.
+	[ -n "${RTE_ASAN_RT:-}" ] && modes='"" RTE_PROFILE=997'
+	eval "set -- $modes"
+	for mode in "$@"; do
+		run "$D" $mode ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} $PY -m test -j1 test_subprocess \
 			-m test_pass_fds_redirected >"$D/out" 2>&1 ||
 			fail "test_pass_fds_redirected with '$mode': $(tail -5 "$D/out")"
 	done
@@ -60,7 +64,7 @@ test_fds_python() {
 t = threading.Thread(target=lambda: None); t.start(); t.join()
 print(sorted(os.listdir("/proc/self/fd")), os.open("/dev/null", 0))'
 	plain=$($TMO $PY -c "$code")
-	got=$(run "$D" RTE_PROFILE=997 $PY -c "$code")
+	got=$(run "$D" RTE_PROFILE=997 ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} $PY -c "$code")
 	expect_eq "python descriptors" "$got" "$plain"
 	finish
 }
@@ -70,7 +74,10 @@ print(sorted(os.listdir("/proc/self/fd")), os.open("/dev/null", 0))'
 # and its log are its own.
 test_daemon_fds() {
 	begin daemon_fds
-	for mode in RTE_PROFILE=997 RTE_ALLOC=1; do
+	modes="RTE_PROFILE=997 RTE_ALLOC=1"
+	# Under ASan its allocator comes first: RTE_ALLOC stands aside aloud.
+	[ -n "${RTE_ASAN_RT:-}" ] && modes=RTE_PROFILE=997
+	for mode in $modes; do
 		out=$(run "$D" $mode "$T/hostfd" daemon 2>&1)
 		expect_eq "daemon with $mode" "$out" "pipe hello log ok"
 	done
@@ -87,7 +94,11 @@ test_setuid() {
 	is_root || { skip setuid "needs root to switch user"; return; }
 	nobody=$(id -u nobody 2>/dev/null) || { skip setuid "no user nobody"; return; }
 	chmod 755 "$D"
-	for mode in "" RTE_PROFILE=997 RTE_ALLOC=1; do
+	modes='"" RTE_PROFILE=997 RTE_ALLOC=1'
+	# Under ASan its allocator comes first: RTE_ALLOC stands aside aloud.
+	[ -n "${RTE_ASAN_RT:-}" ] && modes='"" RTE_PROFILE=997'
+	eval "set -- $modes"
+	for mode in "$@"; do
 		rm -f "$D"/*.events
 		: >"$D/log" && chmod 666 "$D/log" # nobody appends to it
 		run "$D" $mode RTE_LOG="$D/log" "$T/hostfd" setuid "$nobody" \
@@ -118,7 +129,7 @@ parent ok"
 		fail "the parent's thread after the vfork child's setuid is not in $f"; }
 	rm -f "$D"/*.events
 	[ -x "$PY" ] && {
-		run "$D" $PY -c 'import subprocess
+		run "$D" ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} $PY -c 'import subprocess
 subprocess.run(["/bin/echo", "py"], user="nobody", check=True)' \
 			>"$D/out" 2>"$D/err"
 		expect_eq "python status" $? 0
