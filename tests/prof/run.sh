@@ -486,6 +486,9 @@ test_cxx() {
 test_rust() {
 	begin rust
 	RUSTC=$(command -v rustc) || { skip rust "no rustc"; return; }
+	# rustc's program is not built with TSan: a TSan librte.so cannot be
+	# preloaded into it.
+	[ -z "$TSAN" ] || { skip rust "a ThreadSanitizer build (rustc's program is not instrumented)"; return; }
 	for m in legacy v0; do
 		# legacy is the default (naming it needs -Z unstable-options)
 		opt=
