@@ -366,6 +366,9 @@ test_rte_run() {
 # the program less of it, not fewer samples per second of it.
 test_clock() {
 	begin clock
+	# Python and the seccomp helper are not built with TSan: a TSan
+	# librte.so cannot be preloaded into them.
+	[ -z "$TSAN" ] || { skip clock "a ThreadSanitizer build (Python is not instrumented)"; return; }
 	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
 		RTE_PROFILE_CLOCK=perf prof "$D/no" 997 "$CPU" tree 200
 		expect_status 0
@@ -432,6 +435,9 @@ test_clock() {
 # parent's (its own thread gets its own), an exec keeps none.
 test_clock_fds() {
 	begin clock_fds
+	# Python and the seccomp helper are not built with TSan: a TSan
+	# librte.so cannot be preloaded into them.
+	[ -z "$TSAN" ] || { skip clock_fds "a ThreadSanitizer build (Python is not instrumented)"; return; }
 	RTE_PROFILE_CLOCK=perf prof "$D" 997 /usr/bin/python3 \
 		"$(dirname "$0")/progs/perffds.py" >"$D/out"
 	expect_status 0
