@@ -60,7 +60,10 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 test: $(ALL) $(TEST_RUNS)
 	@echo "all tests passed"
 
+# Leaks of programs that are not ours (CPython) are suppressed once, here
+# (tests/lsan.supp), rather than test by test.
 check-asan:
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
 clean:
