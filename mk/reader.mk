@@ -18,6 +18,13 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
 	reader/jsonp.c reader/diff.c reader/diff_load.c reader/top.c reader/profile.c reader/profile_tab.c reader/profile_settle.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_pprof.c reader/fmt/profile_sum.c
 READER_LDLIBS := -lm -lz -liberty
+# Under AddressSanitizer, libdw is linked at start instead of dlopened when
+# the first stack is symbolised: GCC 12's LeakSanitizer misreads the
+# dynamic TLS block a dlopened libdw gets from glibc 2.36 and its tracer
+# dies at exit ("Tracer caught signal 11"); linked, libdw's TLS is static.
+ifneq ($(findstring address,$(SAN)),)
+READER_LDLIBS += -Wl,--no-as-needed -ldw -Wl,--as-needed
+endif
 # reader/fmt/: one file per output format (its sink, sinks.h), built over
 # the reader's headers.
 $(BUILD)/obj/reader/fmt/%.o: BASE_CFLAGS += -Ireader
