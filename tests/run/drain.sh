@@ -77,11 +77,17 @@ test_jsonl() {
 	# Linked once the job runs the spans program (not the forked shell
 	# before its exec, whose file the exec moves aside) and its file is
 	# there.
-	"$RUN" -q -d "$W/j" -- sh -c '"$1" 20000 2 100000 & p=$!
+	# The program waits for $2/go before it exits (SPANS_HOLD), so the
+	# loop cannot miss it on a loaded machine; the loop also gives up if
+	# the program is gone.
+	SPANS_HOLD="$W/go" "$RUN" -q -d "$W/j" -- sh -c '"$1" 20000 2 100000 & p=$!
 		until case "$(tr "\\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
-			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do sleep 0.01; done
+			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do
+			kill -0 $p 2>/dev/null || { echo "spans gone before its file was seen" >&2; exit 9; }
+			sleep 0.01
+		done
 		ln "$OCAML_RUNTIME_EVENTS_DIR/$p.events" "$2/ring.events"
-		echo $p >"$2/pid"; wait $p' sh "$SPANS" "$W" || fail "rte-run: exit $?"
+		echo $p >"$2/pid"; : >"$2/go"; wait $p' sh "$SPANS" "$W" || fail "rte-run: exit $?"
 	p=$(cat "$W/pid")
 	[ -f "$W/j/$p.events" ] || { fail "no capture $p.events in $W/j: $(ls -a "$W/j")"; return; }
 	no_live "$W/j"

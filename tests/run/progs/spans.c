@@ -8,11 +8,14 @@
  * with -lrte; run under rte-run. Prints nothing, or with WORK the
  * seconds from the first pair to the last thread's end and the CPU
  * seconds the process used; exit 0, or 2 if an API call or a thread
- * failed.
+ * failed. With SPANS_HOLD=PATH in the environment it does not exit
+ * before PATH exists: a test can catch the live process and its ring
+ * file however loaded the machine is.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -88,5 +91,8 @@ int main(int argc, char **argv)
 		       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		               (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6);
 	}
+	if (getenv("SPANS_HOLD"))
+		while (access(getenv("SPANS_HOLD"), F_OK) != 0)
+			usleep(1000);
 	return 0;
 }
