@@ -15,6 +15,7 @@ B=${RTE_BUILD:?set RTE_BUILD}
 RR=$B/rte-read
 TRACED=${RTE_TRACED:-$B/tests/reader/traced} # RTE_TRACED: e.g. a build without TSan
 CHECK="python3 tests/prom/check.py"
+FLEET="python3 tests/prom/fleet.py"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-prom.XXXXXX") || exit 1
 . tests/harness.sh
 unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
@@ -49,8 +50,10 @@ stop() {
 }
 
 # start_serve ARGS...: the exporter on a free port of 127.0.0.1 (it says
-# which); sets SP and URL.
-start_serve() {
+# which), with --per-process (these tests compare per pid with the
+# summary; start_serve_agg without it); sets SP and URL.
+start_serve() { start_serve_agg --per-process "$@"; }
+start_serve_agg() {
 	: >"$D/serve.err"
 	"$RR" --serve 127.0.0.1:0 "$@" 2>"$D/serve.err" &
 	SP=$!
@@ -102,7 +105,8 @@ t_exposition() {
 	$CHECK expo-vs-summary "$D/om.txt" "$D/summary.json" || fail "values differ"
 	$CHECK get "$URL" "$D/text.txt" >"$D/st" && grep -q "^200 text/plain; version=0.0.4" "$D/st" ||
 		fail "text format: $(cat "$D/st")"
-	grep -q 'rte_process_alive{' "$D/text.txt" && fail "delivered processes still served"
+	# nothing is consumed by a scrape: a second scraper sees the same
+	$CHECK expo-vs-summary "$D/text.txt" "$D/summary.json" || fail "a later scrape differs"
 	$CHECK get "${URL%/metrics}/nope" "$D/x" | grep -q "^404" || fail "not 404"
 	$CHECK get "${URL%/metrics}/" "$D/x" | grep -q "^404" || fail "/ not 404"
 	stop "$SP" || fail "exporter exit $?"
@@ -145,25 +149,49 @@ t_alloc() {
 	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/om.txt" 20 \
 		"application/openmetrics-text; version=1.0.0" || fail "no final values"
 	"$RR" -f jsonl -o "$D/j.jsonl" "$D/rings" || fail "jsonl: exit $?"
-	python3 - "$D/om.txt" "$D/j.jsonl" <<'PY' || fail "alloc series differ from the JSONL recount"
+	summary "$D/rings"
+	python3 - "$D/om.txt" "$D/j.jsonl" "$D/summary.json" <<'PY' || fail "alloc series differ from the JSONL recount or the summary"
 import json, re, sys
 got = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"(rte_alloc_[a-z_]+_total)\{[^}]*\} ([0-9.e+]+)$", line.strip())
-    if m:
-        got[m.group(1)] = got.get(m.group(1), 0) + float(m.group(2))
+    m = re.match(r"(rte_alloc_[a-z_]+)\{[^}]*\} ([0-9.e+]+)$", line.strip())
+    if m and not m.group(1).endswith("_created"):
+        k = m.group(1)
+        got[k] = max(got.get(k, 0), float(m.group(2))) if k == "rte_alloc_peak_live_bytes" \
+            else got.get(k, 0) + float(m.group(2))
 want = {"rte_alloc_calls_total": 0, "rte_alloc_bytes_total": 0, "rte_alloc_usable_bytes_total": 0,
-        "rte_alloc_frees_total": 0, "rte_alloc_freed_bytes_total": 0}
+        "rte_alloc_frees_total": 0, "rte_alloc_freed_bytes_total": 0,
+        "rte_alloc_temporary_total": 0, "rte_alloc_peak_live_bytes": 0}
 ints = {"rte.alloc.bytes": "rte_alloc_bytes_total", "rte.alloc.usable": "rte_alloc_usable_bytes_total",
-        "rte.alloc.frees": "rte_alloc_frees_total", "rte.alloc.freed": "rte_alloc_freed_bytes_total"}
+        "rte.alloc.frees": "rte_alloc_frees_total", "rte.alloc.freed": "rte_alloc_freed_bytes_total",
+        "rte.alloc.temporary": "rte_alloc_temporary_total"}
 for l in open(sys.argv[2]):
     e = json.loads(l)
     if e["kind"] == "alloc":
         want["rte_alloc_calls_total"] += sum(e["buckets"])
     elif e["kind"] == "user_int" and e["event"] in ints:
         want[ints[e["event"]]] += e["value"]
+    elif e["kind"] == "user_int" and e["event"] == "rte.alloc.peak":
+        want["rte_alloc_peak_live_bytes"] = max(want["rte_alloc_peak_live_bytes"], e["value"])
+# the summary's figures (the run model's) are the same, exactly
+summ = {"rte_alloc_calls_total": "calls", "rte_alloc_bytes_total": "bytes",
+        "rte_alloc_usable_bytes_total": "usable_bytes", "rte_alloc_frees_total": "frees",
+        "rte_alloc_freed_bytes_total": "freed_bytes",
+        "rte_alloc_temporary_total": "temporary_allocations"}
+sw = dict.fromkeys(summ, 0)
+sw["rte_alloc_peak_live_bytes"] = 0
+for p in json.load(open(sys.argv[3]))["processes"]:
+    ap = p.get("alloc_profile") or {}
+    for k, s in summ.items():
+        sw[k] += ap.get(s, 0)
+    sw["rte_alloc_peak_live_bytes"] = max(sw["rte_alloc_peak_live_bytes"], ap.get("peak_bytes", 0))
 print("alloc series:", got)
-sys.exit(not (want["rte_alloc_bytes_total"] > 2000000 and got == want))
+if any(k.startswith("rte_user_int") for k in got) or \
+        any('rte_user_int{' in l and 'rte.alloc.' in l for l in open(sys.argv[1])):
+    sys.exit("rte.alloc.* exported as user int gauges")
+if got != sw:
+    print("summary-json:", sw)
+sys.exit(not (want["rte_alloc_bytes_total"] > 2000000 and got == want and got == sw))
 PY
 	stop "$SP" || fail "exporter exit $?"
 }
@@ -259,7 +287,7 @@ t_crash() {
 	pid=$(pids "$D/rings")
 	$CHECK fetch-final "$URL" "$pid" "$D/m.txt" 20 &&
 		$CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" || fail "values"
-	grep -q "^rte_crashes_total{pid=\"$pid\",exe=\"segv\"} 1$" "$D/m.txt" ||
+	grep -q "^rte_crashes_total{exe=\"segv\",pid=\"$pid\"} 1$" "$D/m.txt" ||
 		fail "no crash counted: $(grep crash "$D/m.txt")"
 	stop "$SP" || fail "exporter exit $?"
 }
@@ -375,6 +403,88 @@ EOC
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# prometheus_on PORTVAR LOG TARGET...: a real Prometheus server on a free
+# port of 127.0.0.1 scraping TARGETs every second; sets PROM (its URL) and
+# PP (its pid).
+prometheus_on() {
+	pport=$($CHECK port)
+	mkdir -p "$D/tsdb$pport"
+	{
+		printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+		printf 'scrape_configs:\n  - job_name: rte\n    scrape_interval: 1s\n'
+		printf '    static_configs:\n      - targets: [%s]\n' "$1"
+	} >"$D/prom$pport.yml"
+	prometheus --config.file="$D/prom$pport.yml" --storage.tsdb.path="$D/tsdb$pport" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn \
+		2>"$D/prom$pport.log" & PP=$!
+	BG="$BG $PP"
+	PROM=http://127.0.0.1:$pport
+	$CHECK wait-ready "$PROM/-/ready" 60 || { fail "prometheus: $(tail -5 "$D/prom$pport.log")"; return 1; }
+}
+
+# Two real Prometheus servers (an HA pair) scrape one exporter while 200
+# short-lived traced processes (100 runs, each forking a child) come and
+# go: both store the same totals, equal to summary-json's, after the
+# processes ended (an instant query: nothing was consumed by a scrape);
+# the series are the same after 20 processes and after 200 (no pid
+# label); promtool finds nothing to say.
+t_fleet() {
+	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
+	mkdir -p "$D/rings"
+	start_serve_agg --label ci_run=r1 "$D/rings" || return
+	target=${URL#http://}
+	target=${target%/metrics}
+	prometheus_on "'$target'" || return
+	p1=$PROM pp1=$PP
+	prometheus_on "'$target'" || { stop "$pp1"; return; }
+	p2=$PROM pp2=$PP
+	for i in $(seq 10); do traced "$D/rings" 50 20 >/dev/null || fail "traced: exit $?"; done
+	# (each run is 2 processes: traced forks a child)
+	$CHECK fetch-total "$URL" 20 "$D/m20.txt" 20 || fail "the first 20 processes"
+	for i in $(seq 10 99); do traced "$D/rings" 50 20 >/dev/null || fail "traced: exit $?"; done
+	$CHECK fetch-total "$URL" 200 "$D/m200.txt" 30 || fail "200 processes"
+	summary "$D/rings"
+	$FLEET totals "$D/m200.txt" "$D/summary.json" ci_run=r1 || fail "the exporter's totals"
+	$FLEET series-same "$D/m20.txt" "$D/m200.txt" || fail "series grew with the processes"
+	promtool check metrics <"$D/m200.txt" || fail "promtool check metrics"
+	$FLEET prom-totals 60 "$D/summary.json" "$p1" "$p2" || fail "what Prometheus stored"
+	stop "$pp1" || fail "prometheus exit $?"
+	stop "$pp2" || fail "prometheus exit $?"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# More label sets than --max-label-sets: the rest under exe="other", one
+# warning; totals still whole. A --label value with a quote, a backslash
+# and a newline is one escaped value; invalid UTF-8 and rte's own label
+# names are refused with the rule.
+t_labels() {
+	mkdir -p "$D/rings" "$D/bin"
+	for n in a b c d; do cp "$TRACED" "$D/bin/prog_$n"; done
+	for n in a b c d; do
+		env LD_LIBRARY_PATH="$B" OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D/rings" "$D/bin/prog_$n" 50 20 >/dev/null ||
+			fail "prog_$n: exit $?"
+	done
+	summary "$D/rings"
+	start_serve_agg --max-label-sets 2 --label 'note=a "q" \ b
+c' "$D/rings" || return
+	$CHECK fetch-total "$URL" 4 "$D/m.txt" 20 || fail "4 processes"
+	$FLEET totals "$D/m.txt" "$D/summary.json" || fail "totals with the cap"
+	grep -q '^rte_events_total{exe="other",note="a \\"q\\" \\\\ b\\nc",kind=' "$D/m.txt" ||
+		fail "no exe=\"other\" or the note not escaped: $(grep -m3 rte_events_total "$D/m.txt")"
+	[ "$(grep -c 'more than 2 label sets' "$D/serve.err")" = 1 ] ||
+		fail "not one warning: $(cat "$D/serve.err")"
+	promtool check metrics <"$D/m.txt" 2>/dev/null || [ -n "$NOSERVER" ] || fail "promtool check metrics"
+	port=${URL#http://127.0.0.1:}
+	$FLEET drop-mid "${port%/metrics}" || fail "scrapers leaving mid-body"
+	stop "$SP" || fail "exporter exit $?"
+	for bad in 'pid=1' 'exe=x' 'instance=x' '__x=1' "v=$(printf '\377')"; do
+		"$RR" --serve 127.0.0.1:0 --label "$bad" "$D/rings" 2>"$D/err"
+		rc=$?
+		[ $rc = 1 ] && grep -q "valid UTF-8" "$D/err" || fail "--label $bad: exit $rc: $(cat "$D/err")"
+	done
+}
+
 t_pushgateway() {
 	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
 	mkdir -p "$D/rings"
@@ -455,7 +565,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
+for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus fleet labels pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi

@@ -168,7 +168,7 @@ def scrape_prom(rr, files):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    p = subprocess.Popen([rr, "--serve", "127.0.0.1:%d" % port] + files,
+    p = subprocess.Popen([rr, "--serve", "127.0.0.1:%d" % port, "--per-process"] + files,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     text = None
     try:
