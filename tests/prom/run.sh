@@ -496,18 +496,24 @@ t_pushgateway() {
 	$CHECK wait-ready "$PG/-/ready" 60 || { fail "pushgateway: $(tail -5 "$D/pg.log")"; stop "$gp"; return; }
 	traced "$D/rings" 3000 100 >/dev/null || fail "traced: exit $?"
 	summary "$D/rings"
-	"$RR" --push "$PG" --job ci --label test=t1 --label branch=a/b "$D/rings" ||
+	"$RR" --push "$PG" --job ci --instance h1 --label test=t1 --label branch=a/b "$D/rings" ||
 		fail "--push: exit $?"
 	$CHECK get "$PG/metrics" "$D/pg.txt" >/dev/null
-	$CHECK expo-vs-summary "$D/pg.txt" "$D/summary.json" job=ci,test=t1,branch=a/b ||
-		fail "the gateway's values"
-	# rte-run --push: the same at the end of a run
-	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci --label test=t2 -- \
+	$FLEET pg-group "$PG" ci h1 "$D/summary.json" || fail "the gateway's values"
+	grep '^rte_events_total{' "$D/pg.txt" | grep -v 'branch="a/b"' | grep -q . &&
+		fail "a series without the grouping label branch"
+	# rte-run --push: the same at the end of a run, under the host's name
+	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci2 -- \
 		"$TRACED" 2000 100 fork || fail "rte-run --push: exit $?"
 	"$RR" -f summary-json -o "$D/run.json" "$D/run" || fail "summary-json: exit $?"
-	$CHECK get "$PG/metrics" "$D/pg2.txt" >/dev/null
-	$CHECK expo-vs-summary "$D/pg2.txt" "$D/run.json" job=ci,test=t2 ||
+	$FLEET pg-group "$PG" ci2 "$(hostname)" "$D/run.json" ||
 		fail "the gateway's values of rte-run --push"
+	# a second run of the same job and instance replaces the first (PUT)
+	"$B/rte-run" -q -d "$D/run2" --push "$PG" --job ci2 --instance "$(hostname)" -- \
+		"$TRACED" 500 100 || fail "rte-run --push (2): exit $?"
+	"$RR" -f summary-json -o "$D/run2.json" "$D/run2" || fail "summary-json: exit $?"
+	$FLEET pg-group "$PG" ci2 "$(hostname)" "$D/run2.json" ||
+		fail "a second push of the job added to the first instead of replacing it"
 	stop "$gp" || fail "pushgateway exit $?"
 }
 
