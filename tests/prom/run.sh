@@ -485,6 +485,21 @@ c' "$D/rings" || return
 	done
 }
 
+# The shipped example rules (contrib/prometheus): promtool checks them and
+# runs their unit tests; every rte_ metric they name is one the exporter
+# writes (a rename would otherwise leave them silently empty).
+t_rules() {
+	command -v promtool >/dev/null || { skip "$CUR" "promtool missing (apt-get install prometheus)"; return 2; }
+	promtool check rules contrib/prometheus/rules.yml >"$D/out" 2>&1 || fail "promtool check rules: $(cat "$D/out")"
+	(cd contrib/prometheus && promtool test rules rules_test.yml) >"$D/out" 2>&1 ||
+		fail "promtool test rules: $(cat "$D/out")"
+	for m in $(grep -o 'rte_[a-z_]*' contrib/prometheus/rules.yml | sort -u); do
+		base=${m%_total}
+		base=${base%_bucket}
+		grep -q "\"$base\"" reader/metrics_out.c || fail "rules.yml names $m, which the exporter does not write"
+	done
+}
+
 t_pushgateway() {
 	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
 	mkdir -p "$D/rings"
@@ -552,6 +567,20 @@ t_push_errors() {
 	"$RR" --push "http://127.0.0.1:$port" "$D/rings" 2>"$D/err"
 	rc=$?
 	[ $rc = 5 ] && [ "$(wc -l <"$D/err")" = 1 ] || fail "closed port: exit $rc: $(cat "$D/err")"
+	# a gateway that takes the connection and never answers: a clear
+	# message within --timeout, not a hang
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True); time.sleep(30)' >"$D/slow.port" & sl=$!
+	BG="$BG $sl"
+	i=0
+	while [ ! -s "$D/slow.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	timeout 20 "$RR" --push "http://127.0.0.1:$(cat "$D/slow.port")" --timeout 1 "$D/rings" 2>"$D/err"
+	rc=$?
+	[ $rc = 5 ] && grep -q "slow or stuck" "$D/err" || fail "a stuck gateway: exit $rc: $(cat "$D/err")"
+	kill "$sl" 2>/dev/null; wait "$sl" 2>/dev/null
+	"$RR" --push "http://127.0.0.1:$port" --timeout 0 "$D/rings" 2>/dev/null
+	[ $? = 1 ] || fail "--timeout 0 accepted"
 	"$RR" --push "https://127.0.0.1:$port" "$D/rings" 2>"$D/err"
 	rc=$?
 	[ $rc = 1 ] && grep -q "only http://.*no TLS" "$D/err" || fail "https: exit $rc: $(cat "$D/err")"
@@ -571,7 +600,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus fleet labels pushgateway push_errors; do
+for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus fleet labels rules pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi
