@@ -540,7 +540,7 @@ t_ipv6() {
 		return 2
 	fi
 	mkdir -p "$D/rings"
-	"$RR" --serve "[::1]:0" "$D/rings" 2>"$D/serve.err" &
+	"$RR" --serve "[::1]:0" --per-process "$D/rings" 2>"$D/serve.err" &
 	SP=$!
 	BG="$BG $SP"
 	i=0
