@@ -140,16 +140,28 @@ def series_same(a, b):
 
 
 def drop_mid(port):
+    """Scrapers that read the first bytes of the answer and leave (a
+    small receive buffer: the rest of a large body is still to be sent),
+    then a whole scrape: the same length as one before them."""
     port = int(port)
+    st, _, before = get("http://127.0.0.1:%d/metrics" % port)
     for _ in range(5):
-        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(10)
+        s.connect(("127.0.0.1", port))
         s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         s.recv(100)
         s.close()
     st, _, body = get("http://127.0.0.1:%d/metrics" % port)
     if st != 200 or "rte_exporter_scrapes_total" not in body:
         die("no whole scrape after scrapers left mid-body: %s" % st)
-    print("ok: scrapers that leave mid-body; the next scrape is whole")
+    strip = lambda t: [ln for ln in t.splitlines() if not ln.startswith("rte_exporter_scrape")]
+    if len(strip(body)) != len(strip(before)):
+        die("a scrape after scrapers left mid-body: %d lines, before %d" %
+            (len(strip(body)), len(strip(before))))
+    print("ok: scrapers that leave mid-body (of %d KiB); the next scrape is whole"
+          % (len(body) // 1024))
 
 
 def pg_group(pg, job, instance, summary):

@@ -427,7 +427,8 @@ prometheus_on() {
 # go: both store the same totals, equal to summary-json's, after the
 # processes ended (an instant query: nothing was consumed by a scrape);
 # the series are the same after 20 processes and after 200 (no pid
-# label); promtool finds nothing to say.
+# label); promtool finds nothing to say. Then --per-process over the same
+# files, and scrapers that leave in the middle of its (large) body.
 t_fleet() {
 	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
 	mkdir -p "$D/rings"
@@ -450,6 +451,16 @@ t_fleet() {
 	$FLEET prom-totals 60 "$D/summary.json" "$p1" "$p2" || fail "what Prometheus stored"
 	stop "$pp1" || fail "prometheus exit $?"
 	stop "$pp2" || fail "prometheus exit $?"
+	stop "$SP" || fail "exporter exit $?"
+	# --per-process over the same files: a label set per process (the
+	# exposition that grows with them, MiB here), scrapers leaving in the
+	# middle of its body
+	start_serve "$D/rings" || return
+	$CHECK fetch-total "$URL" 200 "$D/pp.txt" 30 || fail "200 processes, --per-process"
+	[ "$(grep -c '^rte_processes_ended_total{' "$D/pp.txt")" = 200 ] || fail "not 200 label sets"
+	promtool check metrics <"$D/pp.txt" || fail "promtool check metrics (--per-process)"
+	port=${URL#http://127.0.0.1:}
+	$FLEET drop-mid "${port%/metrics}" || fail "scrapers leaving mid-body"
 	stop "$SP" || fail "exporter exit $?"
 }
 
@@ -475,8 +486,6 @@ c' "$D/rings" || return
 	[ "$(grep -c 'more than 2 label sets' "$D/serve.err")" = 1 ] ||
 		fail "not one warning: $(cat "$D/serve.err")"
 	promtool check metrics <"$D/m.txt" 2>/dev/null || [ -n "$NOSERVER" ] || fail "promtool check metrics"
-	port=${URL#http://127.0.0.1:}
-	$FLEET drop-mid "${port%/metrics}" || fail "scrapers leaving mid-body"
 	stop "$SP" || fail "exporter exit $?"
 	for bad in 'pid=1' 'exe=x' 'instance=x' '__x=1' "v=$(printf '\377')"; do
 		"$RR" --serve 127.0.0.1:0 --label "$bad" "$D/rings" 2>"$D/err"
