@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "metrics_int.h"
-#include "rte/proc.h"
 
 /* Histogram bounds: 1 us .. 10 s in 1-2.5-5 steps (doc/METRICS.md). */
 static const uint64_t bound_ns[NB] = {
@@ -280,20 +279,8 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
-		if (ev->kind == RTE_EV_USER_CUSTOM && !f->exe_known &&
-		    ev->name && !strcmp(ev->name, "rte.module"))
-			rd_prom_exe_from_module(f, ev);
-		if (ev->kind == RTE_EV_USER_CUSTOM && !f->exe_known &&
-		    ev->name && !strcmp(ev->name, "rte.proc")) {
-			struct rte_proc_rec pr;
-			const char *argv;
-			size_t an;
-
-			if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len,
-			                    &pr, &argv, &an) == 0 &&
-			    (pr.flags & RTE_PROC_FORK_CHILD) && pr.ppid > 0)
-				f->fork_ppid = pr.ppid;
-		}
+		if (ev->kind == RTE_EV_USER_CUSTOM && !f->exe_known && ev->name)
+			rd_prom_exe_from(f, ev);
 		if (ev->kind == RTE_EV_USER_CUSTOM && ev->name &&
 		    !strcmp(ev->name, "rte.crash"))
 			add(lookup(p, f, PF_CRASHES, rk, 0, 0, NULL, 0), 1);

@@ -22,6 +22,7 @@
 #include "metrics_int.h"
 #include "ocamlver.h"
 #include "rte/crash.h"
+#include "rte/proc.h"
 #include "vec.h"
 
 /* ---- files and label sets ------------------------------------------------ */
@@ -72,14 +73,25 @@ static char *proc_exe(const struct rd_prom *p, long pid)
 
 /* The first rte.module record of a process is its executable's (the shim
  * writes the executable first, with its /proc/self/exe path): its base
- * name is the file's exe label. */
-void rd_prom_exe_from_module(struct file *f, const struct rte_event *ev)
+ * name is the file's exe label. A fork child's rte.proc names the parent
+ * whose image it runs (parent_exe). */
+void rd_prom_exe_from(struct file *f, const struct rte_event *ev)
 {
 	const uint8_t *b = ev->u.custom.bytes;
 	size_t len = ev->u.custom.len, skip;
 	struct rte_module_rec r;
+	struct rte_proc_rec pr;
 	char path[4096], *e;
+	const char *argv;
 
+	if (!strcmp(ev->name, "rte.proc")) {
+		if (rte_proc_decode(b, len, &pr, &argv, &skip) == 0 &&
+		    (pr.flags & RTE_PROC_FORK_CHILD) && pr.ppid > 0)
+			f->fork_ppid = pr.ppid;
+		return;
+	}
+	if (strcmp(ev->name, "rte.module"))
+		return;
 	f->exe_known = 1;
 	if (len < sizeof r)
 		return;

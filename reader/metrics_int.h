@@ -146,8 +146,9 @@ const char *rd_prom_user_name(struct rd_prom *p, struct proc *P, const char *nam
 void rd_prom_merge(struct rd_prom *p, struct proc *dst, const struct proc *src);
 uint64_t rd_prom_now_ms(void);
 
-/* metrics_files.c: a file's exe from its process's first rte.module. */
-void rd_prom_exe_from_module(struct file *f, const struct rte_event *ev);
+/* metrics_files.c: a file's exe from its process's first rte.module, or
+ * its fork parent's (rte.proc): custom event ev while it is not known. */
+void rd_prom_exe_from(struct file *f, const struct rte_event *ev);
 
 /* metrics.c: the accounting and the reading of a file's rings. */
 void rd_prom_bucket_table(unsigned char first_ge[64]);

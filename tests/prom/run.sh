@@ -447,6 +447,10 @@ t_fleet() {
 	summary "$D/rings"
 	$FLEET totals "$D/m200.txt" "$D/summary.json" ci_run=r1 || fail "the exporter's totals"
 	$FLEET series-same "$D/m20.txt" "$D/m200.txt" || fail "series grew with the processes"
+	# one label set: a forked child (no rte.module of its own) is its
+	# parent's executable, not exe=""
+	grep -q '^rte_exporter_label_sets 1$' "$D/m200.txt" ||
+		fail "not one label set: $(grep '^rte_processes_started_total' "$D/m200.txt")"
 	promtool check metrics <"$D/m200.txt" || fail "promtool check metrics"
 	$FLEET prom-totals 60 "$D/summary.json" "$p1" "$p2" || fail "what Prometheus stored"
 	stop "$pp1" || fail "prometheus exit $?"
