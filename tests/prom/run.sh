@@ -102,6 +102,21 @@ t_exposition() {
 	grep -q "^application/openmetrics-text; version=1.0.0" "$D/om.txt.type" ||
 		fail "OpenMetrics content type: $(cat "$D/om.txt.type")"
 	[ "$(tail -1 "$D/om.txt")" = "# EOF" ] || fail "OpenMetrics does not end with # EOF"
+	# every counter and histogram has its _created (a time since the epoch,
+	# not in the future), gauges none
+	python3 - "$D/om.txt.raw" <<'PY' || fail "OpenMetrics _created"
+import re, sys, time
+t = open(sys.argv[1]).read()
+types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", t, re.M))
+created = {}
+for name, lab, v in re.findall(r"^(\S+)_created(\{[^}]*\})? (\S+)$", t, re.M):
+    if not 1.6e9 < float(v) <= time.time() + 1:
+        sys.exit("%s_created %s" % (name, v))
+    created[name] = 1
+want = {n for n, ty in types.items() if ty in ("counter", "histogram") and not n.startswith("rte_exporter_")}
+bad = sorted(want - set(created)) + sorted(n for n in created if types.get(n) == "gauge")
+sys.exit("families without _created / gauges with: %s" % bad if bad else 0)
+PY
 	$CHECK expo-vs-summary "$D/om.txt" "$D/summary.json" || fail "values differ"
 	$CHECK get "$URL" "$D/text.txt" >"$D/st" && grep -q "^200 text/plain; version=0.0.4" "$D/st" ||
 		fail "text format: $(cat "$D/st")"
