@@ -380,6 +380,27 @@ static uint64_t v_live(const struct proc *P) { return P->nlive; }
 static uint64_t v_started(const struct proc *P) { return P->started; }
 static uint64_t v_ended(const struct proc *P) { return P->ended; }
 
+/* The families of one sample per label set (rte_process_alive with
+ * --per-process only). */
+static const struct {
+	const char *name;
+	enum ftype type;
+	const char *help;
+	uint64_t (*v)(const struct proc *);
+} set_fams[] = {
+	{ "rte_process_alive", T_GAUGE,
+	  "1 while a ring file of the process is still read (--per-process).", v_alive },
+	{ "rte_processes", T_GAUGE,
+	  "Processes (ring files: an exec starts a new one) still being read.", v_live },
+	{ "rte_processes_started", T_COUNTER,
+	  "Processes (ring files) picked up since the exporter started.", v_started },
+	{ "rte_processes_ended", T_COUNTER,
+	  "Processes (ring files) read to their end after their writer was gone.", v_ended },
+	{ "rte_names_limited", T_GAUGE,
+	  "1 if the label set had more user event names than --max-names (the rest are name=\"other\").",
+	  v_limited },
+};
+
 static void simple(struct rd_buf *b, const char *name, enum ftype t,
                    const char *help, int om, uint64_t v)
 {
@@ -437,22 +458,10 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 			b->cap = cap;
 		}
 	}
-	if (p->o.per_process)
-		per_set(p, b, "rte_process_alive", T_GAUGE,
-		        "1 while a ring file of the process is still read (--per-process).",
-		        om, v_alive);
-	per_set(p, b, "rte_processes", T_GAUGE,
-	        "Processes (ring files: an exec starts a new one) still being read.",
-	        om, v_live);
-	per_set(p, b, "rte_processes_started", T_COUNTER,
-	        "Processes (ring files) picked up since the exporter started.",
-	        om, v_started);
-	per_set(p, b, "rte_processes_ended", T_COUNTER,
-	        "Processes (ring files) read to their end after their writer was gone.",
-	        om, v_ended);
-	per_set(p, b, "rte_names_limited", T_GAUGE,
-	        "1 if the label set had more user event names than --max-names (the rest are name=\"other\").",
-	        om, v_limited);
+	for (size_t i = 0; i < sizeof set_fams / sizeof *set_fams; i++)
+		if (p->o.per_process || set_fams[i].v != v_alive)
+			per_set(p, b, set_fams[i].name, set_fams[i].type,
+			        set_fams[i].help, om, set_fams[i].v);
 	for (int fam = 0; fam < PF_N; fam++) {
 		int any = 0;
 

@@ -27,10 +27,9 @@ import json
 import socket
 import sys
 import time
-import urllib.parse
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from check import die, get, parse_expo  # noqa: E402
+from check import die, get, parse_expo, query_samples as query  # noqa: E402
 
 
 def want_totals(summary):
@@ -85,16 +84,6 @@ def totals(expo, summary, labels=""):
     if w != g:
         die("%s vs %s: %s" % (expo, summary, diff(w, g)))
     print("ok: %s: the totals of %d processes equal summary-json's" % (expo, w["processes"]))
-
-
-def query(prom, q):
-    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
-    st, _, body = get(url)
-    d = json.loads(body)
-    if st != 200 or d.get("status") != "success":
-        die("query %s: %s %s" % (q, st, body[:300]))
-    return [(r["metric"].get("__name__", ""), r["metric"], float(r["value"][1]))
-            for r in d["data"]["result"]]
 
 
 def stored(prom):
