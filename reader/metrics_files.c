@@ -171,8 +171,9 @@ static void forget_series(struct file *f)
 }
 
 /* A fork child runs its parent's image: the parent's exe, from its file
- * (followed, or freed lately). 1 if found, 0 if not (yet), -1 if the
- * parent's file is followed but its exe not known yet. */
+ * (followed, or freed lately). 1 if found, 0 if not, -1 if the parent's
+ * file is followed but not read yet (its exe comes with its first read:
+ * the child waits for that poll, no longer). */
 static int parent_exe(struct rd_prom *p, struct file *f)
 {
 	const char *e = NULL;
@@ -183,8 +184,8 @@ static int parent_exe(struct rd_prom *p, struct file *f)
 			continue;
 		if (p->f[i]->exe_known && p->f[i]->exe)
 			e = p->f[i]->exe;
-		else if (!p->f[i]->exe_known && !p->f[i]->done)
-			wait = 1;
+		else if (!p->f[i]->read_any && !p->f[i]->done)
+			wait = 1; /* not read yet: its rte.module comes first */
 	}
 	for (unsigned i = 0; i < RECENT && !e && !wait; i++)
 		if (p->recent[i].pid == f->fork_ppid && p->recent[i].exe[0])
