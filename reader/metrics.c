@@ -137,19 +137,20 @@ static int is_prefix(const char *s, const char *pre)
 
 /* The family of an rte.alloc.* int event of rte's allocation profiler
  * (include/rte/profile.h; its calls are counted from the alloc event),
- * or -1. */
+ * or -1 for the others (rte.alloc.calls, heap, peak_ns: not exported). */
 static int alloc_fam(const char *name)
 {
 	if (!is_prefix(name, "rte.alloc."))
 		return -1;
 	name += 10;
-	return !strcmp(name, "bytes")    ? PF_ALLOC_BYTES
-	       : !strcmp(name, "usable") ? PF_ALLOC_USABLE
-	       : !strcmp(name, "frees")  ? PF_ALLOC_FREES
-	       : !strcmp(name, "freed")  ? PF_ALLOC_FREED
-	                                 : -1;
+	return !strcmp(name, "bytes")       ? PF_ALLOC_BYTES
+	       : !strcmp(name, "usable")    ? PF_ALLOC_USABLE
+	       : !strcmp(name, "frees")     ? PF_ALLOC_FREES
+	       : !strcmp(name, "freed")     ? PF_ALLOC_FREED
+	       : !strcmp(name, "temporary") ? PF_ALLOC_TEMP
+	       : !strcmp(name, "peak")      ? PF_ALLOC_PEAK
+	                                    : -1;
 }
-
 
 /* The fast path's entry for user event ev (named, aggregated series:
  * those lookup() caches too), grown to hold it; NULL if it may not be
@@ -159,8 +160,8 @@ static struct fast_user *fast_user_of(struct file *f, int rk,
 {
 	if (rk >= 0 || !ev->name || !ev->name[0])
 		return NULL;
-	if (ev->kind == RTE_EV_USER_INT && alloc_fam(ev->name) >= 0)
-		return NULL; /* also summed (account()): one a flush, rare */
+	if (ev->kind == RTE_EV_USER_INT && is_prefix(ev->name, "rte.alloc."))
+		return NULL; /* the allocation families (account()): rare */
 	if (ev->id >= f->nfu) {
 		size_t n = ev->id + 1 > 2 * f->nfu ? ev->id + 1 : 2 * f->nfu;
 		struct fast_user *u = realloc(f->fu, n * sizeof *u);
@@ -250,9 +251,22 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 	case RTE_EV_USER_INT:
 		if (is_prefix(ev->name, "rte.thread."))
 			break;
-		if (alloc_fam(ev->name) >= 0 && ev->u.value > 0)
-			add(lookup(p, f, alloc_fam(ev->name), rk, 0, 0, NULL, 0),
-			    (uint64_t)ev->u.value);
+		if (is_prefix(ev->name, "rte.alloc.")) {
+			/* per-flush amounts: counters of their own, exact
+			 * (not gauges of their last value); the peak a gauge
+			 * of the highest */
+			int af = alloc_fam(ev->name);
+			uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
+
+			if (af < 0)
+				break;
+			s = lookup(p, f, af, rk, 0, 0, NULL, 0);
+			if (s && af == PF_ALLOC_PEAK)
+				s->v = v > s->v ? v : s->v;
+			else
+				add(s, v);
+			break;
+		}
 		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
 		if (s)
 			s->last = ev->u.value;
@@ -265,9 +279,8 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		break;
 	case RTE_EV_USER_UNIT:
 	case RTE_EV_USER_CUSTOM:
-		if (ev->kind == RTE_EV_USER_CUSTOM && !f->proc->exe_known &&
-		    ev->name && !strcmp(ev->name, "rte.module"))
-			rd_prom_exe_from_module(f->proc, ev);
+		if (ev->kind == RTE_EV_USER_CUSTOM && !f->exe_known && ev->name)
+			rd_prom_exe_from(f, ev);
 		if (ev->kind == RTE_EV_USER_CUSTOM && ev->name &&
 		    !strcmp(ev->name, "rte.crash"))
 			add(lookup(p, f, PF_CRASHES, rk, 0, 0, NULL, 0), 1);
@@ -569,6 +582,7 @@ int rd_prom_read_file(struct rd_prom *p, struct file *f, size_t budget,
 				ev.ring = r;
 				ev.u.lost_words = lost;
 				general(p, f, r, &ev);
+				f->read_any = 1;
 				continue;
 			}
 			if (got == 0)
@@ -577,6 +591,7 @@ int rd_prom_read_file(struct rd_prom *p, struct file *f, size_t budget,
 				break;
 			rte_cursor_consume_words(f->c, r, used);
 			n += (size_t)k;
+			f->read_any |= k > 0;
 			if (budget && n >= budget)
 				return 1;
 		}

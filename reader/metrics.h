@@ -8,12 +8,20 @@
  * Prometheus text format 0.0.4 or OpenMetrics 1.0.0. Every metric and
  * label is documented in doc/METRICS.md.
  *
- * Memory is bounded by the number of series: per process, user event
- * names past `max_names` share one `other` series; runtime phases and
- * counters are bounded by the format. A process whose files have all ended
- * and whose pid is gone is "final": it is rendered with its final values
- * by the next rd_prom_render(..., mark = 1) and dropped by the
- * rd_prom_collect() after it.
+ * Series are kept per label set: the executable's base name (`exe`), the
+ * user's --label pairs, and the pid only with `per_process`. Every file
+ * of a label set adds to the same series, which live as long as the
+ * rd_prom: a process that ends leaves its totals in its label set, so
+ * counters never go down and every scrape sees the same values (nothing
+ * is consumed by a scrape). A file is accounted in a private label set
+ * until its executable is known (its first rte.module record, else
+ * /proc/PID/exe when it was found), then merged into its own.
+ *
+ * Memory is bounded by the number of series: label sets past `max_sets`
+ * share exe="other" (one warning); per label set, user event names past
+ * `max_names` share one `other` series; runtime phases and counters are
+ * bounded by the format. A file whose writer is gone and which was read
+ * to its end is freed by the next rd_prom_collect().
  *
  * Not thread-safe: the caller serialises every call on one rd_prom (serve.c
  * holds a mutex). Reading a file that another process truncates raises
@@ -30,12 +38,17 @@
 #include "rte/consumer.h"
 
 struct rd_prom_opts {
-	int per_thread;      /* a `ring` label on per-process series */
-	unsigned max_names;  /* distinct user event names per process */
+	int per_thread;      /* a `ring` label on every series */
+	int per_process;     /* a `pid` label: a label set per process */
+	unsigned max_names;  /* distinct user event names per label set */
+	unsigned max_sets;   /* label sets (exe, pid): the rest exe="other" */
 	int exporter;        /* render the rte_exporter_* health metrics */
+	char *const *labels; /* NAME=VALUE pairs on every series (--label) */
+	int nlabels;
 };
 
 #define RD_PROM_MAX_NAMES_DEFAULT 100u
+#define RD_PROM_MAX_SETS_DEFAULT 10000u
 
 typedef struct rd_prom rd_prom;
 
@@ -83,23 +96,24 @@ int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done);
  * whole poll). NULL: none. */
 void rd_prom_between(rd_prom *p, void (*between)(void *), void *ud);
 
-/* Drop the processes whose final values were rendered with mark = 1. */
+/* Free the files that are finished (their totals stay in their label
+ * sets). */
 void rd_prom_collect(rd_prom *p);
 
 /*
  * Render every metric into b: OpenMetrics 1.0.0 if `openmetrics` (ends
- * with "# EOF"), else the text format 0.0.4. With `mark` (a GET that will
- * be answered), final processes are marked as delivered (rd_prom_collect
- * drops them) and the scrape is counted. Returns 0, or -1 if out of
- * memory (nothing is marked then).
+ * with "# EOF", and every counter and histogram has its `_created`), else
+ * the text format 0.0.4. With `mark` (a GET that will be answered), the
+ * scrape is counted. Rendering changes nothing else: every scraper sees
+ * the same values. Returns 0, or -1 if out of memory.
  */
 int rd_prom_render(rd_prom *p, struct rd_buf *b, int openmetrics, int mark);
 
 /* Report the duration of the last scrape (rte_exporter_scrape_duration_seconds). */
 void rd_prom_scrape_took(rd_prom *p, uint64_t ns);
 
-/* 1 if the file of device dev and inode ino is still held (followed, or
- * final and not yet scraped): its inode cannot belong to another file. */
+/* 1 if the file of device dev and inode ino is still followed: its inode
+ * cannot belong to another file. */
 int rd_prom_follows(const rd_prom *p, dev_t dev, ino_t ino);
 
 /* Install the SIGBUS handler rd_prom_poll() relies on (process-wide). */

@@ -6,8 +6,10 @@
  * rte_cursor_peek_words() (a file is never read twice, and kept mapped;
  * the one walk over each block of messages is metrics.c's), and its own
  * rd_procs, so begin/end matching is procs.c's, identical to the summary
- * formats', and a file is dropped by freeing what is its own.
- * Values are kept per process (pid) in series (metrics_series.c).
+ * formats', and a file is dropped by freeing what is its own once it is
+ * finished. Values are kept per label set (struct proc: exe, the --label
+ * pairs, pid with --per-process) in series (metrics_series.c), which
+ * outlive the files.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -20,20 +22,32 @@
 #include "metrics_int.h"
 #include "ocamlver.h"
 #include "rte/crash.h"
+#include "rte/proc.h"
 #include "vec.h"
 
-/* ---- files and processes ------------------------------------------------- */
+/* ---- files and label sets ------------------------------------------------ */
 
-/* pid="N",exe="NAME", NAME the base name of path. */
-static char *labels_of(long pid, const char *exe)
+static const char *base_name(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+/* exe="NAME"[,pid="N"], then the --label pairs: a label set's labels. */
+static char *labels_of(const struct rd_prom *p, const char *exe, long pid)
 {
 	struct rd_buf b = { 0 };
 
-	rd_buf_str(&b, "pid=\"");
-	rd_buf_i64(&b, pid);
-	rd_buf_str(&b, "\",exe=\"");
-	rd_buf_label(&b, strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
+	rd_buf_str(&b, "exe=\"");
+	rd_buf_label(&b, exe);
 	rd_buf_str(&b, "\"");
+	if (pid >= 0) {
+		rd_buf_str(&b, ",pid=\"");
+		rd_buf_i64(&b, pid);
+		rd_buf_str(&b, "\"");
+	}
+	if (p->ulabels)
+		rd_buf_str(&b, p->ulabels);
+	rd_buf_mem(&b, "", 0);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -41,32 +55,44 @@ static char *labels_of(long pid, const char *exe)
 	return b.p;
 }
 
-/* The labels of a process first seen: its exe is /proc/PID/exe's while
- * serving ("" if it cannot be read; with --push the pid may be another
+/* The executable of a process first seen: /proc/PID/exe's while serving
+ * (NULL if it cannot be read; with --push the pid may be another
  * process's by now), until the file's rte.module record says (see
  * rd_prom_exe_from_module). */
-static char *proc_labels(struct rd_prom *p, long pid)
+static char *proc_exe(const struct rd_prom *p, long pid)
 {
 	char link[64], exe[4096] = "";
 	ssize_t n;
 
 	snprintf(link, sizeof link, "/proc/%ld/exe", pid);
-	if (p->o.exporter && pid > 0 && (n = readlink(link, exe, sizeof exe - 1)) > 0)
-		exe[n] = 0;
-	return labels_of(pid, exe);
+	if (!p->o.exporter || pid <= 0 || (n = readlink(link, exe, sizeof exe - 1)) <= 0)
+		return NULL;
+	exe[n] = 0;
+	return strdup(base_name(exe));
 }
 
 /* The first rte.module record of a process is its executable's (the shim
- * writes the executable first, with its /proc/self/exe path): its path
- * names the process in the exe label. */
-void rd_prom_exe_from_module(struct proc *P, const struct rte_event *ev)
+ * writes the executable first, with its /proc/self/exe path): its base
+ * name is the file's exe label. A fork child's rte.proc names the parent
+ * whose image it runs (parent_exe). */
+void rd_prom_exe_from(struct file *f, const struct rte_event *ev)
 {
 	const uint8_t *b = ev->u.custom.bytes;
 	size_t len = ev->u.custom.len, skip;
 	struct rte_module_rec r;
-	char path[4096], *l;
+	struct rte_proc_rec pr;
+	char path[4096], *e;
+	const char *argv;
 
-	P->exe_known = 1;
+	if (!strcmp(ev->name, "rte.proc")) {
+		if (rte_proc_decode(b, len, &pr, &argv, &skip) == 0 &&
+		    (pr.flags & RTE_PROC_FORK_CHILD) && pr.ppid > 0)
+			f->fork_ppid = pr.ppid;
+		return;
+	}
+	if (strcmp(ev->name, "rte.module"))
+		return;
+	f->exe_known = 1;
 	if (len < sizeof r)
 		return;
 	memcpy(&r, b, sizeof r);
@@ -75,55 +101,156 @@ void rd_prom_exe_from_module(struct proc *P, const struct rte_event *ev)
 		return;
 	memcpy(path, b + skip, len - skip);
 	path[len - skip] = 0;
-	if (memchr(path, 0, len - skip) || !(l = labels_of(P->pid, path)))
+	if (memchr(path, 0, len - skip) || !(e = strdup(base_name(path))))
 		return;
-	free(P->labels);
-	P->labels = l;
-	P->nlabels = strlen(l);
-}
-
-static struct proc *proc_of(struct rd_prom *p, long pid)
-{
-	struct proc *P;
-
-	/* A final process not scraped yet takes its new file (it exec'd): one
-	 * label set must never be rendered twice. */
-	for (size_t i = 0; i < p->np; i++)
-		if (p->p[i]->pid == pid && !p->p[i]->delivered) {
-			p->p[i]->final = 0;
-			return p->p[i];
-		}
-	if (RD_VEC_ROOM(p->p, p->pcap, p->np, 16) < 0)
-		return NULL;
-	P = calloc(1, sizeof *P);
-	if (!P || !(P->labels = proc_labels(p, pid))) {
-		free(P);
-		return NULL;
-	}
-	P->nlabels = strlen(P->labels);
-	P->pid = pid;
-	p->p[p->np++] = P;
-	return P;
+	free(f->exe);
+	f->exe = e;
 }
 
 static void proc_free(struct proc *P)
 {
+	if (!P)
+		return;
 	for (size_t i = 0; i < P->tabcap; i++)
 		rd_prom_series_free(P->tab[i]);
 	for (int k = 0; k < PF_N; k++)
 		free(P->fam[k].v);
 	free(P->tab);
 	free(P->labels);
+	free(P->exe);
 	free(P);
 }
 
-static void file_free(struct file *f)
+/* The label set of (exe, pid), made if new; past max_sets, exe="other"
+ * (said once). NULL if out of memory. */
+static struct proc *set_of(struct rd_prom *p, const char *exe, long pid)
 {
+	struct proc *P;
+
+	if (!p->o.per_process)
+		pid = -1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < p->np; i++)
+			if (p->p[i]->pid == pid && !strcmp(p->p[i]->exe, exe))
+				return p->p[i];
+		if (p->np < p->o.max_sets || pass)
+			break;
+		if (!p->sets_warned)
+			fprintf(stderr, "rte-read: more than %u label sets (executables%s): "
+			        "the others are counted under exe=\"other\"\n",
+			        p->o.max_sets, p->o.per_process ? " and pids" : "");
+		p->sets_warned = 1;
+		exe = "other";
+		pid = -1;
+	}
+	if (RD_VEC_ROOM(p->p, p->pcap, p->np, 16) < 0 || !(P = calloc(1, sizeof *P)))
+		return NULL;
+	if (!(P->exe = strdup(exe)) || !(P->labels = labels_of(p, exe, pid))) {
+		proc_free(P);
+		return NULL;
+	}
+	P->nlabels = strlen(P->labels);
+	P->pid = pid;
+	P->created_ms = rd_prom_now_ms();
+	p->p[p->np++] = P;
+	return P;
+}
+
+/* The file's series pointers (its caches) forgotten: they were its
+ * pending label set's. */
+static void forget_series(struct file *f)
+{
+	memset(f->cache, 0, sizeof f->cache);
+	memset(f->by_kind, 0, sizeof f->by_kind);
+	memset(f->phase, 0, sizeof f->phase);
+	memset(f->ctr, 0, sizeof f->ctr);
+	memset(f->ctr_acc, 0, sizeof f->ctr_acc);
+	f->pause = f->phase_time = NULL;
+	for (size_t i = 0; i < f->nfu; i++)
+		f->fu[i].span = f->fu[i].ival = f->fu[i].count = NULL;
+}
+
+/* A fork child runs its parent's image: the parent's exe, from its file
+ * (followed, or freed lately). 1 if found, 0 if not, -1 if the parent's
+ * file is followed but not read yet (its exe comes with its first read:
+ * the child waits for that poll, no longer). */
+static int parent_exe(struct rd_prom *p, struct file *f)
+{
+	const char *e = NULL;
+	int wait = 0;
+
+	for (size_t i = 0; i < p->nf && !e; i++) {
+		if (p->f[i] == f || p->f[i]->pid != f->fork_ppid)
+			continue;
+		if (p->f[i]->exe_known && p->f[i]->exe)
+			e = p->f[i]->exe;
+		else if (!p->f[i]->read_any && !p->f[i]->done)
+			wait = 1; /* not read yet: its rte.module comes first */
+	}
+	for (unsigned i = 0; i < RECENT && !e && !wait; i++)
+		if (p->recent[i].pid == f->fork_ppid && p->recent[i].exe[0])
+			e = p->recent[i].exe;
+	if (!e)
+		return wait ? -1 : 0;
+	if (!(e = strdup(e)))
+		return 0;
+	free(f->exe);
+	f->exe = (char *)e;
+	f->exe_known = 1;
+	return 1;
+}
+
+/* The file's pending label set merged into its own, now that its exe is
+ * known (or will not be: `force`). */
+static void resolve(struct rd_prom *p, struct file *f, int force)
+{
+	struct proc *P;
+
+	if (f->resolved)
+		return;
+	if (!f->exe_known && f->fork_ppid && parent_exe(p, f) < 0 && !force)
+		return; /* its parent's exe comes on a later poll */
+	P = set_of(p, f->exe ? f->exe : "", f->pid);
+	if (!P) {
+		f->proc->oom = 1;
+		return; /* tried again on the next poll */
+	}
+	rd_prom_merge(p, P, f->proc);
+	proc_free(f->proc);
+	forget_series(f);
+	f->proc = P;
+	f->resolved = 1;
+	P->nlive++;
+	P->started++;
+}
+
+/* f is finished: read to its end after its writer was gone. */
+static void finish(struct rd_prom *p, struct file *f)
+{
+	f->done = 1;
+	resolve(p, f, 1);
+	if (f->resolved) {
+		f->proc->nlive--;
+		f->proc->ended++;
+	}
+}
+
+static void file_free(struct rd_prom *p, struct file *f)
+{
+	if (p && f->exe_known && f->exe && f->pid > 0) {
+		unsigned i = p->nrecent++ % RECENT;
+
+		p->recent[i].pid = f->pid;
+		snprintf(p->recent[i].exe, sizeof p->recent[i].exe, "%s", f->exe);
+	}
 	rte_cursor_close(f->c);
 	free(f->rings);
 	rd_procs_fini(&f->procs);
 	free(f->fu);
 	free(f->path);
+	free(f->exe);
+	if (!f->resolved)
+		proc_free(f->proc);
 	free(f);
 }
 
@@ -131,10 +258,32 @@ rd_prom *rd_prom_new(const struct rd_prom_opts *o)
 {
 	rd_prom *p = calloc(1, sizeof *p);
 
-	if (p) {
-		p->o = *o;
-		rd_prom_bucket_table(p->first_ge);
+	struct rd_buf b = { 0 };
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	p->o.labels = NULL; /* not kept: rendered into ulabels */
+	if (!p->o.max_sets)
+		p->o.max_sets = RD_PROM_MAX_SETS_DEFAULT;
+	rd_prom_bucket_table(p->first_ge);
+	for (int i = 0; i < o->nlabels; i++) {
+		const char *eq = strchr(o->labels[i], '=');
+
+		if (!eq)
+			continue;
+		rd_buf_str(&b, ",");
+		rd_buf_mem(&b, o->labels[i], (size_t)(eq - o->labels[i]));
+		rd_buf_str(&b, "=\"");
+		rd_buf_label(&b, eq + 1);
+		rd_buf_str(&b, "\"");
 	}
+	if (b.oom) {
+		free(b.p);
+		free(p);
+		return NULL;
+	}
+	p->ulabels = b.p;
 	return p;
 }
 
@@ -143,11 +292,12 @@ void rd_prom_free(rd_prom *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nf; i++)
-		file_free(p->f[i]);
+		file_free(p, p->f[i]);
 	for (size_t i = 0; i < p->np; i++)
 		proc_free(p->p[i]);
 	free(p->f);
 	free(p->p);
+	free(p->ulabels);
 	free(p);
 }
 
@@ -187,18 +337,21 @@ int rd_prom_add_file(rd_prom *p, const char *path, rte_cursor *c)
 		pid = rd_pid_from_name(path);
 	/* the names of its ids: the same choice as every other output's */
 	rd_ocaml_name(c, f->path, pid);
+	f->pid = pid;
+	f->exe = proc_exe(p, pid);
 	if (rd_procs_add_src(&f->procs, 0, f->path, pid, rte_cursor_rings(c)) < 0 ||
-	    !(f->proc = proc_of(p, pid)))
+	    !(f->proc = calloc(1, sizeof *f->proc)))
 		goto fail;
+	f->proc->pending = 1;
+	f->proc->pid = -1;
 	if (RD_VEC_ROOM(p->f, p->fcap, p->nf, 16) < 0)
 		goto fail;
 	p->f[p->nf++] = f;
-	f->proc->nfiles++;
 	p->files_total++;
 	return 0;
 fail:
 	if (f)
-		file_free(f);
+		file_free(NULL, f);
 	return -1;
 }
 
@@ -246,9 +399,9 @@ static int read_guarded(struct rd_prom *p, struct file *f, size_t budget,
 	if (sigsetjmp(bus_jmp, 0)) { /* the mask is not saved with it */
 		if (bus_mask_saved)
 			pthread_sigmask(SIG_SETMASK, &bus_mask, NULL);
-		f->failed = f->done = 1;
+		f->failed = 1;
 		p->errors++;
-		f->proc->ndone++;
+		finish(p, f);
 		return -1;
 	}
 	bus_armed = 1;
@@ -280,19 +433,14 @@ int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 		/* every ring when asked to, and at the end */
 		r = read_guarded(p, f, budget,
 		                 (what & RD_PROM_RINGS) || all_done || !alive);
+		if (r < 0)
+			continue;
+		if (f->exe_known || f->read_any)
+			resolve(p, f, 0);
 		if (r)
-			more |= r > 0;
-		else if (!alive || all_done) {
-			f->done = 1;
-			f->proc->ndone++;
-		}
-	}
-	for (size_t i = 0; i < p->np; i++) {
-		struct proc *P = p->p[i];
-
-		if (!P->final && P->ndone == P->nfiles &&
-		    (all_done || ((what & RD_PROM_ALIVE) && !rd_pid_alive(P->pid))))
-			P->final = 1;
+			more = 1;
+		else if (!alive || all_done)
+			finish(p, f);
 	}
 	return more;
 }
@@ -302,20 +450,12 @@ void rd_prom_collect(rd_prom *p)
 	size_t k = 0;
 
 	for (size_t i = 0; i < p->nf; i++) {
-		if (p->f[i]->proc->final && p->f[i]->proc->delivered)
-			file_free(p->f[i]);
+		if (p->f[i]->done && p->f[i]->resolved)
+			file_free(p, p->f[i]);
 		else
 			p->f[k++] = p->f[i];
 	}
 	p->nf = k;
-	k = 0;
-	for (size_t i = 0; i < p->np; i++) {
-		if (p->p[i]->final && p->p[i]->delivered)
-			proc_free(p->p[i]);
-		else
-			p->p[k++] = p->p[i];
-	}
-	p->np = k;
 }
 
 void rd_prom_scrape_took(rd_prom *p, uint64_t ns)

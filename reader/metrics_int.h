@@ -18,7 +18,7 @@ enum fam {
 	PF_EVENTS, PF_LOST, PF_PHASE, PF_PAUSE, PF_PHASE_TIME, PF_SPAN,
 	PF_COUNTER, PF_COUNTER_ACC, PF_INT, PF_USER, PF_LIFECYCLE,
 	PF_ALLOC_CALLS, PF_ALLOC_BYTES, PF_ALLOC_USABLE, PF_ALLOC_FREES,
-	PF_ALLOC_FREED, PF_CRASHES, PF_N,
+	PF_ALLOC_FREED, PF_ALLOC_TEMP, PF_ALLOC_PEAK, PF_CRASHES, PF_N,
 	PF_NAMESET = PF_N /* the set of a process's user names, not rendered */
 };
 
@@ -37,6 +37,7 @@ struct series {
 	int64_t last;      /* PF_INT */
 	uint64_t count, sum_ns;
 	uint64_t *b;       /* PF_PHASE, PF_PAUSE, PF_SPAN: NB + 1 buckets */
+	uint64_t created_ms; /* wall clock when it was made: OpenMetrics' _created */
 };
 
 struct vec {
@@ -44,21 +45,26 @@ struct vec {
 	size_t n, cap;
 };
 
+/* A label set (exe, the --label pairs, pid with --per-process) and its
+ * series; or a file's private one until its exe is known (`pending`). */
 struct proc {
-	long pid;
-	char *labels;                /* pid="1",exe="x" */
+	long pid;                    /* -1 unless --per-process */
+	char *exe;                   /* the key: the exe label's value */
+	char *labels;                /* k="v",...,exe="x"[,pid="1"] */
 	size_t nlabels;              /* its length */
 	struct series **tab;         /* open addressing, power of two */
 	size_t tabcap, nser;
 	struct vec fam[PF_N];
 	unsigned nnames;
 	int limited;                 /* some name went to "other" */
-	unsigned nfiles, ndone;
-	int final, delivered, oom;
-	int exe_known;               /* the exe label came from rte.module */
+	int oom, pending;
+	uint64_t nlive;              /* its files still read */
+	uint64_t started, ended;     /* its files taken up, finished */
+	uint64_t created_ms;
 };
 
 #define CACHE 512
+#define RECENT 256 /* exes of files freed, for their fork children */
 
 /* What fast_run() adds to for user event id: the span histogram, the int
  * gauge, and the PF_USER counter of the id's kind. */
@@ -85,7 +91,13 @@ struct file {
 	rte_cursor *c;
 	struct ring *rings;
 	struct rd_procs procs;
-	struct proc *proc;
+	struct proc *proc;   /* its label set, or its own pending one */
+	long pid;
+	char *exe;           /* the executable: rte.module's, else /proc's */
+	int exe_known;       /* `exe` came from rte.module (or the parent's) */
+	long fork_ppid;      /* a fork child's parent (its rte.proc), else 0 */
+	int resolved;        /* proc is the label set's, not pending */
+	int read_any;        /* some event (or loss) was read */
 	int done, failed;
 	unsigned next_ring; /* where the pass the budget stopped goes on */
 	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
@@ -108,6 +120,10 @@ struct rd_prom {
 	size_t np, pcap;
 	uint64_t events_read, bytes_read, errors, scrapes, scrape_ns;
 	uint64_t files_total;
+	int sets_warned;            /* the max_sets warning was given */
+	struct { long pid; char exe[64]; } recent[RECENT]; /* of freed files */
+	unsigned nrecent;
+	char *ulabels;              /* the --label pairs, rendered, with a ',' */
 	size_t last_len;            /* of the last exposition: room made at once */
 	unsigned char first_ge[64]; /* bucket_of()'s table */
 	void (*between)(void *);    /* rd_prom_between() */
@@ -125,8 +141,14 @@ struct series *rd_prom_series_get(struct proc *P, int fam, int rk, unsigned id,
                                   const char *name);
 const char *rd_prom_user_name(struct rd_prom *p, struct proc *P, const char *name);
 
-/* metrics_files.c: a process's exe label from its first rte.module. */
-void rd_prom_exe_from_module(struct proc *P, const struct rte_event *ev);
+/* metrics_series.c: what src's series add to dst's (a file's pending
+ * label set merged into its own). */
+void rd_prom_merge(struct rd_prom *p, struct proc *dst, const struct proc *src);
+uint64_t rd_prom_now_ms(void);
+
+/* metrics_files.c: a file's exe from its process's first rte.module, or
+ * its fork parent's (rte.proc): custom event ev while it is not known. */
+void rd_prom_exe_from(struct file *f, const struct rte_event *ev);
 
 /* metrics.c: the accounting and the reading of a file's rings. */
 void rd_prom_bucket_table(unsigned char first_ge[64]);

@@ -45,7 +45,7 @@ static const struct famdef fams[PF_N] = {
 	[PF_LIFECYCLE] = { "rte_lifecycle_events", T_COUNTER,
 		"Lifecycle events (ring_start, fork_child, ...), by name." },
 	[PF_ALLOC_CALLS] = { "rte_alloc_calls", T_COUNTER,
-		"Allocations reported by alloc events (allocation profiler)." },
+		"Allocation calls counted by alloc events (allocation profiler), exact." },
 	[PF_ALLOC_BYTES] = { "rte_alloc_bytes", T_COUNTER,
 		"Bytes asked for by the allocations rte's profiler counted (rte.alloc.bytes), exact." },
 	[PF_ALLOC_USABLE] = { "rte_alloc_usable_bytes", T_COUNTER,
@@ -54,6 +54,10 @@ static const struct famdef fams[PF_N] = {
 		"Frees rte's profiler counted (rte.alloc.frees)." },
 	[PF_ALLOC_FREED] = { "rte_alloc_freed_bytes", T_COUNTER,
 		"Usable bytes (malloc_usable_size) of those frees (rte.alloc.freed)." },
+	[PF_ALLOC_TEMP] = { "rte_alloc_temporary", T_COUNTER,
+		"Temporary allocations: freed by their thread with no other allocation in between (rte.alloc.temporary)." },
+	[PF_ALLOC_PEAK] = { "rte_alloc_peak_live_bytes", T_GAUGE,
+		"Highest usable bytes live at once in one process of the label set (rte.alloc.peak)." },
 	[PF_CRASHES] = { "rte_crashes", T_COUNTER,
 		"Crashes recorded (rte.crash events)." },
 };
@@ -234,17 +238,6 @@ static void head(struct rd_buf *b, const char *name, enum ftype t,
 	rd_buf_str(b, "\n");
 }
 
-static void sample_start(struct rd_buf *b, const char *name, const char *suf,
-                         const struct proc *P, const struct series *s)
-{
-	rd_buf_str(b, name);
-	rd_buf_str(b, suf);
-	rd_buf_str(b, "{");
-	rd_buf_mem(b, P->labels, P->nlabels);
-	if (s)
-		rd_buf_mem(b, s->labels, s->nlabels);
-}
-
 /*
  * One histogram's samples, written in place: room for all of them is made
  * once, the first bucket line's head (name_bucket{ and the labels) is
@@ -252,12 +245,31 @@ static void sample_start(struct rd_buf *b, const char *name, const char *suf,
  * are formatted without stdio. The text is what render_series() wrote
  * sample by sample before (tests/prom compares it with Prometheus).
  */
+/* name_created{labels} SECONDS: OpenMetrics' creation time of a counter
+ * or histogram (ms precision). */
+static char *put_created(char *o, const char *name, size_t nl, const char *l1,
+                         size_t n1, const char *l2, size_t n2, uint64_t ms)
+{
+	o = put(o, name, nl);
+	o = put(o, "_created{", sizeof "_created{" - 1);
+	o = put(o, l1, n1);
+	o = put(o, l2, n2);
+	o = put(o, "} ", 2);
+	o = put_u64(o, ms / 1000u);
+	*o++ = '.';
+	*o++ = (char)('0' + ms / 100u % 10u);
+	*o++ = (char)('0' + ms / 10u % 10u);
+	*o++ = (char)('0' + ms % 10u);
+	*o++ = '\n';
+	return o;
+}
+
 static void render_hist(struct rd_buf *b, const char *name,
-                        const struct proc *P, const struct series *s)
+                        const struct proc *P, const struct series *s, int om)
 {
 	size_t nl = strlen(name), head = nl + sizeof "_bucket{" - 1 + P->nlabels +
 	                               s->nlabels;
-	char *o = room(b, (NB + 3) * (head + LE_MAX + 20 + 1) + 32), *h;
+	char *o = room(b, (NB + 4) * (head + LE_MAX + 24 + 1) + 32), *h;
 	uint64_t cum = 0;
 
 	if (!o)
@@ -287,22 +299,25 @@ static void render_hist(struct rd_buf *b, const char *name,
 	o = put(o, "} ", 2);
 	o = put_u64(o, s->count);
 	*o++ = '\n';
+	if (om)
+		o = put_created(o, name, nl, P->labels, P->nlabels, s->labels,
+		                s->nlabels, s->created_ms);
 	grown(b, o);
 }
 
 static void render_series(struct rd_buf *b, int fam, const struct proc *P,
-                          const struct series *s)
+                          const struct series *s, int om)
 {
 	const struct famdef *d = &fams[fam];
 	size_t nl;
 	char *o;
 
 	if (d->type == T_HIST) {
-		render_hist(b, d->name, P, s);
+		render_hist(b, d->name, P, s, om);
 		return;
 	}
 	nl = strlen(d->name);
-	if (!(o = room(b, nl + P->nlabels + s->nlabels + 64)))
+	if (!(o = room(b, 2 * (nl + P->nlabels + s->nlabels) + 128)))
 		return;
 	o = put(o, d->name, nl);
 	if (d->type == T_COUNTER)
@@ -322,8 +337,69 @@ static void render_series(struct rd_buf *b, int fam, const struct proc *P,
 		o = put_u64(o, s->v);
 	}
 	*o++ = '\n';
+	if (om && d->type == T_COUNTER)
+		o = put_created(o, d->name, nl, P->labels, P->nlabels, s->labels,
+		                s->nlabels, s->created_ms);
 	grown(b, o);
 }
+
+/* A family of one sample per label set: v(P) each. */
+static void per_set(struct rd_prom *p, struct rd_buf *b, const char *name,
+                    enum ftype t, const char *help, int om,
+                    uint64_t (*v)(const struct proc *))
+{
+	size_t nl = strlen(name);
+
+	if (!p->np)
+		return;
+	head(b, name, t, help, om);
+	for (size_t i = 0; i < p->np; i++) {
+		const struct proc *P = p->p[i];
+		char *o = room(b, 2 * (nl + P->nlabels) + 96);
+
+		if (!o)
+			return;
+		o = put(o, name, nl);
+		if (t == T_COUNTER)
+			o = put(o, "_total", sizeof "_total" - 1);
+		*o++ = '{';
+		o = put(o, P->labels, P->nlabels);
+		o = put(o, "} ", 2);
+		o = put_u64(o, v(P));
+		*o++ = '\n';
+		if (om && t == T_COUNTER)
+			o = put_created(o, name, nl, P->labels, P->nlabels, "", 0,
+			                P->created_ms);
+		grown(b, o);
+	}
+}
+
+static uint64_t v_alive(const struct proc *P) { return P->nlive != 0; }
+static uint64_t v_limited(const struct proc *P) { return P->limited || P->oom; }
+static uint64_t v_live(const struct proc *P) { return P->nlive; }
+static uint64_t v_started(const struct proc *P) { return P->started; }
+static uint64_t v_ended(const struct proc *P) { return P->ended; }
+
+/* The families of one sample per label set (rte_process_alive with
+ * --per-process only). */
+static const struct {
+	const char *name;
+	enum ftype type;
+	const char *help;
+	uint64_t (*v)(const struct proc *);
+} set_fams[] = {
+	{ "rte_process_alive", T_GAUGE,
+	  "1 while a ring file of the process is still read (--per-process).", v_alive },
+	{ "rte_processes", T_GAUGE,
+	  "Processes (ring files: an exec starts a new one) still being read.", v_live },
+	{ "rte_processes_started", T_COUNTER,
+	  "Processes (ring files) picked up since the exporter started.", v_started },
+	{ "rte_processes_ended", T_COUNTER,
+	  "Processes (ring files) read to their end after their writer was gone.", v_ended },
+	{ "rte_names_limited", T_GAUGE,
+	  "1 if the label set had more user event names than --max-names (the rest are name=\"other\").",
+	  v_limited },
+};
 
 static void simple(struct rd_buf *b, const char *name, enum ftype t,
                    const char *help, int om, uint64_t v)
@@ -345,8 +421,12 @@ static void render_exporter(struct rd_prom *p, struct rd_buf *b, int om)
 	       "Ring files being read (not yet finished).", om, p->nf - done);
 	simple(b, "rte_exporter_files", T_COUNTER,
 	       "Ring files picked up since the exporter started.", om, p->files_total);
-	simple(b, "rte_exporter_processes", T_GAUGE,
-	       "Processes with metrics in this exposition.", om, p->np);
+	simple(b, "rte_exporter_label_sets", T_GAUGE,
+	       "Label sets (exe, --label pairs, pid with --per-process) with series.",
+	       om, p->np);
+	simple(b, "rte_exporter_label_sets_limited", T_GAUGE,
+	       "1 once label sets past --max-label-sets went to exe=\"other\".",
+	       om, (uint64_t)p->sets_warned);
 	simple(b, "rte_exporter_read_events", T_COUNTER,
 	       "Events read from ring files.", om, p->events_read);
 	simple(b, "rte_exporter_read_bytes", T_COUNTER,
@@ -378,20 +458,10 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 			b->cap = cap;
 		}
 	}
-	head(b, "rte_process_alive", T_GAUGE,
-	     "1 while the process may still write its ring files, 0 for its final values.",
-	     om);
-	for (size_t i = 0; i < p->np; i++) {
-		sample_start(b, "rte_process_alive", "", p->p[i], NULL);
-		rd_buf_str(b, p->p[i]->final ? "} 0\n" : "} 1\n");
-	}
-	head(b, "rte_names_limited", T_GAUGE,
-	     "1 if the process had more user event names than --max-names (the rest are name=\"other\").",
-	     om);
-	for (size_t i = 0; i < p->np; i++) {
-		sample_start(b, "rte_names_limited", "", p->p[i], NULL);
-		rd_buf_str(b, p->p[i]->limited || p->p[i]->oom ? "} 1\n" : "} 0\n");
-	}
+	for (size_t i = 0; i < sizeof set_fams / sizeof *set_fams; i++)
+		if (p->o.per_process || set_fams[i].v != v_alive)
+			per_set(p, b, set_fams[i].name, set_fams[i].type,
+			        set_fams[i].help, om, set_fams[i].v);
 	for (int fam = 0; fam < PF_N; fam++) {
 		int any = 0;
 
@@ -402,7 +472,7 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 		head(b, fams[fam].name, fams[fam].type, fams[fam].help, om);
 		for (size_t i = 0; i < p->np; i++)
 			for (size_t k = 0; k < p->p[i]->fam[fam].n; k++)
-				render_series(b, fam, p->p[i], p->p[i]->fam[fam].v[k]);
+				render_series(b, fam, p->p[i], p->p[i]->fam[fam].v[k], om);
 	}
 	if (mark)
 		p->scrapes++;
@@ -413,9 +483,5 @@ int rd_prom_render(rd_prom *p, struct rd_buf *b, int om, int mark)
 	if (b->oom)
 		return -1;
 	p->last_len = b->n - start;
-	if (mark)
-		for (size_t i = 0; i < p->np; i++)
-			if (p->p[i]->final)
-				p->p[i]->delivered = 1;
 	return 0;
 }

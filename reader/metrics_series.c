@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "metrics_int.h"
 #include "vec.h"
@@ -153,6 +154,7 @@ struct series *rd_prom_series_get(struct proc *P, int fam, int rk, unsigned id,
 	}
 	if (s->labels)
 		s->nlabels = strlen(s->labels);
+	s->created_ms = rd_prom_now_ms();
 	P->tab[j] = s;
 	P->nser++;
 	return s;
@@ -182,4 +184,50 @@ const char *rd_prom_user_name(struct rd_prom *p, struct proc *P, const char *nam
 		return "other";
 	P->nnames++;
 	return name;
+}
+
+uint64_t rd_prom_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int user_fam(int fam)
+{
+	return fam == PF_SPAN || fam == PF_INT || fam == PF_USER;
+}
+
+void rd_prom_merge(struct rd_prom *p, struct proc *dst, const struct proc *src)
+{
+	for (int fam = 0; fam < PF_N; fam++) {
+		for (size_t k = 0; k < src->fam[fam].n; k++) {
+			const struct series *s = src->fam[fam].v[k];
+			const char *name = s->name;
+			struct series *d;
+
+			if (name && user_fam(fam))
+				name = rd_prom_user_name(p, dst, name);
+			if (!(d = rd_prom_series_get(dst, fam, s->rk, s->id, name)))
+				continue;
+			if (s->b) {
+				for (unsigned i = 0; i <= NB; i++)
+					d->b[i] += s->b[i];
+				d->count += s->count;
+				if (__builtin_add_overflow(d->sum_ns, s->sum_ns, &d->sum_ns))
+					d->sum_ns = UINT64_MAX;
+			} else if (fam == PF_INT) {
+				d->last = s->last;
+			} else if (fam == PF_COUNTER) {
+				d->v = s->v;
+			} else if (fam == PF_ALLOC_PEAK) {
+				d->v = s->v > d->v ? s->v : d->v;
+			} else {
+				d->v += s->v;
+			}
+		}
+	}
+	dst->limited |= src->limited;
+	dst->oom |= src->oom;
 }

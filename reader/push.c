@@ -19,8 +19,6 @@
 #include "pushgw.h"
 #include "serve.h"
 
-#define PUSH_TIMEOUT_S 10
-
 static int errf(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int errf(char *err, size_t len, const char *fmt, ...)
@@ -77,10 +75,11 @@ static void key_pair(struct rd_buf *b, const char *k, size_t kn, const char *v)
 	}
 }
 
-static int connect_to(const char *host, const char *port, char *err, size_t el)
+static int connect_to(const char *host, const char *port, int timeout_s,
+                      char *err, size_t el)
 {
 	struct addrinfo hints, *ai, *a;
-	struct timeval tv = { PUSH_TIMEOUT_S, 0 };
+	struct timeval tv = { timeout_s, 0 };
 	int fd = -1, r;
 
 	memset(&hints, 0, sizeof hints);
@@ -94,8 +93,11 @@ static int connect_to(const char *host, const char *port, char *err, size_t el)
 			continue;
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		/* SO_SNDTIMEO bounds connect() too (socket(7)) */
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
 			break;
+		if (errno == EINPROGRESS || errno == EAGAIN)
+			errno = ETIMEDOUT;
 		r = errno;
 		close(fd);
 		fd = -1;
@@ -123,9 +125,9 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int rd_push(const char *url, const char *job, char *const *labels,
-            int nlabels, const char *body, size_t len, char *err,
-            size_t errlen)
+int rd_push(const char *url, const char *job, const char *instance,
+            char *const *labels, int nlabels, const char *body, size_t len,
+            int timeout_s, char *err, size_t errlen)
 {
 	char resp[512], hdr[512];
 	struct rte_pushgw_url u;
@@ -141,6 +143,7 @@ int rd_push(const char *url, const char *job, char *const *labels,
 	rd_buf_mem(&path, u.prefix, len_p);
 	rd_buf_str(&path, "/metrics");
 	key_pair(&path, "job", 3, job);
+	key_pair(&path, "instance", 8, instance);
 	for (int i = 0; i < nlabels; i++) {
 		const char *eq = strchr(labels[i], '=');
 
@@ -150,7 +153,7 @@ int rd_push(const char *url, const char *job, char *const *labels,
 		free(path.p);
 		return errf(err, errlen, "out of memory");
 	}
-	fd = connect_to(u.host, u.port, err, errlen);
+	fd = connect_to(u.host, u.port, timeout_s, err, errlen);
 	if (fd < 0)
 		goto out;
 	snprintf(hdr, sizeof hdr,
@@ -160,7 +163,8 @@ int rd_push(const char *url, const char *job, char *const *labels,
 	if (send_all(fd, "PUT ", 4) || send_all(fd, path.p, path.n) ||
 	    send_all(fd, " HTTP/1.1\r\n", 11) || send_all(fd, hdr, strlen(hdr)) ||
 	    send_all(fd, body, len)) {
-		errf(err, errlen, "%s: send: %s", url, strerror(errno));
+		errf(err, errlen, "%s: send: %s", url,
+		     strerror(errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno));
 		goto close;
 	}
 	while (got < sizeof resp - 1) {
@@ -176,8 +180,11 @@ int rd_push(const char *url, const char *job, char *const *labels,
 	}
 	resp[got] = 0;
 	if (sscanf(resp, "HTTP/1.%*c %d", &status) != 1) {
-		errf(err, errlen, "%s: no HTTP answer%s%s", url, got ? "" : ": ",
-		     got ? "" : strerror(errno ? errno : ECONNRESET));
+		int e = errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno;
+
+		errf(err, errlen, "%s: no HTTP answer%s%s%s", url, got ? "" : ": ",
+		     got ? "" : strerror(e ? e : ECONNRESET),
+		     e == ETIMEDOUT ? " (the gateway is slow or stuck: --timeout)" : "");
 		goto close;
 	}
 	if (status / 100 != 2) {

@@ -522,9 +522,15 @@ static int serve(const struct sopts *o, const struct rd_input *in, int nin)
 static int push(const struct sopts *o, const struct rd_input *in, int nin)
 {
 	struct rd_buf b = { 0 };
-	char err[600];
+	char err[600], host[256] = "";
+	const char *instance = o->instance;
 	int status = scan(in, nin, 0, 0, 1);
 
+	if (!instance) {
+		if (gethostname(host, sizeof host - 1) < 0 || !host[0])
+			snprintf(host, sizeof host, "localhost");
+		instance = host;
+	}
 	if (status)
 		return status;
 	while (rd_prom_poll(S.prom, 0, 0, 1))
@@ -534,8 +540,8 @@ static int push(const struct sopts *o, const struct rd_input *in, int nin)
 		fprintf(stderr, "rte-read: out of memory\n");
 		return S_NOMEM;
 	}
-	if (rd_push(o->push, o->job, o->labels, o->nlabels, b.p ? b.p : "", b.n,
-	            err, sizeof err) < 0) {
+	if (rd_push(o->push, o->job, instance, o->labels, o->nlabels,
+	            b.p ? b.p : "", b.n, o->timeout_s, err, sizeof err) < 0) {
 		fprintf(stderr, "rte-read: --push %s\n", err);
 		status = S_OUTPUT;
 	}

@@ -14,12 +14,14 @@ int rd_serve_main(int argc, char **argv);
 /*
  * push.c: send `body` (text format 0.0.4) to the Pushgateway at `url`
  * (http://HOST[:PORT][/PREFIX]) with PUT to
- * PREFIX/metrics/job/JOB{/LABEL/VALUE}, labels[] being "k=v" strings.
- * Returns 0, or -1 with one line "why" in err.
+ * PREFIX/metrics/job/JOB/instance/INSTANCE{/LABEL/VALUE}, labels[] being
+ * "k=v" strings, every socket operation bounded by timeout_s seconds (a
+ * gateway that is down or slow: an error, never a hang). Returns 0, or
+ * -1 with one line "why" in err.
  */
-int rd_push(const char *url, const char *job, char *const *labels,
-            int nlabels, const char *body, size_t len, char *err,
-            size_t errlen);
+int rd_push(const char *url, const char *job, const char *instance,
+            char *const *labels, int nlabels, const char *body, size_t len,
+            int timeout_s, char *err, size_t errlen);
 
 
 #endif

@@ -18,7 +18,8 @@ enum { S_OK = RD_EX_OK, S_USAGE = RD_EX_USAGE, S_NOINPUT = RD_EX_NOINPUT,
        S_OUTPUT = RD_EX_OUTPUT, S_NOMEM = RD_EX_NOMEM };
 
 struct sopts {
-	const char *serve, *push, *job, *dir;
+	const char *serve, *push, *job, *instance, *dir;
+	int timeout_s;                /* --push's socket timeouts */
 	char **labels;
 	int nlabels;
 	struct rd_prom_opts po;

@@ -28,19 +28,27 @@ const char rd_serve_usage[] =
 "                       'rte-read --help' says; a PID's file may appear\n"
 "                       later); no input: -d DIR, else\n"
 "                       $OCAML_RUNTIME_EVENTS_DIR, else librte.so's per-user\n"
-"                       directory; a process that ended is dropped once its\n"
-"                       final values (rte_process_alive 0) were scraped.\n"
-"                       Runs until SIGINT or SIGTERM.\n"
+"                       directory. Series are per label set: exe and the\n"
+"                       --label pairs; a process that ends adds its totals\n"
+"                       to its label set, which never goes down. Runs until\n"
+"                       SIGINT or SIGTERM.\n"
 "  --push URL           read the files of finished runs and PUT their metrics\n"
 "                       to the Pushgateway at URL (http:// only) under\n"
-"                       URL/metrics/job/JOB/LABEL/VALUE...\n"
+"                       URL/metrics/job/JOB/instance/INSTANCE/LABEL/VALUE...\n"
+"                       (PUT: the group's previous metrics are replaced)\n"
 "  --job NAME           the Pushgateway job (default: rte)\n"
-"  --label NAME=VALUE   a grouping label for --push (repeatable)\n"
-"  --per-thread         a `ring` label: one series per ring (thread) instead\n"
-"                       of one per process\n"
-"  --max-names N        distinct user event names per process (default 100);\n"
-"                       the others share name=\"other\" and the process's\n"
-"                       rte_names_limited is 1\n"
+"  --instance NAME      the Pushgateway instance (default: the host name)\n"
+"  --timeout SECS       --push: connect, send and answer timeouts (default 10)\n"
+"  --label NAME=VALUE   --serve: a label on every series; --push: a grouping\n"
+"                       label (repeatable; VALUE valid UTF-8)\n"
+"  --per-process        a `pid` label: one label set per process (series\n"
+"                       then grow with the processes, up to --max-label-sets)\n"
+"  --per-thread         a `ring` label: one series per ring (thread)\n"
+"  --max-names N        distinct user event names per label set (default\n"
+"                       100); the others share name=\"other\" and the label\n"
+"                       set's rte_names_limited is 1\n"
+"  --max-label-sets N   label sets (default 10000); the others share\n"
+"                       exe=\"other\" (said once on standard error)\n"
 "  -d, --dir DIR        directory of PID inputs\n"
 "\n"
 "Exit status: 0 (--serve: stopped by a signal; --push: pushed), 1 usage,\n"
@@ -65,6 +73,10 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 		{ "job", required_argument, NULL, 'j' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "per-thread", no_argument, NULL, 't' },
+		{ "per-process", no_argument, NULL, 'p' },
+		{ "max-label-sets", required_argument, NULL, 'M' },
+		{ "instance", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "max-names", required_argument, NULL, 'm' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -74,14 +86,16 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 	int c;
 
 	o->job = "rte";
+	o->timeout_s = 10;
 	o->po.max_names = RD_PROM_MAX_NAMES_DEFAULT;
+	o->po.max_sets = RD_PROM_MAX_SETS_DEFAULT;
 	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->serve = optarg; break;
 		case 'P': o->push = optarg; break;
 		case 'j':
-			if (!*optarg)
-				return rd_serve_usage_error("--job: empty name", NULL);
+			if (!*optarg || !rte_pushgw_utf8_ok(optarg))
+				return rd_serve_usage_error("--job: want a non-empty UTF-8 name", optarg);
 			o->job = optarg;
 			break;
 		case 'l': {
@@ -98,6 +112,26 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 			break;
 		}
 		case 't': o->po.per_thread = 1; break;
+		case 'p': o->po.per_process = 1; break;
+		case 'i':
+			if (!*optarg || !rte_pushgw_utf8_ok(optarg))
+				return rd_serve_usage_error("--instance: want a non-empty UTF-8 name", optarg);
+			o->instance = optarg;
+			break;
+		case 'M':
+			errno = 0;
+			o->po.max_sets = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    o->po.max_sets == 0 || o->po.max_sets > 1000000)
+				return rd_serve_usage_error("--max-label-sets: want a number 1..1000000", optarg);
+			break;
+		case 'T':
+			errno = 0;
+			o->timeout_s = (int)strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->timeout_s < 1 ||
+			    o->timeout_s > 3600)
+				return rd_serve_usage_error("--timeout: want seconds 1..3600", optarg);
+			break;
 		case 'm':
 			errno = 0;
 			o->po.max_names = (unsigned)strtoul(optarg, &end, 10);
@@ -115,8 +149,11 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 	}
 	if (o->serve && o->push)
 		return rd_serve_usage_error("--serve and --push go separately", NULL);
-	if (o->nlabels && !o->push)
-		return rd_serve_usage_error("--label goes with --push", NULL);
+	if ((o->nlabels && !o->push && !o->serve) || (o->instance && !o->push))
+		return rd_serve_usage_error(o->instance ? "--instance goes with --push"
+		                                        : "--label goes with --serve or --push", NULL);
+	o->po.labels = o->labels;
+	o->po.nlabels = o->push ? 0 : o->nlabels; /* --push: in the grouping key */
 	o->inputs = argv + optind;
 	o->ninputs = argc - optind;
 	if (o->push) {

@@ -74,10 +74,40 @@ int rte_pushgw_label_name_ok(const char *s, size_t n)
 	return 1;
 }
 
+int rte_pushgw_utf8_ok(const char *v)
+{
+	const unsigned char *u = (const unsigned char *)v;
+
+	while (*u) {
+		unsigned c = *u, n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2
+		                   : c >= 0xe0 && c <= 0xef ? 3
+		                   : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+
+		if (!n)
+			return 0;
+		for (unsigned k = 1; k < n; k++)
+			if ((u[k] & 0xc0) != 0x80)
+				return 0;
+		u += n;
+	}
+	return 1;
+}
+
 int rte_pushgw_label_ok(const char *kv)
 {
+	static const char *const reserved[] = {
+		"job", "instance", "exe", "pid", "name", "kind", "ring", "le",
+	};
 	const char *eq = strchr(kv, '=');
+	size_t n;
 
-	return eq && rte_pushgw_label_name_ok(kv, (size_t)(eq - kv)) &&
-	       strncmp(kv, "job=", 4) != 0;
+	if (!eq || !rte_pushgw_label_name_ok(kv, (size_t)(eq - kv)))
+		return 0;
+	n = (size_t)(eq - kv);
+	if (n >= 2 && kv[0] == '_' && kv[1] == '_')
+		return 0;
+	for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+		if (strlen(reserved[i]) == n && !strncmp(kv, reserved[i], n))
+			return 0;
+	return rte_pushgw_utf8_ok(eq + 1);
 }

@@ -40,10 +40,16 @@ int rte_pushgw_label_name_ok(const char *s, size_t n);
 
 /* What --label takes, said in the message refusing anything else. */
 #define RTE_PUSHGW_LABEL_RULE \
-	"NAME=VALUE, NAME a label name ([A-Za-z_][A-Za-z0-9_]*) other than job"
+	"NAME=VALUE, NAME a label name ([A-Za-z_][A-Za-z0-9_]*, not __*) other " \
+	"than job, instance, exe, pid, name, kind, ring, le; VALUE valid UTF-8"
 
-/* 1 if kv is a grouping label as --label takes it (RTE_PUSHGW_LABEL_RULE:
- * the job is --job's), else 0. The value may be anything, empty too. */
+/* 1 if kv is a label as --label takes it (RTE_PUSHGW_LABEL_RULE: the job
+ * and instance are --job's and --instance's, the others rte's own
+ * labels), else 0. The value may be any valid UTF-8, empty too (quotes,
+ * backslashes and newlines are escaped where it is written). */
 int rte_pushgw_label_ok(const char *kv);
+
+/* 1 if the string v is valid UTF-8, else 0. */
+int rte_pushgw_utf8_ok(const char *v);
 
 #endif

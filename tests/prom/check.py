@@ -31,6 +31,9 @@ Every network call is bounded by a timeout and goes to 127.0.0.1 only.
   raw PORT                      malformed requests and a slow client, then
                                 a normal scrape still answers
   scrape-loop PORT SECS         scrape every 50 ms for SECS; every answer 200
+  fetch-total URL N OUT SECS    scrape until the label sets' processes
+                                ended add up to N and none is being read;
+                                write that scrape to OUT
 """
 import json
 import socket
@@ -334,10 +337,28 @@ def fetch_final(url, pids, out, secs, accept=None):
     die("no final values of %s in %s s (got %s)" % (pids, secs, sorted(got)))
 
 
+def fetch_total(url, n, out, secs):
+    end = time.time() + float(secs)
+    ended = live = None
+    while time.time() < end:
+        st, _, body = get(url)
+        if st == 200:
+            smp = parse_expo(body)
+            ended = sum(v for m, lab, v in smp if m == "rte_processes_ended_total")
+            live = sum(v for m, lab, v in smp if m == "rte_processes")
+            if ended == int(n) and live == 0:
+                open(out, "w").write(body)
+                return
+        time.sleep(0.1)
+    die("processes ended %s (want %s), still read %s after %s s" % (ended, n, live, secs))
+
+
 def per_thread(expo, summary):
     samples = parse_expo(open(expo).read())
     for n, lab, v in samples:
-        if "pid" in lab and n not in ("rte_process_alive", "rte_names_limited") \
+        if "pid" in lab and n not in ("rte_process_alive", "rte_names_limited",
+                                      "rte_processes", "rte_processes_started_total",
+                                      "rte_processes_ended_total") \
                 and "ring" not in lab:
             die("%s%s has no ring label" % (n, lab))
     rings = {lab["ring"] for n, lab, v in samples if "ring" in lab}
@@ -403,6 +424,8 @@ def main(a):
         prom_vs_summary(*a[1:])
     elif a[0] == "fetch-final":
         fetch_final(*a[1:])
+    elif a[0] == "fetch-total":
+        fetch_total(*a[1:])
     elif a[0] == "per-thread":
         per_thread(*a[1:])
     elif a[0] == "max-names":

@@ -15,6 +15,7 @@ B=${RTE_BUILD:?set RTE_BUILD}
 RR=$B/rte-read
 TRACED=${RTE_TRACED:-$B/tests/reader/traced} # RTE_TRACED: e.g. a build without TSan
 CHECK="python3 tests/prom/check.py"
+FLEET="python3 tests/prom/fleet.py"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-prom.XXXXXX") || exit 1
 . tests/harness.sh
 unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
@@ -49,8 +50,10 @@ stop() {
 }
 
 # start_serve ARGS...: the exporter on a free port of 127.0.0.1 (it says
-# which); sets SP and URL.
-start_serve() {
+# which), with --per-process (these tests compare per pid with the
+# summary; start_serve_agg without it); sets SP and URL.
+start_serve() { start_serve_agg --per-process "$@"; }
+start_serve_agg() {
 	: >"$D/serve.err"
 	"$RR" --serve 127.0.0.1:0 "$@" 2>"$D/serve.err" &
 	SP=$!
@@ -99,10 +102,26 @@ t_exposition() {
 	grep -q "^application/openmetrics-text; version=1.0.0" "$D/om.txt.type" ||
 		fail "OpenMetrics content type: $(cat "$D/om.txt.type")"
 	[ "$(tail -1 "$D/om.txt")" = "# EOF" ] || fail "OpenMetrics does not end with # EOF"
+	# every counter and histogram has its _created (a time since the epoch,
+	# not in the future), gauges none
+	python3 - "$D/om.txt.raw" <<'PY' || fail "OpenMetrics _created"
+import re, sys, time
+t = open(sys.argv[1]).read()
+types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", t, re.M))
+created = {}
+for name, lab, v in re.findall(r"^(\S+)_created(\{[^}]*\})? (\S+)$", t, re.M):
+    if not 1.6e9 < float(v) <= time.time() + 1:
+        sys.exit("%s_created %s" % (name, v))
+    created[name] = 1
+want = {n for n, ty in types.items() if ty in ("counter", "histogram") and not n.startswith("rte_exporter_")}
+bad = sorted(want - set(created)) + sorted(n for n in created if types.get(n) == "gauge")
+sys.exit("families without _created / gauges with: %s" % bad if bad else 0)
+PY
 	$CHECK expo-vs-summary "$D/om.txt" "$D/summary.json" || fail "values differ"
 	$CHECK get "$URL" "$D/text.txt" >"$D/st" && grep -q "^200 text/plain; version=0.0.4" "$D/st" ||
 		fail "text format: $(cat "$D/st")"
-	grep -q 'rte_process_alive{' "$D/text.txt" && fail "delivered processes still served"
+	# nothing is consumed by a scrape: a second scraper sees the same
+	$CHECK expo-vs-summary "$D/text.txt" "$D/summary.json" || fail "a later scrape differs"
 	$CHECK get "${URL%/metrics}/nope" "$D/x" | grep -q "^404" || fail "not 404"
 	$CHECK get "${URL%/metrics}/" "$D/x" | grep -q "^404" || fail "/ not 404"
 	stop "$SP" || fail "exporter exit $?"
@@ -145,25 +164,49 @@ t_alloc() {
 	$CHECK fetch-final "$URL" "$(pids "$D/rings")" "$D/om.txt" 20 \
 		"application/openmetrics-text; version=1.0.0" || fail "no final values"
 	"$RR" -f jsonl -o "$D/j.jsonl" "$D/rings" || fail "jsonl: exit $?"
-	python3 - "$D/om.txt" "$D/j.jsonl" <<'PY' || fail "alloc series differ from the JSONL recount"
+	summary "$D/rings"
+	python3 - "$D/om.txt" "$D/j.jsonl" "$D/summary.json" <<'PY' || fail "alloc series differ from the JSONL recount or the summary"
 import json, re, sys
 got = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"(rte_alloc_[a-z_]+_total)\{[^}]*\} ([0-9.e+]+)$", line.strip())
-    if m:
-        got[m.group(1)] = got.get(m.group(1), 0) + float(m.group(2))
+    m = re.match(r"(rte_alloc_[a-z_]+)\{[^}]*\} ([0-9.e+]+)$", line.strip())
+    if m and not m.group(1).endswith("_created"):
+        k = m.group(1)
+        got[k] = max(got.get(k, 0), float(m.group(2))) if k == "rte_alloc_peak_live_bytes" \
+            else got.get(k, 0) + float(m.group(2))
 want = {"rte_alloc_calls_total": 0, "rte_alloc_bytes_total": 0, "rte_alloc_usable_bytes_total": 0,
-        "rte_alloc_frees_total": 0, "rte_alloc_freed_bytes_total": 0}
+        "rte_alloc_frees_total": 0, "rte_alloc_freed_bytes_total": 0,
+        "rte_alloc_temporary_total": 0, "rte_alloc_peak_live_bytes": 0}
 ints = {"rte.alloc.bytes": "rte_alloc_bytes_total", "rte.alloc.usable": "rte_alloc_usable_bytes_total",
-        "rte.alloc.frees": "rte_alloc_frees_total", "rte.alloc.freed": "rte_alloc_freed_bytes_total"}
+        "rte.alloc.frees": "rte_alloc_frees_total", "rte.alloc.freed": "rte_alloc_freed_bytes_total",
+        "rte.alloc.temporary": "rte_alloc_temporary_total"}
 for l in open(sys.argv[2]):
     e = json.loads(l)
     if e["kind"] == "alloc":
         want["rte_alloc_calls_total"] += sum(e["buckets"])
     elif e["kind"] == "user_int" and e["event"] in ints:
         want[ints[e["event"]]] += e["value"]
+    elif e["kind"] == "user_int" and e["event"] == "rte.alloc.peak":
+        want["rte_alloc_peak_live_bytes"] = max(want["rte_alloc_peak_live_bytes"], e["value"])
+# the summary's figures (the run model's) are the same, exactly
+summ = {"rte_alloc_calls_total": "calls", "rte_alloc_bytes_total": "bytes",
+        "rte_alloc_usable_bytes_total": "usable_bytes", "rte_alloc_frees_total": "frees",
+        "rte_alloc_freed_bytes_total": "freed_bytes",
+        "rte_alloc_temporary_total": "temporary_allocations"}
+sw = dict.fromkeys(summ, 0)
+sw["rte_alloc_peak_live_bytes"] = 0
+for p in json.load(open(sys.argv[3]))["processes"]:
+    ap = p.get("alloc_profile") or {}
+    for k, s in summ.items():
+        sw[k] += ap.get(s, 0)
+    sw["rte_alloc_peak_live_bytes"] = max(sw["rte_alloc_peak_live_bytes"], ap.get("peak_bytes", 0))
 print("alloc series:", got)
-sys.exit(not (want["rte_alloc_bytes_total"] > 2000000 and got == want))
+if any(k.startswith("rte_user_int") for k in got) or \
+        any('rte_user_int{' in l and 'rte.alloc.' in l for l in open(sys.argv[1])):
+    sys.exit("rte.alloc.* exported as user int gauges")
+if got != sw:
+    print("summary-json:", sw)
+sys.exit(not (want["rte_alloc_bytes_total"] > 2000000 and got == want and got == sw))
 PY
 	stop "$SP" || fail "exporter exit $?"
 }
@@ -259,7 +302,7 @@ t_crash() {
 	pid=$(pids "$D/rings")
 	$CHECK fetch-final "$URL" "$pid" "$D/m.txt" 20 &&
 		$CHECK expo-vs-summary "$D/m.txt" "$D/summary.json" || fail "values"
-	grep -q "^rte_crashes_total{pid=\"$pid\",exe=\"segv\"} 1$" "$D/m.txt" ||
+	grep -q "^rte_crashes_total{exe=\"segv\",pid=\"$pid\"} 1$" "$D/m.txt" ||
 		fail "no crash counted: $(grep crash "$D/m.txt")"
 	stop "$SP" || fail "exporter exit $?"
 }
@@ -375,6 +418,116 @@ EOC
 	stop "$SP" || fail "exporter exit $?"
 }
 
+# prometheus_on PORTVAR LOG TARGET...: a real Prometheus server on a free
+# port of 127.0.0.1 scraping TARGETs every second; sets PROM (its URL) and
+# PP (its pid).
+prometheus_on() {
+	pport=$($CHECK port)
+	mkdir -p "$D/tsdb$pport"
+	{
+		printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+		printf 'scrape_configs:\n  - job_name: rte\n    scrape_interval: 1s\n'
+		printf '    static_configs:\n      - targets: [%s]\n' "$1"
+	} >"$D/prom$pport.yml"
+	prometheus --config.file="$D/prom$pport.yml" --storage.tsdb.path="$D/tsdb$pport" \
+		--web.listen-address="127.0.0.1:$pport" --log.level=warn \
+		2>"$D/prom$pport.log" & PP=$!
+	BG="$BG $PP"
+	PROM=http://127.0.0.1:$pport
+	$CHECK wait-ready "$PROM/-/ready" 60 || { fail "prometheus: $(tail -5 "$D/prom$pport.log")"; return 1; }
+}
+
+# Two real Prometheus servers (an HA pair) scrape one exporter while 200
+# short-lived traced processes (100 runs, each forking a child) come and
+# go: both store the same totals, equal to summary-json's, after the
+# processes ended (an instant query: nothing was consumed by a scrape);
+# the series are the same after 20 processes and after 200 (no pid
+# label); promtool finds nothing to say. Then --per-process over the same
+# files, and scrapers that leave in the middle of its (large) body.
+t_fleet() {
+	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
+	mkdir -p "$D/rings"
+	start_serve_agg --label ci_run=r1 "$D/rings" || return
+	target=${URL#http://}
+	target=${target%/metrics}
+	prometheus_on "'$target'" || return
+	p1=$PROM pp1=$PP
+	prometheus_on "'$target'" || { stop "$pp1"; return; }
+	p2=$PROM pp2=$PP
+	for i in $(seq 10); do traced "$D/rings" 50 20 >/dev/null || fail "traced: exit $?"; done
+	# (each run is 2 processes: traced forks a child)
+	$CHECK fetch-total "$URL" 20 "$D/m20.txt" 20 || fail "the first 20 processes"
+	for i in $(seq 10 99); do traced "$D/rings" 50 20 >/dev/null || fail "traced: exit $?"; done
+	$CHECK fetch-total "$URL" 200 "$D/m200.txt" 30 || fail "200 processes"
+	summary "$D/rings"
+	$FLEET totals "$D/m200.txt" "$D/summary.json" ci_run=r1 || fail "the exporter's totals"
+	$FLEET series-same "$D/m20.txt" "$D/m200.txt" || fail "series grew with the processes"
+	# one label set: a forked child (no rte.module of its own) is its
+	# parent's executable, not exe=""
+	grep -q '^rte_exporter_label_sets 1$' "$D/m200.txt" ||
+		fail "not one label set: $(grep '^rte_processes_started_total' "$D/m200.txt")"
+	promtool check metrics <"$D/m200.txt" || fail "promtool check metrics"
+	$FLEET prom-totals 60 "$D/summary.json" "$p1" "$p2" || fail "what Prometheus stored"
+	stop "$pp1" || fail "prometheus exit $?"
+	stop "$pp2" || fail "prometheus exit $?"
+	stop "$SP" || fail "exporter exit $?"
+	# --per-process over the same files: a label set per process (the
+	# exposition that grows with them, MiB here), scrapers leaving in the
+	# middle of its body
+	start_serve "$D/rings" || return
+	$CHECK fetch-total "$URL" 200 "$D/pp.txt" 30 || fail "200 processes, --per-process"
+	[ "$(grep -c '^rte_processes_ended_total{' "$D/pp.txt")" = 200 ] || fail "not 200 label sets"
+	promtool check metrics <"$D/pp.txt" || fail "promtool check metrics (--per-process)"
+	port=${URL#http://127.0.0.1:}
+	$FLEET drop-mid "${port%/metrics}" || fail "scrapers leaving mid-body"
+	stop "$SP" || fail "exporter exit $?"
+}
+
+# More label sets than --max-label-sets: the rest under exe="other", one
+# warning; totals still whole. A --label value with a quote, a backslash
+# and a newline is one escaped value; invalid UTF-8 and rte's own label
+# names are refused with the rule.
+t_labels() {
+	mkdir -p "$D/rings" "$D/bin"
+	for n in a b c d; do cp "$TRACED" "$D/bin/prog_$n"; done
+	for n in a b c d; do
+		env LD_LIBRARY_PATH="$B" OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D/rings" "$D/bin/prog_$n" 50 20 >/dev/null ||
+			fail "prog_$n: exit $?"
+	done
+	summary "$D/rings"
+	start_serve_agg --max-label-sets 2 --label 'note=a "q" \ b
+c' "$D/rings" || return
+	$CHECK fetch-total "$URL" 4 "$D/m.txt" 20 || fail "4 processes"
+	$FLEET totals "$D/m.txt" "$D/summary.json" || fail "totals with the cap"
+	grep -q '^rte_events_total{exe="other",note="a \\"q\\" \\\\ b\\nc",kind=' "$D/m.txt" ||
+		fail "no exe=\"other\" or the note not escaped: $(grep -m3 rte_events_total "$D/m.txt")"
+	[ "$(grep -c 'more than 2 label sets' "$D/serve.err")" = 1 ] ||
+		fail "not one warning: $(cat "$D/serve.err")"
+	promtool check metrics <"$D/m.txt" 2>/dev/null || [ -n "$NOSERVER" ] || fail "promtool check metrics"
+	stop "$SP" || fail "exporter exit $?"
+	for bad in 'pid=1' 'exe=x' 'instance=x' '__x=1' "v=$(printf '\377')"; do
+		"$RR" --serve 127.0.0.1:0 --label "$bad" "$D/rings" 2>"$D/err"
+		rc=$?
+		[ $rc = 1 ] && grep -q "valid UTF-8" "$D/err" || fail "--label $bad: exit $rc: $(cat "$D/err")"
+	done
+}
+
+# The shipped example rules (contrib/prometheus): promtool checks them and
+# runs their unit tests; every rte_ metric they name is one the exporter
+# writes (a rename would otherwise leave them silently empty).
+t_rules() {
+	command -v promtool >/dev/null || { skip "$CUR" "promtool missing (apt-get install prometheus)"; return 2; }
+	promtool check rules contrib/prometheus/rules.yml >"$D/out" 2>&1 || fail "promtool check rules: $(cat "$D/out")"
+	(cd contrib/prometheus && promtool test rules rules_test.yml) >"$D/out" 2>&1 ||
+		fail "promtool test rules: $(cat "$D/out")"
+	for m in $(grep -o 'rte_[a-z_]*' contrib/prometheus/rules.yml | sort -u); do
+		base=${m%_total}
+		base=${base%_bucket}
+		grep -q "\"$base\"" reader/metrics_out.c || fail "rules.yml names $m, which the exporter does not write"
+	done
+}
+
 t_pushgateway() {
 	[ -n "$NOSERVER" ] && { skip "$CUR" "$NOSERVER"; return 2; }
 	mkdir -p "$D/rings"
@@ -386,18 +539,24 @@ t_pushgateway() {
 	$CHECK wait-ready "$PG/-/ready" 60 || { fail "pushgateway: $(tail -5 "$D/pg.log")"; stop "$gp"; return; }
 	traced "$D/rings" 3000 100 >/dev/null || fail "traced: exit $?"
 	summary "$D/rings"
-	"$RR" --push "$PG" --job ci --label test=t1 --label branch=a/b "$D/rings" ||
+	"$RR" --push "$PG" --job ci --instance h1 --label test=t1 --label branch=a/b "$D/rings" ||
 		fail "--push: exit $?"
 	$CHECK get "$PG/metrics" "$D/pg.txt" >/dev/null
-	$CHECK expo-vs-summary "$D/pg.txt" "$D/summary.json" job=ci,test=t1,branch=a/b ||
-		fail "the gateway's values"
-	# rte-run --push: the same at the end of a run
-	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci --label test=t2 -- \
+	$FLEET pg-group "$PG" ci h1 "$D/summary.json" || fail "the gateway's values"
+	grep '^rte_events_total{' "$D/pg.txt" | grep -v 'branch="a/b"' | grep -q . &&
+		fail "a series without the grouping label branch"
+	# rte-run --push: the same at the end of a run, under the host's name
+	"$B/rte-run" -q -d "$D/run" --push "$PG" --job ci2 -- \
 		"$TRACED" 2000 100 fork || fail "rte-run --push: exit $?"
 	"$RR" -f summary-json -o "$D/run.json" "$D/run" || fail "summary-json: exit $?"
-	$CHECK get "$PG/metrics" "$D/pg2.txt" >/dev/null
-	$CHECK expo-vs-summary "$D/pg2.txt" "$D/run.json" job=ci,test=t2 ||
+	$FLEET pg-group "$PG" ci2 "$(hostname)" "$D/run.json" ||
 		fail "the gateway's values of rte-run --push"
+	# a second run of the same job and instance replaces the first (PUT)
+	"$B/rte-run" -q -d "$D/run2" --push "$PG" --job ci2 --instance "$(hostname)" -- \
+		"$TRACED" 500 100 || fail "rte-run --push (2): exit $?"
+	"$RR" -f summary-json -o "$D/run2.json" "$D/run2" || fail "summary-json: exit $?"
+	$FLEET pg-group "$PG" ci2 "$(hostname)" "$D/run2.json" ||
+		fail "a second push of the job added to the first instead of replacing it"
 	stop "$gp" || fail "pushgateway exit $?"
 }
 
@@ -409,7 +568,7 @@ t_ipv6() {
 		return 2
 	fi
 	mkdir -p "$D/rings"
-	"$RR" --serve "[::1]:0" "$D/rings" 2>"$D/serve.err" &
+	"$RR" --serve "[::1]:0" --per-process "$D/rings" 2>"$D/serve.err" &
 	SP=$!
 	BG="$BG $SP"
 	i=0
@@ -436,6 +595,20 @@ t_push_errors() {
 	"$RR" --push "http://127.0.0.1:$port" "$D/rings" 2>"$D/err"
 	rc=$?
 	[ $rc = 5 ] && [ "$(wc -l <"$D/err")" = 1 ] || fail "closed port: exit $rc: $(cat "$D/err")"
+	# a gateway that takes the connection and never answers: a clear
+	# message within --timeout, not a hang
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True); time.sleep(30)' >"$D/slow.port" & sl=$!
+	BG="$BG $sl"
+	i=0
+	while [ ! -s "$D/slow.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	timeout 20 "$RR" --push "http://127.0.0.1:$(cat "$D/slow.port")" --timeout 1 "$D/rings" 2>"$D/err"
+	rc=$?
+	[ $rc = 5 ] && grep -q "slow or stuck" "$D/err" || fail "a stuck gateway: exit $rc: $(cat "$D/err")"
+	kill "$sl" 2>/dev/null; wait "$sl" 2>/dev/null
+	"$RR" --push "http://127.0.0.1:$port" --timeout 0 "$D/rings" 2>/dev/null
+	[ $? = 1 ] || fail "--timeout 0 accepted"
 	"$RR" --push "https://127.0.0.1:$port" "$D/rings" 2>"$D/err"
 	rc=$?
 	[ $rc = 1 ] && grep -q "only http://.*no TLS" "$D/err" || fail "https: exit $rc: $(cat "$D/err")"
@@ -455,7 +628,7 @@ t_push_errors() {
 }
 
 echo "== prom"
-for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus pushgateway push_errors; do
+for t in exposition pid_default alloc ocaml crash hostile live_lint per_thread max_names robust reuse truncated ipv6 prometheus fleet labels rules pushgateway push_errors; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $t "*) ;; *) continue ;; esac
 	fi

@@ -162,13 +162,14 @@ def recount(rr, path, procs):
             stacks[ring] = []
 
 
-def scrape_prom(rr, files):
+def scrape_prom(rr, files, per_process=True):
     """The Prometheus exposition of files (rte-read --serve), or None."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    p = subprocess.Popen([rr, "--serve", "127.0.0.1:%d" % port] + files,
+    p = subprocess.Popen([rr, "--serve", "127.0.0.1:%d" % port] +
+                         (["--per-process"] if per_process else []) + files,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     text = None
     try:
@@ -261,6 +262,36 @@ def main():
     prom = None
     if os.environ.get("RTE_CONSISTENCY_PROM", "1") == "1":
         prom = prom_series(scrape_prom(rr, files))
+        # the default exposition (label sets by exe, no pid): its totals
+        # are the recount's
+        agg = prom_series(scrape_prom(rr, files, per_process=False))
+        check("prom-totals", "%s: no pid label by default" % tag,
+              [m for (m, l) in agg if "pid" in dict(l)][:3], [])
+        check("prom-totals", "%s: rte_processes_ended_total" % tag,
+              int(prom_sum(agg, "rte_processes_ended_total") or 0), len(files))
+        check("prom-totals", "%s: rte_events_total" % tag,
+              int(prom_sum(agg, "rte_events_total") or 0),
+              sum(p.events for p in procs.values()))
+        check("prom-totals", "%s: rte_lost_words_total" % tag,
+              int(prom_sum(agg, "rte_lost_words_total") or 0),
+              sum(p.lost for p in procs.values()))
+        for fam, metric in (("phases", "rte_runtime_phase_duration_seconds_count"),
+                            ("spans", "rte_span_duration_seconds_count")):
+            want = collections.Counter()
+            for sp in sj.get("processes", []):
+                for e in sp.get(fam, []):
+                    want[e["name"]] += e.get("count", 0)
+            for n, c in sorted(want.items()):
+                check("prom-totals", "%s: %s{name=%s} over label sets" % (tag, metric, n),
+                      int(prom_sum(agg, metric, name=n) or 0), c)
+        ab = sum(p.alloc_ints["bytes"] for p in procs.values())
+        if ab:
+            check("prom-totals", "%s: rte_alloc_bytes_total" % tag,
+                  int(prom_sum(agg, "rte_alloc_bytes_total") or 0), ab)
+            check("prom-totals", "%s: rte_alloc_bytes_total = summary-json's bytes" % tag,
+                  int(prom_sum(agg, "rte_alloc_bytes_total") or 0),
+                  sum((sp.get("alloc_profile") or {}).get("bytes", 0)
+                      for sp in sj.get("processes", [])))
 
     for pid, pr in sorted(procs.items()):
         sp, gp = sprocs.get(pid), gprocs.get(pid)

@@ -6,7 +6,9 @@
 # threads + multiprocessing + subprocess; `make -j2` of a small makefile),
 # every count two outputs both show is recounted from --format=jsonl by
 # tests/reader/consistency.py and must be equal in summary, summary-json,
-# gc-stats, gc-stats-json, chrome and the Prometheus exposition.
+# gc-stats, gc-stats-json, chrome and the Prometheus exposition (per
+# process with --per-process, and the default exposition's totals over
+# its label sets: prom-totals).
 #
 # Checks another change is still fixing are expected to fail
 # (RTE_CONSISTENCY_XFAIL, consistency.py): chrome-threads (one Chrome

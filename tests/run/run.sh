@@ -557,6 +557,8 @@ test_early_checks() {
 	not_run "a label named job" --push=http://h --label=job=x
 	not_run "an empty job" --push=http://h --job=
 	not_run "--label without --push" --label=a=b
+	not_run "--instance without --push" --instance=x
+	not_run "a label named instance" --push=http://h --label=instance=x
 	not_run "-o in the -d directory" -d "$W/od" -o "$W/od/trace.txt"
 	[ ! -e "$W/od" ] || fail "-o in the -d directory: the directory was made all the same"
 	mkdir -p "$W/od2"
@@ -587,7 +589,10 @@ test_push_rules() {
 		"--push=http://h --label=a" "--push=http://h --label==b" \
 		"--push=http://h --label=1a=b" "--push=http://h --label=job=x" \
 		"--push=http://h --label=a-b=c" "--push=http://h --label=a.b=c" \
-		"--push=http://127.0.0.1:1 --label=jobs=x --job=j" "--push=http://h --job="; do
+		"--push=http://127.0.0.1:1 --label=jobs=x --job=j" "--push=http://h --job=" \
+		"--push=http://h --label=instance=x" "--push=http://h --label=exe=x" \
+		"--push=http://h --label=__a=x" "--push=http://h --instance=" \
+		"--push=http://127.0.0.1:1 --instance=i1 --label=run=7"; do
 		"$READ" $args "$W/none" >/dev/null 2>"$W/pr.read"; rst=$?
 		rm -f "$W/ran"
 		"$RUN" -q $args -- touch "$W/ran" >/dev/null 2>"$W/pr.run"; st=$?
@@ -596,7 +601,7 @@ test_push_rules() {
 				fail "$args: rte-read refuses it, rte-run did not (exit $st): $(head -1 "$W/pr.read")"
 				continue
 			}
-			case $args in *--label* | *--job*) continue ;; esac
+			case $args in *--label* | *--job* | *--instance*) continue ;; esac
 			why=$(sed -n '1s/^rte-read: //p' "$W/pr.read")
 			[ "$(head -1 "$W/pr.run")" = "rte-run: --push: $why" ] ||
 				fail "$args: rte-run says '$(head -1 "$W/pr.run")', rte-read '$why'"

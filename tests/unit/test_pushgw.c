@@ -113,9 +113,14 @@ static void label_names_and_labels_follow_prometheus(void **state)
 	static const char *const names_ok[] = { "a", "_", "A_9", "__name__", "job" };
 	static const char *const names_bad[] = { "", "9a", "a-b", "a.b", "a b", "\xc3\xa9" };
 	static const char *const labels_ok[] = { "a=b", "a=", "a==b", "jobs=x", "job_=x",
-	                                         "_x=a/b c", "A=\n" };
+	                                         "_x=a/b c", "A=\n", "q=a\"b\\c",
+	                                         "exes=x", "e=\xc3\xa9", "_a=x" };
+	/* rte's own names, the target's, __-prefixed, invalid UTF-8 values */
 	static const char *const labels_bad[] = { "a", "", "=b", "job=x", "job=", "1=x",
-	                                          "a b=c", "a-b=c" };
+	                                          "a b=c", "a-b=c", "instance=h", "exe=x",
+	                                          "pid=1", "name=n", "kind=k", "ring=0",
+	                                          "le=1", "__x=y", "v=\xff", "v=\xc3",
+	                                          "v=\xe0\x80" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof names_ok / sizeof *names_ok; i++)
@@ -130,6 +135,8 @@ static void label_names_and_labels_follow_prometheus(void **state)
 	for (size_t i = 0; i < sizeof labels_bad / sizeof *labels_bad; i++)
 		if (rte_pushgw_label_ok(labels_bad[i]))
 			fail_msg("'%s' taken", labels_bad[i]);
+	assert_int_equal(rte_pushgw_utf8_ok("caf\xc3\xa9"), 1);
+	assert_int_equal(rte_pushgw_utf8_ok("\xc3(") , 0);
 }
 
 int main(void)
