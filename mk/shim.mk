@@ -16,7 +16,7 @@
 SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
 	shim/ocaml.c \
 	shim/real.c shim/registry.c shim/proc.c \
-	shim/slots.c shim/pool.c shim/tracer.c \
+	shim/slots.c shim/pool.c shim/tracer/state.c \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
 	shim/hooks/identity.c shim/sweep.c \
