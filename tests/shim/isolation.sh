@@ -13,42 +13,10 @@
 # without ASan). Every program runs under `timeout`.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
 PY=/usr/bin/python3
 # Python's own allocations at exit are not ours to check (ASan runs).
 PYASAN="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# traced DIR [VAR=value...] CMD...: CMD under the shim, tracing into DIR,
-# preserved.
-traced() {
-	_d=$1
-	shift
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		"$@"
-}
-
-dump() { # FILE OUT
-	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
-}
-
-count() { # FILE AWK-PATTERN
-	awk "$2 { n++ } END { print n + 0 }" "$1"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-nfiles() { # DIR
-	ls "$1" | grep -c '\.events$'
-}
+. "$(dirname "$0")/lib.sh"
 
 # ---- vfork children --------------------------------------------------------------
 
@@ -109,10 +77,8 @@ after"
 # faulthandler's SIGSEGV handler survives a subprocess: the traceback is
 # printed, the status is the same as plain.
 test_vfork_faulthandler() {
-	if [ -n "$RTE_ASAN_RT" ]; then
-		skip vfork_faulthandler "ASan's own SIGSEGV handler comes first"
-		return
-	fi
+	san_skip address vfork_faulthandler \
+		"ASan's own SIGSEGV handler comes first" && return
 	begin vfork_faulthandler
 	prog='import ctypes, faulthandler, subprocess
 faulthandler.enable()
@@ -209,5 +175,4 @@ TESTS="test_vfork_signals test_vfork_python test_vfork_faulthandler test_raw_thr
 for t in $TESTS; do
 	"$t"
 done
-echo "isolation tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-[ "$NFAIL" = 0 ]
+h_report "isolation tests"

@@ -12,33 +12,12 @@
 # the test instead of hanging the suite.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# traced DIR [VAR=value...] CMD...: run CMD under the shim, tracing into
-# DIR, preserved (timeout itself runs without the shim).
-traced() {
-	_d=$1
-	shift
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		"$@"
-}
+. "$(dirname "$0")/lib.sh"
 
 # plain CMD...: the same program without the shim (for comparisons). An
 # ASan-built program still needs nothing preloaded: it links libasan.
 plain() {
 	$TMO "$@"
-}
-
-# dump FILE OUT: decode FILE into OUT; fails the test on any error.
-dump() {
-	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
 }
 
 # child_file: the pid (cpid) of the child "child PID" in $D/out names,
@@ -66,19 +45,6 @@ dump_parent() {
 		[ "$p" = "$1" ] || parent=$p
 	done
 	dump "$parent" "${2:-$D/parent.d}"
-}
-
-# count FILE PATTERN: number of lines of FILE matching the awk PATTERN.
-count() {
-	awk "$2 { n++ } END { print n + 0 }" "$1"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-nfiles() { # DIR: number of *.events files
-	ls "$1" | grep -c '\.events$'
 }
 
 # rte_lines FILE: number of "rte: " lines in a stderr capture.
@@ -948,8 +914,7 @@ echo "shim tests (preload: $PRELOAD)"
 # With arguments, run only the named test functions (make check-loop-shim).
 if [ $# -gt 0 ]; then
 	for t in "$@"; do "$t"; done
-	echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-	[ "$NFAIL" = 0 ]
+	h_report "shim tests"
 	exit
 fi
 test_threads
@@ -990,5 +955,4 @@ test_config
 test_ocaml
 test_api
 test_signals
-echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-[ "$NFAIL" = 0 ]
+h_report "shim tests"

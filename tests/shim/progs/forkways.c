@@ -47,39 +47,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "weak.h"
 
-pid_t _Fork(void) __attribute__((weak));
 
 static int die(const char *what)
 {
 	fprintf(stderr, "forkways: %s: %s\n", what, strerror(errno));
 	return 1;
-}
-
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 0;
-}
-
-static pid_t raw_child(const char *way)
-{
-	if (!strcmp(way, "_Fork")) {
-		if (!_Fork) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return _Fork();
-	}
-	if (!strcmp(way, "sysfork"))
-		return (pid_t)syscall(SYS_fork);
-	if (!strcmp(way, "clone"))
-		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	errno = EINVAL;
-	return -1;
 }
 
 static int raw(const char *way)

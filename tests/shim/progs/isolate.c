@@ -42,23 +42,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "weak.h"
 
-pid_t _Fork(void) __attribute__((weak));
 sighandler_t bsd_signal(int sig, sighandler_t h);
 
 static int die(const char *what)
 {
 	fprintf(stderr, "isolate: %s: %s\n", what, strerror(errno));
 	return 1;
-}
-
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 0;
 }
 
 /* ---- vfork ------------------------------------------------------------------- */
@@ -129,23 +121,6 @@ static int vforked(void)
 }
 
 /* ---- raw children with threads -------------------------------------------------- */
-
-static pid_t raw_child(const char *way)
-{
-	if (!strcmp(way, "_Fork")) {
-		if (!_Fork) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return _Fork();
-	}
-	if (!strcmp(way, "sysfork"))
-		return (pid_t)syscall(SYS_fork);
-	if (!strcmp(way, "clone"))
-		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	errno = EINVAL;
-	return -1;
-}
 
 static int g_id_thread = -1;
 
