@@ -4,8 +4,8 @@
 # a vfork child (our memory, its parent's), a child made without atfork
 # handlers that starts threads (_Fork, raw fork and clone system calls),
 # and a program that loads librte.so with dlopen. Real programs
-# (tests/shim/progs/isolate.c, /usr/bin/python3) under the real shim,
-# their files read back with tests/shim/dump.
+# (tests/shim/progs/isolate.c and forkways.c, /usr/bin/python3) under the
+# real shim, their files read back with tests/shim/dump.
 #
 # Usage: isolation.sh [TEST...] (the test functions' names; all by
 # default). Environment (mk/shim.mk): RTE_BUILD, the build folder
@@ -102,28 +102,13 @@ ctypes.string_at(0)'
 # renames it: all of it in the child's own file, none in the parent's.
 test_raw_threads() {
 	for way in _Fork sysfork clone; do
-		begin "raw_threads_$way"
-		traced "$D" "$T/isolate" raw $way >"$D/out" 2>"$D/err"
-		st=$?
-		if [ $way = _Fork ] && grep -q 'not implemented' "$D/err"; then
-			skip "raw_threads_$way" "this libc has no _Fork"
-			continue
-		fi
-		expect_eq "exit status" $st 0
-		expect_eq "stderr" "$(cat "$D/err")" ""
-		expect_eq "files" "$(nfiles "$D")" 2
-		cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-		f=$D/$cpid.events
-		[ -f "$f" ] || { fail "no file for child $cpid"; finish; continue; }
+		raw_begin "raw_threads_$way" $way thread || continue
 		dump "$f" "$D/child.d"
 		expect_eq "child's thread event" "$(count "$D/child.d" '$3 == "w.thread"')" 1
 		expect_eq "child's own event" "$(count "$D/child.d" '$3 == "w.child"')" 1
 		expect_eq "child's thread's own name" \
 			"$(count "$D/child.d" '$3 == "rte.thread.name" && $4 == "childthr"')" 1
-		for p in "$D"/*.events; do
-			[ "$p" = "$f" ] || parent=$p
-		done
-		dump "$parent" "$D/parent.d"
+		dump_parent "$f"
 		expect_eq "child's events in the parent's file" \
 			"$(count "$D/parent.d" '$4 ~ /child/ || $3 == "w.thread" || $3 == "w.child" || $3 == "fork_child" || $3 == "domain_spawn"')" 0
 		expect_eq "parent's event" "$(count "$D/parent.d" '$3 == "w.parent"')" 1

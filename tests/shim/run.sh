@@ -20,14 +20,6 @@ plain() {
 	$TMO "$@"
 }
 
-# child_file: the pid (cpid) of the child "child PID" in $D/out names,
-# and its file (f); fails the test and returns 1 if it has none.
-child_file() {
-	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-	f=$D/$cpid.events
-	[ -f "$f" ] || { fail "no file for child $cpid"; return 1; }
-}
-
 # forkways_child MODE: forkways MODE traced into $D must exit 0 with
 # nothing on stderr; then child_file.
 forkways_child() {
@@ -35,16 +27,6 @@ forkways_child() {
 	expect_eq "exit status" $? 0
 	expect_eq "stderr" "$(cat "$D/err")" ""
 	child_file
-}
-
-# dump_parent CHILD [OUT]: decode the file of $D other than CHILD (with
-# two files, the parent's) into OUT ($D/parent.d if not given); $parent
-# is its path.
-dump_parent() {
-	for p in "$D"/*.events; do
-		[ "$p" = "$1" ] || parent=$p
-	done
-	dump "$parent" "${2:-$D/parent.d}"
 }
 
 # rte_lines FILE: number of "rte: " lines in a stderr capture.
@@ -227,17 +209,7 @@ test_fork_threaded() {
 # and gets its own file (doc/DESIGN.md "Never hurting the host").
 test_fork_raw() {
 	for way in _Fork sysfork clone; do
-		begin "fork_raw_$way"
-		traced "$D" "$T/forkways" raw $way >"$D/out" 2>"$D/err"
-		st=$?
-		if [ $way = _Fork ] && grep -q 'not implemented' "$D/err"; then
-			skip "fork_raw_$way" "this libc has no _Fork"
-			continue
-		fi
-		expect_eq "exit status" $st 0
-		expect_eq "stderr" "$(cat "$D/err")" ""
-		expect_eq "files" "$(nfiles "$D")" 2
-		child_file || { finish; continue; }
+		raw_begin "fork_raw_$way" $way || continue
 		check_child "$f" "$cpid"
 		expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
 		dump_parent "$f"
