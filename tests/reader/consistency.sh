@@ -6,7 +6,8 @@
 # threads + multiprocessing + subprocess; `make -j2` of a small makefile),
 # every count two outputs both show is recounted from --format=jsonl by
 # tests/reader/consistency.py and must be equal in summary, summary-json,
-# gc-stats, gc-stats-json, chrome and the Prometheus exposition.
+# gc-stats, gc-stats-json, chrome (slices, durations, lifetimes, lost
+# words), rte-read diff and the Prometheus exposition.
 #
 # Checks another change is still fixing are expected to fail
 # (RTE_CONSISTENCY_XFAIL, consistency.py): chrome-threads (one Chrome
