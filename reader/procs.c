@@ -42,8 +42,8 @@ struct rd_src_rings rd_src_rings(const struct rd_src *s)
 		if (th->last_ts > o.last_ts)
 			o.last_ts = th->last_ts;
 		o.lost += th->lost_words;
-		if (th->seen && (!o.first_ts || th->last_ts < o.first_ts))
-			o.first_ts = th->last_ts; /* no ring_start: OCaml */
+		if (th->first_ts && (!o.first_ts || th->first_ts < o.first_ts))
+			o.first_ts = th->first_ts; /* no ring_start: OCaml */
 		o.phases |= th->phase_ns > 0 || th->phases.depth > 0;
 	}
 	if (s->rings)
@@ -449,6 +449,8 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 		pr->has_base = 1;
 		pr->base_ts = mi->ts;
 	}
+	if (!th->first_ts)
+		th->first_ts = mi->ts;
 	rd_times_note(&pr->first_ts, &pr->last_ts, &th->last_ts, mi->ts);
 	switch (ev->kind) {
 	case RTE_EV_LIFECYCLE:

@@ -41,6 +41,8 @@ struct rd_thread {
 	uint64_t phase_open_ts;        /* when the outermost phase began */
 	uint64_t phase_ns;             /* time with at least one phase open */
 	uint64_t last_ts;              /* latest event of the ring (not losses) */
+	uint64_t first_ts;             /* its first event (not losses), 0 until
+	                                  then */
 	int seen;
 	/* where the ring's current tenant began: events, lost_words and
 	 * phase_ns are the ring's, its tenant's are the differences */

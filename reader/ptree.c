@@ -185,15 +185,22 @@ static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i
 {
 	struct rd_ptnode *x = &T->n[xi];
 	struct pt_file *f = i < T->nf ? &T->f[i] : NULL;
-	uint64_t st = f && f->start_ts ? f->start_ts : 0, en;
+	uint64_t st, en;
 
 	if (!x->nsrc++)
 		x->first_src = i;
 	struct rd_src_rings rs = rd_src_rings(&P->src[i]);
 
-	en = f && f->stop_ts ? f->stop_ts : rs.last_ts;
-	if (!st)
-		st = rs.first_ts; /* no ring_start: OCaml */
+	/* The file's time as the model's process wall (rd_proc_wall): from
+	 * ring_start to ring_stop when both were seen, else from its first
+	 * event to its last (an OCaml file whose start was overwritten). */
+	if (f && f->start_ts && f->stop_ts >= f->start_ts) {
+		st = f->start_ts;
+		en = f->stop_ts;
+	} else {
+		st = rs.first_ts;
+		en = rs.last_ts;
+	}
 	if (st && (!x->start_ts || st < x->start_ts))
 		x->start_ts = st;
 	if (en > x->end_ts)

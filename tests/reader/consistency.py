@@ -331,6 +331,16 @@ def main():
     walls = collections.defaultdict(list)
     for t in sj.get("tree", []):
         walls[t["pid"]].append(t.get("wall_ns"))
+    tlost = collections.Counter()
+    for t in sj.get("tree", []):
+        tlost[t["pid"]] += t.get("lost_words") or 0
+    nodes = collections.Counter(t["pid"] for t in sj.get("tree", []))
+    for pid, pr in sorted(procs.items()):
+        check("lost", "%s pid %d: lost words of the summary's process tree" % (tag, pid),
+              tlost[pid], pr.lost)
+        if nodes[pid] == 1 and pid in sprocs:
+            check("tree-wall", "%s pid %d: the tree's wall_ns = the process's" % (tag, pid),
+                  walls[pid][0], sprocs[pid].get("wall_ns"))
     for pid, dur in sorted(cfig["life"]):
         check("chrome-lifetimes", "%s pid %d: chrome lifetime slice = the tree's wall_ns" % (tag, pid),
               dur, dur if dur in walls.get(pid, []) else walls.get(pid))
