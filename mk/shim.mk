@@ -109,7 +109,8 @@ CHECK_LOOP_SHIM_RUNS ?= 20
 .PHONY: test-shim check-loop-shim
 TEST_RUNS += test-shim
 
-test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
+# rte-read: host.sh's test_killed asks it what --clean would remove.
+test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS) $(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/run.sh
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
