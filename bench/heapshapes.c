@@ -19,21 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xorshift.h"
+
 #define THREADS 16
 #define SLOTS 16
 
 static long g_n;
-
-static uint64_t next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
 
 static void lifo(long n)
 {

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "xorshift.h"
+
 #define THREADS 2
 #define SLOTS 64
 
@@ -37,17 +39,6 @@ static const unsigned weights[8] = {16, 12, 9, 7, 5, 3, 2, 1}; /* sum 55 */
 
 static long pairs_per_thread;
 static uint64_t site_bytes[THREADS][8];
-
-static uint64_t next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
 
 static unsigned pick(uint64_t r)
 {

@@ -28,13 +28,13 @@ $(BUILD)/bench/producer: $(BUILD)/obj/bench/producer.o $(BUILD)/librte.so
 
 # The allocation profiler's program: without PIE, so that bench/alloc.py
 # names the sites of the samples with nm.
-$(BUILD)/bench/mallocs: bench/mallocs.c | $(DEPS_STAMP)
+$(BUILD)/bench/mallocs: bench/mallocs.c bench/xorshift.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -no-pie \
 		-Wall -Wextra -Werror -o $@ $< $(BASE_LDFLAGS)
 
 # More malloc-heavy shapes (LIFO pairs, realloc growth, many threads).
-$(BUILD)/bench/heapshapes: bench/heapshapes.c | $(DEPS_STAMP)
+$(BUILD)/bench/heapshapes: bench/heapshapes.c bench/xorshift.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -pthread \
 		-Wall -Wextra -Werror -o $@ $< $(BASE_LDFLAGS)

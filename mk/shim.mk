@@ -13,10 +13,14 @@
 
 # Layers: the table in shim/init.c's header (tests/unit/layers.sh checks
 # the objects against it).
+# The tracer, a folder module (its parts share tracer/internal.h).
+SHIM_TRACER_SRCS := shim/tracer/state.c shim/tracer/attach.c \
+	shim/tracer/fork.c shim/tracer/life.c
+SHIM_TRACER_OBJS := $(SHIM_TRACER_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
 	shim/ocaml.c \
 	shim/real.c shim/registry.c shim/proc.c \
-	shim/slots.c shim/pool.c shim/tracer.c \
+	shim/slots.c shim/pool.c $(SHIM_TRACER_SRCS) \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
 	shim/hooks/identity.c shim/sweep.c \
@@ -105,7 +109,8 @@ CHECK_LOOP_SHIM_RUNS ?= 20
 .PHONY: test-shim check-loop-shim
 TEST_RUNS += test-shim
 
-test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
+# rte-read: host.sh's test_killed asks it what --clean would remove.
+test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS) $(BUILD)/rte-read
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/run.sh
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \

@@ -52,7 +52,7 @@ $(BUILD)/tests/unit/test_shim_tracer: $(SHIM_UNIT_LEAVES) \
 	$(BUILD)/obj/shim/ocaml.o $(BUILD)/obj/shim/real.o \
 	$(BUILD)/obj/shim/registry.o $(BUILD)/obj/shim/slots.o \
 	$(BUILD)/obj/shim/proc.o \
-	$(BUILD)/obj/shim/pool.o $(BUILD)/obj/shim/tracer.o
+	$(BUILD)/obj/shim/pool.o $(SHIM_TRACER_OBJS)
 
 .PHONY: test-unit check-loop
 TEST_RUNS += test-unit

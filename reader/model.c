@@ -482,6 +482,8 @@ out:
 	pr->first_ts = lo;
 	pr->last_ts = hi;
 	th->last_ts = thi;
+	if (i && !th->first_ts) /* as rd_procs_update() */
+		th->first_ts = ev[0].ts;
 	if (i)
 		rd_thread_count(th, pr, i);
 	return i;

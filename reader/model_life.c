@@ -61,8 +61,7 @@ void rd_model_forget_proc(struct rd_model *M, struct rd_ctx *c, struct rd_proc *
 		free(P->src[i].model);
 		P->src[i].model = NULL;
 		rd_gc_forget_file(M->gc, i);
-		rd_ptree_keep_src(P, i); /* before its rings go */
-		rd_src_forget_threads(&P->src[i]);
+		rd_src_forget_threads(&P->src[i]); /* figures kept */
 		if (c->merge)
 			rd_merge_close_source(c->merge, i);
 	}

@@ -94,6 +94,22 @@ static inline void rd_out_i64(struct rd_out *o, int64_t v)
 	o->len += rd_fmt_i64(rd_out_reserve(o, 21), v);
 }
 
+/* A JSON member: key, the literal text before the value (",\"dur_ns\":"),
+ * then v. */
+static inline void rd_out_kv_u64(struct rd_out *o, const char *key,
+                                 uint64_t v)
+{
+	rd_out_str(o, key);
+	rd_out_u64(o, v);
+}
+
+static inline void rd_out_kv_i64(struct rd_out *o, const char *key,
+                                 int64_t v)
+{
+	rd_out_str(o, key);
+	rd_out_i64(o, v);
+}
+
 /* v/1000 with exactly three decimals ("12.345"): microseconds from ns, as
  * the Chrome trace format wants. */
 void rd_out_us3(struct rd_out *o, uint64_t ns);

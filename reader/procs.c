@@ -30,8 +30,33 @@ void rd_procs_fini(struct rd_procs *p)
 	memset(p, 0, sizeof *p);
 }
 
+struct rd_src_rings rd_src_rings(const struct rd_src *s)
+{
+	struct rd_src_rings o = { 0 };
+
+	if (!s->threads)
+		return s->kept;
+	for (unsigned r = 0; r < s->rings; r++) {
+		const struct rd_thread *th = &s->threads[r];
+
+		if (th->last_ts > o.last_ts)
+			o.last_ts = th->last_ts;
+		o.lost += th->lost_words;
+		if (th->first_ts && (!o.first_ts || th->first_ts < o.first_ts))
+			o.first_ts = th->first_ts; /* no ring_start: OCaml */
+		o.phases |= th->phase_ns > 0 || th->phases.depth > 0;
+	}
+	if (s->rings)
+		o.tid0 = s->threads[0].tid;
+	return o;
+}
+
+/* The rings go (a process written out early, or the end): what the
+ * process tree needs of them stays (s->kept). */
 void rd_src_forget_threads(struct rd_src *s)
 {
+	if (s->threads)
+		s->kept = rd_src_rings(s);
 	for (unsigned r = 0; s->threads && r < s->rings; r++) {
 		rd_spans_free(&s->threads[r].phases);
 		rd_spans_free(&s->threads[r].spans);
@@ -424,6 +449,8 @@ void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
 		pr->has_base = 1;
 		pr->base_ts = mi->ts;
 	}
+	if (!th->first_ts)
+		th->first_ts = mi->ts;
 	rd_times_note(&pr->first_ts, &pr->last_ts, &th->last_ts, mi->ts);
 	switch (ev->kind) {
 	case RTE_EV_LIFECYCLE:

@@ -41,6 +41,8 @@ struct rd_thread {
 	uint64_t phase_open_ts;        /* when the outermost phase began */
 	uint64_t phase_ns;             /* time with at least one phase open */
 	uint64_t last_ts;              /* latest event of the ring (not losses) */
+	uint64_t first_ts;             /* its first event (not losses), 0 until
+	                                  then */
 	int seen;
 	/* where the ring's current tenant began: events, lost_words and
 	 * phase_ns are the ring's, its tenant's are the differences */
@@ -79,6 +81,14 @@ struct rd_proc {
 /* The sources of process pr: for (i = pr->first_src; i != RD_NO_SRC;
  * i = p->src[i].next_src). */
 
+/* A source's ring figures (the process tree's: ptree.c), from its rings
+ * while it has them, kept by rd_src_forget_threads() once they go. */
+struct rd_src_rings {
+	uint64_t last_ts, first_ts, lost;
+	int phases;              /* runtime phases were seen */
+	long tid0;               /* ring 0's tid */
+};
+
 struct rd_src {
 	const char *path;
 	long pid;                 /* -1 if unknown */
@@ -96,6 +106,8 @@ struct rd_src {
 	int oom;                  /* a tenancy could not be kept */
 	int librte;               /* rte.* events: written by librte.so, not
 	                             by an OCaml runtime */
+	struct rd_src_rings kept; /* its rings' figures once they were
+	                             forgotten (rd_src_forget_threads) */
 };
 
 enum { RD_WRITER_UNKNOWN = 0, RD_WRITER_RUNNING, RD_WRITER_GONE };
@@ -250,6 +262,9 @@ void rd_src_each_thread(const struct rd_src *s,
  * s->threads is NULL afterwards; s->rings stays.
  */
 void rd_src_forget_threads(struct rd_src *s);
+/* s's ring figures: from its rings, or what rd_src_forget_threads() kept
+ * of them (zero if it never had any). */
+struct rd_src_rings rd_src_rings(const struct rd_src *s);
 
 /* Wall time of a process: ring_start to ring_stop when both were seen,
  * else first to last event. */

@@ -180,61 +180,27 @@ static void set_end(struct rd_ptnode *x, const struct rte_exit_rec *r)
 	}
 }
 
-/* Source s's ring figures, from its rings. */
-static struct rd_ptsrc src_sum(const struct rd_src *s)
-{
-	struct rd_ptsrc o = { 0 };
-
-	for (unsigned r = 0; s->threads && r < s->rings; r++) {
-		const struct rd_thread *th = &s->threads[r];
-
-		if (th->last_ts > o.last_ts)
-			o.last_ts = th->last_ts;
-		o.lost += th->lost_words;
-		if (th->seen && (!o.first_ts || th->last_ts < o.first_ts))
-			o.first_ts = th->last_ts; /* no ring_start: OCaml */
-		o.phases |= th->phase_ns > 0 || th->phases.depth > 0;
-	}
-	if (s->threads && s->rings)
-		o.tid0 = s->threads[0].tid;
-	return o;
-}
-
-void rd_ptree_keep_src(struct rd_procs *P, unsigned i)
-{
-	struct rd_ptree *T = rd_ptree_of(P);
-
-	if (!T || !P->src[i].threads)
-		return;
-	if (room(T, &T->keep, &T->nkeep, i, sizeof *T->keep, 64) < 0)
-		return;
-	T->keep[i] = src_sum(&P->src[i]);
-	T->keep[i].kept = 1;
-}
-
-struct rd_ptsrc rd_ptree_src(const struct rd_procs *P, unsigned i)
-{
-	const struct rd_ptree *T = P->tree;
-
-	if (!P->src[i].threads && T && i < T->nkeep && T->keep[i].kept)
-		return T->keep[i];
-	return src_sum(&P->src[i]);
-}
-
 /* Add file i (of pid's process x) to node x. */
 static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i)
 {
 	struct rd_ptnode *x = &T->n[xi];
 	struct pt_file *f = i < T->nf ? &T->f[i] : NULL;
-	uint64_t st = f && f->start_ts ? f->start_ts : 0, en;
+	uint64_t st, en;
 
 	if (!x->nsrc++)
 		x->first_src = i;
-	struct rd_ptsrc rs = rd_ptree_src(P, i);
+	struct rd_src_rings rs = rd_src_rings(&P->src[i]);
 
-	en = f && f->stop_ts ? f->stop_ts : rs.last_ts;
-	if (!st)
-		st = rs.first_ts; /* no ring_start: OCaml */
+	/* The file's time as the model's process wall (rd_proc_wall): from
+	 * ring_start to ring_stop when both were seen, else from its first
+	 * event to its last (an OCaml file whose start was overwritten). */
+	if (f && f->start_ts && f->stop_ts >= f->start_ts) {
+		st = f->start_ts;
+		en = f->stop_ts;
+	} else {
+		st = rs.first_ts;
+		en = rs.last_ts;
+	}
 	if (st && (!x->start_ts || st < x->start_ts))
 		x->start_ts = st;
 	if (en > x->end_ts)
@@ -268,7 +234,7 @@ static struct rd_ptree *sort_T;
 static uint64_t src_start(unsigned i)
 {
 	return i < sort_T->nf && sort_T->f[i].start_ts ? sort_T->f[i].start_ts
-	                                              : rd_ptree_src(sort_P, i).last_ts;
+	                                              : rd_src_rings(&sort_P->src[i]).last_ts;
 }
 
 static int by_pid_time(const void *a, const void *b)
@@ -513,7 +479,6 @@ void rd_ptree_free(struct rd_ptree *T)
 {
 	if (!T)
 		return;
-	free(T->keep);
 	for (unsigned i = 0; i < T->nf; i++) {
 		free(T->f[i].argv);
 		free(T->f[i].l);

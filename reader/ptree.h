@@ -69,17 +69,6 @@ struct rd_ptree {
 	struct pt_file *f;
 	unsigned nf;
 	size_t fcap;
-	/* a source's ring figures, kept when the summary forgets its rings */
-	struct rd_ptsrc *keep;
-	size_t nkeep;
-};
-
-/* What the tree takes of a source's rings (rd_src.threads). */
-struct rd_ptsrc {
-	int kept;                /* filled by rd_ptree_keep_src() */
-	uint64_t last_ts, first_ts, lost;
-	int phases;              /* runtime phases were seen */
-	long tid0;               /* ring 0's tid */
 };
 
 /* What --by exe asks of the summary (options.c sets it; --all, every
@@ -93,11 +82,6 @@ extern struct rd_ptree_opts rd_ptree_opts;
 struct rd_ptree *rd_ptree_of(struct rd_procs *P);
 /* Note one event (from rd_procs_update(), every event). */
 void rd_ptree_note(struct rd_procs *P, const struct rd_item *it);
-/* Keep what the tree needs of source i's rings before they are freed
- * (rd_model_forget_proc: a process written out early). */
-void rd_ptree_keep_src(struct rd_procs *P, unsigned i);
-/* Source i's ring figures, from its rings or what was kept of them. */
-struct rd_ptsrc rd_ptree_src(const struct rd_procs *P, unsigned i);
 /* Build (once; later calls return the same tree) after the events. */
 struct rd_ptree *rd_ptree_build(struct rd_procs *P);
 void rd_ptree_free(struct rd_ptree *T);

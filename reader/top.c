@@ -155,8 +155,7 @@ static void top_json(struct top *t, struct rd_ctx *c, uint64_t t0)
 {
 	struct rd_out *o = c->out;
 
-	rd_out_str(o, "{\"trace_start_ns\":");
-	rd_out_u64(o, t0);
+	rd_out_kv_u64(o, "{\"trace_start_ns\":", t0);
 	rd_out_str(o, ",\"top\":[");
 	for (unsigned i = 0; i < t->n; i++) {
 		const struct top_ent *e = &t->h[i];
@@ -167,21 +166,17 @@ static void top_json(struct top *t, struct rd_ctx *c, uint64_t t0)
 		rd_out_str(o, e->user ? "\"span\"" : "\"phase\"");
 		rd_out_str(o, ",\"name\":");
 		rd_out_json_str(o, e->name);
-		rd_out_str(o, ",\"dur_ns\":");
-		rd_out_u64(o, e->dur);
-		rd_out_str(o, ",\"start_ns\":");
-		rd_out_u64(o, e->begin_ts);
+		rd_out_kv_u64(o, ",\"dur_ns\":", e->dur);
+		rd_out_kv_u64(o, ",\"start_ns\":", e->begin_ts);
 		rd_out_str(o, ",\"start_us\":"); /* chrome's ts */
 		put_rel(o, e->begin_ts, t0, 1);
-		rd_out_str(o, ",\"pid\":");
-		rd_out_i64(o, e->pid);
+		rd_out_kv_i64(o, ",\"pid\":", e->pid);
 		rd_out_str(o, ",\"tid\":");
 		if (e->tid >= 0)
 			rd_out_i64(o, e->tid);
 		else
 			rd_out_str(o, "null");
-		rd_out_str(o, ",\"ring\":");
-		rd_out_u64(o, e->ring);
+		rd_out_kv_u64(o, ",\"ring\":", e->ring);
 		rd_out_str(o, ",\"thread\":");
 		rd_out_json_str(o, e->thread);
 		rd_out_ch(o, '}');

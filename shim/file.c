@@ -155,7 +155,7 @@ static int fill_and_publish(struct rte_file *f, int fd, int dfd,
 	/* The header, the ring headers and ring 0 now, before the file is
 	 * published: a file nobody can write ring_start into must never
 	 * appear. Other rings when they are claimed, each page of names when
-	 * a name is written (tracer.c). */
+	 * a name is written (tracer/life.c). */
 	if ((e = reserve_fd(fd, 0, l->data_offset + l->ring_size_bytes)))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -27,8 +27,10 @@
  *                    wrappers switch on, the bootstrap arena), heap.c (the
  *                    process-wide live bytes, the peak, the heap series;
  *                    alloc/alloc.h)
- *  5 tracer.c        the state machine, the attach slow path, rte.* and
- *                    lifecycle event writers (tracer.h)
+ *  5 tracer/ tracer.h  the tracer (tracer.h; tracer/internal.h inside
+ *                    it): state.c (the state machine), attach.c (threads
+ *                    bound to rings, rte.* and lifecycle event writers),
+ *                    fork.c (fork children), life.c (start, stop, exec)
  *  4 slots.c pool.c  ring slots (claim, release, reserve), name slots;
  *                    per-thread state pool, rte_self_p, rte_self_get
  *  3 file.c filedir.c  the ring file; the directory it is made in

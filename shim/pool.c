@@ -154,7 +154,7 @@ int rte_pool_is_none(const struct rte_thread *t)
 	return t == &g_nothread;
 }
 
-/* The thread's ring is given back by then (tracer.c's key destructor). */
+/* The thread's ring is given back by then (the tracer's key destructor, tracer/attach.c). */
 void rte_pool_put(void *v)
 {
 	uintptr_t i = (uintptr_t)v - 1;

@@ -35,7 +35,7 @@
  * (fork, _Fork, a raw fork or clone system call), a child's threads never
  * find a writer attached to the parent's file: gen is 0, which never
  * equals rte_g_active, so the first event takes the slow path, which sees
- * the per-process page (also wiped) and adopts the child (tracer.c).
+ * the per-process page (also wiped) and adopts the child (tracer/fork.c).
  */
 struct __attribute__((aligned(64))) rte_thread {
 	/* The fast path's words first: gen, busy and the writer's pointers

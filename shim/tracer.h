@@ -1,14 +1,15 @@
 /*
- * tracer.h - the tracer (tracer.c): the one owner of the tracing state
- * machine (its diagram is in tracer.c's header), the attach slow path of
- * the write path and the writers of rte.* and lifecycle events. Below it:
+ * tracer.h - the tracer (the folder tracer/: state.c, attach.c, fork.c,
+ * life.c, sharing tracer/internal.h): the one owner of the tracing state
+ * machine (its diagram is in tracer/state.c's header), the attach slow
+ * path of the write path and the writers of rte.* and lifecycle events. Below it:
  * the ring slots (slots.h) and the per-thread state pool (pool.h, struct
  * rte_thread and rte_self_get), both included here, and the leaves
  * (config, log, fd, file, ocaml, real, registry);
  * above it: hooks/, the crash recorder, api.c and init.c (see init.c for
  * the picture).
  *
- * The state globals below are written by tracer.c only; other files read
+ * The state globals below are written by tracer/ only; other files read
  * them (with the memory orders their comments give). rte_g_active is the
  * hot-path word and stays a plain exported global for the inline check.
  *
@@ -42,7 +43,7 @@
 
 #define RTE_EXPORT __attribute__((visibility("default")))
 
-/* ---- global state (tracer.c) ---------------------------------------------- */
+/* ---- global state (tracer/) ------------------------------------------------ */
 
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
  * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
@@ -73,7 +74,7 @@ extern uint32_t rte_g_active RTE_EXPORT; /* also declared in rte/rte.h */
 /* Hot: events dropped (a nested signal handler, no ring). */
 extern uint64_t rte_g_dropped;
 
-/* Read accessors of the tracer's state (written by tracer.c only). All
+/* Read accessors of the tracer's state (written by tracer/ only). All
  * async-signal-safe. */
 int rte_tracer_state(void);      /* ST_*, acquire */
 int rte_tracer_paused(void);     /* rte_pause()d (lock held for a stable
@@ -162,7 +163,7 @@ void rte_tracer_atfork_prepare(void);
  * the lock, note that this is a child to settle and which thread forked;
  * the observers' fork_child; with PRESERVE settle and make the file at
  * once. Touches only RTE_FORKVAR pages and calls no libc function unless
- * an observer acts or PRESERVE is set (see tracer.c). */
+ * an observer acts or PRESERVE is set (see tracer/life.c). */
 void rte_tracer_atfork_child(void);
 /* In a fork child (made with or without our handlers) not settled yet:
  * let go of the parent's file and state (the child's own file is made

@@ -1,7 +1,9 @@
 # harness.sh - what the shell test scripts (tests/*/run.sh) share: one
 # test at a time (begin NAME ... finish), failures collected with fail,
-# skips with a printed reason, and at exit the cleanup of background jobs
-# (BG), tmpfs mounts (MOUNTS) and the private work directory.
+# skips with a printed reason (skip; san_skip for sanitizer builds),
+# checks (expect_eq, count), the tally (h_report), and at exit the cleanup
+# of background jobs (BG), tmpfs mounts (MOUNTS) and the private work
+# directory.
 #
 # The sourcing script sets WORK (made with mktemp -d) before sourcing.
 # A script may redefine begin/finish around h_begin/h_finish. Set
@@ -62,4 +64,53 @@ mount_tmpfs() {
 	mkdir -p "$1" && mount -t tmpfs -o "$2" rte-test "$1" 2>/dev/null ||
 		return 1
 	MOUNTS="$1 $MOUNTS"
+}
+
+# count FILE PATTERN: number of lines of FILE matching the awk PATTERN.
+count() {
+	awk "$2 { n++ } END { print n + 0 }" "$1"
+}
+
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# h_report NAME: the tally line; returns non-zero if a test failed.
+h_report() {
+	echo "$1: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+	[ "$NFAIL" = 0 ]
+}
+
+# ---- sanitizer builds ---------------------------------------------------------
+#
+# The one rule for tests that cannot run in a sanitizer build (an
+# uninstrumented program TSan cannot follow, ASan's allocator or signal
+# handlers coming before ours): the test is skipped, said and counted,
+# with the sanitizer named and the reason given.
+#
+# h_san: the sanitizers of this build ("address", "thread", both or
+# nothing), from what the make fragments pass: RTE_SAN (the build's SAN
+# flags), RTE_TSAN=1, or the ASan runtime to preload (RTE_ASAN_RT).
+h_san() {
+	_s=${RTE_SAN:-}
+	[ -n "${RTE_TSAN:-}" ] && _s="$_s thread"
+	case ${RTE_ASAN_RT:-} in *libasan*) _s="$_s address" ;; esac
+	case $_s in *address*) echo address ;; esac
+	case $_s in *thread*) echo thread ;; esac
+}
+
+# san_skip WHICH NAME REASON: in an address, thread or any sanitizer
+# build (WHICH), skip test NAME for REASON and return 0; else return 1.
+#   san_skip thread clock "Python is not instrumented" && return
+san_skip() {
+	_s=$(h_san)
+	case $1 in
+	any) [ -n "$_s" ] || return 1 ;;
+	*) case $_s in *"$1"*) _s=$1 ;; *) return 1 ;; esac ;;
+	esac
+	case $_s in
+	address*) _k="an AddressSanitizer" ;;
+	*) _k="a ThreadSanitizer" ;;
+	esac
+	skip "$2" "$_k build: $3"
 }

@@ -129,25 +129,23 @@ static char *put_mem(char *p, const char *s, size_t n)
 	return p;
 }
 
-/* ,"proc":{...} of an rte.proc payload (nothing if malformed): at most
- * 80 + 9 bytes a payload byte. */
-static char *put_proc(char *p, const struct rte_event *ev)
+/* ,"proc":{...} of an rte.proc payload: at most 80 + 9 bytes a payload
+ * byte. */
+static char *put_proc(char *p, const struct rte_proc_event *d)
 {
-	struct rte_proc_rec r;
-	const char *argv, *a;
-	size_t alen, pos = 0, len;
+	const struct rte_proc_rec *r = &d->proc;
+	const char *a;
+	size_t pos = 0, len;
 	int first = 1;
 
-	if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len, &r, &argv,
-	                    &alen) < 0)
-		return p;
-	p = put_i64(LIT(p, ",\"proc\":{\"ppid\":"), r.ppid);
-	if (r.flags & RTE_PROC_FORK_CHILD)
+	p = put_i64(LIT(p, ",\"proc\":{\"ppid\":"), r->ppid);
+	if (r->flags & RTE_PROC_FORK_CHILD)
 		p = LIT(p, ",\"fork\":true");
-	p = put_u64(LIT(p, ",\"argc\":"), r.argc);
-	if (!(r.flags & RTE_PROC_NO_ARGV)) {
+	p = put_u64(LIT(p, ",\"argc\":"), r->argc);
+	if (!(r->flags & RTE_PROC_NO_ARGV)) {
 		p = LIT(p, ",\"argv\":[");
-		while ((a = rte_proc_argv_next(argv, alen, &pos, &len))) {
+		while ((a = rte_proc_argv_next(d->argv, d->argv_len, &pos,
+		                                &len))) {
 			if (!first)
 				*p++ = ',';
 			first = 0;
@@ -155,62 +153,65 @@ static char *put_proc(char *p, const struct rte_event *ev)
 		}
 		*p++ = ']';
 	}
-	if (r.flags & RTE_PROC_ARGV_CUT)
+	if (r->flags & RTE_PROC_ARGV_CUT)
 		p = LIT(p, ",\"argv_cut\":true");
 	*p++ = '}';
 	return p;
 }
 
 /* ,"exit":{...} of an rte.exit or rte.reap payload: under 400 bytes. */
-static char *put_exit(char *p, const struct rte_event *ev)
+static char *put_exit(char *p, const struct rte_exit_rec *r)
 {
-	struct rte_exit_rec r;
 	const char *abbrev;
 
-	if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) < 0)
-		return p;
-	p = put_i64(LIT(p, ",\"exit\":{\"pid\":"), r.pid);
-	if (r.how == RTE_EXIT_STATUS) {
-		p = put_i64(LIT(p, ",\"status\":"), r.value);
-	} else if (r.how == RTE_EXIT_SIGNAL) {
-		abbrev = r.value > 0 && r.value < 65 ? sigabbrev_np(r.value)
-		                                     : NULL;
+	p = put_i64(LIT(p, ",\"exit\":{\"pid\":"), r->pid);
+	if (r->how == RTE_EXIT_STATUS) {
+		p = put_i64(LIT(p, ",\"status\":"), r->value);
+	} else if (r->how == RTE_EXIT_SIGNAL) {
+		abbrev = r->value > 0 && r->value < 65 ? sigabbrev_np(r->value)
+		                                       : NULL;
 		p = LIT(p, ",\"signal\":\"SIG");
 		if (abbrev && strlen(abbrev) < 16) {
 			memcpy(p, abbrev, strlen(abbrev));
 			p += strlen(abbrev);
 		} else {
-			p = put_i64(p, r.value);
+			p = put_i64(p, r->value);
 		}
-		p = put_i64(LIT(p, "\",\"signo\":"), r.value);
-		if (r.flags & RTE_EXIT_CORE)
+		p = put_i64(LIT(p, "\",\"signo\":"), r->value);
+		if (r->flags & RTE_EXIT_CORE)
 			p = LIT(p, ",\"core\":true");
 	} else {
 		p = LIT(p, ",\"unknown\":true");
 	}
-	if (!(r.flags & RTE_EXIT_NO_RUSAGE)) {
-		p = put_u64(LIT(p, ",\"cpu_user_ns\":"), r.utime_ns);
-		p = put_u64(LIT(p, ",\"cpu_sys_ns\":"), r.stime_ns);
-		p = put_u64(LIT(p, ",\"max_rss_kib\":"), r.maxrss_kib);
-		p = put_u64(LIT(p, ",\"minflt\":"), r.minflt);
-		p = put_u64(LIT(p, ",\"majflt\":"), r.majflt);
-		p = put_u64(LIT(p, ",\"nvcsw\":"), r.nvcsw);
-		p = put_u64(LIT(p, ",\"nivcsw\":"), r.nivcsw);
+	if (!(r->flags & RTE_EXIT_NO_RUSAGE)) {
+		p = put_u64(LIT(p, ",\"cpu_user_ns\":"), r->utime_ns);
+		p = put_u64(LIT(p, ",\"cpu_sys_ns\":"), r->stime_ns);
+		p = put_u64(LIT(p, ",\"max_rss_kib\":"), r->maxrss_kib);
+		p = put_u64(LIT(p, ",\"minflt\":"), r->minflt);
+		p = put_u64(LIT(p, ",\"majflt\":"), r->majflt);
+		p = put_u64(LIT(p, ",\"nvcsw\":"), r->nvcsw);
+		p = put_u64(LIT(p, ",\"nivcsw\":"), r->nivcsw);
 	}
 	*p++ = '}';
 	return p;
 }
 
-/* The decoded fields of rte's process events, after "hex". */
+/* The decoded fields of rte's process events, after "hex" (nothing for
+ * another event or a malformed payload). */
 static char *put_own(char *p, const struct rte_event *ev)
 {
-	if (!ev->name || strncmp(ev->name, "rte.", 4))
+	struct rte_proc_event d;
+
+	switch (rte_proc_event_decode(ev->name, ev->u.custom.bytes,
+	                              ev->u.custom.len, &d)) {
+	case RTE_PROC_EV_PROC:
+		return put_proc(p, &d);
+	case RTE_PROC_EV_EXIT:
+	case RTE_PROC_EV_REAP:
+		return put_exit(p, &d.exit);
+	default:
 		return p;
-	if (!strcmp(ev->name, "rte.proc"))
-		return put_proc(p, ev);
-	if (!strcmp(ev->name, "rte.exit") || !strcmp(ev->name, "rte.reap"))
-		return put_exit(p, ev);
-	return p;
+	}
 }
 
 const char *rte_event_name(const struct rte_event *ev, char *buf, size_t cap)

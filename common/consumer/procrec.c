@@ -1,6 +1,6 @@
 /*
  * procrec.c - the decoders of rte.proc, rte.exit and rte.reap payloads
- * (rte/proc.h). Every payload comes from a file someone else wrote: the
+ * (rte/proc.h), and the one walk of those events the renderers share. Every payload comes from a file someone else wrote: the
  * fixed part is copied out (no alignment assumed), its version and counts
  * checked against the payload's length before anything is trusted.
  */
@@ -48,4 +48,22 @@ const char *rte_proc_argv_next(const char *argv, size_t argv_len,
 	*len = nul ? (size_t)(nul - s) : argv_len - *pos;
 	*pos += *len + (nul != NULL);
 	return s;
+}
+
+enum rte_proc_ev_kind rte_proc_event_decode(const char *name,
+                                            const void *payload, size_t n,
+                                            struct rte_proc_event *d)
+{
+	if (!name || strncmp(name, "rte.", 4))
+		return RTE_PROC_EV_NONE;
+	name += 4;
+	if (!strcmp(name, "proc"))
+		return rte_proc_decode(payload, n, &d->proc, &d->argv,
+		                       &d->argv_len) < 0 ? RTE_PROC_EV_NONE
+		                                         : RTE_PROC_EV_PROC;
+	if (strcmp(name, "exit") && strcmp(name, "reap"))
+		return RTE_PROC_EV_NONE;
+	if (rte_exit_decode(payload, n, &d->exit) < 0)
+		return RTE_PROC_EV_NONE;
+	return name[0] == 'e' ? RTE_PROC_EV_EXIT : RTE_PROC_EV_REAP;
 }

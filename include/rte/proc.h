@@ -103,4 +103,30 @@ int rte_exit_decode(const void *payload, size_t n, struct rte_exit_rec *r);
 const char *rte_proc_argv_next(const char *argv, size_t argv_len,
                                size_t *pos, size_t *len);
 
+/*
+ * The one walk of rte's process events that every renderer uses (the
+ * JSONL and text outputs): which of them an event named `name` with this
+ * custom payload is, its payload decoded. rte_proc_event_decode returns
+ * RTE_PROC_EV_PROC (rte.proc: d->proc, d->argv, d->argv_len, as
+ * rte_proc_decode gives them), RTE_PROC_EV_EXIT or RTE_PROC_EV_REAP
+ * (rte.exit, rte.reap: d->exit), or RTE_PROC_EV_NONE if it is none of
+ * them (name NULL included) or its payload is malformed. Thread-safe, no
+ * allocation; d->argv points into payload.
+ */
+enum rte_proc_ev_kind {
+	RTE_PROC_EV_NONE = 0,
+	RTE_PROC_EV_PROC,
+	RTE_PROC_EV_EXIT,
+	RTE_PROC_EV_REAP,
+};
+struct rte_proc_event {
+	struct rte_proc_rec proc;
+	const char *argv;
+	size_t argv_len;
+	struct rte_exit_rec exit;
+};
+enum rte_proc_ev_kind rte_proc_event_decode(const char *name,
+                                            const void *payload, size_t n,
+                                            struct rte_proc_event *d);
+
 #endif

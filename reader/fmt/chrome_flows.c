@@ -155,13 +155,11 @@ static void flow(struct chrome *C, struct rd_out *o, const char *name,
                  long pid2, long tid2, uint64_t ts2)
 {
 	chrome_ev_open(C, o, "s", pid, tid, ts);
-	rd_out_str(o, ",\"id\":");
-	rd_out_u64(o, id);
+	rd_out_kv_u64(o, ",\"id\":", id);
 	chrome_put_name(o, name, "process");
 	rd_out_ch(o, '}');
 	chrome_ev_open(C, o, "f", pid2, tid2, ts2);
-	rd_out_str(o, ",\"bp\":\"e\",\"id\":");
-	rd_out_u64(o, id);
+	rd_out_kv_u64(o, ",\"bp\":\"e\",\"id\":", id);
 	chrome_put_name(o, name, "process");
 	rd_out_ch(o, '}');
 }
@@ -294,15 +292,11 @@ static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnod
 	else
 		rd_out_str(o, "null");
 	if (x->usage) {
-		rd_out_str(o, ",\"cpu_user_ns\":");
-		rd_out_u64(o, x->utime_ns);
-		rd_out_str(o, ",\"cpu_sys_ns\":");
-		rd_out_u64(o, x->stime_ns);
-		rd_out_str(o, ",\"max_rss_kib\":");
-		rd_out_u64(o, x->maxrss_kib);
+		rd_out_kv_u64(o, ",\"cpu_user_ns\":", x->utime_ns);
+		rd_out_kv_u64(o, ",\"cpu_sys_ns\":", x->stime_ns);
+		rd_out_kv_u64(o, ",\"max_rss_kib\":", x->maxrss_kib);
 	}
-	rd_out_str(o, ",\"ppid\":");
-	rd_out_i64(o, x->ppid);
+	rd_out_kv_i64(o, ",\"ppid\":", x->ppid);
 	rd_out_str(o, "}}");
 }
 
@@ -310,7 +304,8 @@ static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnod
  * ring 0 said its tid): where its slice and arrows go. */
 static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
 {
-	return x->nsrc && x->argv && rd_ptree_src(P, x->first_src).tid0 == x->pid;
+	return x->nsrc && x->argv &&
+	       rd_src_rings(&P->src[x->first_src]).tid0 == x->pid;
 }
 
 void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)

@@ -167,21 +167,19 @@ static void put_custom(struct rd_out *o, const uint8_t *b, size_t n)
 
 /* rte.proc: "ppid 12 argv ["sh", "-c", "x"]" (each argument a JSON
  * string: newlines and other bytes escaped), "fork child", "cut". */
-static int proc_value(struct rd_out *o, const struct rte_event *ev)
+static void proc_value(struct rd_out *o, const struct rte_proc_event *d)
 {
-	struct rte_proc_rec r;
-	const char *argv, *a;
-	size_t alen, pos = 0, len;
+	const struct rte_proc_rec *r = &d->proc;
+	const char *a;
+	size_t pos = 0, len;
 	int first = 1;
 
-	if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len, &r, &argv,
-	                    &alen) < 0)
-		return 0;
-	rd_outf(o, "ppid %d%s argc %u", r.ppid,
-	        r.flags & RTE_PROC_FORK_CHILD ? " fork child" : "", r.argc);
-	if (!(r.flags & RTE_PROC_NO_ARGV)) {
+	rd_outf(o, "ppid %d%s argc %u", r->ppid,
+	        r->flags & RTE_PROC_FORK_CHILD ? " fork child" : "", r->argc);
+	if (!(r->flags & RTE_PROC_NO_ARGV)) {
 		rd_out_str(o, " argv [");
-		while ((a = rte_proc_argv_next(argv, alen, &pos, &len))) {
+		while ((a = rte_proc_argv_next(d->argv, d->argv_len, &pos,
+		                                &len))) {
 			if (!first)
 				rd_out_str(o, ", ");
 			first = 0;
@@ -189,47 +187,51 @@ static int proc_value(struct rd_out *o, const struct rte_event *ev)
 		}
 		rd_out_ch(o, ']');
 	}
-	if (r.flags & RTE_PROC_ARGV_CUT)
-		rd_outf(o, " (cut: %u bytes in all)", r.bytes);
-	return 1;
+	if (r->flags & RTE_PROC_ARGV_CUT)
+		rd_outf(o, " (cut: %u bytes in all)", r->bytes);
 }
 
 /* rte.exit, rte.reap: "pid 12 status 3, user 1.2ms sys 0.3ms max rss 1860
  * KiB, faults 104+3, switches 1+0". */
-static int exit_value(struct rd_out *o, const struct rte_event *ev)
+static void exit_value(struct rd_out *o, const struct rte_exit_rec *r)
 {
-	struct rte_exit_rec r;
 	char sb[24];
 
-	if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) < 0)
-		return 0;
-	rd_outf(o, "pid %d ", r.pid);
-	if (r.how == RTE_EXIT_STATUS)
-		rd_outf(o, "status %d", r.value);
-	else if (r.how == RTE_EXIT_SIGNAL)
-		rd_outf(o, "signal %s%s", rd_crash_sig_name(r.value, sb, sizeof(sb)),
-		        r.flags & RTE_EXIT_CORE ? " (core dumped)" : "");
+	rd_outf(o, "pid %d ", r->pid);
+	if (r->how == RTE_EXIT_STATUS)
+		rd_outf(o, "status %d", r->value);
+	else if (r->how == RTE_EXIT_SIGNAL)
+		rd_outf(o, "signal %s%s",
+		        rd_crash_sig_name(r->value, sb, sizeof(sb)),
+		        r->flags & RTE_EXIT_CORE ? " (core dumped)" : "");
 	else
 		rd_out_str(o, "end unknown");
-	if (!(r.flags & RTE_EXIT_NO_RUSAGE))
+	if (!(r->flags & RTE_EXIT_NO_RUSAGE))
 		rd_outf(o, ", user %.3fms sys %.3fms max rss %" PRIu64
 		        " KiB, faults %" PRIu64 "+%" PRIu64 ", switches %" PRIu64
-		        "+%" PRIu64, (double)r.utime_ns / 1e6,
-		        (double)r.stime_ns / 1e6, r.maxrss_kib, r.minflt, r.majflt,
-		        r.nvcsw, r.nivcsw);
-	return 1;
+		        "+%" PRIu64, (double)r->utime_ns / 1e6,
+		        (double)r->stime_ns / 1e6, r->maxrss_kib, r->minflt,
+		        r->majflt, r->nvcsw, r->nivcsw);
 }
 
-/* The VALUE of rte's process events (rte/proc.h); 0 if not one. */
+/* The VALUE of rte's process events (rte/proc.h); 0 if not one (or its
+ * payload is malformed). */
 static int proc_event_value(struct rd_out *o, const struct rte_event *ev)
 {
-	if (!ev->name || strncmp(ev->name, "rte.", 4))
+	struct rte_proc_event d;
+
+	switch (rte_proc_event_decode(ev->name, ev->u.custom.bytes,
+	                              ev->u.custom.len, &d)) {
+	case RTE_PROC_EV_PROC:
+		proc_value(o, &d);
+		return 1;
+	case RTE_PROC_EV_EXIT:
+	case RTE_PROC_EV_REAP:
+		exit_value(o, &d.exit);
+		return 1;
+	default:
 		return 0;
-	if (!strcmp(ev->name, "rte.proc"))
-		return proc_value(o, ev);
-	if (!strcmp(ev->name, "rte.exit") || !strcmp(ev->name, "rte.reap"))
-		return exit_value(o, ev);
-	return 0;
+	}
 }
 
 /* Non-zero allocation buckets as size:count, sizes in words. */

@@ -88,7 +88,7 @@ static void term_record(void *arg)
 
 	/* A fork child that never wrote has no file, and keeps none without
 	 * PRESERVE: nothing to do (as at its exit). Acquire: pairs with
-	 * tracer.c's release stores of the state. */
+	 * the tracer's release stores of the state. */
 	if (rte_tracer_state() == ST_FORKED &&
 	    !rte_tracer_config()->preserve)
 		return;

@@ -361,7 +361,7 @@ static void sync_modules(int from_signal, int all)
 	if (!rte_modules_enabled())
 		return;
 	/* A fork child makes its file first: its generation is the one
-	 * the events below belong to. Acquire: pairs with tracer.c's release
+	 * the events below belong to. Acquire: pairs with the tracer's release
 	 * stores of the state. */
 	if (rte_tracer_state() == ST_FORKED)
 		rte_tracer_materialize();

@@ -61,7 +61,7 @@ int rte_crash_emit(int id, const void *bytes, size_t n, int force)
 }
 
 /* Encoding buffer of stack records (used only inside a write of this
- * thread, like tracer.c's own). */
+ * thread, like the tracer's own). */
 #define t_enc (rte_self.crash_enc)
 
 /*

@@ -5,14 +5,14 @@
  * libc (daemon(), ...) are covered too. prepare blocks every signal and
  * takes the registry lock, so the child never inherits it held by a
  * thread that does not exist there; the child re-initialises the lock and
- * switches to a fresh <childpid>.events (tracer.c). Our fork() wrapper only
+ * switches to a fresh <childpid>.events (tracer/fork.c). Our fork() wrapper only
  * adds fork_parent(child pid) in the parent, which the handlers cannot
  * know.
  *
  * daemon() and forkpty() are ours (below): glibc's fork inside libc
  * (the parent would get no fork_parent) and daemon's parent leaves by an
  * internal _exit. A child made without atfork handlers (_Fork, a raw fork or clone
- * system call) is recognised by tracer.c's MADV_WIPEONFORK page instead.
+ * system call) is recognised by tracer/fork.c's MADV_WIPEONFORK page instead.
  *
  * vfork and posix_spawn are not interposed: their child shares our memory
  * (or runs no code of ours) until it execs, so it must not touch our state.

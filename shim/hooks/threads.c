@@ -1,6 +1,6 @@
 /*
  * hooks/threads.c - threads: pthread_create (domain_spawn at start; the ring is
- * given back by a pthread key destructor, see tracer.c), and thread names
+ * given back by a pthread key destructor, see tracer/attach.c), and thread names
  * (pthread_setname_np, prctl(PR_SET_NAME)) recorded as rte.thread.name /
  * rte.thread.name_of events.
  */

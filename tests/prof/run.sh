@@ -368,7 +368,7 @@ test_clock() {
 	begin clock
 	# Python and the seccomp helper are not built with TSan: a TSan
 	# librte.so cannot be preloaded into them.
-	[ -z "$TSAN" ] || { skip clock "a ThreadSanitizer build (Python is not instrumented)"; return; }
+	san_skip thread clock "Python is not instrumented" && return
 	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
 		RTE_PROFILE_CLOCK=perf prof "$D/no" 997 "$CPU" tree 200
 		expect_status 0
@@ -437,7 +437,7 @@ test_clock_fds() {
 	begin clock_fds
 	# Python and the seccomp helper are not built with TSan: a TSan
 	# librte.so cannot be preloaded into them.
-	[ -z "$TSAN" ] || { skip clock_fds "a ThreadSanitizer build (Python is not instrumented)"; return; }
+	san_skip thread clock_fds "Python is not instrumented" && return
 	RTE_PROFILE_CLOCK=perf prof "$D" 997 /usr/bin/python3 \
 		"$(dirname "$0")/progs/perffds.py" >"$D/out"
 	expect_status 0
@@ -494,7 +494,7 @@ test_rust() {
 	RUSTC=$(command -v rustc) || { skip rust "no rustc"; return; }
 	# rustc's program is not built with TSan: a TSan librte.so cannot be
 	# preloaded into it.
-	[ -z "$TSAN" ] || { skip rust "a ThreadSanitizer build (rustc's program is not instrumented)"; return; }
+	san_skip thread rust "rustc's program is not instrumented" && return
 	for m in legacy v0; do
 		# legacy is the default (naming it needs -Z unstable-options)
 		opt=

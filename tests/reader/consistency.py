@@ -3,8 +3,9 @@
 consistency check: every count that two outputs of rte-read both show is
 recounted here, with this script's own code, from `rte-read -f jsonl` of
 each ring file, and must be equal in summary, summary-json, gc-stats,
-gc-stats-json, Chrome JSON and the Prometheus exposition wherever that
-output shows it.
+gc-stats-json, Chrome JSON, `rte-read diff --format=json` (the input
+against itself) and the Prometheus exposition wherever that output shows
+it.
 
 Counted per process (pid): processes; threads (every tenancy of every
 ring: a ring's tenant begins at its domain_spawn, or with its first event
@@ -15,6 +16,14 @@ GC collections as olly defines them (begins of minor, major_gc_stw,
 explicit_gc_major/full_major, explicit_gc_compact on ring 0) and the
 phases those definitions leave out (minor on other rings; phases begun
 outside any major, stw_leader or interrupt_remote: not GC time).
+
+Chrome (chrome-*): per process and name, its complete slices (X, and the
+b/e pairs of crossed spans) + unfinished slices = begins, + unmatched-end
+instants = ends, the slices = summary-json's count, their durations =
+its total_ns; the lost words its markers name; each lifetime slice = the
+wall_ns of the summary's process tree. diff: per name, its count and
+total are summary-json's summed over processes, its max the longest,
+and count + unfinished = begins.
 
 Checks that another change is still fixing are named in
 $RTE_CONSISTENCY_XFAIL (names of check families): their failures are
@@ -162,6 +171,40 @@ def recount(rr, path, procs):
             stacks[ring] = []
 
 
+def chrome_figures(cev):
+    """What the Chrome trace shows, per (pid, family, name): complete
+    slices (X, and b/e pairs of crossed spans), unfinished ones, unmatched
+    ends, their durations in ns; lost words per pid; lifetime slices as
+    (pid, dur ns)."""
+    f = {k: collections.Counter() for k in ("slices", "unfinished", "unmatched", "dur", "lost")}
+    f["life"] = []
+    opened = {}
+    ns = lambda us: int(round(us * 1000))
+    for e in cev:
+        ph, pid, cat = e.get("ph"), e.get("pid"), e.get("cat")
+        args = e.get("args") or {}
+        fam = {"runtime": "phases", "user": "spans"}.get(cat)
+        k = (pid, fam, e.get("name"))
+        if cat == "lost" and ph == "i":
+            m = re.match(r"lost (\d+) words", e.get("name", ""))
+            f["lost"][pid] += int(m.group(1)) if m else 0
+        elif cat == "lifetime" and ph == "X":
+            f["life"].append((pid, ns(e["dur"])))
+        elif fam and ph == "X" and args.get("unfinished"):
+            f["unfinished"][k] += 1
+        elif fam and ph == "X":
+            f["slices"][k] += 1
+            f["dur"][k] += ns(e["dur"])
+        elif fam and ph == "b":
+            opened[(pid, e.get("id"))] = e["ts"]
+        elif fam and ph == "e" and (pid, e.get("id")) in opened:
+            f["slices"][k] += 1
+            f["dur"][k] += ns(e["ts"] - opened.pop((pid, e.get("id"))))
+        elif fam and ph == "i" and args.get("unmatched") == "end":
+            f["unmatched"][k] += 1
+    return f
+
+
 def scrape_prom(rr, files, per_process=True):
     """The Prometheus exposition of files (rte-read --serve), or None."""
     s = socket.socket()
@@ -259,6 +302,50 @@ def main():
     gtext_of = dict((int(m.group(1)), m.group(2)) for m in re.finditer(
         r"^process (\d+)\n(.*?)(?=^process |\Z)", gtext, re.M | re.S))
 
+    cfig = chrome_figures(cev)
+    # rte-read diff of the input against itself: its figures per name are
+    # the whole run's (every process's summed, the longest max)
+    dents = {}
+    if len(sys.argv[3:]) == 1:
+        dj = json.loads(run(rr, "diff", "--format=json", sys.argv[3], sys.argv[3]) or "{}")
+        dents = {(("phases" if d["kind"] == "phase" else "spans"), d["name"]): d
+                 for d in dj.get("entries", [])}
+        check("diff", "%s: diff's entries" % tag, sorted(dents),
+              sorted({(f, n) for pr in procs.values()
+                      for (f, n) in list(pr.begins) + list(pr.ends)
+                      if any(e["name"] == n for p in sprocs.values() for e in p.get(f, []))}))
+        for (fam, n), d in sorted(dents.items()):
+            ents = [e for p in sprocs.values() for e in p.get(fam, []) if e["name"] == n]
+            check("diff", "%s: diff %s %s: count = summary-json's, summed" % (tag, fam, n),
+                  d["count"]["base"], sum(e["count"] for e in ents))
+            check("diff", "%s: diff %s %s: count + unfinished = begins (JSONL)" % (tag, fam, n),
+                  d["count"]["base"] + sum(e.get("unfinished", 0) for e in ents),
+                  sum(pr.begins[(fam, n)] for pr in procs.values()))
+            check("diff", "%s: diff %s %s: total = summary-json's, summed" % (tag, fam, n),
+                  d["total"]["base"], sum(e.get("total_ns", 0) for e in ents))
+            check("diff", "%s: diff %s %s: max = summary-json's longest" % (tag, fam, n),
+                  d["max"]["base"], max(e.get("max_ns", 0) for e in ents))
+    check("chrome-lost", "%s: lost words marked in chrome" % tag,
+          sum(cfig["lost"].values()), sum(p.lost for p in procs.values()))
+    # process lifetimes: chrome's slices are the walls of the summary's
+    # process tree (summary-json "tree")
+    walls = collections.defaultdict(list)
+    for t in sj.get("tree", []):
+        walls[t["pid"]].append(t.get("wall_ns"))
+    tlost = collections.Counter()
+    for t in sj.get("tree", []):
+        tlost[t["pid"]] += t.get("lost_words") or 0
+    nodes = collections.Counter(t["pid"] for t in sj.get("tree", []))
+    for pid, pr in sorted(procs.items()):
+        check("lost", "%s pid %d: lost words of the summary's process tree" % (tag, pid),
+              tlost[pid], pr.lost)
+        if nodes[pid] == 1 and pid in sprocs:
+            check("tree-wall", "%s pid %d: the tree's wall_ns = the process's" % (tag, pid),
+                  walls[pid][0], sprocs[pid].get("wall_ns"))
+    for pid, dur in sorted(cfig["life"]):
+        check("chrome-lifetimes", "%s pid %d: chrome lifetime slice = the tree's wall_ns" % (tag, pid),
+              dur, dur if dur in walls.get(pid, []) else walls.get(pid))
+
     prom = None
     if os.environ.get("RTE_CONSISTENCY_PROM", "1") == "1":
         prom = prom_series(scrape_prom(rr, files))
@@ -323,6 +410,7 @@ def main():
         check("lost", "%s: lost words, summary text" % w, int(m.group(1)) if m else None, pr.lost)
         if gp.get("runtime_events"):
             check("lost", "%s: lost words, gc-stats-json" % w, gp["gc"].get("lost_words"), pr.lost)
+        check("chrome-lost", "%s: lost words marked in chrome" % w, cfig["lost"][pid], pr.lost)
         if prom is not None:
             v = prom_sum(prom, "rte_lost_words_total", pid=pid)
             check("prom-lost", "%s: rte_lost_words_total" % w, int(v or 0), pr.lost)
@@ -337,6 +425,15 @@ def main():
                       en.get("count", 0) + en.get("unfinished", 0), b)
                 check(fam, "%s: %s %s: count + ends without begin = ends" % (w, fam, n),
                       en.get("count", 0) + en.get("unmatched_ends", 0), e_)
+                k = (pid, fam, n)
+                check("chrome-" + fam, "%s: %s %s: chrome slices + unfinished = begins" % (w, fam, n),
+                      cfig["slices"][k] + cfig["unfinished"][k], b)
+                check("chrome-" + fam, "%s: %s %s: chrome slices + unmatched ends = ends" % (w, fam, n),
+                      cfig["slices"][k] + cfig["unmatched"][k], e_)
+                check("chrome-" + fam, "%s: %s %s: chrome slices = summary-json count" % (w, fam, n),
+                      cfig["slices"][k], en.get("count", 0))
+                check("chrome-" + fam, "%s: %s %s: chrome durations (ns) = summary-json total_ns" % (w, fam, n),
+                      cfig["dur"][k], en.get("total_ns", 0))
                 rx = r"^  %s +(\d+) " % re.escape(n[:28])
                 mm = re.search(rx, st, re.M)
                 check(fam, "%s: %s %s: count in the summary text" % (w, fam, n),

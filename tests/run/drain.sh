@@ -12,56 +12,8 @@ RUN=${RTE_RUN_UNDER_TEST:-$B/rte-run} # another rte-run: to see these tests fail
 READ=$B/rte-read
 SPANS=$B/tests/run/spans
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-drain.XXXXXX") || exit 1
-small=
-trap '[ -n "$small" ] && umount "$small" 2>/dev/null; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM
-export TMPDIR="$W/tmp"
-mkdir -p "$TMPDIR"
-unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
-	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM RTE_LIB \
-	RTE_READ RTE_RUN_EXEC LD_PRELOAD
-
-fails=0
-tests=0
-current=
-
-fail() {
-	echo "FAIL [$current]: $*" >&2
-	fails=$((fails + 1))
-}
-
-begin() {
-	current=$1
-	tests=$((tests + 1))
-	echo "== drain: $1"
-}
-
-# py FILE EXPR: the summary-json document d of FILE makes EXPR true.
-py() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-def spans(name):
-    return sum(s["count"] for p in d["processes"] for s in p["spans"] if s["name"] == name)
-ok = eval(sys.argv[2])
-if not ok:
-    print("check failed: " + sys.argv[2], file=sys.stderr)
-    print(json.dumps(d)[:2000], file=sys.stderr)
-sys.exit(0 if ok else 1)
-EOF
-}
-
-# wait_file GLOB: until a file matches (at most ~30 s).
-wait_file() {
-	i=0
-	while [ $i -lt 600 ]; do
-		for f in $1; do [ -e "$f" ] && return 0; done
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
+NAME=drain
+. "$(dirname "$0")/lib.sh"
 
 # no_live DIR: the drain removed every ring file and its own directory.
 no_live() {
@@ -122,7 +74,7 @@ test_flood() {
 	OCAMLRUNPARAM=e=20 "$RUN" -q --fail-on-lost -d "$W/f" -f summary-json \
 		-o "$W/f.json" -- "$SPANS" 1000000 2 500000 2>"$W/f.err"; st=$?
 	[ $st -eq 0 ] || fail "drained: exit $st, not 0: $(cat "$W/f.err")"
-	py "$W/f.json" 'spans("spans.s") == 2000000 and d["lost_words"] == 0' ||
+	json_check "$W/f.json" 'spans("spans.s") == 2000000 and d["lost_words"] == 0' ||
 		fail "not every span kept"
 	no_live "$W/f"
 }
@@ -137,7 +89,7 @@ test_lost_counted() {
 	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/l.err")
 	[ -n "$said" ] || { fail "no drain loss message: $(cat "$W/l.err")"; return; }
 	"$READ" -f summary-json -o "$W/l.json" "$W/l" || fail "rte-read of the capture"
-	py "$W/l.json" "d['lost_words'] == $said and 2 * d['events'] + $said >= 800000" ||
+	json_check "$W/l.json" "d['lost_words'] == $said and 2 * d['events'] + $said >= 800000" ||
 		fail "lost words in the capture are not the $said the drain said"
 	# The command's own status wins over the loss, and a signal too.
 	OCAMLRUNPARAM=e=4 "$RUN" -q --fail-on-lost -- sh -c '"$1" 20000; exit 3' sh "$SPANS" \
@@ -156,7 +108,7 @@ test_sigkill() {
 	[ -f "$W/k/$p.events" ] || { fail "no capture of the killed $p: $(ls -a "$W/k")"; return; }
 	no_live "$W/k"
 	"$READ" -f summary-json -o "$W/k.json" "$W/k/$p.events" || fail "rte-read of its capture"
-	py "$W/k.json" 'spans("spans.s") > 1000 and d["lost_words"] == 0' || fail "spans of the killed writer"
+	json_check "$W/k.json" 'spans("spans.s") > 1000 and d["lost_words"] == 0' || fail "spans of the killed writer"
 	grep -q 'ring_stop' "$W/k.err" && fail "unexpected: $(cat "$W/k.err")"
 	[ -z "$(ps -o pid= --ppid $$ 2>/dev/null | grep -v "^ *$$\$" | xargs -r ps -o stat= -p 2>/dev/null | grep Z)" ] ||
 		fail "a zombie is left"
@@ -174,7 +126,7 @@ test_truncated() {
 	no_live "$W/t"
 	"$READ" -f summary-json -o "$W/t.json" "$W/t/$p.events" || fail "rte-read of its capture"
 	# The name slots went with the truncation: the spans are unnamed.
-	py "$W/t.json" 'sum(s["count"] for p in d["processes"] for s in p["spans"]) > 1000' ||
+	json_check "$W/t.json" 'sum(s["count"] for p in d["processes"] for s in p["spans"]) > 1000' ||
 		fail "spans before the truncation"
 }
 
@@ -189,7 +141,7 @@ test_many() {
 	[ "$n" -eq 1001 ] || fail "$n captures, not 1001 (1000 true and the shell)"
 	no_live "$W/m"
 	"$READ" -f summary-json -o "$W/m.json" "$W/m" || fail "rte-read of the captures"
-	py "$W/m.json" "d['lost_words'] == 0 and sum(len(p['files']) for p in d['processes']) == $n" || fail "processes read back"
+	json_check "$W/m.json" "d['lost_words'] == 0 and sum(len(p['files']) for p in d['processes']) == $n" || fail "processes read back"
 }
 
 test_full_disk() {
@@ -207,7 +159,7 @@ test_full_disk() {
 	grep -q 'No space left on device' "$W/full.err" || fail "no ENOSPC message: $(cat "$W/full.err")"
 	"$READ" -f summary-json -o "$W/full.json" "$small/t" || fail "rte-read of what was kept"
 	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/full.err")
-	py "$W/full.json" "d['lost_words'] == ${said:-0} > 0 and spans('spans.s') > 1000" ||
+	json_check "$W/full.json" "d['lost_words'] == ${said:-0} > 0 and spans('spans.s') > 1000" ||
 		fail "the loss of the full disk is not the ${said:-?} words said: $(cat "$W/full.err")"
 	no_live "$small/t"
 	umount "$small"
@@ -226,8 +178,4 @@ else
 	test_full_disk
 fi
 
-if [ $fails -ne 0 ]; then
-	echo "drain: $fails failure(s) in $tests tests" >&2
-	exit 1
-fi
-echo "drain: all $tests tests passed"
+report

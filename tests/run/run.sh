@@ -19,16 +19,8 @@ MAKE=${RTE_MAKE:-make}
 RUN=$B/rte-run
 READ=$B/rte-read
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-run.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM
-# rte-run makes its temporary directories in $TMPDIR: here, to count them.
-export TMPDIR="$W/tmp"
-mkdir -p "$TMPDIR"
-# The caller's tracing settings must not leak into the tests.
-unset OCAML_RUNTIME_EVENTS_START OCAML_RUNTIME_EVENTS_DIR \
-	OCAML_RUNTIME_EVENTS_PRESERVE OCAMLRUNPARAM CAMLRUNPARAM RTE_LIB \
-	RTE_READ RTE_RUN_EXEC LD_PRELOAD
+NAME=run
+. "$(dirname "$0")/lib.sh"
 # In an ASan build, uninstrumented programs (sh, sleep) get the ASan
 # runtime preloaded: their allocations are not ours to check, and a
 # signal must kill them as it would without ASan (handle_segv=0).
@@ -49,54 +41,9 @@ case $SAN in *thread*)
 	[ -n "$TSAN_RT" ] || { echo "run: $B/librte.so does not need libtsan" >&2; exit 1; } ;;
 esac
 
-fails=0
-tests=0
-current=
-
-fail() {
-	echo "FAIL [$current]: $*" >&2
-	fails=$((fails + 1))
-}
-
-begin() {
-	current=$1
-	tests=$((tests + 1))
-	echo "== run: $1"
-}
-
-# json_check FILE PYTHON-EXPR-ON-d: fails the test unless the expression
-# over the parsed summary-json document d is true; prints the python error.
-json_check() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-procs = {p["pid"]: p for p in d["processes"]}
-def user_int(p, name):
-    for e in p["user_ints"]:
-        if e["name"] == name:
-            return e
-    return None
-ok = eval(sys.argv[2])
-if not ok:
-    print("check failed: " + sys.argv[2], file=sys.stderr)
-    print(json.dumps(d)[:3000], file=sys.stderr)
-sys.exit(0 if ok else 1)
-EOF
-}
-
 # rte-run's temporary directories left in $TMPDIR.
 leftovers() { ls "$TMPDIR" | grep -c '^rte-run\.' ; }
 
-# wait_for GLOB: until a file matching GLOB exists (at most ~30 s).
-wait_for() {
-	i=0
-	while [ $i -lt 600 ]; do
-		for f in $1; do [ -e "$f" ] && return 0; done
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
 
 # ---- exit statuses -----------------------------------------------------------
 
@@ -817,8 +764,4 @@ else
 	test_install
 fi
 
-if [ $fails -ne 0 ]; then
-	echo "run: $fails failure(s) in $tests tests" >&2
-	exit 1
-fi
-echo "run: all $tests tests passed"
+report

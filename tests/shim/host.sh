@@ -6,15 +6,10 @@
 # tests. One test: RTE_BUILD=$PWD/build sh tests/shim/host.sh test_NAME.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
 TMO="timeout 300"
 PY=/usr/bin/python3
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
+. "$(dirname "$0")/lib.sh"
 chmod 755 "$WORK" # test_setuid's child (nobody) must reach its directory
-. "$(dirname "$0")/../harness.sh"
 
 # run DIR [VAR=value...] CMD...: CMD traced into DIR, not preserved.
 run() {
@@ -22,10 +17,6 @@ run() {
 	shift
 	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
 		OCAML_RUNTIME_EVENTS_DIR="$_d" "$@"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }
 
 # The descriptors a program sees (/proc/self/fd, and what open() returns
@@ -220,5 +211,4 @@ run_all() {
 }
 
 run_all "$@"
-echo "host: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-[ "$NFAIL" = 0 ]
+h_report host

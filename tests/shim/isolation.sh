@@ -4,8 +4,8 @@
 # a vfork child (our memory, its parent's), a child made without atfork
 # handlers that starts threads (_Fork, raw fork and clone system calls),
 # and a program that loads librte.so with dlopen. Real programs
-# (tests/shim/progs/isolate.c, /usr/bin/python3) under the real shim,
-# their files read back with tests/shim/dump.
+# (tests/shim/progs/isolate.c and forkways.c, /usr/bin/python3) under the
+# real shim, their files read back with tests/shim/dump.
 #
 # Usage: isolation.sh [TEST...] (the test functions' names; all by
 # default). Environment (mk/shim.mk): RTE_BUILD, the build folder
@@ -13,42 +13,10 @@
 # without ASan). Every program runs under `timeout`.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
 PY=/usr/bin/python3
 # Python's own allocations at exit are not ours to check (ASan runs).
 PYASAN="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# traced DIR [VAR=value...] CMD...: CMD under the shim, tracing into DIR,
-# preserved.
-traced() {
-	_d=$1
-	shift
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		"$@"
-}
-
-dump() { # FILE OUT
-	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
-}
-
-count() { # FILE AWK-PATTERN
-	awk "$2 { n++ } END { print n + 0 }" "$1"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-nfiles() { # DIR
-	ls "$1" | grep -c '\.events$'
-}
+. "$(dirname "$0")/lib.sh"
 
 # ---- vfork children --------------------------------------------------------------
 
@@ -109,10 +77,8 @@ after"
 # faulthandler's SIGSEGV handler survives a subprocess: the traceback is
 # printed, the status is the same as plain.
 test_vfork_faulthandler() {
-	if [ -n "$RTE_ASAN_RT" ]; then
-		skip vfork_faulthandler "ASan's own SIGSEGV handler comes first"
-		return
-	fi
+	san_skip address vfork_faulthandler \
+		"ASan's own SIGSEGV handler comes first" && return
 	begin vfork_faulthandler
 	prog='import ctypes, faulthandler, subprocess
 faulthandler.enable()
@@ -136,28 +102,13 @@ ctypes.string_at(0)'
 # renames it: all of it in the child's own file, none in the parent's.
 test_raw_threads() {
 	for way in _Fork sysfork clone; do
-		begin "raw_threads_$way"
-		traced "$D" "$T/isolate" raw $way >"$D/out" 2>"$D/err"
-		st=$?
-		if [ $way = _Fork ] && grep -q 'not implemented' "$D/err"; then
-			skip "raw_threads_$way" "this libc has no _Fork"
-			continue
-		fi
-		expect_eq "exit status" $st 0
-		expect_eq "stderr" "$(cat "$D/err")" ""
-		expect_eq "files" "$(nfiles "$D")" 2
-		cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-		f=$D/$cpid.events
-		[ -f "$f" ] || { fail "no file for child $cpid"; finish; continue; }
+		raw_begin "raw_threads_$way" $way thread || continue
 		dump "$f" "$D/child.d"
 		expect_eq "child's thread event" "$(count "$D/child.d" '$3 == "w.thread"')" 1
 		expect_eq "child's own event" "$(count "$D/child.d" '$3 == "w.child"')" 1
 		expect_eq "child's thread's own name" \
 			"$(count "$D/child.d" '$3 == "rte.thread.name" && $4 == "childthr"')" 1
-		for p in "$D"/*.events; do
-			[ "$p" = "$f" ] || parent=$p
-		done
-		dump "$parent" "$D/parent.d"
+		dump_parent "$f"
 		expect_eq "child's events in the parent's file" \
 			"$(count "$D/parent.d" '$4 ~ /child/ || $3 == "w.thread" || $3 == "w.child" || $3 == "fork_child" || $3 == "domain_spawn"')" 0
 		expect_eq "parent's event" "$(count "$D/parent.d" '$3 == "w.parent"')" 1
@@ -209,5 +160,4 @@ TESTS="test_vfork_signals test_vfork_python test_vfork_faulthandler test_raw_thr
 for t in $TESTS; do
 	"$t"
 done
-echo "isolation tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-[ "$NFAIL" = 0 ]
+h_report "isolation tests"

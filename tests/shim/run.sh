@@ -12,41 +12,12 @@
 # the test instead of hanging the suite.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# traced DIR [VAR=value...] CMD...: run CMD under the shim, tracing into
-# DIR, preserved (timeout itself runs without the shim).
-traced() {
-	_d=$1
-	shift
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		"$@"
-}
+. "$(dirname "$0")/lib.sh"
 
 # plain CMD...: the same program without the shim (for comparisons). An
 # ASan-built program still needs nothing preloaded: it links libasan.
 plain() {
 	$TMO "$@"
-}
-
-# dump FILE OUT: decode FILE into OUT; fails the test on any error.
-dump() {
-	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
-}
-
-# child_file: the pid (cpid) of the child "child PID" in $D/out names,
-# and its file (f); fails the test and returns 1 if it has none.
-child_file() {
-	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
-	f=$D/$cpid.events
-	[ -f "$f" ] || { fail "no file for child $cpid"; return 1; }
 }
 
 # forkways_child MODE: forkways MODE traced into $D must exit 0 with
@@ -56,29 +27,6 @@ forkways_child() {
 	expect_eq "exit status" $? 0
 	expect_eq "stderr" "$(cat "$D/err")" ""
 	child_file
-}
-
-# dump_parent CHILD [OUT]: decode the file of $D other than CHILD (with
-# two files, the parent's) into OUT ($D/parent.d if not given); $parent
-# is its path.
-dump_parent() {
-	for p in "$D"/*.events; do
-		[ "$p" = "$1" ] || parent=$p
-	done
-	dump "$parent" "${2:-$D/parent.d}"
-}
-
-# count FILE PATTERN: number of lines of FILE matching the awk PATTERN.
-count() {
-	awk "$2 { n++ } END { print n + 0 }" "$1"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-nfiles() { # DIR: number of *.events files
-	ls "$1" | grep -c '\.events$'
 }
 
 # rte_lines FILE: number of "rte: " lines in a stderr capture.
@@ -261,17 +209,7 @@ test_fork_threaded() {
 # and gets its own file (doc/DESIGN.md "Never hurting the host").
 test_fork_raw() {
 	for way in _Fork sysfork clone; do
-		begin "fork_raw_$way"
-		traced "$D" "$T/forkways" raw $way >"$D/out" 2>"$D/err"
-		st=$?
-		if [ $way = _Fork ] && grep -q 'not implemented' "$D/err"; then
-			skip "fork_raw_$way" "this libc has no _Fork"
-			continue
-		fi
-		expect_eq "exit status" $st 0
-		expect_eq "stderr" "$(cat "$D/err")" ""
-		expect_eq "files" "$(nfiles "$D")" 2
-		child_file || { finish; continue; }
+		raw_begin "fork_raw_$way" $way || continue
 		check_child "$f" "$cpid"
 		expect_eq "child's event" "$(count "$f.d" '$3 == "w.child"')" 1
 		dump_parent "$f"
@@ -948,8 +886,7 @@ echo "shim tests (preload: $PRELOAD)"
 # With arguments, run only the named test functions (make check-loop-shim).
 if [ $# -gt 0 ]; then
 	for t in "$@"; do "$t"; done
-	echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-	[ "$NFAIL" = 0 ]
+	h_report "shim tests"
 	exit
 fi
 test_threads
@@ -990,5 +927,4 @@ test_config
 test_ocaml
 test_api
 test_signals
-echo "shim tests: $NPASS passed, $NFAIL failed, $NSKIP skipped"
-[ "$NFAIL" = 0 ]
+h_report "shim tests"

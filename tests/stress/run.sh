@@ -132,9 +132,8 @@ test_churn() {
 # The same run with LeakSanitizer preloaded into the plain build (the ASan
 # build runs test_churn under LSan already).
 test_churn_lsan() {
-	case ${RTE_SAN:-} in
-	*address*|*thread*) return ;;
-	esac
+	san_skip any churn-lsan "the build's own sanitizer judges test_churn" &&
+		return
 	asan=$(${CC:-cc} -print-file-name=libasan.so)
 	if [ ! -f "$asan" ]; then
 		echo "  skip churn-lsan: libasan.so not found ($asan)"

@@ -1,8 +1,8 @@
 /*
- * test_shim_tracer.c - shim/tracer.c's state machine, linked with the
+ * test_shim_tracer.c - the tracer's state machine (shim/tracer/), linked with the
  * leaves only (no hooks, no crash recorder: this test is the layer above
  * and defines the observer list itself). Real files in a private
- * directory; each transition of the diagram in tracer.c is made and its
+ * directory; each transition of the diagram in tracer/state.c is made and its
  * effect on the state, rte_g_active and the file checked, and the
  * illegal ones are checked to change nothing.
  */

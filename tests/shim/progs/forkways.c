@@ -2,12 +2,18 @@
  * forkways.c - children made every way, and what the shim must not do to
  * them (tests/shim/run.sh, the fork_* and host_* tests).
  *
- *   forkways raw WAY    make a child with WAY (_Fork, sysfork: the raw
+ *   forkways raw WAY [thread]
+ *                       make a child with WAY (_Fork, sysfork: the raw
  *                       fork system call, clone: the raw clone system call
  *                       with SIGCHLD), none of which runs atfork handlers;
- *                       the child names its thread "child", writes "w.child"
- *                       = 1 and _exits; then the parent writes "w.parent" =
- *                       2. Prints "child <pid>".
+ *                       the child names its thread "child" (prctl), writes
+ *                       "w.child" = 1 and _exits; then the parent writes
+ *                       "w.parent" = 2. Prints "child <pid>". With
+ *                       "thread" (tests/shim/isolation.sh), the child
+ *                       first makes a thread that names itself "childthr"
+ *                       (pthread_setname_np) and writes "w.thread" = 1,
+ *                       renames it "children" from the first thread and
+ *                       joins it.
  *   forkways threads    fork; the child makes 2 threads that each write
  *                       "w.thread" = 1, joins them, then writes "w.main" = 1
  *                       and exits. Prints "child <pid>".
@@ -47,9 +53,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "weak.h"
 
-pid_t _Fork(void) __attribute__((weak));
 
 static int die(const char *what)
 {
@@ -57,41 +63,37 @@ static int die(const char *what)
 	return 1;
 }
 
-static int wait_ok(pid_t pid)
-{
-	int st;
+static int g_thread_id = -1;
 
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 0;
+static void *child_thread(void *p)
+{
+	pthread_setname_np(pthread_self(), "childthr");
+	weak_int(g_thread_id, 1);
+	return p;
 }
 
-static pid_t raw_child(const char *way)
-{
-	if (!strcmp(way, "_Fork")) {
-		if (!_Fork) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return _Fork();
-	}
-	if (!strcmp(way, "sysfork"))
-		return (pid_t)syscall(SYS_fork);
-	if (!strcmp(way, "clone"))
-		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	errno = EINVAL;
-	return -1;
-}
-
-static int raw(const char *way)
+static int raw(const char *way, int with_thread)
 {
 	int id_c = weak_register_int("w.child");
 	int id_p = weak_register_int("w.parent");
-	pid_t pid = raw_child(way);
+	pid_t pid;
 
+	if (with_thread)
+		g_thread_id = weak_register_int("w.thread");
+	fflush(stdout);
+	pid = raw_child(way);
 	if (pid < 0)
 		return die(way);
 	if (pid == 0) {
+		pthread_t t;
+
 		prctl(PR_SET_NAME, "child", 0, 0, 0);
+		if (with_thread) {
+			if (pthread_create(&t, NULL, child_thread, NULL))
+				_exit(2);
+			pthread_setname_np(t, "children");
+			pthread_join(t, NULL);
+		}
 		weak_int(id_c, 1);
 		_exit(0);
 	}
@@ -101,8 +103,6 @@ static int raw(const char *way)
 	printf("child %ld\n", (long)pid);
 	return 0;
 }
-
-static int g_thread_id = -1;
 
 static void *one_event(void *p)
 {
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	int r = 2;
 
 	if (!strcmp(mode, "raw") && argc > 2)
-		r = raw(argv[2]);
+		r = raw(argv[2], argc > 3 && !strcmp(argv[3], "thread"));
 	else if (!strcmp(mode, "threads"))
 		r = threads();
 	else if (!strcmp(mode, "daemon"))

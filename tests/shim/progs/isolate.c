@@ -1,6 +1,7 @@
 /*
  * isolate.c - processes that share something with the traced one, and
- * what the shim must not do to it (tests/shim/isolation.sh).
+ * what the shim must not do to it (tests/shim/isolation.sh; its raw
+ * children with threads are forkways.c's "raw WAY thread").
  *
  *   isolate vfork       handlers for SIGSEGV (signal), SIGABRT (sigaction)
  *                       and SIGTERM (bsd_signal); vfork; the child reads
@@ -13,14 +14,6 @@
  *                       "other"), then "parent has h h h" (its own
  *                       actions), then raises SIGABRT: its handler prints
  *                       "handled". Also "vfork child <pid>".
- *   isolate raw WAY     a child made with WAY (_Fork, sysfork: the raw fork
- *                       system call, clone: the raw clone system call)
- *                       names itself "child" (prctl), makes a thread that
- *                       names itself "childthr" (pthread_setname_np) and
- *                       writes "w.thread" = 1, renames it "children" from
- *                       the first thread, joins it, writes "w.child" = 1
- *                       and _exits. The parent then writes "w.parent" = 2.
- *                       Prints "child <pid>".
  *   isolate dlopen LIB  dlopen(LIB) (librte.so, not preloaded), register
  *                       and write "w.main" = 1 through it, fork a child
  *                       that writes "w.child" = 1 and exits, then exit.
@@ -38,27 +31,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "weak.h"
 
-pid_t _Fork(void) __attribute__((weak));
 sighandler_t bsd_signal(int sig, sighandler_t h);
 
 static int die(const char *what)
 {
 	fprintf(stderr, "isolate: %s: %s\n", what, strerror(errno));
 	return 1;
-}
-
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 0;
 }
 
 /* ---- vfork ------------------------------------------------------------------- */
@@ -128,63 +112,6 @@ static int vforked(void)
 	return 0;
 }
 
-/* ---- raw children with threads -------------------------------------------------- */
-
-static pid_t raw_child(const char *way)
-{
-	if (!strcmp(way, "_Fork")) {
-		if (!_Fork) {
-			errno = ENOSYS;
-			return -1;
-		}
-		return _Fork();
-	}
-	if (!strcmp(way, "sysfork"))
-		return (pid_t)syscall(SYS_fork);
-	if (!strcmp(way, "clone"))
-		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-	errno = EINVAL;
-	return -1;
-}
-
-static int g_id_thread = -1;
-
-static void *child_thread(void *p)
-{
-	pthread_setname_np(pthread_self(), "childthr");
-	weak_int(g_id_thread, 1);
-	return p;
-}
-
-static int raw(const char *way)
-{
-	int id_c = weak_register_int("w.child");
-	int id_p = weak_register_int("w.parent");
-	pid_t pid;
-
-	g_id_thread = weak_register_int("w.thread");
-	fflush(stdout);
-	pid = raw_child(way);
-	if (pid < 0)
-		return die(way);
-	if (pid == 0) {
-		pthread_t t;
-
-		prctl(PR_SET_NAME, "child", 0, 0, 0);
-		if (pthread_create(&t, NULL, child_thread, NULL))
-			_exit(2);
-		pthread_setname_np(t, "children");
-		pthread_join(t, NULL);
-		weak_int(id_c, 1);
-		_exit(0);
-	}
-	if (!wait_ok(pid))
-		return die("child");
-	weak_int(id_p, 2);
-	printf("child %ld\n", (long)pid);
-	return 0;
-}
-
 /* ---- librte.so by dlopen ---------------------------------------------------------- */
 
 static int dlopened(const char *lib)
@@ -229,12 +156,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "vfork"))
 		r = vforked();
-	else if (!strcmp(mode, "raw") && argc > 2)
-		r = raw(argv[2]);
 	else if (!strcmp(mode, "dlopen") && argc > 2)
 		r = dlopened(argv[2]);
 	if (r == 2)
-		fprintf(stderr, "usage: isolate vfork|raw WAY|dlopen LIB\n");
+		fprintf(stderr, "usage: isolate vfork|dlopen LIB\n");
 	fflush(stdout);
 	return r;
 }
