@@ -12,9 +12,9 @@
  *         same tid) by " → ". Without a tid (OCaml's own files) the
  *         ring's tenancy: "ring N: <names>" for its first domain, "ring
  *         N, domain K on it" for a later one (tid N + (K - 1) * 2^22,
- *         above any pid). The few lifecycle events a ring gets
- *         before its thread's tid (ring_start, fork_child, domain_spawn)
- *         wait for it and go on the thread's track.
+ *         above any pid). The few events a ring gets before its
+ *         thread's tid (ring_start, fork_child, domain_spawn, the
+ *         shim's rte.proc) wait for it and go on the thread's track.
  *   X     a runtime phase or user span, written at its end with its begin
  *         time and duration; spans whose end never comes (lost, thread
  *         ended, file ended) are written up to where they were given up
@@ -410,7 +410,35 @@ static void flush_pending(struct chrome *C, struct rd_ctx *c,
                           const struct rd_item *it, struct ring_names *rn)
 {
 	put_saved(C, c, it, rn->pend, rn->pend_ts, rn->npend);
+	for (unsigned i = 0; i < rn->npend; i++) {
+		free(rn->pend_bytes[i]);
+		rn->pend_bytes[i] = NULL;
+	}
 	rn->npend = 0;
+}
+
+/* Does event ev of a ring whose thread's tid is not known yet wait for
+ * it? Lifecycle events, and the shim's rte.proc (its payload copied: it
+ * lives in the consumer's buffer only until the next event). */
+static int pend(struct ring_names *rn, const struct rte_event *ev, uint64_t ts)
+{
+	uint8_t *b = NULL;
+
+	if (rn->npend >= PEND_MAX)
+		return 0;
+	if (ev->kind == RTE_EV_USER_CUSTOM && ev->name && !strcmp(ev->name, "rte.proc")) {
+		if (!(b = malloc(ev->u.custom.len ? ev->u.custom.len : 1)))
+			return 0;
+		memcpy(b, ev->u.custom.bytes, ev->u.custom.len);
+	} else if (ev->kind != RTE_EV_LIFECYCLE) {
+		return 0;
+	}
+	rn->pend[rn->npend] = *ev;
+	if (b)
+		rn->pend[rn->npend].u.custom.bytes = b;
+	rn->pend_bytes[rn->npend] = b;
+	rn->pend_ts[rn->npend++] = ts;
+	return 1;
 }
 
 /* Write the exec attempt held on ring rn (it did not fail). */
@@ -470,13 +498,10 @@ static void chrome_event(struct rd_sink *s, struct rd_ctx *c,
 		chrome_flush_other_holds(C, c, it);
 	if (chrome_hold_exec(C, c, it, rn))
 		return;
-	/* Lifecycle events before the ring's thread's tid wait for it. */
-	if (it->pass && rn && it->th->tid < 0 && ev->kind == RTE_EV_LIFECYCLE &&
-	    rn->npend < PEND_MAX) {
-		rn->pend[rn->npend] = *ev;
-		rn->pend_ts[rn->npend++] = it->ts;
+	/* Lifecycle events and rte.proc before the ring's thread's tid
+	 * wait for it. */
+	if (it->pass && rn && it->th->tid < 0 && pend(rn, ev, it->ts))
 		return;
-	}
 	if (rn && rn->npend && (it->th->tid >= 0 || it->pass))
 		flush_pending(C, c, it, rn);
 	if (!it->pass || (is_bookkeeping(ev) && !c->filter->all))
@@ -550,8 +575,11 @@ static void chrome_destroy(struct rd_sink *s)
 	struct chrome *C = (struct chrome *)s;
 
 	for (unsigned i = 0; i < C->nrn; i++) {
-		for (unsigned r = 0; C->rn[i] && r < C->rn[i][0].nrings; r++)
+		for (unsigned r = 0; C->rn[i] && r < C->rn[i][0].nrings; r++) {
 			free(C->rn[i][r].held_bytes);
+			for (unsigned k = 0; k < C->rn[i][r].npend; k++)
+				free(C->rn[i][r].pend_bytes[k]);
+		}
 		free(C->rn[i]);
 	}
 	free(C->rn);

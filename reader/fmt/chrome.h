@@ -24,9 +24,11 @@ struct ring_names {
 	long last_tid;    /* tid of the ring's latest thread, -1 none */
 	unsigned tenancy; /* threads (domains) that held the ring before */
 	int any;          /* an event of the ring was seen */
-	/* lifecycle events waiting for the ring's thread's tid */
+	/* lifecycle events and rte.proc waiting for the ring's thread's
+	 * tid (rte.proc's payload copied: pend_bytes) */
 	struct rte_event pend[PEND_MAX];
 	uint64_t pend_ts[PEND_MAX];
+	uint8_t *pend_bytes[PEND_MAX];
 	unsigned npend;
 	/* an exec held until it is known to have failed (execvp's PATH
 	 * search): its rte.exec (payload copied) and the ring_stop and
