@@ -4,7 +4,8 @@
 #
 #   make test-heap   build and run them (part of `make test`)
 
-HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad $(BUILD)/tests/heap/mt
+HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad $(BUILD)/tests/heap/mt \
+	$(BUILD)/tests/heap/sites
 
 $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -13,5 +14,5 @@ $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 .PHONY: test-heap
 TEST_RUNS += test-heap
 TSAN_RUNS += test-heap
-test-heap: $(HEAP_BINS) $(BUILD)/librte.so $(BUILD)/rte-read
+test-heap: $(HEAP_BINS) $(BUILD)/librte.so $(BUILD)/rte-read $(BUILD)/rte-run
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_SAN="$(SAN)" sh tests/heap/run.sh

@@ -85,6 +85,42 @@ t_python() {
 	finish
 }
 
+# sampled NAME CMD...: CMD under rte-run --alloc (its live drain, so
+# that no sample is lost; one sample per 512 bytes on average: a top
+# site's estimate within about 1 %) into $D/NAME.sj, its output in
+# $D/NAME.out, the same as CMD's alone; heaptrack's data file of the
+# same command in $D/NAME.ht.zst. Returns 1 (skipped) where heaptrack
+# cannot run.
+sampled() {
+	name=$1
+	shift
+	$TMO "$@" >"$D/$name.plain" 2>/dev/null
+	OCAMLRUNPARAM=e=20 RTE_ALLOC_SAMPLE=512 $TMO "$B/rte-run" --alloc \
+		--fail-on-lost -q -d "$D/$name.d" -f summary-json -o "$D/$name.sj" \
+		"$@" >"$D/$name.out" 2>"$D/$name.err" || fail "$name: rte-run: exit $?"
+	cmp -s "$D/$name.plain" "$D/$name.out" || fail "$name: output differs"
+	heaptrack_of "$name" "$@"
+}
+
+# The top 5 allocation sites by bytes against heaptrack's (its data file:
+# heaptrack_print does not rank by bytes): a C program of seven sites of
+# known weights (heaptrack's bytes exact, ours within 5 %, the order the
+# program's), and Python building dicts (the same set).
+t_sites() {
+	begin sites
+	if sampled sites "$T/sites"; then
+		$CHECK sites "$D/sites.sj" "$D/sites.ht.zst" "$D/sites.out" ||
+			fail "C sites not as heaptrack's"
+	fi
+	export PYTHONMALLOC=malloc
+	if sampled pysites "$PY" "$HERE/progs/dicts.py"; then
+		$CHECK sites "$D/pysites.sj" "$D/pysites.ht.zst" ||
+			fail "Python's sites not as heaptrack's"
+	fi
+	unset PYTHONMALLOC
+	finish
+}
+
 # The odd calls: counted right, the same output, no crash; the slack 0
 # (every call added at once) gives the same figures.
 t_bad() {
@@ -125,7 +161,7 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_bad t_threads t_tcmalloc"
+ALL="t_shape t_python t_sites t_bad t_threads t_tcmalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).
