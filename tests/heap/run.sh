@@ -118,6 +118,17 @@ t_sites() {
 			fail "Python's sites not as heaptrack's"
 	fi
 	unset PYTHONMALLOC
+	# gcc's compiler proper (cc1: Debian's is not PIE, stripped, named by
+	# its dynamic symbols) on one of our own C files, preprocessed first
+	cc1=$(gcc -print-prog-name=cc1 2>/dev/null)
+	if [ -x "$cc1" ] && gcc -E -I"$HERE/../../include" -I"$HERE/../../common" \
+		-I"$HERE/../../reader" "$HERE/../../reader/profile.c" -o "$D/p.i" 2>/dev/null; then
+		if sampled cc1 "$cc1" -fpreprocessed "$D/p.i" -quiet -O2 -o "$D/p.s"; then
+			$CHECK sites "$D/cc1.sj" "$D/cc1.ht.zst" || fail "cc1's sites not as heaptrack's"
+		fi
+	else
+		skip "sites cc1" "no gcc's cc1 to run"
+	fi
 	finish
 }
 
