@@ -11,6 +11,16 @@ $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(ALLOC_PROG_CFLAGS) -no-pie -o $@ $< $(BASE_LDFLAGS)
 
+# shape.c linked with jemalloc (Debian's libjemalloc2 has no -dev link
+# name: the library's own path), where it is installed.
+JEMALLOC := $(firstword $(wildcard /usr/lib/*/libjemalloc.so.2))
+ifneq ($(JEMALLOC),)
+HEAP_BINS += $(BUILD)/tests/heap/shape_je
+$(BUILD)/tests/heap/shape_je: tests/heap/progs/shape.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(ALLOC_PROG_CFLAGS) -no-pie -o $@ $< $(JEMALLOC) $(BASE_LDFLAGS)
+endif
+
 .PHONY: test-heap
 TEST_RUNS += test-heap
 TSAN_RUNS += test-heap

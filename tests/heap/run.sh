@@ -158,6 +158,46 @@ t_tcmalloc() {
 	finish
 }
 
+# jemalloc (Debian's libjemalloc2): preloaded after librte.so and linked
+# into the program, we wrap it (its malloc_usable_size measures the
+# blocks): the same figures as over glibc's malloc, Python's sites as
+# heaptrack's over glibc (the bytes asked for do not depend on the
+# allocator); preloaded before librte.so, it takes the calls: RTE_ALLOC
+# stands aside with one line, the program runs as without us.
+t_jemalloc() {
+	je=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
+	[ -n "$je" ] || { skip jemalloc "no libjemalloc.so.2 (apt-get install libjemalloc2)"; return; }
+	begin jemalloc
+	AFTER=$je traced je "$T/shape"
+	$CHECK shape "$D/je.sj" "$D/je.txt" || fail "shape's heap over jemalloc preloaded"
+	if [ -x "$T/shape_je" ]; then
+		ldd "$T/shape_je" | grep -q libjemalloc || fail "shape_je is not linked with jemalloc"
+		traced jelinked "$T/shape_je"
+		$CHECK shape "$D/jelinked.sj" "$D/jelinked.txt" ||
+			fail "shape's heap, linked with jemalloc"
+	else
+		fail "no $T/shape_je (built where libjemalloc.so.2 is installed)"
+	fi
+	export PYTHONMALLOC=malloc
+	AFTER=$je traced jepy "$PY" "$HERE/progs/dicts.py"
+	if heaptrack_of jepy "$PY" "$HERE/progs/dicts.py"; then
+		$CHECK heaptrack "$D/jepy.sj" "$D/jepy.ht" ||
+			fail "Python over jemalloc not as heaptrack over glibc says"
+	fi
+	unset PYTHONMALLOC
+	# first in the lookup order: it takes the calls, we stand aside aloud
+	$TMO env LD_PRELOAD="$je $LIB" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/je" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		RTE_ALLOC=1 "$T/shape" >"$D/first.out" 2>"$D/first.err"
+	st=$?
+	[ "$st" = 0 ] || fail "exit $st with jemalloc first"
+	cmp -s "$D/je.plain" "$D/first.out" || fail "output differs with jemalloc first"
+	n=$(grep -c "malloc is interposed before librte.so (by .*jemalloc" "$D/first.err")
+	[ "$n" = 1 ] || fail "$n warning lines with jemalloc first: $(cat "$D/first.err")"
+	[ "$(wc -l <"$D/first.err")" = 1 ] || fail "more than one line: $(cat "$D/first.err")"
+	finish
+}
+
 # The peak across threads: 4 threads' blocks live at once. With the
 # default slack, at most twice the slack low per other thread; with
 # RTE_ALLOC_HEAP_SLACK=0, exact (plus libc's own few blocks).
@@ -172,7 +212,7 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_sites t_bad t_threads t_tcmalloc"
+ALL="t_shape t_python t_sites t_bad t_threads t_tcmalloc t_jemalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).
