@@ -21,6 +21,13 @@ $(BUILD)/tests/heap/shape_je: tests/heap/progs/shape.c | $(DEPS_STAMP)
 	$(CC) -std=c11 $(ALLOC_PROG_CFLAGS) -no-pie -o $@ $< $(JEMALLOC) $(BASE_LDFLAGS)
 endif
 
+# Ring files of odd peak sequences (t_peaks), with our own writer.
+HEAP_BINS += $(BUILD)/tests/heap/peaks
+$(BUILD)/tests/heap/peaks: $(BUILD)/obj/tests/heap/progs/peaks.o $(WRITER_OBJS) $(BUILD)/librteconsumer.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(BASE_LDFLAGS)
+.SECONDARY: $(BUILD)/obj/tests/heap/progs/peaks.o
+
 .PHONY: test-heap
 TEST_RUNS += test-heap
 TSAN_RUNS += test-heap

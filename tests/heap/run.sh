@@ -132,6 +132,27 @@ t_sites() {
 	finish
 }
 
+# The reader's peak from odd sequences of rte.alloc.peak / peak_ns (a
+# wrapped ring loses a peak_ns, a hostile one anything; progs/peaks.c):
+# the highest rte.alloc.peak, the time of that value or null.
+t_peaks() {
+	begin peaks
+	mkdir -p "$D/ev"
+	"$T/peaks" "$D/ev" || fail "peaks: exit $?"
+	"$READ" -f summary-json "$D/ev"/*.events >"$D/sj" || fail "summary-json"
+	python3 - "$D/sj" <<'PY' || fail "peaks not as written"
+import json, sys
+want = {50: (3000, None), 51: (500, 600), 52: (4000, 900)}
+got = {p["pid"]: (p["alloc_profile"]["peak_bytes"], p["alloc_profile"]["peak_ns"])
+       for p in json.load(open(sys.argv[1]))["processes"] if p.get("alloc_profile")}
+print("     peaks (bytes, ns) by pid:", got)
+sys.exit(0 if got == want else 1)
+PY
+	"$READ" -f summary "$D/ev/50.events" | grep -q "peak heap: 3000 usable bytes" ||
+		fail "summary: no peak of 3000"
+	finish
+}
+
 # The odd calls: counted right, the same output, no crash; the slack 0
 # (every call added at once) gives the same figures.
 t_bad() {
@@ -212,17 +233,17 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_sites t_bad t_threads t_tcmalloc t_jemalloc"
+ALL="t_shape t_python t_sites t_peaks t_bad t_threads t_tcmalloc t_jemalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).
-*address*) ALL="" ;;
+*address*) ALL="t_peaks" ;;
 # TSan: heaptrack cannot run beside it (skipped inside), Python is not
 # instrumented; a thread started while profiling crashes in TSan's own
 # thread start (its realloc reaches our instrumented per-thread pool
 # before TSan's thread state exists; tests/alloc starts its threads
 # before tracing for that reason): not t_threads.
-*thread*) ALL="t_shape t_bad" ;;
+*thread*) ALL="t_shape t_peaks t_bad" ;;
 esac
 echo "heap tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do
