@@ -176,6 +176,22 @@ static inline int set_remove(uint64_t addr)
 	return 0;
 }
 
+/* 1 if addr is in the set (read only: the look a vfork child may make
+ * before the system call that tells it is one). */
+static inline int set_has(uint64_t addr)
+{
+	uint64_t h, *b;
+
+	if (!g_set)
+		return 0;
+	h = rte_alloc_addr_hash(addr);
+	b = bucket_of(h);
+	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++)
+		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == addr)
+			return 1;
+	return 0;
+}
+
 static void start_sampling(void);
 
 /* ---- start ---------------------------------------------------------------------- */
@@ -421,7 +437,8 @@ void rte_alloc_note_free(void *p)
 	int saved;
 
 	/* Not in a vfork child: the set and the ring are its parent's. */
-	if (rte_tracer_vforked() || !set_remove((uint64_t)(uintptr_t)p))
+	if (!set_has((uint64_t)(uintptr_t)p) || rte_tracer_vforked() ||
+	    !set_remove((uint64_t)(uintptr_t)p))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));
