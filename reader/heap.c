@@ -2,7 +2,8 @@
  * heap.c - the heap of an allocation profile (rte/profile.h): the peak
  * (rte.alloc.peak, rte.alloc.peak_ns), the heap series (rte.alloc.heap),
  * the temporary allocations (rte.alloc.temporary), and the sites the
- * samples show live at the peak and freed as temporaries.
+ * samples show live at the peak and freed as temporaries. The peak's own
+ * rule (heap.h, rd_heap_peak_fold) is shared with the exporter.
  *
  * Sites at the peak: the sampled allocations made at or before the peak
  * whose address saw no later event by then (profile.c's events sorted by
@@ -21,10 +22,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "profile_int.h"
 
 #define TOP_HEAP_SITES 10u
 #define SPARK_COLS 48u
+
+int rd_heap_peak_fold(struct rd_heap_peak *h, const char *name, uint64_t v)
+{
+	if (!strcmp(name, "peak")) {
+		/* 0 is never written: no peak (and no pending one) */
+		if (!v)
+			return 1;
+		if (!h->has || v > h->bytes) {
+			h->bytes = v;
+			h->ns = 0; /* until its peak_ns comes */
+			h->has = 1;
+		}
+		h->pending = v;
+		return 1;
+	}
+	if (!strcmp(name, "peak_ns")) {
+		/* right after its rte.alloc.peak: the time of the peak if that
+		 * rte.alloc.peak is the highest, else of a lower one */
+		if (h->has && h->pending && h->pending == h->bytes)
+			h->ns = v;
+		h->pending = 0;
+		return 1;
+	}
+	return 0;
+}
 
 int rd_heap_int(struct rd_prof *p, struct pproc *pp, const char *name,
                 uint64_t ts, uint64_t v)
@@ -33,15 +60,15 @@ int rd_heap_int(struct rd_prof *p, struct pproc *pp, const char *name,
 	if (!strcmp(name, "temporary")) {
 		pp->temps += v;
 		pp->has_temps = 1;
-	} else if (!strcmp(name, "peak")) {
-		pp->peak_pending = v;
-	} else if (!strcmp(name, "peak_ns")) {
-		/* right after its rte.alloc.peak */
-		if (!pp->has_peak || pp->peak_pending >= pp->peak) {
-			pp->peak = pp->peak_pending;
-			pp->peak_ns = v;
-			pp->has_peak = 1;
-		}
+	} else if (!strcmp(name, "peak") || !strcmp(name, "peak_ns")) {
+		struct rd_heap_peak h = { pp->has_peak, pp->peak, pp->peak_ns,
+		                          pp->peak_pending };
+
+		rd_heap_peak_fold(&h, name, v);
+		pp->has_peak = h.has;
+		pp->peak = h.bytes;
+		pp->peak_ns = h.ns;
+		pp->peak_pending = h.pending;
 	} else if (!strcmp(name, "heap")) {
 		if (pp->nheap == pp->heapcap) {
 			size_t c = pp->heapcap ? pp->heapcap * 2 : 256;
@@ -242,9 +269,12 @@ void rd_heap_section(struct rd_prof *p, struct rd_out *o,
 	if (pp->has_temps)
 		ts = sites(p, proc, 1, 0, (double)pp->temps, &nts);
 	if (json) {
-		if (pp->has_peak)
+		if (pp->has_peak && pp->peak_ns)
 			rd_outf(o, ",\"peak_bytes\":%" PRIu64 ",\"peak_ns\":%" PRIu64,
 			        pp->peak, pp->peak_ns);
+		else if (pp->has_peak) /* its rte.alloc.peak_ns lost */
+			rd_outf(o, ",\"peak_bytes\":%" PRIu64 ",\"peak_ns\":null",
+			        pp->peak);
 		else
 			rd_out_str(o, ",\"peak_bytes\":null,\"peak_ns\":null");
 		rd_out_str(o, ",\"live_bytes_at_exit\":");

@@ -28,7 +28,10 @@
  * add at most) and when a point is written.
  *
  * A fork child starts from zero, as its counts do (its inherited blocks
- * are its parent's figures); a vfork child changes nothing here.
+ * are its parent's figures). A vfork child allocates from its parent's
+ * heap: the fast paths count its calls in the thread's state (shared),
+ * and a publish adds them to the total as the parent's next one would;
+ * it writes no point and no peak (the ring is its parent's thread's).
  *
  * Thread-safety: atomics only; everything is async-signal-safe.
  */
@@ -151,13 +154,21 @@ static int64_t nonneg(int64_t v)
 
 /* Claim the point of `live` at ts (due, or forced): 1 if this thread is
  * to write it. */
-static int claim(int64_t live, uint64_t ts, int force)
+/* 1 if a point of `live` at ts is due (read only). */
+static int due(int64_t live, uint64_t ts)
 {
 	int64_t m = LD(g_heap.mark);
 	uint64_t mns = LD(g_heap.mark_ns);
 
-	if (!force && live - m < g_step && m - live < g_step &&
-	    (live == m || (mns && ts - mns < g_point_ns) || !ts))
+	return live - m >= g_step || m - live >= g_step ||
+	       (live != m && !(mns && ts - mns < g_point_ns) && ts);
+}
+
+static int claim(int64_t live, uint64_t ts, int force)
+{
+	int64_t m = LD(g_heap.mark);
+
+	if (!force && !due(live, ts))
 		return 0;
 	if (!__atomic_compare_exchange_n(&g_heap.mark, &m, live, 0,
 	                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -205,32 +216,27 @@ static void point_now(struct rte_alloc_thread *a, int64_t live, uint64_t ts)
 void rte_alloc_heap_publish(struct rte_alloc_thread *a)
 {
 	int saved = errno;
-	int64_t live;
+	int64_t live = add(a), m = LD(g_heap.mark);
+	uint64_t ts;
 
-	/* A vfork child: the figures are its parent's. */
-	if (rte_tracer_vforked())
-		return;
-	live = add(a);
-	{
-		int64_t m = LD(g_heap.mark);
-		uint64_t ts;
-
-		if ((live - m >= g_step || m - live >= g_step) &&
-		    claim(live, ts = rte_clock_ns(), 0))
-			point_now(a, live, ts);
-	}
+	/* The add is fine in a vfork child: its blocks are its parent's
+	 * (the same heap; the fast paths counted them in the thread's state
+	 * already), and the total is what the parent would add later. A
+	 * point is not: its ring is the parent's thread's (that look is a
+	 * system call: only when a point is due, not at every add). */
+	if ((live - m >= g_step || m - live >= g_step) &&
+	    !rte_tracer_vforked() && claim(live, ts = rte_clock_ns(), 0))
+		point_now(a, live, ts);
 	errno = saved;
 }
 
 void rte_alloc_heap_tick(struct rte_alloc_thread *a, uint64_t now)
 {
 	int saved = errno;
-	int64_t live;
+	int64_t live = add(a);
 
-	if (rte_tracer_vforked())
-		return;
-	live = add(a);
-	if (claim(live, now, 0))
+	/* A vfork child adds, writes no point (see above). */
+	if (due(live, now) && !rte_tracer_vforked() && claim(live, now, 0))
 		point_now(a, live, rte_clock_ns());
 	errno = saved;
 }

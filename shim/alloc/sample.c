@@ -150,9 +150,11 @@ static int set_add(uint64_t addr)
 	return -1;
 }
 
-/* Remove addr if it is in the set: 1 if it was. Lock-free; reads one
- * counter when addr was never sampled. */
-static inline int set_remove(uint64_t addr)
+/* 1 if addr is in the set, and with `take` removed from it (without,
+ * read only: the look a vfork child may make before the system call that
+ * tells it is one). Lock-free; reads one counter when addr was never
+ * sampled. */
+static inline int set_find(uint64_t addr, int take)
 {
 	uint64_t h, *b;
 
@@ -165,8 +167,11 @@ static inline int set_remove(uint64_t addr)
 	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
 		uint64_t a = addr;
 
-		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == addr &&
-		    __atomic_compare_exchange_n(&b[i], &a, 0, 0,
+		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) != addr)
+			continue;
+		if (!take)
+			return 1;
+		if (__atomic_compare_exchange_n(&b[i], &a, 0, 0,
 		                                __ATOMIC_RELAXED,
 		                                __ATOMIC_RELAXED)) {
 			__atomic_fetch_sub(filter_of(h), 1, __ATOMIC_RELAXED);
@@ -421,7 +426,8 @@ void rte_alloc_note_free(void *p)
 	int saved;
 
 	/* Not in a vfork child: the set and the ring are its parent's. */
-	if (rte_tracer_vforked() || !set_remove((uint64_t)(uintptr_t)p))
+	if (!set_find((uint64_t)(uintptr_t)p, 0) || rte_tracer_vforked() ||
+	    !set_find((uint64_t)(uintptr_t)p, 1))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));

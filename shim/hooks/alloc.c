@@ -380,10 +380,38 @@ static void *realloc_other(void *p, size_t n)
 	return realloc_on(p, n, RTE_ALLOC_REALLOC);
 }
 
+/* realloc_on() in MODE_FAST (glibc's allocator, the arena unused) for a
+ * block p and a size n, neither 0, on a thread with its state: the
+ * sizes from the chunk headers, no look at the mode or the arena. */
+__attribute__((noinline)) static void *realloc_fast(struct rte_alloc_thread *a,
+                                                    void *p, size_t n)
+{
+	uint64_t old = glibc_usable8(p);
+	void *q;
+
+	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
+		rte_alloc_note_free(p);
+	q = g_real.realloc(p, n);
+	if (__builtin_expect(q != NULL, 1)) {
+		rte_alloc_count_free(a, p, old);
+		rte_alloc_count(a, q, n, glibc_usable8(q) - 8,
+		                RTE_ALLOC_REALLOC);
+	} else {
+		rte_alloc_count(a, q, n, 0, RTE_ALLOC_REALLOC);
+	}
+	return q;
+}
+
 RTE_EXPORT void *realloc(void *p, size_t n)
 {
-	if (__builtin_expect(mode_fast() == MODE_PASS, 1))
+	int m = mode_fast();
+	struct rte_thread *t;
+
+	if (__builtin_expect(m == MODE_PASS, 1))
 		return g_real.realloc(p, n);
+	if (__builtin_expect(m == MODE_FAST, 1) && p && n &&
+	    __builtin_expect((t = rte_self_p) != NULL, 1))
+		return realloc_fast(&t->alloc, p, n);
 	return realloc_other(p, n);
 }
 

@@ -10,9 +10,18 @@ summary and Chrome output and on heaptrack_print's report.
   check.py bad SJ TEMPS [TXT]    bad.c's odd calls counted right (and the
                                  fork child's heap line in the summary)
   check.py peak SJ WANT LOW      the peak in [WANT - LOW, WANT + 256 KiB]
+  check.py sites SJ HTDATA [OUT] the top 5 allocation sites by bytes (of
+                                 those of 1 % of the bytes or more) the
+                                 same set as in heaptrack's data file, each
+                                 within 5 % of heaptrack's bytes (and
+                                 with OUT, the program's "site NAME BYTES"
+                                 lines: heaptrack's bytes per site exact,
+                                 ours within 5 %, the same order)
 Exit status 0 when the check holds; the figures are printed."""
 import json
+import os
 import re
+import subprocess
 import sys
 
 MIB = 1 << 20
@@ -157,10 +166,86 @@ def peak(sj, want, low):
               % (a["peak_bytes"], want, low))
 
 
+def ht_sites(data):
+    """Bytes asked for per leaf function (the caller of the allocating
+    function) from a heaptrack data file: heaptrack_print ranks sites by
+    calls, peak and temporaries, not by bytes. Its text (zstd): "s"
+    strings, "i" an instruction pointer (ip, module, [function, file,
+    line...]), "t" a trace (ip index, parent), "a" an allocation kind (size,
+    trace), "+" one allocation of a kind. A frame without a function is
+    named as rte-read names it: module+0xOFFSET of the return address
+    (heaptrack's ip is one before it; the offset is the address in a
+    non-PIE executable, the only such frames here: Debian's python3)."""
+    text = subprocess.run(["zstdcat", data], stdout=subprocess.PIPE,
+                          text=True, check=True).stdout
+    strings, ips, traces, kinds, per = [None], [None], [None], [], {}
+    for line in text.splitlines():
+        f = line.split(" ")
+        if f[0] == "s":
+            strings.append(line.split(" ", 2)[2] if len(f) > 2 else "")
+        elif f[0] == "i":
+            ips.append((int(f[1], 16), int(f[2], 16),
+                        int(f[3], 16) if len(f) > 3 else 0))
+        elif f[0] == "t":
+            traces.append(int(f[1], 16))
+        elif f[0] == "a":
+            kinds.append((int(f[1], 16), int(f[2], 16)))
+        elif f[0] == "+":
+            size, trace = kinds[int(f[1], 16)]
+            ip, mod, fn = ips[traces[trace]] if trace else (0, 0, 0)
+            if fn:
+                name = strings[fn]
+            else:
+                name = "%s+0x%x" % (os.path.basename(strings[mod] or "?"), ip + 1)
+            per[name] = per.get(name, 0) + size
+    return per
+
+
+def sites(sj, data, out=None):
+    a = main_alloc(sj)
+    ours = {s["function"]: s for s in a["sites"]}
+    theirs = ht_sites(data)
+    # the sites of at least 1 % of the bytes: below that, the sites of the
+    # start-up (libstdc++'s emergency pool, allocated before librte.so's
+    # constructor counts anything) tie with each other
+    floor_o = 0.01 * sum(s["est_bytes"] for s in ours.values())
+    floor_t = 0.01 * sum(theirs.values())
+    top_o = sorted((f for f in ours if ours[f]["est_bytes"] >= floor_o),
+                   key=lambda f: -ours[f]["est_bytes"])[:5]
+    top_t = sorted((f for f in theirs if theirs[f] >= floor_t),
+                   key=lambda f: -theirs[f])[:5]
+    for f in top_t:
+        print("     heaptrack %-40s %12d  rte %12.0f (+-%.1f %%)"
+              % (f, theirs[f], ours[f]["est_bytes"] if f in ours else 0,
+                 100 * ours[f]["rel_error"] if f in ours else 0))
+    good = ok(len(top_t) >= 4 and set(top_o) == set(top_t),
+              "top %d sites by bytes: rte %s, heaptrack %s"
+              % (len(top_t), sorted(top_o), sorted(top_t)))
+    # each within 5 % of heaptrack's bytes, or 3 of its error bars
+    good &= ok(all(f in ours and abs(ours[f]["est_bytes"] - theirs[f]) <=
+                   max(0.05, 3 * ours[f]["rel_error"]) * theirs[f] for f in top_t),
+               "their bytes within 5 % (or 3 error bars) of heaptrack's")
+    if out:
+        want = {}
+        for line in open(out):
+            w = line.split()
+            if len(w) == 3 and w[0] == "site":
+                want[w[1]] = int(w[2])
+        good &= ok(want and all(theirs.get(f) == b for f, b in want.items()),
+                   "heaptrack's bytes per site as the program says (%d sites)" % len(want))
+        good &= ok(all(f in ours and abs(ours[f]["est_bytes"] - b) <= 0.05 * b
+                       for f, b in want.items()),
+                   "rte's estimates within 5 % of the bytes asked for")
+        order = sorted(want, key=lambda f: -want[f])[:5]
+        good &= ok(top_o == order, "rte's order %s, the program's %s" % (top_o, order))
+    return good
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "heaptrack":
         r = heaptrack(args[0], args[1], len(args) > 2)
     else:
-        r = {"shape": shape, "chrome": chrome, "bad": bad, "peak": peak}[cmd](*args)
+        r = {"shape": shape, "chrome": chrome, "bad": bad, "peak": peak,
+             "sites": sites}[cmd](*args)
     sys.exit(0 if r else 1)

@@ -85,6 +85,74 @@ t_python() {
 	finish
 }
 
+# sampled NAME CMD...: CMD under rte-run --alloc (its live drain, so
+# that no sample is lost; one sample per 512 bytes on average: a top
+# site's estimate within about 1 %) into $D/NAME.sj, its output in
+# $D/NAME.out, the same as CMD's alone; heaptrack's data file of the
+# same command in $D/NAME.ht.zst. Returns 1 (skipped) where heaptrack
+# cannot run.
+sampled() {
+	name=$1
+	shift
+	$TMO "$@" >"$D/$name.plain" 2>/dev/null
+	OCAMLRUNPARAM=e=20 RTE_ALLOC_SAMPLE=512 $TMO "$B/rte-run" --alloc \
+		--fail-on-lost -q -d "$D/$name.d" -f summary-json -o "$D/$name.sj" \
+		"$@" >"$D/$name.out" 2>"$D/$name.err" || fail "$name: rte-run: exit $?"
+	cmp -s "$D/$name.plain" "$D/$name.out" || fail "$name: output differs"
+	heaptrack_of "$name" "$@"
+}
+
+# The top 5 allocation sites by bytes against heaptrack's (its data file:
+# heaptrack_print does not rank by bytes): a C program of seven sites of
+# known weights (heaptrack's bytes exact, ours within 5 %, the order the
+# program's), and Python building dicts (the same set).
+t_sites() {
+	begin sites
+	if sampled sites "$T/sites"; then
+		$CHECK sites "$D/sites.sj" "$D/sites.ht.zst" "$D/sites.out" ||
+			fail "C sites not as heaptrack's"
+	fi
+	export PYTHONMALLOC=malloc
+	if sampled pysites "$PY" "$HERE/progs/dicts.py"; then
+		$CHECK sites "$D/pysites.sj" "$D/pysites.ht.zst" ||
+			fail "Python's sites not as heaptrack's"
+	fi
+	unset PYTHONMALLOC
+	# gcc's compiler proper (cc1: Debian's is not PIE, stripped, named by
+	# its dynamic symbols) on one of our own C files, preprocessed first
+	cc1=$(gcc -print-prog-name=cc1 2>/dev/null)
+	if [ -x "$cc1" ] && gcc -E -I"$HERE/../../include" -I"$HERE/../../common" \
+		-I"$HERE/../../reader" "$HERE/../../reader/profile.c" -o "$D/p.i" 2>/dev/null; then
+		if sampled cc1 "$cc1" -fpreprocessed "$D/p.i" -quiet -O2 -o "$D/p.s"; then
+			$CHECK sites "$D/cc1.sj" "$D/cc1.ht.zst" || fail "cc1's sites not as heaptrack's"
+		fi
+	else
+		skip "sites cc1" "no gcc's cc1 to run"
+	fi
+	finish
+}
+
+# The reader's peak from odd sequences of rte.alloc.peak / peak_ns (a
+# wrapped ring loses a peak_ns, a hostile one anything; progs/peaks.c):
+# the highest rte.alloc.peak, the time of that value or null.
+t_peaks() {
+	begin peaks
+	mkdir -p "$D/ev"
+	"$T/peaks" "$D/ev" || fail "peaks: exit $?"
+	"$READ" -f summary-json "$D/ev"/*.events >"$D/sj" || fail "summary-json"
+	python3 - "$D/sj" <<'PY' || fail "peaks not as written"
+import json, sys
+want = {50: (3000, None), 51: (500, 600), 52: (4000, 900)}
+got = {p["pid"]: (p["alloc_profile"]["peak_bytes"], p["alloc_profile"]["peak_ns"])
+       for p in json.load(open(sys.argv[1]))["processes"] if p.get("alloc_profile")}
+print("     peaks (bytes, ns) by pid:", got)
+sys.exit(0 if got == want else 1)
+PY
+	"$READ" -f summary "$D/ev/50.events" | grep -q "peak heap: 3000 usable bytes" ||
+		fail "summary: no peak of 3000"
+	finish
+}
+
 # The odd calls: counted right, the same output, no crash; the slack 0
 # (every call added at once) gives the same figures.
 t_bad() {
@@ -111,6 +179,46 @@ t_tcmalloc() {
 	finish
 }
 
+# jemalloc (Debian's libjemalloc2): preloaded after librte.so and linked
+# into the program, we wrap it (its malloc_usable_size measures the
+# blocks): the same figures as over glibc's malloc, Python's sites as
+# heaptrack's over glibc (the bytes asked for do not depend on the
+# allocator); preloaded before librte.so, it takes the calls: RTE_ALLOC
+# stands aside with one line, the program runs as without us.
+t_jemalloc() {
+	je=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
+	[ -n "$je" ] || { skip jemalloc "no libjemalloc.so.2 (apt-get install libjemalloc2)"; return; }
+	begin jemalloc
+	AFTER=$je traced je "$T/shape"
+	$CHECK shape "$D/je.sj" "$D/je.txt" || fail "shape's heap over jemalloc preloaded"
+	if [ -x "$T/shape_je" ]; then
+		ldd "$T/shape_je" | grep -q libjemalloc || fail "shape_je is not linked with jemalloc"
+		traced jelinked "$T/shape_je"
+		$CHECK shape "$D/jelinked.sj" "$D/jelinked.txt" ||
+			fail "shape's heap, linked with jemalloc"
+	else
+		fail "no $T/shape_je (built where libjemalloc.so.2 is installed)"
+	fi
+	export PYTHONMALLOC=malloc
+	AFTER=$je traced jepy "$PY" "$HERE/progs/dicts.py"
+	if heaptrack_of jepy "$PY" "$HERE/progs/dicts.py"; then
+		$CHECK heaptrack "$D/jepy.sj" "$D/jepy.ht" ||
+			fail "Python over jemalloc not as heaptrack over glibc says"
+	fi
+	unset PYTHONMALLOC
+	# first in the lookup order: it takes the calls, we stand aside aloud
+	$TMO env LD_PRELOAD="$je $LIB" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D/je" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		RTE_ALLOC=1 "$T/shape" >"$D/first.out" 2>"$D/first.err"
+	st=$?
+	[ "$st" = 0 ] || fail "exit $st with jemalloc first"
+	cmp -s "$D/je.plain" "$D/first.out" || fail "output differs with jemalloc first"
+	n=$(grep -c "malloc is interposed before librte.so (by .*jemalloc" "$D/first.err")
+	[ "$n" = 1 ] || fail "$n warning lines with jemalloc first: $(cat "$D/first.err")"
+	[ "$(wc -l <"$D/first.err")" = 1 ] || fail "more than one line: $(cat "$D/first.err")"
+	finish
+}
+
 # The peak across threads: 4 threads' blocks live at once. With the
 # default slack, at most twice the slack low per other thread; with
 # RTE_ALLOC_HEAP_SLACK=0, exact (plus libc's own few blocks).
@@ -125,17 +233,17 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_bad t_threads t_tcmalloc"
+ALL="t_shape t_python t_sites t_peaks t_bad t_threads t_tcmalloc t_jemalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).
-*address*) ALL="" ;;
+*address*) ALL="t_peaks" ;;
 # TSan: heaptrack cannot run beside it (skipped inside), Python is not
 # instrumented; a thread started while profiling crashes in TSan's own
 # thread start (its realloc reaches our instrumented per-thread pool
 # before TSan's thread state exists; tests/alloc starts its threads
 # before tracing for that reason): not t_threads.
-*thread*) ALL="t_shape t_bad" ;;
+*thread*) ALL="t_shape t_peaks t_bad" ;;
 esac
 echo "heap tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do
