@@ -70,34 +70,103 @@ no_live() {
 
 # ---- a capture reads as the ring file it came from ---------------------------
 
-test_jsonl() {
-	begin "a capture and the ring file it came from give the same JSONL"
-	# The spans process's ring file is hard-linked while it runs: the
-	# drain removes its name in .rte-live, the link keeps the file.
-	# Linked once the job runs the spans program (not the forked shell
-	# before its exec, whose file the exec moves aside) and its file is
-	# there.
-	"$RUN" -q -d "$W/j" -- sh -c '"$1" 20000 2 100000 & p=$!
-		until case "$(tr "\\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
-			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do sleep 0.01; done
-		ln "$OCAML_RUNTIME_EVENTS_DIR/$p.events" "$2/ring.events"
+# same_reads SRC CAP: every format of rte-read, its diff and --serve read
+# the capture CAP as the ring file SRC (its directory name left out).
+same_reads() {
+	for f in jsonl text chrome summary summary-json; do
+		"$READ" -f "$f" "$1" 2>&1 | sed "s|$(dirname "$1")/|D/|g" >"$W/src.$f" || fail "rte-read -f $f $1"
+		"$READ" -f "$f" "$2" 2>&1 | sed "s|$(dirname "$2")/|D/|g" >"$W/cap.$f" || fail "rte-read -f $f $2"
+		cmp -s "$W/src.$f" "$W/cap.$f" ||
+			fail "-f $f differs: $(diff "$W/src.$f" "$W/cap.$f" | head -5)"
+	done
+	[ "$(wc -l <"$W/src.jsonl")" -gt 80000 ] || fail "the ring file has $(wc -l <"$W/src.jsonl") events"
+	"$READ" diff "$1" "$2" >"$W/diff.txt" || fail "rte-read diff ring capture"
+	grep -q 'spans.s .* count .* 40000 .* 40000 .*+0.0%' "$W/diff.txt" ||
+		fail "diff: $(head -5 "$W/diff.txt")"
+	# --serve: the metrics of each, alone in a directory.
+	for x in src cap; do
+		rm -rf "$W/serve.$x"
+		mkdir "$W/serve.$x"
+		[ $x = src ] && cp --sparse=always "$1" "$W/serve.$x/" || cp "$2" "$W/serve.$x/"
+		"$READ" --serve 127.0.0.1:0 "$W/serve.$x" 2>"$W/serve.$x.err" &
+		sp=$!
+		port= i=0
+		while [ -z "$port" ] && [ $i -lt 200 ]; do
+			sleep 0.05
+			port=$(sed -n 's|^rte-read: serving http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$W/serve.$x.err")
+			i=$((i + 1))
+		done
+		curl -s --max-time 20 "http://127.0.0.1:$port/metrics" | grep '^rte_' |
+			grep -v '^rte_exporter\|^rte_scrape' >"$W/metrics.$x" || fail "no metrics served for $x"
+		kill $sp 2>/dev/null
+		wait $sp 2>/dev/null
+	done
+	[ -s "$W/metrics.src" ] && cmp -s "$W/metrics.src" "$W/metrics.cap" ||
+		fail "--serve differs: $(diff "$W/metrics.src" "$W/metrics.cap" | head -5)"
+}
+
+# spans_linked DIR [OPTIONS]: rte-run OPTIONS -d DIR of the spans program,
+# whose ring file is hard-linked while it runs (the drain removes its name
+# in .rte-live, the link keeps the file) as $W/src/PID.events; prints PID.
+# Linked once the job runs the spans program (not the forked shell before
+# its exec, whose file the exec moves aside) and its file is there.
+spans_linked() {
+	d=$1
+	shift
+	rm -rf "$W/src"
+	mkdir "$W/src"
+	timeout 120 "$RUN" -q "$@" -d "$d" -- sh -c '"$1" 20000 2 100000 & p=$!
+		until case "$(tr "\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
+			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do
+			kill -0 $p 2>/dev/null || exit 9; sleep 0.01; done
+		ln "$OCAML_RUNTIME_EVENTS_DIR/$p.events" "$2/src/$p.events"
 		echo $p >"$2/pid"; wait $p' sh "$SPANS" "$W" || fail "rte-run: exit $?"
-	p=$(cat "$W/pid")
+	cat "$W/pid"
+}
+
+# ---- a capture reads as the ring file it came from ---------------------------
+
+test_jsonl() {
+	begin "a capture (packed, and --no-compress) and the ring file it came from read the same"
+	p=$(spans_linked "$W/j")
 	[ -f "$W/j/$p.events" ] || { fail "no capture $p.events in $W/j: $(ls -a "$W/j")"; return; }
 	no_live "$W/j"
-	"$READ" -f jsonl "$W/ring.events" >"$W/ring.jsonl" || fail "rte-read of the ring file"
-	"$READ" -f jsonl "$W/j/$p.events" >"$W/cap.jsonl" || fail "rte-read of the capture"
-	[ "$(wc -l <"$W/ring.jsonl")" -gt 80000 ] || fail "the ring file has $(wc -l <"$W/ring.jsonl") events"
-	cmp -s "$W/ring.jsonl" "$W/cap.jsonl" ||
-		fail "JSONL differs: $(diff "$W/ring.jsonl" "$W/cap.jsonl" | head -5)"
-	# Every format takes it (the capture is a ring file).
+	# Packed (zstd, doc/FORMAT.md 16.1): it pays for a span flood.
+	[ "$(head -c 8 "$W/j/$p.events")" = RTEPACK1 ] || fail "the capture is not packed"
+	same_reads "$W/src/$p.events" "$W/j/$p.events"
+	packed=$(du -k "$W/j/$p.events" | cut -f1)
+	# Every format takes a directory of them.
 	for f in text chrome summary summary-json; do
 		"$READ" -f "$f" "$W/j" >/dev/null || fail "rte-read -f $f of the captures"
 	done
-	"$READ" diff "$W/ring.events" "$W/j/$p.events" >/dev/null || fail "rte-read diff ring capture"
-	# Its rings hold what was drained, no more: sparse on disk.
-	used=$(du -k "$W/j/$p.events" | cut -f1)
+	p=$(spans_linked "$W/jp" --no-compress)
+	[ "$(head -c 4 "$W/jp/$p.events" | od -An -tu4 | tr -d ' ')" = 1 ] ||
+		fail "--no-compress: not a ring file of version 1"
+	same_reads "$W/src/$p.events" "$W/jp/$p.events"
+	# Its rings hold what was drained, no more: sparse on disk, and packed
+	# it takes less.
+	used=$(du -k "$W/jp/$p.events" | cut -f1)
 	[ "$used" -lt 4096 ] || fail "the capture takes $used KiB on disk"
+	[ "$packed" -lt "$used" ] || fail "packed $packed KiB, not less than plain $used KiB"
+}
+
+test_packed_hostile() {
+	begin "a damaged packed capture: a clear error, no crash"
+	p=$(spans_linked "$W/h")
+	c=$W/h/$p.events
+	sz=$(stat -c %s "$c")
+	for cut in 8 40 $((sz / 2)) $((sz - 1)); do
+		head -c $cut "$c" >"$W/h/cut.events"
+		"$READ" -f jsonl "$W/h/cut.events" >/dev/null 2>"$W/h.err"; st=$?
+		[ $st -ne 0 ] && [ $st -lt 128 ] || fail "cut at $cut: exit $st"
+		grep -q 'packed capture' "$W/h.err" || fail "cut at $cut: $(cat "$W/h.err")"
+	done
+	# A byte of a frame changed: zstd's checksum or its decoder says so.
+	cp "$c" "$W/h/flip.events"
+	printf 'X' | dd of="$W/h/flip.events" bs=1 seek=$((sz - 100)) conv=notrunc 2>/dev/null
+	"$READ" -f jsonl "$W/h/flip.events" >/dev/null 2>"$W/h.err"; st=$?
+	[ $st -ne 0 ] && [ $st -lt 128 ] || fail "a changed byte: exit $st"
+	rm -f "$W/h/cut.events" "$W/h/flip.events"
 }
 
 # ---- nothing lost at speed -------------------------------------------------------
@@ -212,6 +281,7 @@ if [ $# -gt 0 ]; then
 	for t in "$@"; do "$t"; done
 else
 	test_jsonl
+	test_packed_hostile
 	test_flood
 	test_lost_counted
 	test_sigkill
