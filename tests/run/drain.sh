@@ -10,6 +10,7 @@ set -u
 B=${RTE_BUILD:?set RTE_BUILD}
 RUN=${RTE_RUN_UNDER_TEST:-$B/rte-run} # another rte-run: to see these tests fail without the drain
 READ=$B/rte-read
+TESTS=$(cd "$(dirname "$0")" && pwd)
 SPANS=$B/tests/run/spans
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-drain.XXXXXX") || exit 1
@@ -105,7 +106,8 @@ same_reads() {
 		fail "--serve differs: $(diff "$W/metrics.src" "$W/metrics.cap" | head -5)"
 }
 
-# spans_linked DIR [OPTIONS]: rte-run OPTIONS -d DIR of the spans program,
+# spans_linked DIR [OPTIONS]: rte-run OPTIONS -d DIR of the spans program
+# (its arguments: $SPANS_ARGS, default 20000 pairs, 2 threads, 100 k/s),
 # whose ring file is hard-linked while it runs (the drain removes its name
 # in .rte-live, the link keeps the file) as $W/src/PID.events; prints PID.
 # Linked once the job runs the spans program (not the forked shell before
@@ -115,12 +117,13 @@ spans_linked() {
 	shift
 	rm -rf "$W/src"
 	mkdir "$W/src"
-	timeout 120 "$RUN" -q "$@" -d "$d" -- sh -c '"$1" 20000 2 100000 & p=$!
+	timeout 120 "$RUN" -q "$@" -d "$d" -- sh -c '"$1" $3 & p=$!
 		until case "$(tr "\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
 			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do
 			kill -0 $p 2>/dev/null || exit 9; sleep 0.01; done
 		ln "$OCAML_RUNTIME_EVENTS_DIR/$p.events" "$2/src/$p.events"
-		echo $p >"$2/pid"; wait $p' sh "$SPANS" "$W" || fail "rte-run: exit $?"
+		echo $p >"$2/pid"; wait $p' sh "$SPANS" "$W" "${SPANS_ARGS:-20000 2 100000}" ||
+		fail "rte-run: exit $?"
 	cat "$W/pid"
 }
 
@@ -208,6 +211,85 @@ test_lost_counted() {
 	[ $st -eq 3 ] || fail "a failing command with losses: exit $st, not its 3"
 }
 
+test_lost_exact() {
+	begin "the lost words are exact: the capture's, the summary's and the message agree with the ring file"
+	# Rings of 16 words, the ring file hard-linked: its tails are the words
+	# written; read by tests/run/words.py (its own parser), the capture's
+	# head (lost) plus the words of its messages is each ring's tail, less
+	# the padding the source wrote where its 16 words wrapped (not kept);
+	# in the second thread's ring, span events of 2 words only, there is
+	# none: exactly the tail.
+	p=$(OCAMLRUNPARAM=e=4 SPANS_ARGS="200000 2" spans_linked "$W/x" --no-compress 2>"$W/x.err")
+	said=$(sed -n 's/^rte-run: the drain missed \([0-9]*\) words.*/\1/p' "$W/x.err")
+	[ -n "$said" ] || { fail "no drain loss message: $(cat "$W/x.err")"; return; }
+	python3 "$TESTS/words.py" "$W/src/$p.events" >"$W/x.src" || fail "words.py of the ring file"
+	python3 "$TESTS/words.py" "$W/x/$p.events" >"$W/x.cap" || fail "words.py of the capture"
+	"$READ" -f summary-json -o "$W/x.json" "$W/x" || fail "rte-read of the captures"
+	# Only the spans process loses (its shell's words are few).
+	py "$W/x.json" "d['lost_words'] == $said" || fail "summary-json's lost words are not the $said said"
+	heads=0
+	for f in "$W"/x/*.events; do
+		h=$(python3 "$TESTS/words.py" "$f" | awk '{ s += $2 } END { print s + 0 }')
+		heads=$((heads + h))
+	done
+	[ "$heads" = "$said" ] || fail "the captures' heads sum to $heads, not the $said said"
+	python3 - "$W/x.src" "$W/x.cap" <<'PYEOF' || fail "lost words not exact: $(cat "$W/x.src" "$W/x.cap")"
+import sys
+src = {int(l.split()[0]): [int(x) for x in l.split()[1:]] for l in open(sys.argv[1])}
+cap = {int(l.split()[0]): [int(x) for x in l.split()[1:]] for l in open(sys.argv[2])}
+assert set(cap) <= set(src), "a ring of the capture not in the source"
+# The second thread's ring: not ring 0, where the main thread also
+# wrote its registrations (messages of other sizes: padding).
+busiest = max((r for r in src if r != 0), key=lambda r: src[r][1])
+for r, (head, tail, kept, pad) in cap.items():
+    missing = src[r][1] - head - kept
+    assert 0 <= missing, "ring %d: %d words kept or lost more than written" % (r, -missing)
+    assert missing <= src[r][1] // 16 * 15, "ring %d: %d words unaccounted" % (r, missing)
+assert busiest in cap and src[busiest][1] == cap[busiest][0] + cap[busiest][2], \
+    "ring %d: lost %d + kept %d != written %d" % (busiest, cap[busiest][0], cap[busiest][2], src[busiest][1])
+assert src[busiest][1] > 390000 and cap[busiest][0] > 0
+PYEOF
+}
+
+# fail_modes CASE RUN-ARGS...: rte-run in every output mode, with
+# --fail-on-lost, of the spans program (16-word rings: words are lost)
+# run by sh -c "CASE": prints the statuses, one a line.
+fail_modes() {
+	c=$1
+	shift
+	for m in "" -q "-o $W/fm.out" "-s -o $W/fm.out" "-f jsonl -o -" "-f summary-json -q -o $W/fm.out" \
+		"-q --no-compress" "-q -k" "-q --no-drain"; do
+		rm -rf "$W/fm"
+		# shellcheck disable=SC2086
+		OCAMLRUNPARAM=e=4 timeout 120 "$RUN" $m --fail-on-lost "$@" -d "$W/fm" -- \
+			sh -c "$c" sh "$SPANS" >/dev/null 2>"$W/fm.err"
+		echo "$? ${m:-(default)}"
+	done
+}
+
+test_fail_modes() {
+	begin "--fail-on-lost fails in every mode; the command's status and signal always win"
+	fail_modes '"$1" 50000 2' >"$W/fm.st"
+	while read -r st m; do
+		[ "$st" = 121 ] || fail "losses, $m: exit $st, not 121"
+	done <"$W/fm.st"
+	# Nothing lost (big rings, few events): 0 in every mode.
+	OCAMLRUNPARAM=e=20 "$RUN" -q --fail-on-lost -- "$SPANS" 1000 2 || fail "no loss: exit $?"
+	fail_modes '"$1" 50000 2; exit 3' >"$W/fm.st"
+	while read -r st m; do
+		[ "$st" = 3 ] || fail "losses and exit 3, $m: exit $st, not 3"
+	done <"$W/fm.st"
+	# Killed by a signal: 128+N, whatever was lost.
+	fail_modes '"$1" 50000 2; kill -TERM $$' >"$W/fm.st"
+	while read -r st m; do
+		[ "$st" = 143 ] || fail "losses and SIGTERM, $m: exit $st, not 143"
+	done <"$W/fm.st"
+	fail_modes '"$1" 1000000 2 1000000 & p=$!; sleep 0.2; kill -KILL $p; wait $p' >"$W/fm.st"
+	while read -r st m; do
+		[ "$st" = 137 ] || fail "the spans process killed, its status 137 passed on, $m: exit $st"
+	done <"$W/fm.st"
+}
+
 # ---- faults ------------------------------------------------------------------------
 
 test_sigkill() {
@@ -239,6 +321,23 @@ test_truncated() {
 	# The name slots went with the truncation: the spans are unnamed.
 	py "$W/t.json" 'sum(s["count"] for p in d["processes"] for s in p["spans"]) > 1000' ||
 		fail "spans before the truncation"
+}
+
+test_removed() {
+	begin "a ring file removed while it is drained: its writer's events are all captured"
+	# The drain holds the file open and mapped: removing its name loses
+	# nothing (the writer writes on into the same pages).
+	"$RUN" -q --fail-on-lost -d "$W/r" -- sh -c '"$1" 300000 2 1000000 & p=$!; echo $p >"$2/rpid"
+		until case "$(tr "\0" " " </proc/$p/cmdline 2>/dev/null)" in "$1 "*) :;; *) false;; esac &&
+			[ -e "$OCAML_RUNTIME_EVENTS_DIR/$p.events" ]; do
+			kill -0 $p 2>/dev/null || exit 9; sleep 0.01; done
+		sleep 0.1; rm "$OCAML_RUNTIME_EVENTS_DIR/$p.events"; wait $p; exit 4' sh "$SPANS" "$W" 2>"$W/r.err"; st=$?
+	[ $st -eq 4 ] || fail "exit $st, not the command's 4: $(cat "$W/r.err")"
+	p=$(cat "$W/rpid")
+	[ -f "$W/r/$p.events" ] || { fail "no capture of $p: $(ls -a "$W/r")"; return; }
+	no_live "$W/r"
+	"$READ" -f summary-json -o "$W/r.json" "$W/r/$p.events" || fail "rte-read of its capture"
+	py "$W/r.json" 'spans("spans.s") == 600000 and d["lost_words"] == 0' || fail "spans of the removed file"
 }
 
 test_many() {
@@ -284,8 +383,11 @@ else
 	test_packed_hostile
 	test_flood
 	test_lost_counted
+	test_lost_exact
+	test_fail_modes
 	test_sigkill
 	test_truncated
+	test_removed
 	test_many
 	test_full_disk
 fi
