@@ -385,6 +385,26 @@ static void short_slice(void)
 	syscall(SYS_sched_setattr, gettid(), &a, 0);
 }
 
+/*
+ * Where we may (root, CAP_SYS_NICE, an RLIMIT_RTPRIO): SCHED_FIFO at the
+ * lowest real-time priority. The drain sleeps most of the time (it reads
+ * faster than any writer writes, then waits in poll()); woken, it runs at
+ * once instead of queueing behind every busy thread of the machine, which
+ * on a loaded machine is what lets a ring wrap. The kernel's real-time
+ * throttling (sched_rt_runtime_us) bounds it if it ever spun; it goes
+ * back to SCHED_OTHER once the command has ended (the last reads and the
+ * packing are no hurry). RTE_RUN_NO_RT (set, any value): not asked for.
+ * Returns 1 if set.
+ */
+static int realtime(void)
+{
+	struct sched_param p = { .sched_priority = 1 };
+
+	if (getenv("RTE_RUN_NO_RT"))
+		return 0;
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
+}
+
 static void *run(void *arg)
 {
 	struct drain *d = arg;
@@ -394,8 +414,10 @@ static void *run(void *arg)
 	struct sigaction sa;
 	sigset_t bus;
 
-	setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
-	short_slice();
+	if (!realtime()) {
+		setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
+		short_slice();
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
@@ -424,6 +446,13 @@ static void *run(void *arg)
 
 			nanosleep(&ts, NULL);
 		}
+	}
+	/* The command has ended: no hurry any more, and the packing below
+	 * is work a real-time thread would take from everyone else. */
+	{
+		struct sched_param p0 = { .sched_priority = 0 };
+
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &p0);
 	}
 	drain_take_events(d);
 	drain_scan(d);
