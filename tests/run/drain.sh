@@ -290,6 +290,24 @@ test_fail_modes() {
 	done <"$W/fm.st"
 }
 
+test_priority() {
+	begin "the drain thread runs SCHED_FIFO where allowed (not with RTE_RUN_NO_RT), the command never"
+	# The command prints the scheduling classes of rte-run-exec's threads
+	# (its parent) and its own.
+	for v in rt no; do
+		if [ $v = rt ]; then
+			"$RUN" -q -- sh -c 'sleep 0.3; ps -L -o cls= -p $PPID | tr -d " " | sort | tr "\n" " "; echo; ps -o cls= -p $$' >"$W/prio.$v"
+		else
+			RTE_RUN_NO_RT=1 "$RUN" -q -- sh -c 'sleep 0.3; ps -L -o cls= -p $PPID | tr -d " " | sort | tr "\n" " "; echo; ps -o cls= -p $$' >"$W/prio.$v"
+		fi
+	done
+	if [ "$(id -u)" = 0 ]; then
+		grep -q '^FF TS $' "$W/prio.rt" || fail "drain thread not SCHED_FIFO: $(cat "$W/prio.rt")"
+	fi
+	grep -q '^TS TS $' "$W/prio.no" || fail "RTE_RUN_NO_RT: $(cat "$W/prio.no")"
+	[ "$(sed -n 2p "$W/prio.rt" | tr -d ' ')" = TS ] || fail "the command runs $(sed -n 2p "$W/prio.rt")"
+}
+
 # ---- faults ------------------------------------------------------------------------
 
 test_sigkill() {
@@ -389,6 +407,7 @@ else
 	test_lost_counted
 	test_lost_exact
 	test_fail_modes
+	test_priority
 	test_sigkill
 	test_truncated
 	test_removed
