@@ -110,7 +110,7 @@ def bench_drain(build, rounds, quick, row):
             _bytes_per_event(build, env, tmp, False), "B/event",
             baseline="--no-compress (sparse ring file)",
             base_value=_bytes_per_event(build, env, tmp, True),
-            note="a span event is 2 words (16 B plain); packed: zstd level 3 "
+            note="a span event is 2 words (16 B plain); packed: zstd level 1 "
                  "per data extent (doc/FORMAT.md 16.1)")
         # 1 M events/s in all: 2 threads, each a pair every 4 us.
         work = _work_for(build, env, 4e-6)
