@@ -31,6 +31,7 @@ import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
 import drain  # noqa: E402  (bench/drain.py: rte-run's live drain)
+import ocaml  # noqa: E402  (bench/ocaml.py: OCaml 5.2's own producer row)
 
 ROWS = []
 GROUPS = ("producer", "spawn", "process", "reader", "many-files", "lttng",
@@ -124,54 +125,6 @@ def bench_producer(build, tmp, rounds, events):
     row("producer: 2 threads, throughput vs 1 thread", scaling, "x",
         None, None, ">= 1.8x (no shared cache lines)", scaling >= 1.8,
         "wall ns/event: 1 thread %.2f, 2 threads %.2f" % (one, two))
-
-
-def find_ocamlopt():
-    """An OCaml 5.2 ocamlopt: $RTE_OCAMLOPT, ocamlopt on PATH, or the
-    build in /work/oc/5.2 (this project's machines); None if none is 5.2."""
-    for c in (os.environ.get("RTE_OCAMLOPT"), shutil.which("ocamlopt"),
-              "/work/oc/5.2/bin/ocamlopt"):
-        if not c or not os.access(c, os.X_OK):
-            continue
-        p = subprocess.run([c, "-version"], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True, check=False)
-        if p.returncode == 0 and p.stdout.strip().startswith("5.2"):
-            return c
-    return None
-
-
-def bench_ocaml(tmp, rounds, events, rte_int):
-    """OCaml 5.2's own int user event (bench/ocaml_int.ml) against rte's of
-    this run: the format's reference producer."""
-    name = "producer: OCaml 5.2 int user event"
-    opt = find_ocamlopt()
-    if opt is None:
-        row(name, float("nan"), "ns/event", None, None, None, None,
-            "skipped: no ocaml (no OCaml 5.2 ocamlopt: RTE_OCAMLOPT, PATH)")
-        return
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ocaml_int.ml")
-    d = tempfile.mkdtemp(prefix="ocaml-", dir=tmp)
-    shutil.copy(src, d)
-    exe = os.path.join(d, "ocaml_int")
-    p = subprocess.run([opt, "-I", "+unix", "-I", "+runtime_events", "unix.cmxa",
-                        "runtime_events.cmxa", "ocaml_int.ml", "-o", exe], cwd=d,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       check=False)
-    if p.returncode != 0:
-        row(name, float("nan"), "ns/event", None, None, None, None,
-            "skipped: %s cannot build bench/ocaml_int.ml: %s" % (opt, p.stdout.strip()[:200]))
-        return
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
-            del env[k]
-    env.pop("OCAMLRUNPARAM", None)
-    env.pop("LD_PRELOAD", None)
-    env["OCAML_RUNTIME_EVENTS_DIR"] = d
-    m = parse_lines(run([exe, str(events), str(rounds)], env=env))
-    v = statistics.median(m["ocaml_int"])
-    row(name, v, "ns/event", "rte int event, this run", rte_int, None, None,
-        "ratio = OCaml / rte; Runtime_events.User.write, %s" % opt)
 
 
 def default_env(build):
@@ -549,7 +502,7 @@ def main():
     try:
         if "producer" in only:
             bench_producer(build, tmp, rounds, events)
-            bench_ocaml(tmp, rounds, events, RTE_INT)
+            ocaml.bench_ocaml(tmp, rounds, events, RTE_INT, row, parse_lines, run)
         if "spawn" in only:
             bench_spawn(build, tmp, rounds, 200 if a.quick else 2000,
                         50 if a.quick else 300)
