@@ -296,20 +296,32 @@ test_fail_modes() {
 
 test_priority() {
 	begin "the drain thread runs SCHED_FIFO where allowed (not with RTE_RUN_NO_RT), the command never"
-	# The command prints the scheduling classes of rte-run-exec's threads
-	# (its parent) and its own.
+	# The command writes its pid and its parent's (rte-run-exec) and
+	# sleeps; ps, run here untraced, prints the scheduling classes of
+	# rte-run-exec's threads and the command's.
 	for v in rt no; do
+		rm -f "$W/prio.pids"
 		if [ $v = rt ]; then
-			"$RUN" -q -- sh -c 'sleep 0.3; ps -L -o cls= -p $PPID | tr -d " " | sort | tr "\n" " "; echo; ps -o cls= -p $$' >"$W/prio.$v"
+			"$RUN" -q -- sh -c 'echo $$ $PPID >"$1.tmp"; mv "$1.tmp" "$1"; sleep 2' sh "$W/prio.pids" &
 		else
-			RTE_RUN_NO_RT=1 "$RUN" -q -- sh -c 'sleep 0.3; ps -L -o cls= -p $PPID | tr -d " " | sort | tr "\n" " "; echo; ps -o cls= -p $$' >"$W/prio.$v"
+			RTE_RUN_NO_RT=1 "$RUN" -q -- sh -c 'echo $$ $PPID >"$1.tmp"; mv "$1.tmp" "$1"; sleep 2' sh "$W/prio.pids" &
 		fi
+		job=$!
+		wait_file "$W/prio.pids" || fail "$v: the command did not start"
+		sleep 0.3 # the drain thread is started once the command is forked
+		read -r cmd exe <"$W/prio.pids"
+		{
+			ps -L -o cls= -p "$exe" | tr -d ' ' | sort | tr '\n' ' '
+			echo
+			ps -o cls= -p "$cmd" | tr -d ' '
+		} >"$W/prio.$v"
+		wait $job || fail "$v: rte-run exit $?"
 	done
 	if [ "$(id -u)" = 0 ]; then
 		grep -q '^FF TS $' "$W/prio.rt" || fail "drain thread not SCHED_FIFO: $(cat "$W/prio.rt")"
 	fi
 	grep -q '^TS TS $' "$W/prio.no" || fail "RTE_RUN_NO_RT: $(cat "$W/prio.no")"
-	[ "$(sed -n 2p "$W/prio.rt" | tr -d ' ')" = TS ] || fail "the command runs $(sed -n 2p "$W/prio.rt")"
+	[ "$(sed -n 2p "$W/prio.rt")" = TS ] || fail "the command runs $(sed -n 2p "$W/prio.rt")"
 }
 
 # ---- faults ------------------------------------------------------------------------
