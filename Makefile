@@ -22,7 +22,10 @@ DESTDIR ?=
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread \
 	-Iinclude -Icommon/format -Icommon/push -Icommon/writer -Icommon/consumer -MMD -MP
-BASE_LDFLAGS := $(SAN) -pthread $(LDFLAGS)
+# libzstd: the consumer library's packed captures (common/consumer/unpack.c)
+# and rte-run's drain that writes them; --as-needed, so that librte.so
+# and every program that reads no capture do not depend on it.
+BASE_LDFLAGS := $(SAN) -pthread $(LDFLAGS) -Wl,--push-state,--as-needed -lzstd -Wl,--pop-state
 
 ALL :=
 TEST_RUNS :=

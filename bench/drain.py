@@ -6,7 +6,8 @@ bench/run.py (group "drain").
   the rings read after the command, as before the drain), both printed
   and their ratio; the rates tried are a ladder, the figure the highest
   rung passed in every round;
-- the disk a capture takes per event (span events, 2 words each);
+- the disk a capture takes per event (span events, 2 words each),
+  packed (zstd, the default) and --no-compress;
 - the drain's cost on a program writing 1 M events a second: the
   program's own CPU time (it prints it, and its wall time) drained / not
   drained, the same ring size for both, so that only the drain differs.
@@ -63,15 +64,19 @@ def _highest(build, env, tmp, drain, rounds, seconds):
     return best
 
 
-def _bytes_per_event(build, env, tmp):
+def _bytes_per_event(build, env, tmp, plain):
+    """Disk per span event of the captures of 2 threads x 500 k pairs (at
+    1 M events/s: lossless), packed (the default) or --no-compress."""
     d = tempfile.mkdtemp(prefix="cap-", dir=tmp)
     out = os.path.join(d, "t")
-    _rte_run(build, ["-d", out, "--", os.path.join(build, "tests/run/spans"),
-                     "500000", "2", "1000000"], env, tmp)
+    _rte_run(build, (["--no-compress"] if plain else []) +
+             ["-d", out, "--", os.path.join(build, "tests/run/spans"),
+              "500000", "2", "1000000"], env, tmp)
     disk = 0
     for n in os.listdir(out):
         if n.endswith(".events"):
             disk += os.stat(os.path.join(out, n)).st_blocks * 512
+    subprocess.run(["rm", "-rf", d], check=False)
     return disk / (2 * 500000 * 2)
 
 
@@ -101,8 +106,12 @@ def bench_drain(build, rounds, quick, row):
             met=new >= 10e6,
             note="rungs %s M ev/s; all of %d rounds lossless" % (
                 "/".join("%g" % (r / 1e6) for r in LADDER), tries))
-        row("drain: disk per span event (capture)", _bytes_per_event(build, env, tmp),
-            "B/event", note="a span event is 2 words; captures are sparse ring files")
+        row("drain: disk per span event (capture, packed)",
+            _bytes_per_event(build, env, tmp, False), "B/event",
+            baseline="--no-compress (sparse ring file)",
+            base_value=_bytes_per_event(build, env, tmp, True),
+            note="a span event is 2 words (16 B plain); packed: zstd level 1 "
+                 "per data extent (doc/FORMAT.md 16.1)")
         # 1 M events/s in all: 2 threads, each a pair every 4 us.
         work = _work_for(build, env, 4e-6)
         pairs = 100000 if quick else 500000

@@ -12,8 +12,9 @@
 #                     into librte.so only (mk/shim.mk), and into the test and
 #                     fuzz programs that build ring files.
 #   common/consumer/  the consumer library (consumer.c with open.c, bounds.c,
-#                     poll.c and their cursor.h; jsonl.c, ocaml.c,
-#                     ocamlexe.c): librteconsumer.{a,so}, which rte-read links.
+#                     poll.c, unpack.c (packed captures, libzstd) and their
+#                     cursor.h; jsonl.c, ocaml.c, ocamlexe.c):
+#                     librteconsumer.{a,so}, which rte-read links.
 #   common/push/      the Pushgateway URL and label rules (pushgw.c, pushgw.h),
 #                     in neither library: linked into rte-read (mk/serve.mk)
 #                     and rte-run-exec (mk/install.mk), which both take --push
@@ -26,7 +27,8 @@ COMMON_SRCS   := common/format/error.c common/format/format.c common/format/maps
 	common/format/stale.c
 CONSUMER_SRCS := $(COMMON_SRCS) common/consumer/consumer.c common/consumer/open.c \
 	common/consumer/bounds.c common/consumer/poll.c common/consumer/jsonl.c \
-	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c
+	common/consumer/ocaml.c common/consumer/ocamlexe.c common/consumer/procrec.c \
+	common/consumer/unpack.c
 WRITER_SRCS   := common/writer/ring.c common/writer/clock.c common/format/rundir.c common/format/stale.c
 CONSUMER_OBJS := $(CONSUMER_SRCS:%.c=$(BUILD)/obj/%.o)
 WRITER_OBJS   := $(WRITER_SRCS:%.c=$(BUILD)/obj/%.o)

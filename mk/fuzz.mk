@@ -65,7 +65,7 @@ $(FUZZ_DIR)/lf/fuzz/json_check.o: fuzz/json_check.c | $(DEPS_STAMP)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANFLAGS) -c $< -o $@
 
 $(FUZZ_BIN): $(FUZZ_LF_OBJS)
-	$(FUZZ_CC) -o $@ $^ $(FUZZ_SANFLAGS) -fsanitize=fuzzer -pthread
+	$(FUZZ_CC) -o $@ $^ $(FUZZ_SANFLAGS) -fsanitize=fuzzer -pthread -lzstd
 
 # --- the replay build (the default compiler, ASan + UBSan, no libFuzzer)
 FUZZ_ASAN_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/asan/%.o) \
@@ -77,7 +77,7 @@ $(FUZZ_DIR)/asan/%.o: %.c | $(DEPS_STAMP)
 	$(CC) $(FUZZ_CFLAGS) $(CFLAGS) $(FUZZ_SANFLAGS) -c $< -o $@
 
 $(FUZZ_REPLAY): $(FUZZ_ASAN_OBJS)
-	$(CC) -o $@ $^ $(FUZZ_SANFLAGS) -pthread
+	$(CC) -o $@ $^ $(FUZZ_SANFLAGS) -pthread -lzstd
 
 # --- the seeds: generated scenarios plus every OCaml 5.2 fixture file
 $(FUZZ_MKSEEDS): $(BUILD)/obj/fuzz/mkseeds.o
@@ -150,7 +150,7 @@ $(FUZZ_DIR)/cov/%.o: %.c | $(DEPS_STAMP)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COV_FLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/rte-fuzz-cov: $(FUZZ_COV_OBJS)
-	$(FUZZ_CC) -o $@ $^ $(FUZZ_COV_FLAGS) -pthread
+	$(FUZZ_CC) -o $@ $^ $(FUZZ_COV_FLAGS) -pthread -lzstd
 
 .PHONY: fuzz-cov
 fuzz-cov: $(FUZZ_DIR)/rte-fuzz-cov $(FUZZ_DIR)/seeds.stamp

@@ -35,7 +35,7 @@ INSTALL_MAN := $(sort $(wildcard doc/*.1))
 ALL += $(RUN_EXEC) $(RUN_SCRIPT)
 
 $(RUN_EXEC): $(BUILD)/obj/tools/rte-run/rte-run-exec.o $(BUILD)/obj/tools/rte-run/drain.o $(BUILD)/obj/tools/rte-run/drain_files.o $(BUILD)/obj/tools/rte-run/alive.o \
-		$(BUILD)/obj/tools/rte-run/capture.o $(BUILD)/obj/common/push/pushgw.o $(BUILD)/librteconsumer.a
+		$(BUILD)/obj/tools/rte-run/capture.o $(BUILD)/obj/tools/rte-run/pack.o $(BUILD)/obj/common/push/pushgw.o $(BUILD)/librteconsumer.a
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
 
 $(RUN_SCRIPT): tools/rte-run/rte-run
@@ -76,7 +76,7 @@ install: $(INSTALL_DEPS)
 	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/rte/
 	$(if $(INSTALL_MAN),$(INSTALL) -m 644 $(INSTALL_MAN) $(DESTDIR)$(MANDIR)/man1/)
 	$(call write_pc,$(DESTDIR)$(PKGCONFIGDIR)/rte.pc,rte,runtime tracing events (OCaml 5.2 format): the C producer API of librte.so,rte,)
-	$(call write_pc,$(DESTDIR)$(PKGCONFIGDIR)/rteconsumer.pc,rteconsumer,read runtime-events ring files (OCaml 5.2 format) written by OCaml or librte.so,rteconsumer,-pthread)
+	$(call write_pc,$(DESTDIR)$(PKGCONFIGDIR)/rteconsumer.pc,rteconsumer,read runtime-events ring files (OCaml 5.2 format) written by OCaml or librte.so,rteconsumer,-pthread -lzstd)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		ldconfig; fi
 	@echo "installed rte $(RTE_VERSION) into $(DESTDIR)$(PREFIX)"

@@ -13,7 +13,7 @@
 # is compiled in and can be overridden with RTE_FIXTURES_DIR at run time.
 
 UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml strbuf \
-	pushgw \
+	pushgw unpack \
 	shim_config shim_registry shim_slots shim_tracer
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)
 UNIT_HELPER_OBJ := $(BUILD)/obj/tests/unit/rte_test.o

@@ -16,7 +16,9 @@
  * shared file mapping, only our mapping of them goes; touching them again
  * maps the file's pages again) once DROP_BYTES of them are behind the
  * reader: the memory of a reader stays flat however long the file, instead
- * of growing by every page read.
+ * of growing by every page read. Not in a packed capture (unpack.c): its
+ * mapping is anonymous, and a page given back there would read again as
+ * zeros (a ring that wraps is read up to the page the reader is in again).
  */
 #define DROP_BYTES ((uint64_t)1 << 20)
 
@@ -88,6 +90,8 @@ void consumer_drop_pages(rte_cursor *c, unsigned ring, uint64_t upto)
 	struct ring_state *r = &c->rings[ring];
 	uintptr_t data = (uintptr_t)ring_data(c, ring), page, lo, hi;
 
+	if (c->packed)
+		return;
 	if (upto < r->kept)
 		r->kept = 0; /* went round the ring */
 	if ((upto - r->kept) * 8 < DROP_BYTES)

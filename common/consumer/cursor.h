@@ -43,6 +43,8 @@ struct rte_cursor {
 	char *path;
 	const unsigned char *base; /* mapping of layout.total_size bytes */
 	size_t map_len;
+	int packed;                /* a packed capture: base is its unpacked
+	                            * copy (unpack.c), not the file mapped */
 	struct stat st;            /* of the file when it was opened */
 	struct rte_layout layout;
 	struct ring_state *rings;
@@ -96,6 +98,12 @@ int consumer_remap(rte_cursor *c);
 int consumer_remap_failed(rte_cursor *c, unsigned ring);
 int consumer_user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
                             const char **out);
+
+/* unpack.c: a packed capture (packed.h) read from fd (file_size bytes)
+ * into an anonymous mapping, *base of *size bytes. */
+int consumer_is_packed(const void *first8);
+int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
+                    uint64_t *size, char *why, size_t wlen);
 
 /* bounds.c */
 int64_t consumer_ring_bounds(rte_cursor *c, unsigned ring, uint64_t *head_out);

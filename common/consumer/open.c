@@ -196,6 +196,42 @@ static void headers_random(const rte_cursor *c)
 		madvise((void *)c->base, n, MADV_RANDOM); /* a hint: may fail */
 }
 
+/* A packed capture: unpacked into memory, then validated as the ring
+ * file it holds, whose size must be the one the packing says. */
+static int map_packed(int fd, const char *path, rte_cursor *c, char *errbuf,
+                      size_t errlen)
+{
+	uint64_t size = 0, w[RTE_METADATA_WORDS];
+	const unsigned char *base;
+	char why[256];
+	int err;
+
+	err = consumer_unpack(fd, (uint64_t)c->st.st_size, &base, &size, why, sizeof why);
+	if (err)
+		return open_fail(err, errbuf, errlen, path, why);
+	if (size >= sizeof w) {
+		memcpy(w, base, sizeof w);
+		err = validate_header(w, size, &c->layout, why, sizeof why);
+	} else {
+		err = RTE_ENOTRING;
+		fmt(why, sizeof why, "packed capture of %llu bytes, too small for a ring file header",
+		    (unsigned long long)size);
+	}
+	if (!err && c->layout.total_size != size) {
+		err = RTE_EHEADER;
+		fmt(why, sizeof why, "packed capture of %llu bytes holds a ring file of %llu",
+		    (unsigned long long)size, (unsigned long long)c->layout.total_size);
+	}
+	if (err) {
+		munmap((void *)base, (size_t)size);
+		return open_fail(err, errbuf, errlen, path, why);
+	}
+	c->base = base;
+	c->map_len = (size_t)size;
+	c->packed = 1;
+	return RTE_OK;
+}
+
 static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
                     size_t errlen)
 {
@@ -218,6 +254,8 @@ static int map_file(int fd, const char *path, rte_cursor *c, char *errbuf,
 	n = pread(fd, w, sizeof w, 0);
 	if (n < 0)
 		return open_fail(RTE_EIO, errbuf, errlen, path, strerror(errno));
+	if (n >= 8 && consumer_is_packed(w))
+		return map_packed(fd, path, c, errbuf, errlen);
 	if ((size_t)n < sizeof w || (uint64_t)st.st_size < sizeof w) {
 		not_a_ring(w, why, sizeof why);
 		if (!strstr(why, "compressed"))
@@ -398,10 +436,27 @@ int consumer_remap(rte_cursor *c)
 		return RTE_EIO;
 	}
 	if (fstat(fd, &st) < 0 || st.st_dev != c->st.st_dev || st.st_ino != c->st.st_ino ||
-	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < c->layout.total_size) {
+	    !S_ISREG(st.st_mode) || (!c->packed && (uint64_t)st.st_size < c->layout.total_size)) {
 		close(fd);
 		consumer_set_errmsg(c, "%s: replaced or cut short since it was opened", c->path);
 		return RTE_ETRUNCATED;
+	}
+	if (c->packed) {
+		uint64_t size = 0;
+		char why[256];
+		int err = consumer_unpack(fd, (uint64_t)st.st_size, &c->base, &size, why, sizeof why);
+
+		close(fd);
+		if (!err && size != c->map_len) {
+			munmap((void *)c->base, (size_t)size);
+			err = RTE_ETRUNCATED;
+			snprintf(why, sizeof why, "changed since it was opened");
+		}
+		if (err) {
+			c->base = NULL;
+			consumer_set_errmsg(c, "%s: %s", c->path, why);
+		}
+		return err;
 	}
 	base = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);

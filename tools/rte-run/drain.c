@@ -36,6 +36,7 @@
 #include "capture.h"
 #include "drain.h"
 #include "drain_int.h"
+#include "pack.h"
 #include "rte/consumer.h"
 
 #define IDLE_MS 1           /* the longest wait of an idle round */
@@ -45,6 +46,9 @@
 #define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
 #define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
 #define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
+#define PACK_NOW_BYTES (4u << 20) /* a bigger capture is packed at the end:
+                                   * packing it now would keep the drain
+                                   * from the rings still written */
 
 static void say(const char *fmt, const char *a, const char *b)
 {
@@ -161,17 +165,17 @@ static int current_name(struct drain *d, struct tfile *t)
 }
 
 /* Move LIVE/from into OUT under its name, or NAME.dupN.events if OUT
- * has that name already (a pid reused). Returns 0 or -1. */
-static int move_out(struct drain *d, const char *from, const char *name)
+ * has that name already (a pid reused), the name it got stored in to.
+ * Returns 0 or -1. */
+static int move_out_as(struct drain *d, const char *from, const char *name, char to[300])
 {
-	char to[300];
 	size_t stem = strlen(name) - 7;
 
 	for (int n = 1; n < 1000; n++) {
 		if (n == 1)
-			snprintf(to, sizeof to, "%s", name);
+			snprintf(to, 300, "%s", name);
 		else
-			snprintf(to, sizeof to, "%.*s.dup%d.events", (int)stem, name, n);
+			snprintf(to, 300, "%.*s.dup%d.events", (int)stem, name, n);
 		if (renameat2(d->live_fd, from, d->out_fd, to, RENAME_NOREPLACE) == 0)
 			return 0;
 		/* A file system without RENAME_NOREPLACE: link, which never
@@ -182,6 +186,13 @@ static int move_out(struct drain *d, const char *from, const char *name)
 			return -1;
 	}
 	return -1;
+}
+
+static int move_out(struct drain *d, const char *from, const char *name)
+{
+	char to[300];
+
+	return move_out_as(d, from, name, to);
 }
 
 /* Room kept on the directory's file system for writing a capture when
@@ -207,12 +218,55 @@ static int low_space(const struct drain *d)
 	       (uint64_t)v.f_bavail * v.f_frsize < 2 * (uint64_t)RESERVE_BYTES;
 }
 
+/* Pack OUT/name (pack.h) where it pays; a failure leaves it as it is,
+ * said. */
+static void pack_out(struct drain *d, const char *name)
+{
+	char tmp[320], err[600];
+	struct stat a, b;
+	int got;
+
+	snprintf(tmp, sizeof tmp, ".%s.pack", name);
+	if (fstatat(d->out_fd, name, &a, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	got = pack_capture(d->out_fd, name, tmp, err, sizeof err);
+	if (got < 0)
+		say("%s: not packed: %s (kept as a plain capture)", name, err);
+	if (got == 1 && fstatat(d->out_fd, name, &b, AT_SYMLINK_NOFOLLOW) == 0) {
+		d->st.bytes += (uint64_t)b.st_blocks * 512;
+		d->st.bytes -= (uint64_t)a.st_blocks * 512;
+		d->st.packed++;
+	}
+}
+
+/* OUT/name packed now if small (or at the end), else at drain_stop(). */
+static void pack_or_later(struct drain *d, const char *name, uint64_t bytes)
+{
+	if (!d->pack)
+		return;
+	if (d->final || bytes <= PACK_NOW_BYTES) {
+		pack_out(d, name);
+		return;
+	}
+	if (d->nlater == d->caplater) {
+		size_t cap = d->caplater ? 2 * d->caplater : 16;
+		char **m = realloc(d->later, cap * sizeof *m);
+
+		if (!m)
+			return; /* stays plain */
+		d->later = m;
+		d->caplater = cap;
+	}
+	if ((d->later[d->nlater] = strdup(name)))
+		d->nlater++;
+}
+
 /* Write t's capture into OUT, remove its ring file; free t. A file that
  * could not be read (or captured) goes into OUT as it is. */
 static void capture(struct drain *d, struct tfile *t)
 {
-	char tmp[64], err[600];
-	uint64_t lost;
+	char tmp[64], err[600], outname[300];
+	uint64_t lost, bytes = 0;
 	int named;
 
 	drain_safe(t);
@@ -254,9 +308,9 @@ static void capture(struct drain *d, struct tfile *t)
 		struct stat st;
 
 		if (fstatat(d->live_fd, tmp, &st, 0) == 0)
-			d->st.bytes += (uint64_t)st.st_blocks * 512;
+			d->st.bytes += bytes = (uint64_t)st.st_blocks * 512;
 	}
-	if (move_out(d, tmp, t->name) < 0) {
+	if (move_out_as(d, tmp, t->name, outname) < 0) {
 		say("%s: cannot move its capture into place: %s", t->name, strerror(errno));
 		unlinkat(d->live_fd, tmp, 0);
 		if (named)
@@ -268,6 +322,7 @@ static void capture(struct drain *d, struct tfile *t)
 	if (named)
 		unlinkat(d->live_fd, t->name, 0);
 	make_reserve(d);
+	pack_or_later(d, outname, bytes);
 done:
 	cap_discard(t->sp);
 	rte_cursor_close(t->c);
@@ -330,6 +385,26 @@ static void short_slice(void)
 	syscall(SYS_sched_setattr, gettid(), &a, 0);
 }
 
+/*
+ * Where we may (root, CAP_SYS_NICE, an RLIMIT_RTPRIO): SCHED_FIFO at the
+ * lowest real-time priority. The drain sleeps most of the time (it reads
+ * faster than any writer writes, then waits in poll()); woken, it runs at
+ * once instead of queueing behind every busy thread of the machine, which
+ * on a loaded machine is what lets a ring wrap. The kernel's real-time
+ * throttling (sched_rt_runtime_us) bounds it if it ever spun; it goes
+ * back to SCHED_OTHER once the command has ended (the last reads and the
+ * packing are no hurry). RTE_RUN_NO_RT (set, any value): not asked for.
+ * Returns 1 if set.
+ */
+static int realtime(void)
+{
+	struct sched_param p = { .sched_priority = 1 };
+
+	if (getenv("RTE_RUN_NO_RT"))
+		return 0;
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p) == 0;
+}
+
 static void *run(void *arg)
 {
 	struct drain *d = arg;
@@ -339,8 +414,10 @@ static void *run(void *arg)
 	struct sigaction sa;
 	sigset_t bus;
 
-	setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
-	short_slice();
+	if (!realtime()) {
+		setpriority(PRIO_PROCESS, (id_t)gettid(), DRAIN_NICE);
+		short_slice();
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
@@ -370,6 +447,13 @@ static void *run(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* The command has ended: no hurry any more, and the packing below
+	 * is work a real-time thread would take from everyone else. */
+	{
+		struct sched_param p0 = { .sched_priority = 0 };
+
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &p0);
+	}
 	drain_take_events(d);
 	drain_scan(d);
 	d->final = 1; /* the reserve is given up by the capture that needs it */
@@ -377,6 +461,11 @@ static void *run(void *arg)
 		if (!d->f[i]->c)
 			drain_try_open(d, d->f[i]);
 	reap(d, 1);
+	for (size_t i = 0; i < d->nlater; i++) {
+		pack_out(d, d->later[i]);
+		free(d->later[i]);
+	}
+	free(d->later);
 	return NULL;
 }
 
@@ -392,14 +481,17 @@ static void more_files(void)
 	}
 }
 
-struct drain *drain_start(const char *out, const char *live, char *err, size_t errlen)
+struct drain *drain_start(const char *out, const char *live, int pack, char *err,
+                          size_t errlen)
 {
 	struct drain *d = calloc(1, sizeof *d);
 	sigset_t all, old;
 	int e;
 
-	if (d)
+	if (d) {
 		d->out_fd = d->live_fd = d->ino_fd = -1;
+		d->pack = pack;
+	}
 	if (!d || !(d->out = strdup(out)) || !(d->live = strdup(live))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

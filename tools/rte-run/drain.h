@@ -26,9 +26,11 @@
 
 struct drain;
 
-/* Start draining LIVE into OUT (both existing directories). Returns NULL
- * with the reason in err on failure (nothing started). */
-struct drain *drain_start(const char *out, const char *live, char *err, size_t errlen);
+/* Start draining LIVE into OUT (both existing directories); pack: pack
+ * the captures where it pays (pack.h). Returns NULL with the reason in
+ * err on failure (nothing started). */
+struct drain *drain_start(const char *out, const char *live, int pack, char *err,
+                          size_t errlen);
 
 /* What the drain did, for drain_stop()'s caller. */
 struct drain_stats {
@@ -36,6 +38,7 @@ struct drain_stats {
 	uint64_t words;        /* words kept in them */
 	uint64_t lost;         /* words the drain missed */
 	uint64_t bytes;        /* disk the captures take */
+	uint64_t packed;       /* captures packed */
 	uint64_t errors;       /* files that could not be captured */
 };
 

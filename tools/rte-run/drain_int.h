@@ -38,8 +38,11 @@ struct drain {
 	pthread_t thread;
 	atomic_int stop;
 	int final;             /* the last round: no reserve any more */
+	int pack;              /* pack the captures (pack.h) */
 	struct tfile **f;
 	size_t nf, capf;
+	char **later;          /* captures in OUT to pack at the end (big ones) */
+	size_t nlater, caplater;
 	struct drain_stats st;
 };
 

@@ -1,7 +1,7 @@
 /*
  * rte-run-exec.c - the process-control half of rte-run.
  *
- *   rte-run-exec [-E FILE] [-D DIR] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
+ *   rte-run-exec [-E FILE] [-D DIR [-P]] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...
  *
  * Runs COMMAND as a child with NAME=VALUE added to its environment only
  * (replacing an entry of the same name),
@@ -43,7 +43,9 @@
  * keeps their captures in DIR; when COMMAND has ended (and nothing more
  * is forwarded to its pid), the last captures are written before the -t
  * program runs, and what the drain missed is said on standard error.
- * The drain never changes COMMAND's outcome.
+ * The drain never changes COMMAND's outcome. Its captures are packed
+ * (pack.h) where it pays; -P: never (plain ring files, for consumers
+ * other than librteconsumer).
  *
  * SIGPIPE: ignored here (a message written to a standard error whose
  * reader is gone fails instead of killing us, so the status and the
@@ -95,6 +97,7 @@ struct args {
 	char **then;   /* the program to exec afterwards, NULL-terminated */
 	char **cmd;    /* the command */
 	const char *drain_dir; /* -D: drain DIR/.rte-live into DIR, or NULL */
+	int plain;     /* -P: the drain's captures not packed */
 	size_t nthen;
 };
 
@@ -285,7 +288,7 @@ static int wait_child(pid_t pid)
 
 static int usage(void)
 {
-	fputs("usage: rte-run-exec [-E FILE] [-D DIR] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
+	fputs("usage: rte-run-exec [-E FILE] [-D DIR [-P]] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
 	      "       rte-run-exec --check-push URL JOB [NAME=VALUE]...\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
@@ -327,9 +330,14 @@ static int parse(int argc, char **argv, struct args *a, char **envbuf,
 	a->nthen = 0;
 	a->env_file = NULL;
 	a->drain_dir = NULL;
+	a->plain = 0;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
+		if (!strcmp(argv[i], "-P")) {
+			a->plain = 1;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return -1;
 		if (!strcmp(argv[i], "-e") && strchr(argv[i + 1], '=') &&
@@ -378,7 +386,7 @@ static struct drain *start_drain(const struct args *a)
 	if (!a->drain_dir)
 		return NULL;
 	snprintf(live, sizeof live, "%s/.rte-live", a->drain_dir);
-	d = drain_start(a->drain_dir, live, err, sizeof err);
+	d = drain_start(a->drain_dir, live, !a->plain, err, sizeof err);
 	if (!d)
 		fprintf(stderr, "rte-run: no live drain: %s\n", err);
 	return d;

@@ -1,0 +1,203 @@
+/*
+ * test_unpack.c - packed captures (common/format/packed.h, doc/FORMAT.md
+ * 16.1) opened by the consumer (common/consumer/unpack.c): a packed file
+ * made here with libzstd from a real ring file reads event for event as
+ * that file, also after rte_cursor_release(); and every field of a
+ * packed header made wrong is refused with RTE_EHEADER (or RTE_ENOTRING)
+ * and a message "PATH: packed capture: ...", never a crash or a read
+ * outside what the file holds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "rte_test.h"
+#include "packed.h"
+
+#define MAXZ 65536
+
+/* The packed form of f, its data given as extents {off, len} (nx of
+ * them, at most 4): stored in *out (malloc'd), its length returned. */
+static size_t pack(const struct t_file *f, const uint64_t (*x)[2], unsigned nx,
+                   unsigned char **out)
+{
+	size_t head = (RTE_PACK_HEADER_WORDS + RTE_PACK_RECORD_WORDS * nx) * 8, at = head;
+	unsigned char *b = malloc(head + nx * (size_t)MAXZ);
+	uint64_t h[RTE_PACK_HEADER_WORDS] = { 0, f->len, nx, 0 };
+
+	assert_non_null(b);
+	memcpy(h, RTE_PACK_MAGIC, 8);
+	memcpy(b, h, sizeof h);
+	for (unsigned i = 0; i < nx; i++) {
+		size_t z = ZSTD_compress(b + at, MAXZ, f->base + x[i][0], x[i][1], 1);
+		uint64_t r[3] = { x[i][0], x[i][1], z };
+
+		assert_false(ZSTD_isError(z));
+		memcpy(b + sizeof h + i * sizeof r, r, sizeof r);
+		at += z;
+	}
+	*out = b;
+	return at;
+}
+
+/* A 2-ring file of 2^6 words with ring 1 written past its end (it
+ * wrapped: lost words) and ring 0 a few events. */
+static void make_ring_file(struct t_file *f, const char *name)
+{
+	struct rte_ring_writer w;
+
+	t_ring_file_create(f, name, 2, 6);
+	t_writer(f, 0, &w);
+	for (int i = 0; i < 5; i++)
+		rte_ring_write1(&w, rte_hdr_make(0, 1, RTE_UMSG_INT, 3), 100 + (uint64_t)i,
+		                (uint64_t)i);
+	t_writer(f, 1, &w);
+	for (int i = 0; i < 100; i++)
+		rte_ring_write1(&w, rte_hdr_make(0, 1, RTE_UMSG_INT, 4), 1000 + (uint64_t)i,
+		                (uint64_t)i * 7);
+	t_set_name(f, 3, "three");
+	t_set_name(f, 4, "four");
+}
+
+/* Every event of both rings of a and b, compared. */
+static void same_events(rte_cursor *a, rte_cursor *b)
+{
+	for (unsigned r = 0; r < 2; r++) {
+		struct rte_event ea, eb;
+		int na, nb, n = 0;
+
+		do {
+			na = rte_cursor_next(a, r, &ea);
+			nb = rte_cursor_next(b, r, &eb);
+			assert_int_equal(na, nb);
+			if (na > 0) {
+				assert_int_equal(ea.kind, eb.kind);
+				assert_int_equal(ea.ts, eb.ts);
+				assert_int_equal(ea.u.value, eb.u.value);
+				if (ea.name || eb.name)
+					assert_string_equal(ea.name, eb.name);
+				n++;
+			}
+		} while (na > 0);
+		assert_true(n > 0);
+	}
+}
+
+static void a_packed_file_reads_as_its_ring_file(void **state)
+{
+	struct t_file f;
+	char path[PATH_MAX];
+	unsigned char *p;
+	size_t n;
+	uint64_t whole[1][2], parts[3][2];
+	rte_cursor *a, *b;
+
+	(void)state;
+	make_ring_file(&f, "src.events");
+	whole[0][0] = 0;
+	whole[0][1] = f.len;
+	n = pack(&f, whole, 1, &p);
+	t_write_file(path, sizeof path, "whole.events", p, n);
+	free(p);
+	a = t_open(f.path);
+	b = t_open(path);
+	same_events(a, b);
+	rte_cursor_close(a);
+	rte_cursor_close(b);
+	/* Extents with holes between them (the headers, the rings, the names):
+	 * what lies outside reads as zeros, as in a sparse file. */
+	parts[0][0] = 0;
+	parts[0][1] = f.l.data_offset;
+	parts[1][0] = f.l.data_offset;
+	parts[1][1] = f.l.custom_events_offset - f.l.data_offset;
+	parts[2][0] = f.l.custom_events_offset;
+	parts[2][1] = 5 * RTE_NAME_SLOT_BYTES;
+	n = pack(&f, (const uint64_t (*)[2])parts, 3, &p);
+	t_write_file(path, sizeof path, "parts.events", p, n);
+	free(p);
+	a = t_open(f.path);
+	b = t_open(path);
+	/* Released and mapped again: unpacked again. */
+	assert_int_equal(rte_cursor_release(b), RTE_OK);
+	same_events(a, b);
+	rte_cursor_close(a);
+	rte_cursor_close(b);
+	t_ring_file_unmap(&f);
+}
+
+/* The packed file p (n bytes) with word i set to v must be refused. */
+static void refused(const char *name, const unsigned char *p, size_t n, unsigned i, uint64_t v)
+{
+	char path[PATH_MAX], err[512];
+	unsigned char *q = malloc(n);
+	rte_cursor *c = NULL;
+	int rc;
+
+	assert_non_null(q);
+	memcpy(q, p, n);
+	if (i != ~0u)
+		memcpy(q + 8 * i, &v, 8);
+	t_write_file(path, sizeof path, name, q, n);
+	rc = rte_cursor_open(path, &c, err, sizeof err);
+	if (rc != RTE_EHEADER && rc != RTE_ENOTRING)
+		fail_msg("%s: rte_cursor_open = %d (%s)", name, rc, err);
+	assert_null(c);
+	assert_non_null(strstr(err, ": packed capture"));
+	print_message("    %s: %s\n", name, strstr(err, ": packed") + 2);
+	free(q);
+}
+
+static void every_bad_field_is_refused(void **state)
+{
+	struct t_file f;
+	unsigned char *p;
+	size_t n;
+	uint64_t x[2][2];
+
+	(void)state;
+	make_ring_file(&f, "src2.events");
+	x[0][0] = 0;
+	x[0][1] = f.l.data_offset;
+	x[1][0] = f.l.data_offset;
+	x[1][1] = f.l.custom_events_offset - f.l.data_offset;
+	n = pack(&f, (const uint64_t (*)[2])x, 2, &p);
+	refused("no-extents.events", p, n, 2, 0);
+	refused("many-extents.events", p, n, 2, RTE_PACK_MAX_EXTENTS + 1);
+	refused("extents-past-end.events", p, n, 2, 3);
+	refused("reserved.events", p, n, 3, 1);
+	refused("total-zero.events", p, n, 1, 0);
+	refused("total-huge.events", p, n, 1, UINT64_MAX);
+	refused("total-not-header.events", p, n, 1, f.len + 4096);
+	refused("total-small.events", p, n, 1, 32);
+	refused("ext-past-total.events", p, n, 4, f.len);
+	refused("ext-len-wraps.events", p, n, 5, UINT64_MAX - 10);
+	refused("ext-empty.events", p, n, 5, 0);
+	refused("ext-overlap.events", p, n, 7, 8);
+	refused("zlen-zero.events", p, n, 6, 0);
+	refused("zlen-past-file.events", p, n, 6, n);
+	refused("zlen-short.events", p, n, 6, 5);
+	refused("len-not-frame.events", p, n, 5, x[0][1] - 8);
+	/* cut short, one byte more than the frames */
+	refused("cut.events", p, n - 1, ~0u, 0);
+	{
+		unsigned char *q = calloc(1, n + 1);
+
+		memcpy(q, p, n);
+		refused("trailing.events", q, n + 1, ~0u, 0);
+		free(q);
+	}
+	refused("header-only.events", p, 24, ~0u, 0);
+	free(p);
+	t_ring_file_unmap(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_packed_file_reads_as_its_ring_file),
+		cmocka_unit_test(every_bad_field_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

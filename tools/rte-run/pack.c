@@ -1,0 +1,195 @@
+/*
+ * pack.c - a capture packed (pack.h): the extents of data listed with
+ * SEEK_DATA/SEEK_HOLE, each compressed as one zstd frame (streamed in
+ * CHUNK pieces), the frames written after the room for the header and
+ * records, which are written last; the file is kept only if it pays.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "pack.h"
+#include "packed.h"
+
+#define CHUNK (1u << 20)
+#define LEVEL 1 /* as small as level 3 for events (1.8 B a span event), faster */
+
+struct ext { uint64_t off, len, zlen; };
+
+/* The data extents of fd (size bytes), at most RTE_PACK_MAX_EXTENTS.
+ * Returns their number, or -1 (errno set; E2BIG: too many). */
+static long extents(int fd, uint64_t size, struct ext **out)
+{
+	struct ext *e = NULL;
+	size_t n = 0, cap = 0;
+	off_t at = 0;
+
+	while ((uint64_t)at < size) {
+		off_t d = lseek(fd, at, SEEK_DATA), h;
+
+		if (d < 0 && errno == ENXIO)
+			break;
+		if (d < 0 || (h = lseek(fd, d, SEEK_HOLE)) < 0)
+			return free(e), -1;
+		if (n == cap) {
+			struct ext *m;
+
+			cap = cap ? 2 * cap : 64;
+			if (cap > RTE_PACK_MAX_EXTENTS || !(m = realloc(e, cap * sizeof *e)))
+				return free(e), errno = cap > RTE_PACK_MAX_EXTENTS ? E2BIG : ENOMEM, -1;
+			e = m;
+		}
+		e[n++] = (struct ext){ (uint64_t)d, (uint64_t)(h - d), 0 };
+		at = h;
+	}
+	*out = e;
+	return (long)n;
+}
+
+static int write_all(int fd, const void *b, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return errno = w < 0 ? errno : EIO, -1;
+		b = (const char *)b + w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Extent x of src compressed into dst at its current offset. */
+static int pack_extent(ZSTD_CCtx *cc, int src, int dst, struct ext *x, char *in, char *out,
+                       size_t outcap)
+{
+	uint64_t done = 0;
+
+	ZSTD_CCtx_reset(cc, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(cc, x->len);
+	x->zlen = 0;
+	for (;;) {
+		size_t n = x->len - done < CHUNK ? (size_t)(x->len - done) : CHUNK, left;
+		ssize_t r = n ? pread(src, in, n, (off_t)(x->off + done)) : 0;
+		ZSTD_inBuffer ib = { in, n, 0 };
+		int last;
+
+		if (r < 0 || (size_t)r != n)
+			return errno = r < 0 ? errno : EIO, -1;
+		done += n;
+		last = done == x->len;
+		do {
+			ZSTD_outBuffer ob = { out, outcap, 0 };
+
+			left = ZSTD_compressStream2(cc, &ob, &ib, last ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left))
+				return errno = EIO, -1;
+			if (write_all(dst, out, ob.pos) < 0)
+				return -1;
+			x->zlen += ob.pos;
+		} while (last ? left != 0 : ib.pos < ib.size);
+		if (last)
+			return 0;
+	}
+}
+
+int pack_capture(int dfd, const char *from, const char *to, char *err, size_t errlen)
+{
+	int src = -1, dst = -1, rc = -1;
+	struct ext *e = NULL;
+	struct stat st, zst;
+	ZSTD_CCtx *cc = NULL;
+	char *in = NULL, *out = NULL;
+	size_t outcap = ZSTD_CStreamOutSize();
+	long n;
+
+	src = openat(dfd, from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", from, strerror(errno));
+		goto done;
+	}
+	n = extents(src, (uint64_t)st.st_size, &e);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: listing its extents: %s", from, strerror(errno));
+		goto done;
+	}
+	cc = ZSTD_createCCtx();
+	in = malloc(CHUNK);
+	out = malloc(outcap);
+	if (!cc || !in || !out || n == 0) {
+		snprintf(err, errlen, "%s", n ? "out of memory" : "no data");
+		goto done;
+	}
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, LEVEL);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	dst = openat(dfd, to, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (dst < 0) {
+		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		goto done;
+	}
+	{
+		uint64_t head = (RTE_PACK_HEADER_WORDS + RTE_PACK_RECORD_WORDS * (uint64_t)n) * 8;
+		uint64_t h[RTE_PACK_HEADER_WORDS] = { 0, (uint64_t)st.st_size, (uint64_t)n, 0 };
+		uint64_t *rec = calloc((size_t)n, RTE_PACK_RECORD_WORDS * 8);
+
+		if (!rec || lseek(dst, (off_t)head, SEEK_SET) < 0) {
+			snprintf(err, errlen, "%s: %s", to, rec ? strerror(errno) : "out of memory");
+			free(rec);
+			goto done;
+		}
+		for (long i = 0; i < n; i++)
+			if (pack_extent(cc, src, dst, &e[i], in, out, outcap) < 0) {
+				snprintf(err, errlen, "%s: %s", to, strerror(errno));
+				free(rec);
+				goto done;
+			}
+		memcpy(h, RTE_PACK_MAGIC, 8);
+		for (long i = 0; i < n; i++) {
+			rec[3 * i] = e[i].off;
+			rec[3 * i + 1] = e[i].len;
+			rec[3 * i + 2] = e[i].zlen;
+		}
+		if (pwrite(dst, h, sizeof h, 0) != (ssize_t)sizeof h ||
+		    pwrite(dst, rec, (size_t)n * RTE_PACK_RECORD_WORDS * 8, sizeof h) !=
+		            (ssize_t)((size_t)n * RTE_PACK_RECORD_WORDS * 8)) {
+			snprintf(err, errlen, "%s: %s", to, strerror(errno ? errno : EIO));
+			free(rec);
+			goto done;
+		}
+		free(rec);
+	}
+	if (fstat(dst, &zst) < 0 || close(dst) < 0) {
+		dst = -1;
+		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		goto done;
+	}
+	dst = -1;
+	if ((uint64_t)zst.st_blocks * 10 >= (uint64_t)st.st_blocks * 9) {
+		rc = 0; /* it does not pay */
+		goto done;
+	}
+	if (renameat(dfd, to, dfd, from) < 0) {
+		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		goto done;
+	}
+	rc = 1;
+done:
+	if (dst >= 0)
+		close(dst);
+	if (rc != 1)
+		unlinkat(dfd, to, 0);
+	if (src >= 0)
+		close(src);
+	ZSTD_freeCCtx(cc);
+	free(e);
+	free(in);
+	free(out);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/*
+ * pack.h - a capture packed (doc/FORMAT.md, "16.1 Packed captures";
+ * common/format/packed.h): its data extents (SEEK_DATA/SEEK_HOLE) each
+ * compressed into one zstd frame. The consumer library opens the result
+ * as it opens the ring file. Not thread-safe per call's files; no global
+ * state (each call makes its own compression context).
+ */
+#ifndef RTE_RUN_PACK_H
+#define RTE_RUN_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Pack the ring file `from` (in directory dfd) into `to` (new, O_EXCL,
+ * mode 0600, in dfd) if the packed file takes less than 9/10 of the
+ * disk `from` takes; then `to` replaces `from` (rename). Returns 1 if
+ * packed, 0 if it does not pay (`from` kept as it is), -1 on failure
+ * with the reason in err (`from` kept as it is, `to` removed).
+ */
+int pack_capture(int dfd, const char *from, const char *to, char *err, size_t errlen);
+
+#endif
