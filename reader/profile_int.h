@@ -69,6 +69,8 @@ struct pthr {
 	long tid;
 	char name[RD_THREAD_NAME_MAX];
 	uint64_t samples, cpu_ns;
+	uint64_t blocked, blocked_ns; /* wall mode: RTE_SAMPLE_BLOCKED ones */
+	int wall;                     /* RTE_SAMPLE_WALL seen */
 	unsigned hz;
 };
 
@@ -138,9 +140,26 @@ const char *rd_prof_clock(uint32_t flags, char *buf, size_t len);
 /* The chosen profile (RD_PROF_*) as pprof into o (fmt/profile_pprof.c). */
 void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 
-/* The options (profile.c). */
-extern int rd_prof_which_opt, rd_prof_by_thread;
+/* The options (profile.c; --state: profile_wall.c). */
+extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
+
+/* Grow array *a (of cap *cap elements of size sz) to hold index i:
+ * 0, or -1 (out of memory, p->oom set). profile.c. */
+int rd_prof_room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
+                 size_t sz);
+/* profile_wall.c: the location of the `[blocked:CALL]` frame of an
+ * RTE_SAMPLE_BLOCKED sample's flags (one per call); -1 if out of memory.
+ * The thread of tid among s's rings (*ring its ring), NULL if none. */
+int64_t rd_prof_blocked_loc(struct rd_prof *p, uint32_t flags);
+const struct rd_thread *rd_prof_thread_of_tid(const struct rd_src *s,
+                                              long tid, unsigned *ring);
+
+/* fmt/profile_blocked.c: the wall mode's blocked shares and stacks per
+ * thread of process proc (summary text lines, or for summary-json
+ * `,"blocked":[...]`). */
+void rd_prof_blocked_section(struct rd_prof *p, struct rd_out *o,
+                             const struct pproc *pp, uint32_t proc, int json);
 
 /* String of id. */
 static inline const char *pstr(const struct rd_prof *p, uint32_t id)

@@ -412,7 +412,10 @@ const char *rd_prof_clock(uint32_t flags, char *buf, size_t len)
 {
 	unsigned e = (flags >> RTE_SAMPLE_WHY_SHIFT) & 0xffu;
 
-	if (flags & RTE_SAMPLE_PERF)
+	if (flags & RTE_SAMPLE_WALL)
+		snprintf(buf, len, "wall clock (RTE_PROFILE_MODE=wall): every "
+		         "thread, running or blocked; weights are wall time");
+	else if (flags & RTE_SAMPLE_PERF)
 		snprintf(buf, len, "perf_event cpu-clock (RTE_PROFILE_CLOCK=perf)");
 	else if (flags & RTE_SAMPLE_PERF_RATE)
 		snprintf(buf, len, "CPU-time timer (tick-bound): the perf clock "

@@ -1,0 +1,354 @@
+/*
+ * prof/wall.c - the wall-clock mode of the CPU profiler
+ * (RTE_PROFILE_MODE=wall, wall.h).
+ *
+ * One sampler thread per process ("rte-wall", every signal blocked, never
+ * profiled) wakes HZ times a second of wall time (CLOCK_MONOTONIC,
+ * absolute deadlines: it never drifts, and skips what it missed) and
+ * reads each profiled thread's state from /proc/self/task/TID/stat:
+ *
+ *  - running (R): the thread is sent the profiling signal alone
+ *    (rt_tgsigqueueinfo, SI_QUEUE, a per-process cookie in si_uid, the
+ *    wall time the sample stands for in si_value); its handler takes the
+ *    stack as in CPU mode. A thread that blocks the signal is not sent
+ *    one (as in CPU mode its time is not profiled).
+ *  - anything else (S, D, ...): never signalled, so a sleeping call never
+ *    sees EINTR. /proc/self/task/TID/syscall gives the system call it is
+ *    in and its user stack pointer and instruction pointer; the caller's
+ *    function (profiler.c) scans that stack (btscan.c) and writes the
+ *    sample, marked blocked, on the sampler's own ring with the thread's
+ *    tid.
+ *
+ * A thread caught running just as it goes to sleep may still be
+ * interrupted, as with the CPU clock. Slots: a state per thread, and a
+ * SENDING state the sampler holds while it sends, which mask, remove and
+ * stop wait out, so that once they return no signal of ours is on its
+ * way. The /proc descriptors, one pair per slot, are kept by the sampler
+ * above RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook
+ * of ours sees them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fd.h"
+#include "real.h"
+#include "wall.h"
+
+enum { W_FREE = 0, W_TAKING, W_ON, W_MASKED, W_SENDING };
+
+struct wslot {
+	int state;     /* atomic, W_* */
+	pid_t tid;
+	uint64_t last; /* sampler only: ns of its previous sample */
+};
+
+static struct wslot g_slot[RTE_WALL_SLOTS];
+static unsigned g_top;          /* atomic: above every slot taken */
+static int g_stop;              /* atomic */
+static int g_sending;           /* atomic: sends in flight */
+static unsigned g_hz;
+static int g_sig;
+static uint32_t g_cookie;
+static rte_wall_blocked_fn g_blocked;
+static pid_t g_sampler;         /* atomic: the sampler's tid */
+/* The sampler's: /proc descriptors of each slot, and whose they are. */
+static int g_fd_stat[RTE_WALL_SLOTS], g_fd_sys[RTE_WALL_SLOTS];
+static pid_t g_fd_tid[RTE_WALL_SLOTS];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int rte_wall_is_sampler(void)
+{
+	pid_t s = __atomic_load_n(&g_sampler, __ATOMIC_RELAXED);
+
+	return s && s == gettid();
+}
+
+int rte_wall_add(int masked)
+{
+	unsigned top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
+
+	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++) {
+		int f = W_FREE;
+
+		if (!__atomic_compare_exchange_n(&g_slot[i].state, &f, W_TAKING,
+		                                 0, __ATOMIC_ACQUIRE,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		g_slot[i].tid = gettid();
+		/* Release: the tid before the state the sampler reads. */
+		__atomic_store_n(&g_slot[i].state, masked ? W_MASKED : W_ON,
+		                 __ATOMIC_RELEASE);
+		while (top < i + 1 &&
+		       !__atomic_compare_exchange_n(&g_top, &top, i + 1, 1,
+		                                    __ATOMIC_RELAXED,
+		                                    __ATOMIC_RELAXED))
+			;
+		return (int)i + 1;
+	}
+	return 0;
+}
+
+/* Move slot's state from ON or MASKED to `to`, waiting out a send. */
+static void settle(int slot, int to)
+{
+	struct wslot *s;
+
+	if (slot < 1 || slot > (int)RTE_WALL_SLOTS)
+		return;
+	s = &g_slot[slot - 1];
+	for (;;) {
+		int cur = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+
+		if (cur == W_SENDING) {
+			sched_yield();
+			continue;
+		}
+		if (cur != W_ON && cur != W_MASKED)
+			return;
+		if (__atomic_compare_exchange_n(&s->state, &cur, to, 0,
+		                                __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			return;
+	}
+}
+
+void rte_wall_mask(int slot, int masked)
+{
+	settle(slot, masked ? W_MASKED : W_ON);
+}
+
+void rte_wall_remove(int slot)
+{
+	settle(slot, W_FREE);
+}
+
+int rte_wall_ours(const siginfo_t *si, uint64_t *ns)
+{
+	if (si->si_code != SI_QUEUE || si->si_uid != (uid_t)g_cookie ||
+	    si->si_pid != getpid())
+		return 0;
+	*ns = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+	return 1;
+}
+
+void rte_wall_stop(void)
+{
+	__atomic_store_n(&g_stop, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g_sending, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+/* ---- the sampler ----------------------------------------------------- */
+
+static int open_proc(pid_t tid, const char *what)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -1 : rte_fd_high(fd);
+}
+
+static void close_fds(unsigned i)
+{
+	if (g_fd_stat[i] > 0)
+		syscall(SYS_close, g_fd_stat[i]);
+	if (g_fd_sys[i] > 0)
+		syscall(SYS_close, g_fd_sys[i]);
+	g_fd_stat[i] = g_fd_sys[i] = -1;
+	g_fd_tid[i] = 0;
+}
+
+/* Read descriptor fd from its start into b (NUL-terminated); length or
+ * -1. */
+static long read_at0(int fd, char *b, size_t n)
+{
+	long r = fd < 0 ? -1 : (long)syscall(SYS_pread64, fd, b, n - 1, 0);
+
+	if (r < 0)
+		return -1;
+	b[r] = '\0';
+	return r;
+}
+
+/* The thread's state letter ('R', 'S', 'D', ...), 0 if unknown. */
+static char thread_state(unsigned i)
+{
+	char b[512], *p;
+
+	if (read_at0(g_fd_stat[i], b, sizeof b) < 0 || !(p = strrchr(b, ')')))
+		return 0;
+	return p[1] == ' ' ? p[2] : 0;
+}
+
+/* /proc/self/task/TID/syscall: "nr a1 .. a6 sp pc", "-1 sp pc" or
+ * "running". Returns 1 with the fields, 0 if it runs, -1 if unreadable. */
+static int thread_syscall(unsigned i, int *nr, uint64_t *sp, uint64_t *pc)
+{
+	char b[256], *tok[9], *save = NULL, *t;
+	unsigned n = 0;
+
+	if (read_at0(g_fd_sys[i], b, sizeof b) < 0)
+		return -1;
+	if (!strncmp(b, "running", 7))
+		return 0;
+	for (t = strtok_r(b, " \n", &save); t && n < 9;
+	     t = strtok_r(NULL, " \n", &save))
+		tok[n++] = t;
+	if (n < 3)
+		return -1;
+	*nr = (int)strtol(tok[0], NULL, 10);
+	*sp = strtoull(tok[n - 2], NULL, 16);
+	*pc = strtoull(tok[n - 1], NULL, 16);
+	return 1;
+}
+
+static void send_sample(struct wslot *s, uint64_t ns)
+{
+	siginfo_t si;
+	int on = W_ON;
+
+	__atomic_fetch_add(&g_sending, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&g_stop, __ATOMIC_SEQ_CST) &&
+	    __atomic_compare_exchange_n(&s->state, &on, W_SENDING, 0,
+	                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+		memset(&si, 0, sizeof si);
+		si.si_signo = g_sig;
+		si.si_code = SI_QUEUE;
+		si.si_pid = getpid();
+		si.si_uid = (uid_t)g_cookie;
+		si.si_value.sival_ptr = (void *)(uintptr_t)ns;
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), s->tid, g_sig, &si);
+		__atomic_store_n(&s->state, W_ON, __ATOMIC_RELEASE);
+	}
+	__atomic_fetch_sub(&g_sending, 1, __ATOMIC_SEQ_CST);
+}
+
+static void sample_slot(unsigned i, uint64_t now)
+{
+	struct wslot *s = &g_slot[i];
+	int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE), nr = -1, r;
+	uint64_t sp = 0, pc = 0, ns;
+	char c;
+
+	if (st != W_ON && st != W_MASKED) {
+		if (g_fd_tid[i] && st == W_FREE)
+			close_fds(i);
+		return;
+	}
+	if (g_fd_tid[i] != s->tid) {
+		close_fds(i);
+		g_fd_stat[i] = open_proc(s->tid, "stat");
+		g_fd_sys[i] = open_proc(s->tid, "syscall");
+		g_fd_tid[i] = s->tid;
+		s->last = now;
+		return; /* its first sample one period from now */
+	}
+	ns = now - s->last;
+	s->last = now;
+	c = thread_state(i);
+	if (!c)
+		return; /* gone */
+	if (c != 'R' && (r = thread_syscall(i, &nr, &sp, &pc)) != 0) {
+		if (r > 0 && g_blocked)
+			g_blocked(s->tid, ns, nr, sp, pc);
+		return;
+	}
+	if (st == W_ON)
+		send_sample(s, ns);
+}
+
+static void *sampler(void *arg)
+{
+	uint64_t period = 1000000000u / g_hz, next = mono_ns();
+
+	(void)arg;
+	prctl(PR_SET_NAME, "rte-wall", 0, 0, 0);
+	__atomic_store_n(&g_sampler, gettid(), __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
+		struct timespec ts;
+		uint64_t now;
+		unsigned top;
+
+		next += period;
+		ts.tv_sec = (time_t)(next / 1000000000u);
+		ts.tv_nsec = (long)(next % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+		                       NULL) == EINTR)
+			;
+		now = mono_ns();
+		if (now - next > 4 * period)
+			next = now; /* late (a stopped process): no burst */
+		top = __atomic_load_n(&g_top, __ATOMIC_RELAXED);
+		for (unsigned i = 0; i < top; i++)
+			sample_slot(i, now);
+	}
+	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++)
+		if (g_fd_tid[i])
+			close_fds(i);
+	return NULL;
+}
+
+static int spawn(void)
+{
+	pthread_attr_t a;
+	sigset_t all, old;
+	pthread_t th;
+	int e;
+
+	if (!rte_real.pthread_create || pthread_attr_init(&a))
+		return errno = ENOSYS, -1;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	sigfillset(&all);
+	rte_real_sigmask(SIG_SETMASK, &all, &old);
+	e = rte_real.pthread_create(&th, &a, sampler, NULL);
+	rte_real_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return e ? (errno = e, -1) : 0;
+}
+
+int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked)
+{
+	g_hz = hz ? hz : 1;
+	g_sig = sig;
+	g_blocked = blocked;
+	g_cookie = (uint32_t)(mono_ns() ^ ((uint64_t)getpid() << 16)) | 1u;
+	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++) {
+		g_fd_stat[i] = g_fd_sys[i] = -1;
+		g_fd_tid[i] = 0;
+	}
+	return spawn();
+}
+
+int rte_wall_fork_child(void)
+{
+	/* The parent's sampler's descriptors are copies here: closed. */
+	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++)
+		if (g_fd_tid[i])
+			close_fds(i);
+	memset(g_slot, 0, sizeof g_slot);
+	__atomic_store_n(&g_top, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_sending, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_sampler, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&g_stop, __ATOMIC_RELAXED))
+		return -1;
+	return spawn();
+}
