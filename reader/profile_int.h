@@ -88,6 +88,8 @@ struct pproc {
 	                         of one pid may differ), first ones kept */
 	unsigned nclock;
 	uint64_t wall_ns;
+	uint32_t exe;         /* --by exe: its executable's name (string id;
+	                         its last image's), 0 unknown */
 	/* The heap (heap.c): rte.alloc.peak / peak_ns / temporary / heap. */
 	int has_peak, has_temps;
 	uint64_t peak, peak_ns, peak_pending, temps;

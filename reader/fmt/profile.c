@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "profile_int.h"
+#include "ptree.h"
 #include "rte/profile.h"
 #include "sinks.h"
 
@@ -75,7 +76,10 @@ static int merge_stacks(struct rd_prof *p, int which, struct merged *m)
 		int64_t j;
 		int isnew;
 
-		if (procs) {
+		if (rd_ptree_opts.by_exe) /* one root per executable */
+			w[n++] = p->pp[k->proc].exe ? p->pp[k->proc].exe
+			                            : pstr_id(p, "?");
+		else if (procs) {
 			snprintf(b, sizeof b, "pid %ld", p->pp[k->proc].pid);
 			w[n++] = pstr_id(p, b);
 		}
@@ -355,6 +359,19 @@ static void prof_event(struct rd_sink *s, struct rd_ctx *c, const struct rd_item
 		rd_prof_event(((struct psink *)s)->p, c->procs, it);
 }
 
+/* --by exe: each process's executable (its last image's argv[0], as the
+ * summary's --by exe table names it). */
+static void exe_names(struct rd_prof *p, struct rd_procs *P)
+{
+	struct rd_ptree *T = rd_ptree_build(P);
+	char b[64];
+	int x;
+
+	for (unsigned i = 0; i < p->npp; i++)
+		if (T && (x = rd_ptree_find(T, p->pp[i].pid)) >= 0)
+			p->pp[i].exe = pstr_id(p, rd_ptree_exe(&T->n[x], b, sizeof b));
+}
+
 static void prof_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct psink *ps = (struct psink *)s;
@@ -368,6 +385,8 @@ static void prof_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (pr->index < p->npp)
 			p->pp[pr->index].wall_ns = rd_proc_wall(pr);
 	}
+	if (rd_ptree_opts.by_exe)
+		exe_names(p, c->procs);
 	rd_prof_settle(p);
 	which = rd_prof_pick(p);
 	if ((which == RD_PROF_CPU ? p->cst.n : p->ast.n) == 0)
