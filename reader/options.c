@@ -22,6 +22,8 @@ static const char usage_head[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
 "       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
 "         (compare two runs; rte-read diff --help)\n"
+"       rte-read flamediff [-o FILE] BASE NEW\n"
+"         (differential flame graph of two runs' profiles, SVG)\n"
 "Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
 "librte.so) and print their events as one timeline.\n"
 "\n"

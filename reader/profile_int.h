@@ -163,6 +163,28 @@ const struct rd_thread *rd_prof_thread_of_tid(const struct rd_src *s,
 void rd_prof_blocked_section(struct rd_prof *p, struct rd_out *o,
                              const struct pproc *pp, uint32_t proc, int json);
 
+/* fmt/flame.c: a flame graph's tree of frames (names: p's string ids),
+ * each with its value v and, in a differential graph, its base value v0;
+ * node 0 is the root. rd_flame_add: one stack of n names, the root
+ * first. rd_flame_write: the self-contained interactive SVG page, diff:
+ * colours by the change of share from v0 to v. Init and add return 0,
+ * or -1 if out of memory. */
+struct fnode {
+	uint32_t name, child, next; /* child/next: node index + 1, 0: none */
+	uint64_t v, v0;
+};
+struct ftree {
+	struct fnode *n;
+	uint32_t len, cap;
+	unsigned depth;
+};
+int rd_flame_init(struct ftree *t);
+void rd_flame_fini(struct ftree *t);
+int rd_flame_add(struct ftree *t, const uint32_t *names, uint32_t n,
+                 uint64_t v, uint64_t v0);
+void rd_flame_write(const struct rd_prof *p, const struct ftree *t,
+                    const char *title, int diff, struct rd_out *o);
+
 /* String of id. */
 static inline const char *pstr(const struct rd_prof *p, uint32_t id)
 {

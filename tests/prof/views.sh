@@ -71,7 +71,71 @@ PY
 	finish
 }
 
-TESTS="by_exe"
+CHROMIUM=
+for c in chromium chromium-browser; do
+	command -v $c >/dev/null 2>&1 && CHROMIUM=$c && break
+done
+
+# shot URL PNG / dom URL: headless Chromium's screenshot (1000 x 500) of
+# the page, or its DOM after the page's script ran.
+shot() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$WORK/chromium" \
+		--window-size=1000,500 --screenshot="$2" "$1" >/dev/null 2>&1
+}
+dom() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$WORK/chromium" \
+		--window-size=1000,500 --dump-dom "$1" 2>/dev/null
+}
+
+# The flame graph of a real run and the differential one of two (cpu
+# tree in CPU mode as the base; cpu nap in wall mode, half asleep, as the
+# new run), rendered by headless Chromium in a 1000 px window: the
+# screenshots are drawn (not blank), the frames fit the window (no
+# horizontal overflow: the page's width), the known frames are in the
+# DOM with their tooltips, no check text of ours is; the differential
+# one shows red (nap's blocked stacks grew from nothing) and blue
+# (leaf_hot's share shrank), and its tooltips give both runs' values.
+test_flame() {
+	begin flame
+	[ -n "$CHROMIUM" ] || { skip flame "chromium is not installed (scripts/install-deps.sh)"; return; }
+	[ -z "$TSAN" ] || { skip flame "a ThreadSanitizer build (a fraction of the samples)"; return; }
+	prof "$D/a" 997 "$CPU" tree 400
+	RTE_PROFILE_MODE=wall prof "$D/b" 199 "$CPU" nap 3 150 >/dev/null
+	"$READ" -f flamegraph -o "$D/f.svg" "$D/a"/*.events 2>"$D/ferr" || fail "flamegraph: $(cat "$D/ferr")"
+	"$READ" flamediff -o "$D/d.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "flamediff: $(cat "$D/derr")"
+	for g in f d; do
+		grep -Eq 'https?://[^"]*\.(js|css)|<script[^>]*src=' "$D/$g.svg" && fail "$g.svg loads something"
+		shot "file://$D/$g.svg" "$D/$g.png" || fail "chromium screenshot of $g.svg: exit $?"
+		dom "file://$D/$g.svg" >"$D/$g.dom" || fail "chromium dom of $g.svg: exit $?"
+		$PY "$(dirname "$0")/png.py" "$D/$g.png" >"$D/$g.png.json" 2>&1 || fail "png.py: $(cat "$D/$g.png.json")"
+	done
+	$PY - "$D" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
+import json, re, sys
+d = sys.argv[1]
+for g in ("f", "d"):
+    png = json.load(open("%s/%s.png.json" % (d, g)))
+    dom = open("%s/%s.dom" % (d, g)).read()
+    assert png["drawn"] > 0.05 and png["colours"] > 8, (g, png)
+    frames = re.findall(r'<g class="f"[^>]*><title>([^<]*)</title><rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', dom)
+    names = {t.split(" (")[0] for t, _, _ in frames}
+    for want in ("main", "work", "leaf_hot", "tree"):
+        assert want in names, (g, want, sorted(names)[:20])
+    right = max(float(x) + float(w) for _, x, w in frames)
+    assert 900 < right <= 1000, (g, "frames end at", right)
+    assert "rte-check" not in dom and "width_ratio" not in dom, g
+    if g == "d":
+        assert png["red"] > 0.005 and png["blue"] > 0.005, png
+        assert any(n.startswith("[blocked:") for n in names), sorted(names)
+        assert "nap" in names
+        assert any("base " in t and "points" in t for t, _, _ in frames)
+print("ok")
+PY
+	finish
+}
+
+TESTS="by_exe flame"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"
