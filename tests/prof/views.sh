@@ -68,6 +68,13 @@ assert "leaf_hot" in per_exe["cpu"][1] and "leaf_hot" not in per_exe.get("python
 assert got.get("python3", 0) > 0, got
 print(got)
 PY
+	# pprof: each sample labelled with its executable (go tool pprof -tags)
+	if command -v go >/dev/null 2>&1; then
+		"$READ" --by exe -f pprof -o "$D/p.pb.gz" "$D"/*.events 2>>"$D/rerr"
+		go tool pprof -tags "$D/p.pb.gz" >"$D/tags" 2>&1
+		grep -A4 '^ *exe:' "$D/tags" | grep -q ' cpu$' && grep -A4 '^ *exe:' "$D/tags" | grep -q ' python3$' ||
+			fail "pprof exe labels: $(head -20 "$D/tags")"
+	fi
 	finish
 }
 
