@@ -232,46 +232,6 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	return i;
 }
 
-/* ---- span tags -------------------------------------------------------- */
-
-static uint32_t open_name(struct rd_prof *p, const struct rd_span_open *o,
-                          int user)
-{
-	char b[32];
-
-	if (o->name && *o->name)
-		return pstr_id(p, o->name);
-	snprintf(b, sizeof b, "(%s %u)", user ? "span" : "phase", o->id);
-	return pstr_id(p, b);
-}
-
-static int open_is(const struct rd_spans *st, const char *name)
-{
-	for (unsigned i = 0; i < st->depth; i++)
-		if (st->s[i].name && !strcmp(st->s[i].name, name))
-			return 1;
-	return 0;
-}
-
-/* The innermost open user span or phase of th (0: none); 0 in *keep if
- * --span is given and th is not inside it. */
-static uint32_t tag_of(struct rd_prof *p, const struct rd_thread *th, int *keep)
-{
-	const struct rd_span_open *u, *ph;
-
-	*keep = 1;
-	if (!th)
-		return (*keep = !rd_prof_span_opt), 0;
-	if (rd_prof_span_opt)
-		*keep = open_is(&th->spans, rd_prof_span_opt) ||
-		        open_is(&th->phases, rd_prof_span_opt);
-	u = th->spans.depth ? &th->spans.s[th->spans.depth - 1] : NULL;
-	ph = th->phases.depth ? &th->phases.s[th->phases.depth - 1] : NULL;
-	if (u && (!ph || u->ts >= ph->ts))
-		return open_name(p, u, 1);
-	return ph ? open_name(p, ph, 0) : 0;
-}
-
 /* ---- samples ---------------------------------------------------------- */
 
 /* The stack of key fields + pcs (ret: from frame `first_ret` on); its
@@ -389,7 +349,7 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	if ((rd_prof_state_opt == RD_STATE_RUNNING && blocked) ||
 	    (rd_prof_state_opt == RD_STATE_BLOCKED && !blocked))
 		return;
-	tag = tag_of(p, th, &keep);
+	tag = rd_prof_tag_of(p, th, &keep);
 	if (!keep) {
 		pp->outside_cpu++;
 		return;
@@ -468,7 +428,7 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 		return;
 	}
 	pp->has_alloc = 1;
-	tag = tag_of(p, it->th, &keep);
+	tag = rd_prof_tag_of(p, it->th, &keep);
 	if (!keep) {
 		pp->outside_alloc++;
 		return;

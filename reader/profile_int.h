@@ -146,6 +146,12 @@ void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
 
+/* profile_span.c: the innermost open user span or phase of th (its
+ * string id, 0: none); 0 in *keep if --span is given and th is not
+ * inside it. */
+uint32_t rd_prof_tag_of(struct rd_prof *p, const struct rd_thread *th,
+                        int *keep);
+
 /* Grow array *a (of cap *cap elements of size sz) to hold index i:
  * 0, or -1 (out of memory, p->oom set). profile.c. */
 int rd_prof_room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
