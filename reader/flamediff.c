@@ -101,7 +101,7 @@ static char *folded(const char *path, char *const *opts, int nopts)
  * the base one. Lines that are not such are skipped. */
 static int add_lines(struct rd_prof *p, struct ftree *t, char *text, int is_new)
 {
-	uint32_t names[RTE_PROFILE_MAX_FRAMES + 8];
+	uint32_t names[RD_PROF_MAX_LOCS + 4];
 
 	for (char *line = text, *next; line && *line; line = next) {
 		char *sp, *end, *f, *save = NULL;

@@ -234,36 +234,41 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 
 /* ---- samples ---------------------------------------------------------- */
 
-/* The stack of key fields + pcs (ret: from frame `first_ret` on); its
- * index in t, or -1. */
+/* The stack of key fields + pcs (ret: from frame `first_ret` on; leaf:
+ * a [blocked] frame's location first, or -1; --inline: each pc's inlined
+ * functions before its own, as room allows); its index in t, or -1. */
 static int64_t stack_of(struct rd_prof *p, struct ptab *t, unsigned src,
                         uint32_t proc, int32_t tid, uint32_t tag,
                         const uint8_t *pcs, unsigned n, unsigned first_ret,
                         int64_t leaf)
 {
-	union { struct skey k; uint32_t w[5 + RTE_PROFILE_MAX_FRAMES]; } u;
+	union { struct skey k; uint32_t w[4 + RD_PROF_MAX_LOCS]; } u;
 	struct psrc *s = psrc_of(p, src);
-	unsigned d = leaf >= 0; /* a [blocked] frame first */
+	unsigned m = 0;
 	int isnew;
 
-	if (!s)
+	if (!s || n > RTE_PROFILE_MAX_FRAMES)
 		return -1;
 	u.k.proc = proc;
 	u.k.tid = tid;
 	u.k.tag = tag;
-	u.k.n = n + d;
-	if (d)
-		u.k.loc[0] = (uint32_t)leaf;
+	if (leaf >= 0)
+		u.k.loc[m++] = (uint32_t)leaf;
 	for (unsigned i = 0; i < n; i++) {
+		unsigned room = RD_PROF_MAX_LOCS - 1 - m - (n - i - 1);
 		uint64_t pc;
 		int64_t l;
 
 		memcpy(&pc, pcs + 8 * i, 8);
+		if (rd_prof_inline_opt && room)
+			m += rd_prof_inline_locs(p, src, s, pc, i >= first_ret,
+			                         &u.k.loc[m], room);
 		if ((l = loc_of(p, src, s, pc, i >= first_ret)) < 0)
 			return -1;
-		u.k.loc[i + d] = (uint32_t)l;
+		u.k.loc[m++] = (uint32_t)l;
 	}
-	return ptab_get(t, &u, (uint32_t)(sizeof u.k + 4 * (n + d)), &isnew);
+	u.k.n = m;
+	return ptab_get(t, &u, (uint32_t)(sizeof u.k + 4 * m), &isnew);
 }
 
 static struct pthr *thread_of(struct rd_prof *p, struct pproc *pp, unsigned src,

@@ -46,6 +46,10 @@ struct pmap {
 	uint32_t src;
 };
 
+/* The most locations of a stack: its frames, a [blocked] frame, and
+ * --inline's inlined functions (as many as fit). */
+#define RD_PROF_MAX_LOCS (4 * RTE_PROFILE_MAX_FRAMES)
+
 /* A stack's key: then n location indexes, the innermost first. */
 struct skey {
 	uint32_t proc;  /* rd_proc index */
@@ -145,6 +149,14 @@ void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 /* The options (profile.c; --state: profile_wall.c). */
 extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
+
+/* profile_inline.c: --inline (rd_prof_inline_opt): the locations of the
+ * functions inlined at pc (rd_sym_inlines of source src's symboliser s),
+ * innermost first, into out (at most max); how many. */
+extern int rd_prof_inline_opt;
+unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
+                             uint64_t pc, int ret, uint32_t *out,
+                             unsigned max);
 
 /* profile_span.c: the innermost open user span or phase of th (its
  * string id, 0: none); 0 in *keep if --span is given and th is not

@@ -65,7 +65,7 @@ static int grow_values(struct merged *m, uint32_t j)
 static int merge_stacks(struct rd_prof *p, int which, struct merged *m)
 {
 	const struct ptab *t = which == RD_PROF_CPU ? &p->cst : &p->ast;
-	uint32_t w[2 + 2 + RTE_PROFILE_MAX_FRAMES];
+	uint32_t w[2 + 2 + RD_PROF_MAX_LOCS];
 	int procs = many_procs(t);
 	char b[128];
 

@@ -180,7 +180,71 @@ PY
 	finish
 }
 
-TESTS="by_exe flame perf"
+# --inline: cpu.c's spin() is always inlined into its three leaves; with
+# --inline each leaf's samples end in leaf;spin (from the DWARF inline
+# records, as addr2line -i names the same addresses), without it spin is
+# no frame; the totals are the same.
+test_inline() {
+	begin inline
+	prof "$D" 997 "$CPU" tree 600
+	[ "$ST" = 0 ] || fail "status $ST"
+	"$READ" --inline -f folded "$D"/*.events >"$D/in" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
+	"$READ" -f folded "$D"/*.events >"$D/out" 2>>"$D/rerr"
+	"$READ" -f jsonl "$D"/*.events >"$D/jsonl" 2>>"$D/rerr"
+	$PY - "$D/in" "$D/out" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
+import sys
+def load(path):
+    r = {}
+    for line in open(path):
+        stack, n = line.rsplit(" ", 1)
+        r[stack] = r.get(stack, 0) + int(n)
+    return r
+inl, out = load(sys.argv[1]), load(sys.argv[2])
+assert sum(inl.values()) == sum(out.values()), (sum(inl.values()), sum(out.values()))
+assert not any(";spin" in s for s in out), "spin without --inline"
+hot = sum(n for s, n in inl.items() if s.endswith(";leaf_hot;spin"))
+assert hot >= 0.8 * sum(inl.values()), (hot, sum(inl.values()), sorted(inl.items(), key=lambda x: -x[1])[:4])
+# every stack of --inline is the plain one with inlined frames added
+for s, n in inl.items():
+    plain = ";".join(f for f in s.split(";") if f != "spin")
+    assert plain in out, (s, plain)
+print("ok", hot, sum(inl.values()))
+PY
+	# addr2line -i on the hottest sampled address of leaf_hot (its offset
+	# in the file, from the rte.module records): spin, inlined in leaf_hot
+	if command -v addr2line >/dev/null 2>&1; then
+		off=$($PY - "$D/jsonl" "$(dirname "$0")" <<'PY'
+import collections, json, struct, sys
+sys.path.insert(0, sys.argv[2])
+import samples  # tests/prof/samples.py: the records' layouts, nm lookups
+mods, c = [], collections.Counter()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    b = bytes.fromhex(e.get("hex", ""))
+    if e.get("event") == "rte.module":
+        _, blen, _, bias, start, end = samples.MODULE.unpack_from(b)
+        mods.append((bias, start, end, b[samples.MODULE.size + blen:].decode()))
+    elif e.get("event") == "rte.sample":
+        n = samples.SAMPLE.unpack_from(b)[1]
+        if n:
+            c[struct.unpack_from("<Q", b, samples.SAMPLE.size)[0]] += 1
+for pc, _ in c.most_common():
+    if samples.symbolise(mods, pc) == "leaf_hot":
+        print(hex(next(pc - m[0] for m in mods if m[1] <= pc < m[2])))
+        break
+PY
+)
+		[ -n "$off" ] || fail "no leaf_hot address in the samples"
+		if [ -n "$off" ]; then
+			addr2line -i -f -e "$CPU" "$off" >"$D/a2l"
+			head -1 "$D/a2l" | grep -qx spin && grep -qx leaf_hot "$D/a2l" ||
+				fail "addr2line -i $off: $(cat "$D/a2l")"
+		fi
+	fi
+	finish
+}
+
+TESTS="by_exe flame perf inline"
 [ $# -gt 0 ] && TESTS="$*"
 for t in $TESTS; do
 	"test_$t"
