@@ -224,7 +224,7 @@ static void arm(struct rte_thread *t)
 	 * and it would wait for ever); such a thread is walked by its frame
 	 * pointers, or, if the walk is allowed later, the slow way. */
 	t->prof_primed = 0;
-	if (!g_fp && rte_modules_loader_ok()) {
+	if (!g_fp && rte_modules_loader_ok() && !rte_wall_spawning()) {
 		rte_bt_prime();
 		t->prof_primed = 1;
 	}
@@ -619,7 +619,8 @@ void rte_prof_start(void)
 	sigemptyset(&sa.sa_mask);
 	if (rte_real_sigaction(rte_prof_sig, &sa, NULL) < 0)
 		return;
-	if (g_wall && rte_wall_start(g_hz, rte_prof_sig, wall_blocked) < 0) {
+	if (g_wall && rte_wall_start(g_hz, rte_prof_sig, wall_blocked,
+	                             rte_prof_thread_end) < 0) {
 		rte_warn(NULL, "RTE_PROFILE_MODE=wall: cannot start the sampler "
 		         "thread: %s; profiling is off", strerrordesc_np(errno));
 		rte_real_sigaction(rte_prof_sig, &rte_prof_prog, NULL);

@@ -27,6 +27,7 @@
  * above RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook
  * of ours sees them).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -59,7 +60,32 @@ static unsigned g_hz;
 static int g_sig;
 static uint32_t g_cookie;
 static rte_wall_blocked_fn g_blocked;
+static void (*g_self)(void);    /* the sampler's first call */
+/* pthread_create as the program calls it (a sanitizer's interceptor,
+ * then our hook): a sanitizer knows the sampler's stack. */
+static int (*g_create)(pthread_t *, const pthread_attr_t *,
+                       void *(*)(void *), void *);
+/* AddressSanitizer's, when it runs: a sampler made in a fork child (in
+ * the atfork handler, before the sanitizer's own fork handling is done)
+ * is a thread it does not know, on a stack glibc reuses from the
+ * parent's sampler, whose poisoned shadow would be reported. */
+static void (*g_unpoison)(const volatile void *, size_t);
+
+/* A sanitizer's view of the calling thread's whole stack: clean. */
+static void unpoison_stack(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t n;
+
+	if (!g_unpoison || pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &lo, &n))
+		g_unpoison(lo, n);
+	pthread_attr_destroy(&a);
+}
 static pid_t g_sampler;         /* atomic: the sampler's tid */
+static int g_spawning;          /* atomic: a sampler is being made */
 /* The sampler's: /proc descriptors of each slot, and whose they are. */
 static int g_fd_stat[RTE_WALL_SLOTS], g_fd_sys[RTE_WALL_SLOTS];
 static pid_t g_fd_tid[RTE_WALL_SLOTS];
@@ -70,6 +96,11 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int rte_wall_spawning(void)
+{
+	return __atomic_load_n(&g_spawning, __ATOMIC_ACQUIRE);
 }
 
 int rte_wall_is_sampler(void)
@@ -264,8 +295,12 @@ static void sample_slot(unsigned i, uint64_t now)
 	ns = now - s->last;
 	s->last = now;
 	c = thread_state(i);
-	if (!c)
-		return; /* gone */
+	if (!c) {
+		/* Gone (or its tid reused by a thread now in this slot:
+		 * the descriptors are the old task's): opened again. */
+		close_fds(i);
+		return;
+	}
 	if (c != 'R' && (r = thread_syscall(i, &nr, &sp, &pc)) != 0) {
 		if (r > 0 && g_blocked)
 			g_blocked(s->tid, ns, nr, sp, pc);
@@ -280,8 +315,12 @@ static void *sampler(void *arg)
 	uint64_t period = 1000000000u / g_hz, next = mono_ns();
 
 	(void)arg;
-	prctl(PR_SET_NAME, "rte-wall", 0, 0, 0);
 	__atomic_store_n(&g_sampler, gettid(), __ATOMIC_RELAXED);
+	unpoison_stack();
+	if (g_self)
+		g_self(); /* not profiled: armed by our hook, disarmed here */
+	__atomic_store_n(&g_spawning, 0, __ATOMIC_RELEASE);
+	prctl(PR_SET_NAME, "rte-wall", 0, 0, 0);
 	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
 		struct timespec ts;
 		uint64_t now;
@@ -313,20 +352,32 @@ static int spawn(void)
 	pthread_t th;
 	int e;
 
-	if (!rte_real.pthread_create || pthread_attr_init(&a))
+	if (!g_create || pthread_attr_init(&a))
 		return errno = ENOSYS, -1;
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 256 * 1024);
 	sigfillset(&all);
 	rte_real_sigmask(SIG_SETMASK, &all, &old);
-	e = rte_real.pthread_create(&th, &a, sampler, NULL);
+	__atomic_store_n(&g_spawning, 1, __ATOMIC_RELEASE);
+	e = g_create(&th, &a, sampler, NULL);
+	if (e)
+		__atomic_store_n(&g_spawning, 0, __ATOMIC_RELEASE);
 	rte_real_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	return e ? (errno = e, -1) : 0;
 }
 
-int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked)
+int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked,
+                   void (*self)(void))
 {
+	void *c = rte_dlsym(RTLD_DEFAULT, "pthread_create");
+
+	memcpy(&g_create, &c, sizeof c);
+	c = rte_dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
+	memcpy(&g_unpoison, &c, sizeof c);
+	if (!g_create)
+		g_create = rte_real.pthread_create;
+	g_self = self;
 	g_hz = hz ? hz : 1;
 	g_sig = sig;
 	g_blocked = blocked;

@@ -25,9 +25,17 @@
 typedef void (*rte_wall_blocked_fn)(pid_t tid, uint64_t ns, int nr,
                                     uint64_t sp, uint64_t pc);
 
-/* Start the sampler thread (every signal blocked in it): rate hz, signal
- * sig. Returns 0, or -1 with errno. Not signal-safe. */
-int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked);
+/* Start the sampler thread (every signal blocked in it; made by
+ * pthread_create as the program's calls resolve it, so that a sanitizer
+ * knows it): rate hz, signal sig; self() is its first call (to undo what
+ * the thread hooks did for it). Returns 0, or -1 with errno. Not
+ * signal-safe. */
+int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked,
+                   void (*self)(void));
+/* 1 while a sampler is being made: a thread armed meanwhile (the sampler,
+ * by our thread hook) does not make libunwind's per-thread cache (its
+ * dynamic TLS, in a thread alive at exit, breaks LeakSanitizer's scan). */
+int rte_wall_spawning(void);
 /* 1 on the sampler thread (it is never profiled). */
 int rte_wall_is_sampler(void);
 /* The calling thread is profiled from now on (masked: it blocks the

@@ -533,8 +533,13 @@ test_wall() {
 	"$READ" --state blocked -f folded "$D/w"/*.events >"$D/w/blocked" 2>&1
 	"$READ" --state running -f folded "$D/w"/*.events >"$D/w/running" 2>&1
 	"$READ" -f summary-json "$D/w"/*.events >"$D/w/sum.json" 2>&1
-	grep -q ';nap;.*\[blocked:\(clock_\)\{0,1\}nanosleep\] [0-9]*$' "$D/w/folded" ||
-		fail "no nap;...;[blocked:nanosleep] stack: $(head -c 600 "$D/w/folded")"
+	# Under ASan its nanosleep interceptor sits between nap and libc's,
+	# and the scan of the blocked stack ends at it (PROFILING.md): the
+	# blocked frame is checked, not its callers.
+	nap=';nap;.*'
+	[ -z "${RTE_ASAN_RT:-}" ] || nap=
+	grep -q "$nap"'\[blocked:\(clock_\)\{0,1\}nanosleep\] [0-9]*$' "$D/w/folded" ||
+		fail "no ${nap:+nap;...;}[blocked:nanosleep] stack: $(head -c 600 "$D/w/folded")"
 	grep -q ';leaf_hot [0-9]*$' "$D/w/folded" || fail "no running leaf_hot: $(head -c 400 "$D/w/folded")"
 	[ -s "$D/w/blocked" ] && ! grep -v '\[blocked' "$D/w/blocked" | grep -q . ||
 		fail "--state blocked: $(head -c 400 "$D/w/blocked")"
