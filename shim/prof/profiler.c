@@ -515,52 +515,6 @@ static int parse_mode(const char *m)
 
 /* ---- start ------------------------------------------------------------------- */
 
-/* RTE_PROFILE_CLOCK: timer (default) or perf; perf is tried on the
- * calling thread once, and the one line says which clock samples and
- * why. */
-static void choose_clock(const char *clk)
-{
-	char why[160];
-	uint64_t id;
-	int fd;
-
-	g_perf = 0;
-	g_clock = 0;
-	/* The default says nothing (the summary names it): rte-run shows
-	 * its RTE_LOG file, one line per process of a tree. */
-	if (!clk || !*clk || !strcmp(clk, "timer"))
-		return;
-	if (strcmp(clk, "perf")) {
-		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
-		         "perf); profiling by the timer", clk);
-		return;
-	}
-	if (g_hz > RTE_PERF_HZ_MAX) {
-		g_clock = RTE_SAMPLE_PERF_RATE;
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer: the "
-		         "perf clock goes up to %u Hz", g_hz, RTE_PERF_HZ_MAX);
-		return;
-	}
-	fd = rte_perf_open(g_hz, rte_prof_sig, gettid(), &id);
-	if (fd < 0) {
-		int e = errno;
-
-		g_clock = RTE_SAMPLE_PERF_FAIL |
-		          (uint32_t)(e & 0xff) << RTE_SAMPLE_WHY_SHIFT;
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer (tick-"
-		         "bound): %s", g_hz, rte_perf_why(e, why, sizeof(why)));
-		return;
-	}
-	close(fd);
-	g_perf = 1;
-	g_clock = RTE_SAMPLE_PERF;
-	/* Not a warning: on stderr it would be in the program's output. */
-	if (rte_log_to_file())
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
-		         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, "
-		         "%d or above)", g_hz, RTE_FD_MIN);
-}
-
 void rte_prof_start(void)
 {
 	struct sigaction cur, sa;
@@ -601,7 +555,7 @@ void rte_prof_start(void)
 		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignored in wall mode "
 		         "(RTE_PROFILE_MODE=wall samples by wall time)");
 	if (!g_wall)
-		choose_clock(clk);
+		g_clock = rte_prof_choose_clock(clk, g_hz, rte_prof_sig, &g_perf);
 	else if (rte_log_to_file())
 		rte_warn(NULL, "RTE_PROFILE: %u Hz of wall time (RTE_PROFILE_MODE="
 		         "wall; one sampler thread, rte-wall)", g_hz);
