@@ -323,6 +323,14 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
                 "(apt-get install libgoogle-perftools4 google-perftools)")
     wall_share(build, exe, tmp, row)
     calls = "10000" if quick else "100000"
+    d = _fresh(os.path.join(tmp, "eintr-wall"))
+    _, out = _wall([exe, "eintr", calls], _env(build, d, 997, None, "wall"))
+    m = re.search(r"nanosleep=(\d+) poll=(\d+)", out)
+    if m:
+        row("profiler 997 Hz wall mode: nanosleep/ppoll EINTR",
+            float(m.group(1)), "calls", None, None, None, None,
+            "of %s nanosleep(1 us) calls; ppoll(1 us): %s (a thread caught "
+            "running just as it enters a call)" % (calls, m.group(2)))
     d = _fresh(os.path.join(tmp, "eintr"))
     _, out = _wall([exe, "eintr", calls], _env(build, d, 997))
     m = re.search(r"nanosleep=(\d+) poll=(\d+)", out)

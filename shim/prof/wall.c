@@ -7,13 +7,14 @@
  * absolute deadlines: it never drifts, and skips what it missed) and
  * reads each profiled thread's state from /proc/self/task/TID/stat:
  *
- *  - running (R): the thread is sent the profiling signal alone
+ *  - running (R) in user code (/proc/self/task/TID/syscall says
+ *    "running"): the thread is sent the profiling signal alone
  *    (rt_tgsigqueueinfo, SI_QUEUE, a per-process cookie in si_uid, the
  *    wall time the sample stands for in si_value); its handler takes the
  *    stack as in CPU mode. A thread that blocks the signal is not sent
  *    one (as in CPU mode its time is not profiled).
- *  - anything else (S, D, ...): never signalled, so a sleeping call never
- *    sees EINTR. /proc/self/task/TID/syscall gives the system call it is
+ *  - anything else (S, D, ..., or in a system call): never signalled,
+ *    so a sleeping call never sees EINTR. /proc/self/task/TID/syscall gives the system call it is
  *    in and its user stack pointer and instruction pointer; the caller's
  *    function (profiler.c) scans that stack (btscan.c) and writes the
  *    sample, marked blocked, on the sampler's own ring with the thread's
@@ -301,8 +302,16 @@ static void sample_slot(unsigned i, uint64_t now)
 		close_fds(i);
 		return;
 	}
-	if (c != 'R' && (r = thread_syscall(i, &nr, &sp, &pc)) != 0) {
-		if (r > 0 && g_blocked)
+	/* Not signalled inside a system call, even a running one (R: on
+	 * the way in or out, or working in the kernel): a signal there can
+	 * end it with EINTR; its sample is taken as a blocked one's. */
+	if ((r = thread_syscall(i, &nr, &sp, &pc)) > 0 && nr >= 0) {
+		if (g_blocked)
+			g_blocked(s->tid, ns, nr, sp, pc);
+		return;
+	}
+	if (c != 'R') {
+		if (r > 0 && g_blocked) /* off CPU, not in a call: a fault */
 			g_blocked(s->tid, ns, nr, sp, pc);
 		return;
 	}
