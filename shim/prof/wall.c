@@ -5,28 +5,30 @@
  * One sampler thread per process ("rte-wall", every signal blocked, never
  * profiled) wakes HZ times a second of wall time (CLOCK_MONOTONIC,
  * absolute deadlines: it never drifts, and skips what it missed) and
- * reads each profiled thread's state from /proc/self/task/TID/stat:
+ * reads each profiled thread's state from /proc/self/task/TID/syscall:
  *
- *  - running (R) in user code (/proc/self/task/TID/syscall says
- *    "running"): the thread is sent the profiling signal alone
- *    (rt_tgsigqueueinfo, SI_QUEUE, a per-process cookie in si_uid, the
- *    wall time the sample stands for in si_value); its handler takes the
- *    stack as in CPU mode. A thread that blocks the signal is not sent
- *    one (as in CPU mode its time is not profiled).
- *  - anything else (S, D, ..., or in a system call): never signalled,
- *    so a sleeping call never sees EINTR. /proc/self/task/TID/syscall gives the system call it is
- *    in and its user stack pointer and instruction pointer; the caller's
- *    function (profiler.c) scans that stack (btscan.c) and writes the
- *    sample, marked blocked, on the sampler's own ring with the thread's
- *    tid.
+ *  - "running" (on a CPU or waiting for one): the thread is sent the
+ *    profiling signal alone (rt_tgsigqueueinfo, SI_QUEUE, a per-process
+ *    cookie in si_uid, the wall time the sample stands for in
+ *    si_value); its handler takes the stack as in CPU mode. A thread
+ *    that blocks the signal is not sent one (as in CPU mode its time is
+ *    not profiled).
+ *  - blocked ("NR args SP PC" in system call NR, "-1 SP PC" outside
+ *    one): never signalled, so a sleeping call never sees EINTR. The
+ *    caller's function (profiler.c) scans the stack from SP
+ *    (btscan.c) and writes the sample, marked blocked, on the sampler's
+ *    own ring with the thread's tid.
  *
- * A thread caught running just as it goes to sleep may still be
- * interrupted, as with the CPU clock. Slots: a state per thread, and a
- * SENDING state the sampler holds while it sends, which mask, remove and
- * stop wait out, so that once they return no signal of ours is on its
- * way. The /proc descriptors, one pair per slot, are kept by the sampler
- * above RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook
- * of ours sees them).
+ * A thread caught running just as it enters a call may still be
+ * interrupted, as with the CPU clock (the state is read right before the
+ * signal is sent). Slots: a state per thread, and a SENDING state the
+ * sampler holds while it sends, which mask, remove and stop wait out, so
+ * that once they return no signal of ours is on its way. The /proc
+ * descriptor, one per slot, is kept by the sampler above RTE_FD_MIN,
+ * close-on-exec, opened with raw system calls (no hook of ours sees it);
+ * before each use it is checked to be still that file (fstat's device
+ * and inode), so a number the program closed and reused is never read
+ * or closed by us.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,8 +91,12 @@ static void unpoison_stack(void)
 static pid_t g_sampler;         /* atomic: the sampler's tid */
 static int g_spawning;          /* atomic: a sampler is being made */
 /* The sampler's: /proc descriptors of each slot, and whose they are. */
-static int g_fd_stat[RTE_WALL_SLOTS], g_fd_sys[RTE_WALL_SLOTS];
-static pid_t g_fd_tid[RTE_WALL_SLOTS];
+static struct wfd {
+	int fd;      /* /proc/self/task/TID/syscall, -1: none */
+	pid_t tid;   /* 0: none */
+	dev_t dev;   /* what it is, checked before each use */
+	ino_t ino;
+} g_fd[RTE_WALL_SLOTS];
 
 static uint64_t mono_ns(void)
 {
@@ -188,57 +195,58 @@ void rte_wall_stop(void)
 
 /* ---- the sampler ----------------------------------------------------- */
 
-static int open_proc(pid_t tid, const char *what)
+/* 1 if slot i's descriptor is still the file we opened (the program
+ * may have closed the number and reused it: then it is never touched). */
+static int fd_ours(unsigned i)
 {
+	struct stat st;
+
+	return g_fd[i].fd >= 0 && syscall(SYS_fstat, g_fd[i].fd, &st) == 0 &&
+	       st.st_dev == g_fd[i].dev && st.st_ino == g_fd[i].ino;
+}
+
+static void fd_open(unsigned i, pid_t tid)
+{
+	struct stat st;
 	char path[64];
 	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -1 : rte_fd_high(fd);
+	fd = fd < 0 ? -1 : rte_fd_high(fd);
+	g_fd[i].tid = tid;
+	g_fd[i].fd = -1;
+	if (fd >= 0 && syscall(SYS_fstat, fd, &st) == 0) {
+		g_fd[i].fd = fd;
+		g_fd[i].dev = st.st_dev;
+		g_fd[i].ino = st.st_ino;
+	} else if (fd >= 0) {
+		syscall(SYS_close, fd);
+	}
 }
 
-static void close_fds(unsigned i)
+static void fd_close(unsigned i)
 {
-	if (g_fd_stat[i] > 0)
-		syscall(SYS_close, g_fd_stat[i]);
-	if (g_fd_sys[i] > 0)
-		syscall(SYS_close, g_fd_sys[i]);
-	g_fd_stat[i] = g_fd_sys[i] = -1;
-	g_fd_tid[i] = 0;
+	if (fd_ours(i))
+		syscall(SYS_close, g_fd[i].fd);
+	g_fd[i].fd = -1;
+	g_fd[i].tid = 0;
 }
 
-/* Read descriptor fd from its start into b (NUL-terminated); length or
- * -1. */
-static long read_at0(int fd, char *b, size_t n)
-{
-	long r = fd < 0 ? -1 : (long)syscall(SYS_pread64, fd, b, n - 1, 0);
-
-	if (r < 0)
-		return -1;
-	b[r] = '\0';
-	return r;
-}
-
-/* The thread's state letter ('R', 'S', 'D', ...), 0 if unknown. */
-static char thread_state(unsigned i)
-{
-	char b[512], *p;
-
-	if (read_at0(g_fd_stat[i], b, sizeof b) < 0 || !(p = strrchr(b, ')')))
-		return 0;
-	return p[1] == ' ' ? p[2] : 0;
-}
-
-/* /proc/self/task/TID/syscall: "nr a1 .. a6 sp pc", "-1 sp pc" or
- * "running". Returns 1 with the fields, 0 if it runs, -1 if unreadable. */
+/* /proc/self/task/TID/syscall: "nr a1 .. a6 sp pc" (blocked in system
+ * call nr), "-1 sp pc" (blocked, not in a call) or "running" (on a CPU
+ * or waiting for one). Returns 1 with the fields, 0 if it runs, -1 if
+ * unreadable (the thread is gone, or the descriptor not ours). */
 static int thread_syscall(unsigned i, int *nr, uint64_t *sp, uint64_t *pc)
 {
 	char b[256], *tok[9], *save = NULL, *t;
 	unsigned n = 0;
+	long r;
 
-	if (read_at0(g_fd_sys[i], b, sizeof b) < 0)
+	if (!fd_ours(i) ||
+	    (r = (long)syscall(SYS_pread64, g_fd[i].fd, b, sizeof b - 1, 0)) < 0)
 		return -1;
+	b[r] = '\0';
 	if (!strncmp(b, "running", 7))
 		return 0;
 	for (t = strtok_r(b, " \n", &save); t && n < 9;
@@ -278,40 +286,35 @@ static void sample_slot(unsigned i, uint64_t now)
 	struct wslot *s = &g_slot[i];
 	int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE), nr = -1, r;
 	uint64_t sp = 0, pc = 0, ns;
-	char c;
 
 	if (st != W_ON && st != W_MASKED) {
-		if (g_fd_tid[i] && st == W_FREE)
-			close_fds(i);
+		if (g_fd[i].tid && st == W_FREE)
+			fd_close(i);
 		return;
 	}
-	if (g_fd_tid[i] != s->tid) {
-		close_fds(i);
-		g_fd_stat[i] = open_proc(s->tid, "stat");
-		g_fd_sys[i] = open_proc(s->tid, "syscall");
-		g_fd_tid[i] = s->tid;
+	if (g_fd[i].tid != s->tid) {
+		fd_close(i);
+		fd_open(i, s->tid);
 		s->last = now;
 		return; /* its first sample one period from now */
 	}
 	ns = now - s->last;
 	s->last = now;
-	c = thread_state(i);
-	if (!c) {
-		/* Gone (or its tid reused by a thread now in this slot:
-		 * the descriptors are the old task's): opened again. */
-		close_fds(i);
+	/* Running: looked at once more right before the signal (a thread
+	 * that entered a call meanwhile is then not interrupted). */
+	if ((r = thread_syscall(i, &nr, &sp, &pc)) == 0)
+		r = thread_syscall(i, &nr, &sp, &pc);
+	if (r < 0) {
+		/* Gone, its tid reused by a thread now in this slot (the
+		 * descriptor is the old task's), or the descriptor taken:
+		 * opened again. */
+		fd_close(i);
 		return;
 	}
-	/* Not signalled inside a system call, even a running one (R: on
-	 * the way in or out, or working in the kernel): a signal there can
-	 * end it with EINTR; its sample is taken as a blocked one's. */
-	if ((r = thread_syscall(i, &nr, &sp, &pc)) > 0 && nr >= 0) {
+	/* Blocked, in a system call or not: never signalled (a signal in
+	 * a call can end it with EINTR); the sampler takes its stack. */
+	if (r > 0) {
 		if (g_blocked)
-			g_blocked(s->tid, ns, nr, sp, pc);
-		return;
-	}
-	if (c != 'R') {
-		if (r > 0 && g_blocked) /* off CPU, not in a call: a fault */
 			g_blocked(s->tid, ns, nr, sp, pc);
 		return;
 	}
@@ -349,8 +352,8 @@ static void *sampler(void *arg)
 			sample_slot(i, now);
 	}
 	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++)
-		if (g_fd_tid[i])
-			close_fds(i);
+		if (g_fd[i].tid)
+			fd_close(i);
 	return NULL;
 }
 
@@ -392,8 +395,8 @@ int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked,
 	g_blocked = blocked;
 	g_cookie = (uint32_t)(mono_ns() ^ ((uint64_t)getpid() << 16)) | 1u;
 	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++) {
-		g_fd_stat[i] = g_fd_sys[i] = -1;
-		g_fd_tid[i] = 0;
+		g_fd[i].fd = -1;
+		g_fd[i].tid = 0;
 	}
 	return spawn();
 }
@@ -402,8 +405,8 @@ int rte_wall_fork_child(void)
 {
 	/* The parent's sampler's descriptors are copies here: closed. */
 	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++)
-		if (g_fd_tid[i])
-			close_fds(i);
+		if (g_fd[i].tid)
+			fd_close(i);
 	memset(g_slot, 0, sizeof g_slot);
 	__atomic_store_n(&g_top, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_sending, 0, __ATOMIC_RELAXED);
