@@ -17,6 +17,7 @@ its time in leaf_hot), one thread and two,
   in a busy profiled program.
 """
 import glob
+import json
 import os
 import re
 import resource
@@ -53,7 +54,9 @@ def _env(build, d, hz=None, stack=None, clock=None):
         env["RTE_PROFILE"] = str(hz)
     if stack:
         env["RTE_PROFILE_STACK"] = stack
-    if clock:
+    if clock == "wall":
+        env["RTE_PROFILE_MODE"] = "wall"
+    elif clock:
         env["RTE_PROFILE_CLOCK"] = clock
     return env
 
@@ -191,6 +194,32 @@ def delivery(build, exe, tmp, row):
             % (hz, got["perf"], got["timer"]))
 
 
+def wall_share(build, exe, tmp, row):
+    """Wall mode: a program asleep in nanosleep about half its wall time
+    (cpu nap): the share of its samples taken blocked, against its own
+    measure of the time it slept."""
+    d = _fresh(os.path.join(tmp, "wall"))
+    _, out = _wall([exe, "nap", "10", "100"], _env(build, d, 199, None, "wall"))
+    m = re.search(r"slept=(\d+) wall=(\d+)", out)
+    js = subprocess.run([os.path.join(build, "rte-read"), "-f", "summary-json",
+                         d], capture_output=True, text=True).stdout
+    try:
+        cp = json.loads(js)["processes"][0]["cpu_profile"]
+        t = max(cp["blocked"], key=lambda x: x["samples"])
+    except (ValueError, KeyError, IndexError):
+        row("profiler wall mode 199 Hz: blocked share", float("nan"), "", None,
+            None, None, None, "no wall-mode profile")
+        return
+    own = int(m.group(1)) / int(m.group(2)) if m else float("nan")
+    got = t["blocked"] / max(t["samples"], 1)
+    row("profiler wall mode 199 Hz: blocked share (cpu nap)", 100 * got, "%",
+        "the program's own slept/wall", 100 * own, "within 10 points",
+        abs(got - own) <= 0.10,
+        "%d of %d samples blocked; top blocking stack ends %s" % (
+            t["blocked"], t["samples"],
+            t["top"][0]["stack"][-1] if t["top"] else "-"))
+
+
 def _bench(build, exe, tmp, rounds, n, quick, row):
     delivery(build, exe, tmp, row)
     tick = tick_rate(build, tmp)
@@ -202,7 +231,8 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
     progs = (("1 thread", ["fixed", n]), ("2 threads", ["fixed2", n]))
     confs = (("base", None, None, None), ("99", 99, None, None),
              ("997", 997, None, None), ("997fp", 997, "fp", None),
-             ("99perf", 99, None, "perf"), ("997perf", 997, None, "perf"))
+             ("99perf", 99, None, "perf"), ("997perf", 997, None, "perf"),
+             ("99wall", 99, None, "wall"), ("997wall", 997, None, "wall"))
     for label, args in progs:
         walls = {c[0]: [] for c in confs}
         cpus = {c[0]: [] for c in confs}
@@ -233,13 +263,15 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
         base = statistics.median(walls["base"])
         cbase = statistics.median(cpus["base"])
         for name, goal in (("99", 1.02), ("997", 1.08), ("997fp", None),
-                           ("99perf", 1.02), ("997perf", 1.08)):
+                           ("99perf", 1.02), ("997perf", 1.08),
+                           ("99wall", None), ("997wall", None)):
             med = statistics.median(walls[name])
             a = last[name]
             hz = 99 if name.startswith("99") and not \
                 name.startswith("997") else 997
             perf = name.endswith("perf")
-            rate = hz if perf else min(hz, tick) if tick else hz
+            wall = name.endswith("wall")
+            rate = hz if perf or wall else min(hz, tick) if tick else hz
             th = list(a["pids"].values())[0]["threads"].values() \
                 if a["pids"] else []
             deliv = [t["samples"] / (t["cpu_ns"] / 1e9 * rate)
@@ -252,7 +284,8 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
             # program on an idle core. Both are printed.
             row("profiler %s %s Hz%s: CPU time" % (
                 label, hz, ", fp" if name == "997fp" else
-                ", perf clock" if perf else ""),
+                ", perf clock" if perf else
+                ", wall mode (its sampler thread's CPU too)" if wall else ""),
                 cmed, "s", "traced, not profiled", cbase,
                 "<= %.2fx" % goal if goal else None,
                 cmed / cbase <= goal if goal else None,
@@ -288,7 +321,16 @@ def _bench(build, exe, tmp, rounds, n, quick, row):
             row("gperftools %s" % label, float("nan"), "", None, None, None,
                 None, "skipped: libprofiler.so.0 not installed "
                 "(apt-get install libgoogle-perftools4 google-perftools)")
+    wall_share(build, exe, tmp, row)
     calls = "10000" if quick else "100000"
+    d = _fresh(os.path.join(tmp, "eintr-wall"))
+    _, out = _wall([exe, "eintr", calls], _env(build, d, 997, None, "wall"))
+    m = re.search(r"nanosleep=(\d+) poll=(\d+)", out)
+    if m:
+        row("profiler 997 Hz wall mode: nanosleep/ppoll EINTR",
+            float(m.group(1)), "calls", None, None, None, None,
+            "of %s nanosleep(1 us) calls; ppoll(1 us): %s (a thread caught "
+            "running just as it enters a call)" % (calls, m.group(2)))
     d = _fresh(os.path.join(tmp, "eintr"))
     _, out = _wall([exe, "eintr", calls], _env(build, d, 997))
     m = re.search(r"nanosleep=(\d+) poll=(\d+)", out)

@@ -46,3 +46,6 @@ test-prof: $(PROF_CPU) $(PROF_CXX) $(BUILD)/librte.so $(BUILD)/rte-read $$(RUN_S
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
 		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
 		RTE_PROFILE_CLOCK=perf sh tests/prof/run.sh $(PROF_PERF_TESTS)
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(PROF_ASAN_RT)" \
+		RTE_TSAN="$(if $(findstring thread,$(SAN)),1)" \
+		sh tests/prof/views.sh

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "diff.h"
+#include "flamediff.h"
 #include "profile.h"
 #include "serve.h"
 #include "top.h"
@@ -14,6 +15,7 @@
 
 static const struct rd_command commands[] = {
 	{ "diff", rd_diff_main, 0 },     /* reader/diff.c */
+	{ "flamediff", rd_flamediff_main, 0 }, /* reader/flamediff.c */
 	{ "--serve", rd_serve_main, 1 }, /* reader/serve.c: Prometheus */
 	{ "--push", rd_serve_main, 1 },
 };

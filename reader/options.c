@@ -22,6 +22,8 @@ static const char usage_head[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
 "       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
 "         (compare two runs; rte-read diff --help)\n"
+"       rte-read flamediff [-o FILE] BASE NEW\n"
+"         (differential flame graph of two runs' profiles, SVG)\n"
 "Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
 "librte.so) and print their events as one timeline.\n"
 "\n"
@@ -95,7 +97,12 @@ static const char usage_options[] =
 "                       sections) keep only samples taken inside the user\n"
 "                       span or runtime phase NAME\n"
 "      --by-thread      folded and flamegraph: each thread its own root\n"
-"      --by exe         summary: after the process tree, a table per executable\n"
+"      --inline         profiles: the functions inlined at each address as\n"
+"                       frames (DWARF inline records; outer;inlined)\n"
+"      --state S        profiles of RTE_PROFILE_MODE=wall: only the samples of\n"
+"                       threads running (S=running) or blocked (S=blocked)\n"
+"      --by exe         summary: after the process tree, a table per executable;\n"
+"                       folded, flamegraph: one root per executable\n"
 "  -h, --help           this help\n"
 "      --clean [DIR]    remove what killed processes left in DIR (default:\n"
 "                       -d DIR, else $OCAML_RUNTIME_EVENTS_DIR, else librte.so's\n"
@@ -274,6 +281,8 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "profile", required_argument, NULL, 'p' + 256 },
 		{ "span", required_argument, NULL, 's' + 256 },
 		{ "by-thread", no_argument, NULL, 't' + 256 },
+		{ "state", required_argument, NULL, 'w' + 256 },
+		{ "inline", no_argument, NULL, 'i' + 256 },
 		{ "by", required_argument, NULL, 'b' + 256 }, /* ptree.h */
 		{ NULL, 0, NULL, 0 },
 	};
@@ -300,6 +309,11 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			o->prof_span = optarg;
 			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
+		case 'i' + 256: rd_prof_inline_opt = 1; break;
+		case 'w' + 256:
+			if ((rd_prof_state_opt = rd_prof_parse_state(optarg)) < 0)
+				return rd_usage_error("--state: '%s' is not running or blocked", optarg);
+			break;
 		case 'b' + 256:
 			if (strcmp(optarg, "exe"))
 				return rd_usage_error("--by: only 'exe' ('%s')", optarg);

@@ -26,8 +26,8 @@
 #include "rte/profile.h"
 
 /* Make room for index i in a parallel array of `size`-byte elements. */
-static int room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
-                size_t size)
+int rd_prof_room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
+                 size_t size)
 {
 	uint32_t c;
 	void *n;
@@ -145,7 +145,7 @@ static void on_module(struct rd_prof *p, unsigned src, const struct rte_event *e
 		return;
 	}
 	if (rd_sym_add(s->sym, &m) < 0 ||
-	    room(p, (void **)&p->map, &p->mapcap, p->nmap, sizeof *p->map) < 0) {
+	    rd_prof_room(p, (void **)&p->map, &p->mapcap, p->nmap, sizeof *p->map) < 0) {
 		p->oom = 1;
 		free(m.path);
 		return;
@@ -199,8 +199,8 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	k.pc = pc;
 	k.ret = (uint32_t)ret;
 	/* room first: an index is never handed out without its element */
-	if (room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
-	    room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0)
+	if (rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
+	    rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0)
 		return -1;
 	i = ptab_get(&p->locs, &k, sizeof k, &isnew);
 	if (i < 0 || !isnew)
@@ -232,81 +232,51 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	return i;
 }
 
-/* ---- span tags -------------------------------------------------------- */
-
-static uint32_t open_name(struct rd_prof *p, const struct rd_span_open *o,
-                          int user)
-{
-	char b[32];
-
-	if (o->name && *o->name)
-		return pstr_id(p, o->name);
-	snprintf(b, sizeof b, "(%s %u)", user ? "span" : "phase", o->id);
-	return pstr_id(p, b);
-}
-
-static int open_is(const struct rd_spans *st, const char *name)
-{
-	for (unsigned i = 0; i < st->depth; i++)
-		if (st->s[i].name && !strcmp(st->s[i].name, name))
-			return 1;
-	return 0;
-}
-
-/* The innermost open user span or phase of th (0: none); 0 in *keep if
- * --span is given and th is not inside it. */
-static uint32_t tag_of(struct rd_prof *p, const struct rd_thread *th, int *keep)
-{
-	const struct rd_span_open *u, *ph;
-
-	*keep = 1;
-	if (!th)
-		return (*keep = !rd_prof_span_opt), 0;
-	if (rd_prof_span_opt)
-		*keep = open_is(&th->spans, rd_prof_span_opt) ||
-		        open_is(&th->phases, rd_prof_span_opt);
-	u = th->spans.depth ? &th->spans.s[th->spans.depth - 1] : NULL;
-	ph = th->phases.depth ? &th->phases.s[th->phases.depth - 1] : NULL;
-	if (u && (!ph || u->ts >= ph->ts))
-		return open_name(p, u, 1);
-	return ph ? open_name(p, ph, 0) : 0;
-}
-
 /* ---- samples ---------------------------------------------------------- */
 
-/* The stack of key fields + pcs (ret: from frame `first_ret` on); its
- * index in t, or -1. */
+/* The stack of key fields + pcs (ret: from frame `first_ret` on; leaf:
+ * a [blocked] frame's location first, or -1; --inline: each pc's inlined
+ * functions before its own, as room allows); its index in t, or -1. */
 static int64_t stack_of(struct rd_prof *p, struct ptab *t, unsigned src,
                         uint32_t proc, int32_t tid, uint32_t tag,
-                        const uint8_t *pcs, unsigned n, unsigned first_ret)
+                        const uint8_t *pcs, unsigned n, unsigned first_ret,
+                        int64_t leaf)
 {
-	union { struct skey k; uint32_t w[4 + RTE_PROFILE_MAX_FRAMES]; } u;
+	union { struct skey k; uint32_t w[4 + RD_PROF_MAX_LOCS]; } u;
 	struct psrc *s = psrc_of(p, src);
+	unsigned m = 0;
 	int isnew;
 
-	if (!s)
+	if (!s || n > RTE_PROFILE_MAX_FRAMES)
 		return -1;
 	u.k.proc = proc;
 	u.k.tid = tid;
 	u.k.tag = tag;
-	u.k.n = n;
+	if (leaf >= 0)
+		u.k.loc[m++] = (uint32_t)leaf;
 	for (unsigned i = 0; i < n; i++) {
+		unsigned room = RD_PROF_MAX_LOCS - 1 - m - (n - i - 1);
 		uint64_t pc;
 		int64_t l;
 
 		memcpy(&pc, pcs + 8 * i, 8);
+		if (rd_prof_inline_opt && room)
+			m += rd_prof_inline_locs(p, src, s, pc, i >= first_ret,
+			                         &u.k.loc[m], room);
 		if ((l = loc_of(p, src, s, pc, i >= first_ret)) < 0)
 			return -1;
-		u.k.loc[i] = (uint32_t)l;
+		u.k.loc[m++] = (uint32_t)l;
 	}
-	return ptab_get(t, &u, (uint32_t)(sizeof u.k + 4 * n), &isnew);
+	u.k.n = m;
+	return ptab_get(t, &u, (uint32_t)(sizeof u.k + 4 * m), &isnew);
 }
 
 static struct pthr *thread_of(struct rd_prof *p, struct pproc *pp, unsigned src,
-                              const struct rd_item *it, long tid)
+                              const struct rd_thread *th, unsigned ring,
+                              long tid)
 {
 	for (unsigned i = 0; i < pp->nthr; i++)
-		if (pp->thr[i].src == src && pp->thr[i].ring == it->ev->ring &&
+		if (pp->thr[i].src == src && pp->thr[i].ring == ring &&
 		    pp->thr[i].tid == tid)
 			return &pp->thr[i];
 	if (pp->nthr == pp->thrcap) {
@@ -322,11 +292,11 @@ static struct pthr *thread_of(struct rd_prof *p, struct pproc *pp, unsigned src,
 	}
 	memset(&pp->thr[pp->nthr], 0, sizeof pp->thr[0]);
 	pp->thr[pp->nthr].src = src;
-	pp->thr[pp->nthr].ring = it->ev->ring;
+	pp->thr[pp->nthr].ring = ring;
 	pp->thr[pp->nthr].tid = tid;
-	if (it->th)
+	if (th)
 		snprintf(pp->thr[pp->nthr].name, sizeof pp->thr[0].name, "%s",
-		         it->th->name);
+		         th->name);
 	return &pp->thr[pp->nthr++];
 }
 
@@ -363,26 +333,40 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
                       const struct rd_item *it)
 {
 	const struct rte_event *ev = it->ev;
+	const struct rd_thread *th = it->th;
+	unsigned ring = ev->ring;
 	struct rte_sample_rec r;
 	struct pthr *t;
-	uint32_t tag;
-	int64_t k;
-	int keep;
+	uint32_t tag, clk;
+	int64_t k, leaf = -1;
+	int keep, blocked;
 
 	if (sample_rec(ev, &r) < 0) {
 		pp->bad_cpu++;
 		return;
 	}
 	pp->has_cpu = 1;
-	tag = tag_of(p, it->th, &keep);
+	blocked = (r.flags & (RTE_SAMPLE_WALL | RTE_SAMPLE_BLOCKED)) ==
+	          (RTE_SAMPLE_WALL | RTE_SAMPLE_BLOCKED);
+	/* A blocked one is on the sampler's ring: its thread's ring's. */
+	if (blocked && !(th = rd_prof_thread_of_tid(it->src, r.tid, &ring)))
+		ring = ev->ring;
+	if ((rd_prof_state_opt == RD_STATE_RUNNING && blocked) ||
+	    (rd_prof_state_opt == RD_STATE_BLOCKED && !blocked))
+		return;
+	tag = rd_prof_tag_of(p, th, &keep);
 	if (!keep) {
 		pp->outside_cpu++;
 		return;
 	}
-	if (room(p, (void **)&p->cv, &p->cvcap, p->cst.n, sizeof *p->cv) < 0)
+	if (rd_prof_room(p, (void **)&p->cv, &p->cvcap, p->cst.n, sizeof *p->cv) < 0)
 		return;
+	if (blocked && (leaf = rd_prof_blocked_loc(p, r.flags)) < 0) {
+		p->oom = 1;
+		return;
+	}
 	k = stack_of(p, &p->cst, src, it->proc->index, r.tid, tag,
-	             ev->u.custom.bytes + sizeof r, r.nframes, 1);
+	             ev->u.custom.bytes + sizeof r, r.nframes, 1, leaf);
 	if (k < 0) {
 		p->oom = 1;
 		return;
@@ -391,11 +375,19 @@ static void on_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	p->cv[k].cpu_ns += r.cpu_ns;
 	pp->cpu_samples++;
 	pp->cpu_ns += r.cpu_ns;
-	clock_seen(pp, r.flags & ~(uint32_t)RTE_STACK_TRUNCATED);
-	if ((t = thread_of(p, pp, src, it, r.tid))) {
+	clk = r.flags & (r.flags & RTE_SAMPLE_WALL
+	                         ? RTE_SAMPLE_WALL
+	                         : ~(uint32_t)RTE_STACK_TRUNCATED);
+	clock_seen(pp, clk);
+	if ((t = thread_of(p, pp, src, th, ring, r.tid))) {
 		t->samples++;
 		t->cpu_ns += r.cpu_ns;
 		t->hz = r.hz;
+		t->wall |= !!(r.flags & RTE_SAMPLE_WALL);
+		if (blocked) {
+			t->blocked++;
+			t->blocked_ns += r.cpu_ns;
+		}
 	}
 	if (r.hz)
 		p->hz = r.hz;
@@ -441,16 +433,16 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 		return;
 	}
 	pp->has_alloc = 1;
-	tag = tag_of(p, it->th, &keep);
+	tag = rd_prof_tag_of(p, it->th, &keep);
 	if (!keep) {
 		pp->outside_alloc++;
 		return;
 	}
-	if (room(p, (void **)&p->av, &p->avcap, p->ast.n, sizeof *p->av) < 0)
+	if (rd_prof_room(p, (void **)&p->av, &p->avcap, p->ast.n, sizeof *p->av) < 0)
 		return;
 	k = stack_of(p, &p->ast, src, it->proc->index,
 	             it->th ? (int32_t)it->th->tid : -1, tag,
-	             ev->u.custom.bytes + sizeof r, r.nframes, 0);
+	             ev->u.custom.bytes + sizeof r, r.nframes, 0, -1);
 	if (k < 0) {
 		p->oom = 1;
 		return;

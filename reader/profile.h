@@ -44,6 +44,13 @@ enum rd_prof_fmt { RD_PFMT_FOLDED, RD_PFMT_PPROF, RD_PFMT_FLAME };
  * cpu, alloc or inuse.
  */
 int rd_prof_parse_which(const char *s);
+/* --state (wall mode, RTE_PROFILE_MODE=wall): which samples are kept. */
+enum { RD_STATE_ALL = 0, RD_STATE_RUNNING, RD_STATE_BLOCKED };
+extern int rd_prof_state_opt;
+/* --inline: inlined functions as frames (profile_inline.c). */
+extern int rd_prof_inline_opt;
+/* "running" or "blocked": RD_STATE_*; else -1. */
+int rd_prof_parse_state(const char *s);
 void rd_prof_options(int which, const char *span, int by_thread);
 
 struct rd_prof;

@@ -46,6 +46,10 @@ struct pmap {
 	uint32_t src;
 };
 
+/* The most locations of a stack: its frames, a [blocked] frame, and
+ * --inline's inlined functions (as many as fit). */
+#define RD_PROF_MAX_LOCS (4 * RTE_PROFILE_MAX_FRAMES)
+
 /* A stack's key: then n location indexes, the innermost first. */
 struct skey {
 	uint32_t proc;  /* rd_proc index */
@@ -69,6 +73,8 @@ struct pthr {
 	long tid;
 	char name[RD_THREAD_NAME_MAX];
 	uint64_t samples, cpu_ns;
+	uint64_t blocked, blocked_ns; /* wall mode: RTE_SAMPLE_BLOCKED ones */
+	int wall;                     /* RTE_SAMPLE_WALL seen */
 	unsigned hz;
 };
 
@@ -86,6 +92,8 @@ struct pproc {
 	                         of one pid may differ), first ones kept */
 	unsigned nclock;
 	uint64_t wall_ns;
+	uint32_t exe;         /* --by exe: its executable's name (string id;
+	                         its last image's), 0 unknown */
 	/* The heap (heap.c): rte.alloc.peak / peak_ns / temporary / heap. */
 	int has_peak, has_temps;
 	uint64_t peak, peak_ns, peak_pending, temps;
@@ -138,9 +146,62 @@ const char *rd_prof_clock(uint32_t flags, char *buf, size_t len);
 /* The chosen profile (RD_PROF_*) as pprof into o (fmt/profile_pprof.c). */
 void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 
-/* The options (profile.c). */
-extern int rd_prof_which_opt, rd_prof_by_thread;
+/* The options (profile.c; --state: profile_wall.c). */
+extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
+
+/* profile_inline.c: --inline (rd_prof_inline_opt): the locations of the
+ * functions inlined at pc (rd_sym_inlines of source src's symboliser s),
+ * innermost first, into out (at most max); how many. */
+extern int rd_prof_inline_opt;
+unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
+                             uint64_t pc, int ret, uint32_t *out,
+                             unsigned max);
+
+/* profile_span.c: the innermost open user span or phase of th (its
+ * string id, 0: none); 0 in *keep if --span is given and th is not
+ * inside it. */
+uint32_t rd_prof_tag_of(struct rd_prof *p, const struct rd_thread *th,
+                        int *keep);
+
+/* Grow array *a (of cap *cap elements of size sz) to hold index i:
+ * 0, or -1 (out of memory, p->oom set). profile.c. */
+int rd_prof_room(struct rd_prof *p, void **a, uint32_t *cap, uint32_t i,
+                 size_t sz);
+/* profile_wall.c: the location of the `[blocked:CALL]` frame of an
+ * RTE_SAMPLE_BLOCKED sample's flags (one per call); -1 if out of memory.
+ * The thread of tid among s's rings (*ring its ring), NULL if none. */
+int64_t rd_prof_blocked_loc(struct rd_prof *p, uint32_t flags);
+const struct rd_thread *rd_prof_thread_of_tid(const struct rd_src *s,
+                                              long tid, unsigned *ring);
+
+/* fmt/profile_blocked.c: the wall mode's blocked shares and stacks per
+ * thread of process proc (summary text lines, or for summary-json
+ * `,"blocked":[...]`). */
+void rd_prof_blocked_section(struct rd_prof *p, struct rd_out *o,
+                             const struct pproc *pp, uint32_t proc, int json);
+
+/* fmt/flame.c: a flame graph's tree of frames (names: p's string ids),
+ * each with its value v and, in a differential graph, its base value v0;
+ * node 0 is the root. rd_flame_add: one stack of n names, the root
+ * first. rd_flame_write: the self-contained interactive SVG page, diff:
+ * colours by the change of share from v0 to v. Init and add return 0,
+ * or -1 if out of memory. */
+struct fnode {
+	uint32_t name, child, next; /* child/next: node index + 1, 0: none */
+	uint64_t v, v0;
+};
+struct ftree {
+	struct fnode *n;
+	uint32_t len, cap;
+	unsigned depth;
+};
+int rd_flame_init(struct ftree *t);
+void rd_flame_fini(struct ftree *t);
+int rd_flame_add(struct ftree *t, const uint32_t *names, uint32_t n,
+                 uint64_t v, uint64_t v0);
+void rd_flame_write(const struct rd_prof *p, const struct ftree *t,
+                    const char *title, int diff, struct rd_out *o);
 
 /* String of id. */
 static inline const char *pstr(const struct rd_prof *p, uint32_t id)

@@ -19,6 +19,8 @@
  * same name. A name that does not demangle is printed as it is.
  */
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -66,6 +68,14 @@ static struct {
 	__typeof__(dwfl_module_addrinfo) *module_addrinfo;
 	__typeof__(dwfl_module_getsrc) *module_getsrc;
 	__typeof__(dwfl_lineinfo) *lineinfo;
+	/* inline records (rd_sym_inlines); inl: all of them were found */
+	int inl;
+	__typeof__(dwfl_module_addrdie) *module_addrdie;
+	__typeof__(dwarf_getscopes) *getscopes;
+	__typeof__(dwarf_tag) *tag;
+	__typeof__(dwarf_attr_integrate) *attr_integrate;
+	__typeof__(dwarf_formstring) *formstring;
+	__typeof__(dwarf_formudata) *formudata;
 	Dwfl_Callbacks cb;
 } dw;
 
@@ -99,6 +109,12 @@ static int dw_load(void)
 	        sym(h, "dwfl_build_id_find_elf", &dw.cb.find_elf) &&
 	        sym(h, "dwfl_standard_find_debuginfo", &dw.cb.find_debuginfo) &&
 	        sym(h, "dwfl_offline_section_address", &dw.cb.section_address);
+	dw.inl = sym(h, "dwfl_module_addrdie", &dw.module_addrdie) &&
+	         sym(h, "dwarf_getscopes", &dw.getscopes) &&
+	         sym(h, "dwarf_tag", &dw.tag) &&
+	         sym(h, "dwarf_attr_integrate", &dw.attr_integrate) &&
+	         sym(h, "dwarf_formstring", &dw.formstring) &&
+	         sym(h, "dwarf_formudata", &dw.formudata);
 	dw.cb.debuginfo_path = &g_debuginfo_path;
 	return dw.ok; /* h stays loaded: its functions are in use */
 }
@@ -309,6 +325,59 @@ void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret, struct rd_frame *f)
 		f->file = dw.lineinfo(line, NULL, &ln, NULL, NULL, NULL);
 		f->line = ln;
 	}
+}
+
+/* An inlined subroutine's name: its linkage name demangled, else its
+ * name (through DW_AT_abstract_origin); NULL if it has neither. */
+static const char *inline_name(struct rd_sym *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	if (dw.attr_integrate(die, DW_AT_linkage_name, &a) &&
+	    (n = dw.formstring(&a)))
+		return demangle(s, n);
+	if (dw.attr_integrate(die, DW_AT_name, &a) && (n = dw.formstring(&a)))
+		return n;
+	return NULL;
+}
+
+unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
+                        const char **names, int *lines, unsigned max)
+{
+	uint64_t at = ret && pc ? pc - 1 : pc;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	unsigned k = 0;
+	struct mod *d;
+	int n;
+
+	if (s->dirty)
+		rebuild(s);
+	if (!dw.inl || !(d = holder(s, at)) || !d->dw || d->mismatch ||
+	    !(cu = dw.module_addrdie(d->dw, at, &bias)))
+		return 0;
+	/* The scopes that hold the address, innermost first, up to the
+	 * function they were inlined into (a DW_TAG_subprogram). */
+	n = dw.getscopes(cu, at - bias, &scopes);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dw.tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word w = 0;
+		const char *nm;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine ||
+		    !(nm = inline_name(s, &scopes[i])))
+			continue;
+		lines[k] = dw.attr_integrate(&scopes[i], DW_AT_call_line, &a) &&
+		                   dw.formudata(&a, &w) == 0
+		           ? (int)w : 0;
+		names[k++] = nm;
+	}
+	free(scopes);
+	return k;
 }
 
 static const char *base_name(const char *p)

@@ -52,6 +52,15 @@ void rd_sym_remove(struct rd_sym *s, uint64_t bias, uint64_t start);
 void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret,
                    struct rd_frame *f);
 
+/* The functions inlined at `pc` (ret as above), from the DWARF inline
+ * records (DW_TAG_inlined_subroutine): the innermost first, up to max,
+ * not the function they are inlined into (rd_sym_lookup's); lines[i] the
+ * line of names[i]'s call site in its caller (0: unknown). Names are
+ * demangled and stay valid as rd_sym_lookup's. Returns how many (0
+ * without DWARF or libdw). */
+unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
+                        const char **names, int *lines, unsigned max);
+
 /* Format f as "func+0xOFF (file:line) [module]" into buf (always
  * NUL-terminated). Returns the length. */
 size_t rd_frame_format(const struct rd_frame *f, uint64_t pc, char *buf,

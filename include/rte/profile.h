@@ -33,19 +33,33 @@
                                    10 kHz: the timer */
 #define RTE_SAMPLE_WHY_SHIFT 16 /* RTE_SAMPLE_PERF_FAIL: perf_event_open's
                                    errno (0-255) */
+/* rte.sample flags of the wall-clock mode (RTE_PROFILE_MODE=wall), where
+ * cpu_ns is the wall time the sample stands for and no clock flag above
+ * is set. */
+#define RTE_SAMPLE_WALL      32u /* a wall-clock sample */
+#define RTE_SAMPLE_BLOCKED   64u /* the thread was off CPU (sleeping or
+                                    waiting): written by the sampler
+                                    thread, on its own ring, for `tid` */
+#define RTE_SAMPLE_SYSCALL_SHIFT 16 /* RTE_SAMPLE_BLOCKED: bits 16-31 hold
+                                    the system call it was blocked in + 1
+                                    (the machine's numbers), 0 if none */
 
 /*
  * rte.sample: one CPU-time sample of the thread whose ring it is on,
  * written by that thread's profiling signal handler; then `nframes`
  * addresses, the interrupted instruction first, then return addresses.
- * The event's timestamp is when the sample was taken.
+ * The event's timestamp is when the sample was taken. In wall mode a
+ * RTE_SAMPLE_BLOCKED sample is on the sampler thread's ring and names
+ * the sampled thread in `tid`; its first address is the instruction
+ * after the blocking system call.
  */
 struct rte_sample_rec {
 	uint16_t version;  /* RTE_SAMPLE_VERSION */
 	uint16_t nframes;
 	uint32_t flags;    /* RTE_STACK_*, RTE_SAMPLE_* */
 	uint64_t cpu_ns;   /* the thread's CPU time since its previous sample
-	                      (or since its timer was armed): the weight */
+	                      (or since its timer was armed): the weight;
+	                      RTE_SAMPLE_WALL: wall time */
 	int32_t tid;       /* kernel thread id */
 	uint32_t hz;       /* the rate asked for (RTE_PROFILE) */
 };                         /* 24 bytes */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "profile_int.h"
+#include "ptree.h"
 #include "rte/profile.h"
 #include "sinks.h"
 
@@ -64,7 +65,7 @@ static int grow_values(struct merged *m, uint32_t j)
 static int merge_stacks(struct rd_prof *p, int which, struct merged *m)
 {
 	const struct ptab *t = which == RD_PROF_CPU ? &p->cst : &p->ast;
-	uint32_t w[2 + 2 + RTE_PROFILE_MAX_FRAMES];
+	uint32_t w[2 + 2 + RD_PROF_MAX_LOCS];
 	int procs = many_procs(t);
 	char b[128];
 
@@ -75,7 +76,10 @@ static int merge_stacks(struct rd_prof *p, int which, struct merged *m)
 		int64_t j;
 		int isnew;
 
-		if (procs) {
+		if (rd_ptree_opts.by_exe) /* one root per executable */
+			w[n++] = p->pp[k->proc].exe ? p->pp[k->proc].exe
+			                            : pstr_id(p, "?");
+		else if (procs) {
 			snprintf(b, sizeof b, "pid %ld", p->pp[k->proc].pid);
 			w[n++] = pstr_id(p, b);
 		}
@@ -152,192 +156,32 @@ static void write_folded(struct rd_prof *p, int which, struct rd_out *o)
 
 /* ---- flamegraph ----------------------------------------------------------- */
 
-struct fnode {
-	uint32_t name, child, next; /* child/next: node index + 1, 0: none */
-	uint64_t v;
-};
-
-struct ftree {
-	struct fnode *n;
-	uint32_t len, cap;
-	unsigned depth;
-};
-
-static int64_t fchild(struct ftree *t, uint32_t parent, uint32_t name)
-{
-	uint32_t *link = &t->n[parent].child;
-
-	for (uint32_t c = *link; c; c = t->n[c - 1].next) {
-		if (t->n[c - 1].name == name)
-			return c - 1;
-		link = &t->n[c - 1].next;
-	}
-	if (t->len == t->cap) {
-		uint32_t cap = t->cap * 2;
-		struct fnode *n = realloc(t->n, cap * sizeof *n);
-
-		if (!n)
-			return -1;
-		t->n = n;
-		t->cap = cap;
-		/* moved: find the end of the list again */
-		for (link = &t->n[parent].child; *link; link = &t->n[*link - 1].next)
-			;
-	}
-	t->n[t->len] = (struct fnode){ name, 0, 0, 0 };
-	*link = ++t->len;
-	return t->len - 1;
-}
-
-/* A JavaScript string literal that is safe inside CDATA and XML: quotes,
- * backslashes, controls and <>& as \\uXXXX escapes. */
-static void js_str(struct rd_out *o, const char *s)
-{
-	char b[8];
-
-	rd_out_ch(o, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' ||
-		    c == '&' || c >= 0x7f) { /* bytes >= 0x80: as Latin-1 */
-			snprintf(b, sizeof b, "\\u%04x", c);
-			rd_out_str(o, b);
-		} else {
-			rd_out_ch(o, (char)c);
-		}
-	}
-	rd_out_ch(o, '"');
-}
-
-static void json_tree(const struct rd_prof *p, const struct ftree *t,
-                      uint32_t i, struct rd_out *o)
-{
-	rd_out_str(o, "{\"n\":");
-	js_str(o, i ? pstr(p, t->n[i].name) : "all");
-	rd_out_str(o, ",\"v\":");
-	rd_out_u64(o, t->n[i].v);
-	if (t->n[i].child) {
-		rd_out_str(o, ",\"c\":[");
-		for (uint32_t c = t->n[i].child; c; c = t->n[c - 1].next) {
-			json_tree(p, t, c - 1, o);
-			if (t->n[c - 1].next)
-				rd_out_ch(o, ',');
-		}
-		rd_out_ch(o, ']');
-	}
-	rd_out_ch(o, '}');
-}
-
-/* The page's script: lays the frames out from `data` (root at the bottom,
- * widths proportional to values), click to zoom, search (the button or
- * ?s=REGEX), and writes a check line into #rte-check: the number of frames
- * drawn, the root's total, the sum of self values (equal to the total if
- * every frame is at least as wide as its children) and whether every
- * frame's children fit in it. */
-static const char flame_js[] =
-"var W=1200,FH=16,PAD=10,TOP=40,NS='http://www.w3.org/2000/svg';\n"
-"var H=+document.documentElement.getAttribute('height');\n"
-"var zoomed=data,matchRe=null;\n"
-"function up(n,p,d){n.p=p;n.d=d;(n.c||[]).forEach(function(k){up(k,n,d+1);});}\n"
-"function esc(s){return s.replace(/&/g,'&amp;').replace(/</g,'&lt;');}\n"
-"function color(s){var h=0;for(var i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))|0;\n"
-" return 'rgb('+(205+(h&50))+','+(90+((h>>>8)&120))+','+(30+((h>>>16)&50))+')';}\n"
-"function box(g,n,x,w){var y=H-TOP-FH*(n.d+1),e=document.createElementNS(NS,'g');\n"
-" e.setAttribute('class','f');e.setAttribute('data-v',n.v);e.setAttribute('data-d',n.d);\n"
-" var t=document.createElementNS(NS,'title');t.textContent=n.n+' ('+n.v+', '+(100*n.v/data.v).toFixed(2)+'%)';\n"
-" var r=document.createElementNS(NS,'rect');r.setAttribute('x',x);r.setAttribute('y',y);\n"
-" r.setAttribute('width',Math.max(w-0.5,0.1));r.setAttribute('height',FH-1);r.setAttribute('rx',2);\n"
-" r.setAttribute('fill',matchRe&&matchRe.test(n.n)?'rgb(230,0,230)':color(n.n));\n"
-" var l=document.createElementNS(NS,'text');l.setAttribute('x',x+3);l.setAttribute('y',y+FH-4);\n"
-" var c=Math.floor(w/7);l.textContent=c<3?'':(n.n.length<=c?n.n:n.n.substring(0,c-2)+'..');\n"
-" e.appendChild(t);e.appendChild(r);e.appendChild(l);\n"
-" e.addEventListener('click',function(){zoomed=n;draw();});\n"
-" e.addEventListener('mouseover',function(){document.getElementById('details').textContent=t.textContent;});\n"
-" g.appendChild(e);return w;}\n"
-"function walk(g,n,x,s){var w=n.v*s;if(w<0.1)return 0;box(g,n,x,w);var cx=x;\n"
-" (n.c||[]).forEach(function(k){walk(g,k,cx,s);cx+=k.v*s;});return 1;}\n"
-"function draw(){var g=document.getElementById('frames');while(g.firstChild)g.removeChild(g.firstChild);\n"
-" for(var a=zoomed.p;a;a=a.p)box(g,a,PAD,W-2*PAD);\n"
-" if(zoomed.v>0)walk(g,zoomed,PAD,(W-2*PAD)/zoomed.v);\n"
-" document.getElementById('unzoom').style.opacity=zoomed===data?0.3:1;}\n"
-"function matched(n){if(matchRe&&matchRe.test(n.n))return n.v;var s=0;\n"
-" (n.c||[]).forEach(function(k){s+=matched(k);});return s;}\n"
-"function search(re){matchRe=re?new RegExp(re):null;draw();\n"
-" document.getElementById('matched').textContent=matchRe?'Matched: '+(100*matched(data)/Math.max(data.v,1)).toFixed(2)+'%':'';}\n"
-"function check(){var nodes=0,self=0,ok=1;(function v(n){nodes++;var s=0;\n"
-" (n.c||[]).forEach(function(k){s+=k.v;v(k);});if(s>n.v)ok=0;self+=n.v-s;})(data);\n"
-" var drawn=document.querySelectorAll('#frames g.f').length;\n"
-" var w1=0;document.querySelectorAll('#frames g.f').forEach(function(e){if(e.getAttribute('data-d')==='1')\n"
-"  w1+=+e.querySelector('rect').getAttribute('width')+0.5;});\n"
-" document.getElementById('rte-check').textContent='frames='+(nodes-1)+' drawn='+(drawn-1)+' total='+data.v+\n"
-"  ' self_sum='+self+' consistent='+ok+' width_ratio='+(data.v?(w1/(W-2*PAD)).toFixed(3):'1.000');}\n"
-"up(data,null,0);draw();check();\n"
-"document.getElementById('unzoom').addEventListener('click',function(){zoomed=data;draw();});\n"
-"document.getElementById('search').addEventListener('click',function(){\n"
-" var s=prompt('Search (regular expression)','');if(s!==null)search(s||null);});\n"
-"var q=/[?&]s=([^&]*)/.exec(location.search);if(q)search(decodeURIComponent(q[1]));\n";
-
 static void write_flame(struct rd_prof *p, int which, struct rd_out *o)
 {
 	static const char *what[] = { "", "CPU samples", "allocated bytes (estimated)",
 	                              "bytes in use at the end (estimated)" };
-	struct ftree t = { NULL, 0, 0, 0 };
+	char title[80];
+	struct ftree t;
 	struct merged m;
-	unsigned h;
 
-	if (merge_stacks(p, which, &m) < 0 || !(t.n = calloc(256, sizeof *t.n)))
+	if (merge_stacks(p, which, &m) < 0)
+		return;
+	if (rd_flame_init(&t) < 0) {
+		p->oom = 1;
 		goto out;
-	t.cap = 256;
-	t.len = 1;
+	}
 	for (uint32_t i = 0; i < m.t.n; i++) {
 		uint64_t v = (uint64_t)llround(m.v[i]);
-		const uint32_t *nm = mnames(&m, i);
-		uint32_t cur = 0;
 
-		if (!v)
-			continue;
-		t.n[0].v += v;
-		if (mlen(&m, i) > t.depth)
-			t.depth = mlen(&m, i);
-		for (uint32_t j = 0; j < mlen(&m, i); j++) {
-			int64_t c = fchild(&t, cur, nm[j]);
-
-			if (c < 0) {
-				p->oom = 1;
-				goto out;
-			}
-			cur = (uint32_t)c;
-			t.n[cur].v += v;
+		if (v && rd_flame_add(&t, mnames(&m, i), mlen(&m, i), v, 0) < 0) {
+			p->oom = 1;
+			goto out;
 		}
 	}
-	h = 16 * (t.depth + 1) + 80;
-	rd_out_str(o, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-	              "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"");
-	rd_out_u64(o, h);
-	rd_out_str(o, "\" viewBox=\"0 0 1200 ");
-	rd_out_u64(o, h);
-	rd_out_str(o, "\">\n<style>text{font-family:monospace;font-size:12px}"
-	              " g.f text{pointer-events:none} g.f:hover rect{stroke:#000;stroke-width:0.5}"
-	              " .btn{cursor:pointer;fill:#225}</style>\n"
-	              "<rect x=\"0\" y=\"0\" width=\"1200\" height=\"100%\" fill=\"#f8f8f0\"/>\n"
-	              "<text x=\"600\" y=\"20\" text-anchor=\"middle\" style=\"font-size:16px\">rte flame graph: ");
-	rd_out_str(o, what[which]);
-	rd_out_str(o, "</text>\n<text id=\"unzoom\" class=\"btn\" x=\"10\" y=\"20\">Reset zoom</text>\n"
-	              "<text id=\"search\" class=\"btn\" x=\"1100\" y=\"20\">Search</text>\n"
-	              "<text id=\"matched\" x=\"1190\" text-anchor=\"end\" y=\"");
-	rd_out_u64(o, h - 10);
-	rd_out_str(o, "\"></text>\n<text id=\"details\" x=\"10\" y=\"");
-	rd_out_u64(o, h - 10);
-	rd_out_str(o, "\"> </text>\n<text id=\"rte-check\" x=\"10\" y=\"34\" style=\"font-size:9px;fill:#999\"></text>\n"
-	              "<g id=\"frames\"></g>\n<script type=\"text/ecmascript\"><![CDATA[\nvar data=");
-	/* names go through js_str: no "]]>" or markup can appear raw */
-	json_tree(p, &t, 0, o);
-	rd_out_str(o, ";\n");
-	rd_out_str(o, flame_js);
-	rd_out_str(o, "]]></script>\n</svg>\n");
+	snprintf(title, sizeof title, "rte flame graph: %s", what[which]);
+	rd_flame_write(p, &t, title, 0, o);
 out:
-	free(t.n);
+	rd_flame_fini(&t);
 	merged_fini(&m);
 }
 
@@ -355,6 +199,19 @@ static void prof_event(struct rd_sink *s, struct rd_ctx *c, const struct rd_item
 		rd_prof_event(((struct psink *)s)->p, c->procs, it);
 }
 
+/* --by exe: each process's executable (its last image's argv[0], as the
+ * summary's --by exe table names it). */
+static void exe_names(struct rd_prof *p, struct rd_procs *P)
+{
+	struct rd_ptree *T = rd_ptree_build(P);
+	char b[64];
+	int x;
+
+	for (unsigned i = 0; i < p->npp; i++)
+		if (T && (x = rd_ptree_find(T, p->pp[i].pid)) >= 0)
+			p->pp[i].exe = pstr_id(p, rd_ptree_exe(&T->n[x], b, sizeof b));
+}
+
 static void prof_finish(struct rd_sink *s, struct rd_ctx *c)
 {
 	struct psink *ps = (struct psink *)s;
@@ -368,6 +225,8 @@ static void prof_finish(struct rd_sink *s, struct rd_ctx *c)
 		if (pr->index < p->npp)
 			p->pp[pr->index].wall_ns = rd_proc_wall(pr);
 	}
+	if (rd_ptree_opts.by_exe)
+		exe_names(p, c->procs);
 	rd_prof_settle(p);
 	which = rd_prof_pick(p);
 	if ((which == RD_PROF_CPU ? p->cst.n : p->ast.n) == 0)
@@ -412,7 +271,10 @@ const char *rd_prof_clock(uint32_t flags, char *buf, size_t len)
 {
 	unsigned e = (flags >> RTE_SAMPLE_WHY_SHIFT) & 0xffu;
 
-	if (flags & RTE_SAMPLE_PERF)
+	if (flags & RTE_SAMPLE_WALL)
+		snprintf(buf, len, "wall clock (RTE_PROFILE_MODE=wall): every "
+		         "thread, running or blocked; weights are wall time");
+	else if (flags & RTE_SAMPLE_PERF)
 		snprintf(buf, len, "perf_event cpu-clock (RTE_PROFILE_CLOCK=perf)");
 	else if (flags & RTE_SAMPLE_PERF_RATE)
 		snprintf(buf, len, "CPU-time timer (tick-bound): the perf clock "

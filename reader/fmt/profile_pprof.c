@@ -114,6 +114,8 @@ static void pb_sample(struct rd_prof *p, struct pb *m, struct pb *s,
 		pb_label(s, l, lk[1], 0, k->tid);
 	if (k->tag)
 		pb_label(s, l, lk[2], k->tag, 0);
+	if (p->pp[k->proc].exe) /* --by exe */
+		pb_label(s, l, lk[3], p->pp[k->proc].exe, 0);
 	pb_sub(m, 2, s);
 }
 
@@ -179,13 +181,14 @@ static int gzip_out(const struct pb *m, struct rd_out *o)
 void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o)
 {
 	struct pb m = { 0 }, s = { 0 }, l = { 0 };
-	uint32_t lk[3], def;
+	uint32_t lk[4], def;
 	uint64_t dur = 0;
 	int64_t v[4];
 
 	lk[0] = pstr_id(p, "pid");
 	lk[1] = pstr_id(p, "thread");
 	lk[2] = pstr_id(p, "span");
+	lk[3] = pstr_id(p, "exe");
 	for (unsigned i = 0; i < p->npp; i++)
 		if (p->pp[i].used && p->pp[i].wall_ns > dur)
 			dur = p->pp[i].wall_ns;

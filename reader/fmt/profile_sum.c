@@ -218,6 +218,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			rd_out_ch(o, '}');
 		}
 		rd_out_ch(o, ']');
+		rd_prof_blocked_section(p, o, pp, proc, 1);
 		json_key(o, &f, "top_self");
 		top_funcs(p, o, 1, &self, TOP_FUNCS, all, "");
 		json_key(o, &f, "top_total");
@@ -225,8 +226,10 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		json_key(o, &f, "spans");
 		rd_out_ch(o, '[');
 	} else {
-		rd_outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s CPU",
-		        pp->cpu_samples, (double)pp->cpu_ns / 1e9);
+		rd_outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s %s",
+		        pp->cpu_samples, (double)pp->cpu_ns / 1e9,
+		        pp->nclock && pp->clock[0] & RTE_SAMPLE_WALL ? "of thread wall time"
+		                                                     : "CPU");
 		if (rd_prof_span_opt)
 			rd_outf(o, ", inside span %s (%" PRIu64 " outside)",
 			        rd_prof_span_opt, pp->outside_cpu);
@@ -244,6 +247,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			        t->ring, t->tid, t->name[0] ? t->name : "-", t->samples,
 			        (double)t->cpu_ns / 1e9, t->hz, rate_of(t));
 		}
+		rd_prof_blocked_section(p, o, pp, proc, 0);
 		rd_outf(o, "    top functions by self samples:\n");
 		top_funcs(p, o, 0, &self, TOP_FUNCS, all, "    ");
 		rd_outf(o, "    top functions by total samples:\n");

@@ -14,6 +14,7 @@
 #include "prof/actions.h"
 #include "profiler.h"
 #include "reg.h"
+#include "wall.h"
 #include "tracer.h"
 
 struct sigaction rte_prof_prog; /* the program's view of the signal */
@@ -56,6 +57,7 @@ static void yield(int sig)
 		return;
 	__atomic_store_n(&rte_prof_stopped, 1, __ATOMIC_RELAXED);
 	rte_prof_reg_delete_all(rte_prof_sig);
+	rte_wall_stop(); /* wall mode: no signal of ours on its way */
 	rte_warn(&g_once_yield, "RTE_PROFILE: the program installed its own "
 	         "handler of signal %d; profiling stopped "
 	         "(RTE_PROFILE_SIGNAL chooses another signal)", sig);

@@ -9,7 +9,7 @@
  * thread itself (F_OWNER_TID), with the profiler's signal (F_SETSIG) and
  * si_code POLL_IN, si_fd the descriptor. No ring buffer is mapped: the
  * sample is the signal, the stack is walked by the handler as for the
- * timer.
+ * timer. rte_prof_choose_clock: RTE_PROFILE_CLOCK read and tried once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "log.h"
 #include "perf.h"
+#include "rte/profile.h"
 
 int rte_perf_open(unsigned hz, int sig, pid_t tid, uint64_t *id)
 {
@@ -94,4 +96,50 @@ const char *rte_perf_why(int e, char *buf, unsigned len)
 	else
 		snprintf(buf, len, "perf_event_open: %s", strerrordesc_np(e));
 	return buf;
+}
+
+uint32_t rte_prof_choose_clock(const char *clk, unsigned hz,
+                               int sig, int *perf)
+{
+	uint32_t clock;
+	char why[160];
+	uint64_t id;
+	int fd;
+
+	*perf = 0;
+	clock = 0;
+	/* The default says nothing (the summary names it): rte-run shows
+	 * its RTE_LOG file, one line per process of a tree. */
+	if (!clk || !*clk || !strcmp(clk, "timer"))
+		return clock;
+	if (strcmp(clk, "perf")) {
+		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
+		         "perf); profiling by the timer", clk);
+		return clock;
+	}
+	if (hz > RTE_PERF_HZ_MAX) {
+		clock = RTE_SAMPLE_PERF_RATE;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer: the "
+		         "perf clock goes up to %u Hz", hz, RTE_PERF_HZ_MAX);
+		return clock;
+	}
+	fd = rte_perf_open(hz, sig, gettid(), &id);
+	if (fd < 0) {
+		int e = errno;
+
+		clock = RTE_SAMPLE_PERF_FAIL |
+		          (uint32_t)(e & 0xff) << RTE_SAMPLE_WHY_SHIFT;
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer (tick-"
+		         "bound): %s", hz, rte_perf_why(e, why, sizeof(why)));
+		return clock;
+	}
+	close(fd);
+	*perf = 1;
+	clock = RTE_SAMPLE_PERF;
+	/* Not a warning: on stderr it would be in the program's output. */
+	if (rte_log_to_file())
+		rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
+		         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, "
+		         "%d or above)", hz, RTE_FD_MIN);
+	return clock;
 }

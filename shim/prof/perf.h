@@ -32,6 +32,14 @@ int rte_perf_enable(int fd, int on);
  * buf (for the warning). */
 const char *rte_perf_why(int e, char *buf, unsigned len);
 
+/* RTE_PROFILE_CLOCK (clk): timer (default) or perf, for rate hz and
+ * signal sig; perf is tried on the calling thread once, and one line
+ * (RTE_LOG) says which clock samples and why. Returns the RTE_SAMPLE_*
+ * clock flags of every sample; *perf: 1 if the perf clock is used. Not
+ * signal-safe. */
+uint32_t rte_prof_choose_clock(const char *clk, unsigned hz, int sig,
+                               int *perf);
+
 #pragma GCC visibility pop
 
 #endif

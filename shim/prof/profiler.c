@@ -54,6 +54,13 @@
  * (the busy flag: counted in rte.dropped) leaves its time to the next one,
  * so the total weight is the thread's CPU time while profiled.
  *
+ * Wall mode (RTE_PROFILE_MODE=wall, prof/wall.c): no clock per thread;
+ * each armed thread takes a slot of the wall sampler, which signals it
+ * when it runs (the handler below, the sample's weight its wall time) and
+ * writes a blocked one's samples itself (wall_blocked). Masks, fork, exec
+ * and the program's taking the signal over act on the slot as they do on
+ * a timer.
+ *
  * Stacks: libunwind with its per-thread cache (backtrace.c; its
  * thread-local storage is allocated when the thread is armed, never in
  * the handler), or the frame-pointer walk (RTE_PROFILE_STACK=fp; always
@@ -70,6 +77,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -86,6 +94,8 @@
 #include "rte/rte.h"
 #include "sys.h"
 #include "tracer.h"
+#include "btscan.h"
+#include "wall.h"
 
 _Static_assert(sizeof(struct rte_sample_rec) == 24, "rte/profile.h layout");
 _Static_assert(RTE_PROFILE_MAX_FRAMES <= RTE_BT_MAX, "frames");
@@ -99,6 +109,7 @@ static int g_id = -1;           /* rte.sample */
 RTE_FORKVAR int rte_prof_on;                /* atomic: our handler is in the kernel */
 int rte_prof_stopped;           /* atomic: exit or the program took it */
 static int g_once_timer;
+static int g_wall;              /* RTE_PROFILE_MODE=wall */
 
 /* ---- per-thread timers ----------------------------------------------------- */
 
@@ -132,6 +143,10 @@ static int set_timer(int id, int on)
 	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
 	its.it_value = its.it_interval;
+	if (g_wall && t) {
+		rte_wall_mask(t->prof_slot, !on);
+		return 0;
+	}
 	if (t && t->prof_perf && t->prof_timer == id)
 		return rte_perf_ours(id, rte_prof_sig, t->prof_perf_id)
 		               ? rte_perf_enable(id, on)
@@ -150,6 +165,8 @@ static int sig_blocked(void)
 	return sigismember(&cur, rte_prof_sig) == 1;
 }
 
+static void disarm(struct rte_thread *t);
+
 static void arm(struct rte_thread *t)
 {
 	struct sigevent ev;
@@ -161,6 +178,14 @@ static void arm(struct rte_thread *t)
 	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
 	t->prof_state = PT_DONE; /* unless all goes well */
 	t->prof_perf = 0;
+	if (g_wall && (rte_wall_is_sampler() ||
+	               !(t->prof_slot = rte_wall_add(sig_blocked())))) {
+		if (!rte_wall_is_sampler())
+			rte_warn(&g_once_timer, "RTE_PROFILE_MODE=wall: more "
+			         "than %u threads at once; thread %d is not "
+			         "profiled", RTE_WALL_SLOTS, (int)gettid());
+		return;
+	}
 	if (g_perf) {
 		int fd = rte_perf_open(g_hz, rte_prof_sig, gettid(), &t->prof_perf_id);
 
@@ -174,14 +199,16 @@ static void arm(struct rte_thread *t)
 			         (int)gettid(), strerrordesc_np(errno));
 		}
 	}
-	if (!t->prof_perf &&
+	if (!g_wall && !t->prof_perf &&
 	    syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) < 0) {
 		rte_warn(&g_once_timer, "RTE_PROFILE: cannot create the "
 		         "profiling timer of thread %d: %s; that thread is not "
 		         "profiled", (int)gettid(), strerrordesc_np(errno));
 		return;
 	}
-	t->prof_slot = rte_prof_reg_add(t->prof_perf ? -2 - id : id, t->prof_perf_id);
+	if (!g_wall)
+		t->prof_slot = rte_prof_reg_add(t->prof_perf ? -2 - id : id,
+		                                t->prof_perf_id);
 	if (!t->prof_slot) {
 		rte_prof_reg_kill(t->prof_perf ? -2 - id : id, t->prof_perf_id, rte_prof_sig);
 		rte_warn(&g_once_timer, "RTE_PROFILE: more than %u threads "
@@ -197,7 +224,7 @@ static void arm(struct rte_thread *t)
 	 * and it would wait for ever); such a thread is walked by its frame
 	 * pointers, or, if the walk is allowed later, the slow way. */
 	t->prof_primed = 0;
-	if (!g_fp && rte_modules_loader_ok()) {
+	if (!g_fp && rte_modules_loader_ok() && !rte_wall_spawning()) {
 		rte_bt_prime();
 		t->prof_primed = 1;
 	}
@@ -211,8 +238,8 @@ static void arm(struct rte_thread *t)
 	/* Keeps the state stores before the first signal. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (set_timer(id, 1) < 0) {
-		t->prof_state = PT_DONE;
-		rte_prof_reg_delete(t->prof_slot, rte_prof_sig);
+		t->prof_state = PT_ARMED; /* disarm() frees what it has */
+		disarm(t);
 	}
 }
 
@@ -233,7 +260,10 @@ static void disarm(struct rte_thread *t)
 		return;
 	t->prof_state = PT_DONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rte_prof_reg_delete(t->prof_slot, rte_prof_sig);
+	if (g_wall)
+		rte_wall_remove(t->prof_slot);
+	else
+		rte_prof_reg_delete(t->prof_slot, rte_prof_sig);
 }
 
 void rte_prof_thread_end(void)
@@ -258,6 +288,11 @@ RTE_FORKTEXT void rte_prof_fork_child(void)
 	rte_prof_reg_forget_all(rte_prof_sig);
 	rte_tracer_settle(); /* the child's own state, before we use it */
 	t->prof_state = PT_NONE;
+	if (g_wall && rte_wall_fork_child() < 0) {
+		t->prof_state = PT_DONE;
+		errno = saved;
+		return;
+	}
 	arm(t);
 	/* The child's file, made now, gets the module events its samples
 	 * are symbolised with (a sample's handler cannot write them). Only
@@ -360,6 +395,8 @@ void rte_prof_stop(void)
 		return;
 	__atomic_store_n(&rte_prof_stopped, 1, __ATOMIC_RELAXED);
 	rte_prof_reg_delete_all(rte_prof_sig);
+	if (g_wall)
+		rte_wall_stop();
 	errno = saved;
 }
 
@@ -375,7 +412,7 @@ void rte_prof_on_sample(int sig, siginfo_t *si, void *uc)
 	struct rte_thread *t = rte_self_p;
 	struct rte_ring_writer *w;
 	struct rte_sample_rec *r;
-	uint64_t now;
+	uint64_t now, wall_ns = 0;
 	unsigned n;
 	int saved = errno;
 
@@ -383,9 +420,10 @@ void rte_prof_on_sample(int sig, siginfo_t *si, void *uc)
 	/* Only our own timer's signals: a kill() from elsewhere, or a late
 	 * one of a deleted timer, is ignored. */
 	if (!t || t->prof_state != PT_ARMED ||
-	    (t->prof_perf ? si->si_code != POLL_IN || si->si_fd != t->prof_timer
-	                  : si->si_code != SI_TIMER ||
-	                            si->si_timerid != t->prof_timer))
+	    (g_wall ? !rte_wall_ours(si, &wall_ns)
+	     : t->prof_perf ? si->si_code != POLL_IN || si->si_fd != t->prof_timer
+	                    : si->si_code != SI_TIMER ||
+	                              si->si_timerid != t->prof_timer))
 		goto out;
 	if (!active()) {
 		disarm(t);
@@ -411,7 +449,9 @@ void rte_prof_on_sample(int sig, siginfo_t *si, void *uc)
 	r->flags = (n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0) |
 	           (t->prof_perf ? RTE_SAMPLE_PERF
 	                         : g_clock & ~(uint32_t)RTE_SAMPLE_PERF);
-	r->cpu_ns = now - t->prof_last;
+	r->cpu_ns = g_wall ? wall_ns : now - t->prof_last;
+	if (g_wall)
+		r->flags = (r->flags & RTE_STACK_TRUNCATED) | RTE_SAMPLE_WALL;
 	r->tid = (int32_t)gettid();
 	r->hz = g_hz;
 	t->prof_last = now;
@@ -422,53 +462,58 @@ out:
 	errno = saved;
 }
 
-/* ---- start ------------------------------------------------------------------- */
+/* Wall mode: the sampler's sample of a thread blocked in system call nr
+ * (wall.h), its stack scanned from its stack pointer (btscan.c: the
+ * return addresses there, then its frame-pointer chain), on the
+ * sampler's own ring. */
+static uint64_t g_wall_rec[3 + RTE_BT_MAX];
 
-/* RTE_PROFILE_CLOCK: timer (default) or perf; perf is tried on the
- * calling thread once, and the one line says which clock samples and
- * why. */
-static void choose_clock(const char *clk)
+static void wall_blocked(pid_t tid, uint64_t ns, int nr, uint64_t sp,
+                         uint64_t pc)
 {
-	char why[160];
-	uint64_t id;
-	int fd;
+	struct rte_sample_rec *r = (struct rte_sample_rec *)g_wall_rec;
+	struct rte_ring_writer *w;
+	ucontext_t uc;
+	unsigned n;
 
-	g_perf = 0;
-	g_clock = 0;
-	/* The default says nothing (the summary names it): rte-run shows
-	 * its RTE_LOG file, one line per process of a tree. */
-	if (!clk || !*clk || !strcmp(clk, "timer"))
+	if (!active() || !(w = rte_enter()))
 		return;
-	if (strcmp(clk, "perf")) {
-		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignoring '%.32s' (timer or "
-		         "perf); profiling by the timer", clk);
-		return;
-	}
-	if (g_hz > RTE_PERF_HZ_MAX) {
-		g_clock = RTE_SAMPLE_PERF_RATE;
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer: the "
-		         "perf clock goes up to %u Hz", g_hz, RTE_PERF_HZ_MAX);
-		return;
-	}
-	fd = rte_perf_open(g_hz, rte_prof_sig, gettid(), &id);
-	if (fd < 0) {
-		int e = errno;
-
-		g_clock = RTE_SAMPLE_PERF_FAIL |
-		          (uint32_t)(e & 0xff) << RTE_SAMPLE_WHY_SHIFT;
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the CPU-time timer (tick-"
-		         "bound): %s", g_hz, rte_perf_why(e, why, sizeof(why)));
-		return;
-	}
-	close(fd);
-	g_perf = 1;
-	g_clock = RTE_SAMPLE_PERF;
-	/* Not a warning: on stderr it would be in the program's output. */
-	if (rte_log_to_file())
-		rte_warn(NULL, "RTE_PROFILE: %u Hz by the perf_event cpu-clock "
-		         "(RTE_PROFILE_CLOCK=perf; one descriptor per thread, "
-		         "%d or above)", g_hz, RTE_FD_MIN);
+	memset(&uc, 0, sizeof uc);
+#if defined(__x86_64__)
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	n = rte_bt_capture_signal_scan(&uc, g_wall_rec + 3, RTE_PROFILE_MAX_FRAMES);
+#else
+	(void)sp;
+	g_wall_rec[3] = pc;
+	n = 1;
+#endif
+	r->version = RTE_SAMPLE_VERSION;
+	r->nframes = (uint16_t)n;
+	r->flags = RTE_SAMPLE_WALL | RTE_SAMPLE_BLOCKED |
+	           (n >= RTE_PROFILE_MAX_FRAMES ? RTE_STACK_TRUNCATED : 0) |
+	           (uint32_t)((nr + 1) & 0xffff) << RTE_SAMPLE_SYSCALL_SHIFT;
+	r->cpu_ns = ns;
+	r->tid = (int32_t)tid;
+	r->hz = g_hz;
+	rte_tracer_write_custom(w, sample_hdr(), g_wall_rec,
+	                        sizeof(*r) + (size_t)n * 8);
+	rte_leave_w(w);
 }
+
+/* RTE_PROFILE_MODE: cpu (default) or wall. */
+static int parse_mode(const char *m)
+{
+	if (!m || !*m || !strcmp(m, "cpu"))
+		return 0;
+	if (!strcmp(m, "wall"))
+		return 1;
+	rte_warn(NULL, "RTE_PROFILE_MODE: ignoring '%.32s' (cpu or wall); "
+	         "profiling CPU time", m);
+	return 0;
+}
+
+/* ---- start ------------------------------------------------------------------- */
 
 void rte_prof_start(void)
 {
@@ -505,12 +550,21 @@ void rte_prof_start(void)
 	}
 	rte_prof_prog = cur;
 	g_hz = hz;
-	choose_clock(clk);
+	g_wall = parse_mode(secure_getenv("RTE_PROFILE_MODE"));
+	if (g_wall && clk && *clk && strcmp(clk, "timer"))
+		rte_warn(NULL, "RTE_PROFILE_CLOCK: ignored in wall mode "
+		         "(RTE_PROFILE_MODE=wall samples by wall time)");
+	if (!g_wall)
+		g_clock = rte_prof_choose_clock(clk, g_hz, rte_prof_sig, &g_perf);
+	else if (rte_log_to_file())
+		rte_warn(NULL, "RTE_PROFILE: %u Hz of wall time (RTE_PROFILE_MODE="
+		         "wall; one sampler thread, rte-wall)", g_hz);
 	g_id = rte_tracer_register_own(RTE_SAMPLE_EV, RTE_TYPE_CUSTOM);
 	rte_modules_register(); /* symbols of the stacks (same ids if set) */
 	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
 	rte_modules_sync(0);
-	rte_prof_reg_map(g_perf);
+	if (!g_wall)
+		rte_prof_reg_map(g_perf);
 	if (g_id < 0)
 		return;
 	memset(&sa, 0, sizeof(sa));
@@ -519,6 +573,13 @@ void rte_prof_start(void)
 	sigemptyset(&sa.sa_mask);
 	if (rte_real_sigaction(rte_prof_sig, &sa, NULL) < 0)
 		return;
+	if (g_wall && rte_wall_start(g_hz, rte_prof_sig, wall_blocked,
+	                             rte_prof_thread_end) < 0) {
+		rte_warn(NULL, "RTE_PROFILE_MODE=wall: cannot start the sampler "
+		         "thread: %s; profiling is off", strerrordesc_np(errno));
+		rte_real_sigaction(rte_prof_sig, &rte_prof_prog, NULL);
+		return;
+	}
 	/* Release: publishes the settings to every thread's hooks. */
 	__atomic_store_n(&rte_prof_on, 1, __ATOMIC_RELEASE);
 	rte_prof_thread_arm();

@@ -297,18 +297,27 @@ test_flamegraph() {
 		return 0
 	fi
 	dom "file://$W/f.svg" >"$W/f.dom" || fail "chromium: exit $?"
-	# frames: the distinct stack prefixes of the folded profile
-	want=$(python3 -c 'import sys
-pre=set()
+	# frames: the distinct stack prefixes of the folded profile, each
+	# drawn once (plus "all"), children within their parent, the first
+	# level filling the root's width, no text of ours but the frames'
+	python3 - "$W/cpu.folded" "$W/f.dom" >"$W/f.check" 2>&1 <<'PY' || fail "frames: $(cat "$W/f.check")"
+import re, sys
+pre = set()
 for l in open(sys.argv[1]):
-    fr=l.rsplit(" ",1)[0].split(";")
-    pre.update(";".join(fr[:i+1]) for i in range(len(fr)))
-print("frames=%d drawn=%d total=100 self_sum=100 consistent=1 width_ratio=1.000" % (len(pre), len(pre)))' "$W/cpu.folded")
-	grep -q "<text id=\"rte-check\"[^>]*>$want<" "$W/f.dom" ||
-		fail "check line: want $want, got $(grep -o 'id="rte-check"[^<]*' "$W/f.dom")"
-	nf=$(echo "$want" | sed 's/^frames=\([0-9]*\) .*/\1/')
-	[ "$(grep -o '<g class="f"' "$W/f.dom" | wc -l)" -eq $((nf + 1)) ] ||
-		fail "rendered frames: $(grep -o '<g class="f"' "$W/f.dom" | wc -l), want $nf + all"
+    fr = l.rsplit(" ", 1)[0].split(";")
+    pre.update(";".join(fr[:i + 1]) for i in range(len(fr)))
+dom = open(sys.argv[2]).read()
+g = re.findall(r'<g class="f" data-v="(\d+)" data-d="(\d+)"><title>([^<]*)</title><rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', dom)
+assert len(g) == len(pre) + 1, (len(g), len(pre))
+root = [x for x in g if x[1] == "0"]
+assert len(root) == 1 and root[0][0] == "100", root
+w1 = sum(float(x[4]) + 0.5 for x in g if x[1] == "1")
+assert abs(w1 - (float(root[0][4]) + 0.5)) < 1.0, (w1, root)
+names = {p.rsplit(";", 1)[-1] for p in pre}
+titles = {t.split(" (")[0] for _, _, t, _, _ in g}
+assert names <= titles, names - titles
+assert "rte-check" not in dom and "width_ratio" not in dom
+PY
 	dom "file://$W/f.svg?s=prof_leaf_a" >"$W/s.dom" || fail "chromium: exit $?"
 	grep -q '<text id="matched"[^>]*>Matched: 60.00%<' "$W/s.dom" ||
 		fail "search: $(grep -o 'id="matched"[^<]*' "$W/s.dom")"

@@ -61,8 +61,8 @@ print(sorted(os.listdir("/proc/self/fd")), os.open("/dev/null", 0))'
 }
 
 # A daemon-style program closes every descriptor and reuses the numbers
-# while the profiler samples code without unwind information: its pipe
-# and its log are its own.
+# while the profiler samples code without unwind information (CPU and
+# wall mode): its pipe and its log are its own.
 test_daemon_fds() {
 	begin daemon_fds
 	modes="RTE_PROFILE=997 RTE_ALLOC=1"
@@ -72,6 +72,10 @@ test_daemon_fds() {
 		out=$(run "$D" $mode "$T/hostfd" daemon 2>&1)
 		expect_eq "daemon with $mode" "$out" "pipe hello log ok"
 	done
+	# wall mode: the sampler's /proc descriptors are closed and their
+	# numbers reused by the program: never read or closed by us
+	out=$(run "$D" RTE_PROFILE=997 RTE_PROFILE_MODE=wall "$T/hostfd" daemon 2>&1)
+	expect_eq "daemon with RTE_PROFILE_MODE=wall" "$out" "pipe hello log ok"
 	finish
 }
 

@@ -37,11 +37,16 @@
  *                        the same. Then main unblocks them and runs `tree`
  *                        MS ms more (profiled again). Prints "blocked ok",
  *                        or the signal seen and exits 5
+ *   cpu nap N MS         N rounds of `tree` MS ms then nap(): nanosleep
+ *                        MS ms (half the wall time asleep, in nap);
+ *                        prints "nap slept=NS wall=NS" (its own
+ *                        measure); exits 6 if a nanosleep returned EINTR
  *   cpu writer MS        writes rte events (librte.so's API, weak) back
  *                        to back for MS ms of CPU (most samples arrive
  *                        in the middle of a write), then `tree` 200 ms
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -372,6 +377,39 @@ static int blocked(unsigned ms, const char *how)
 	return bad ? 5 : 0;
 }
 
+NOINLINE int nap(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	return nanosleep(&ts, NULL) < 0 && errno == EINTR;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Prints the wall time asleep and in all: "nap slept=NS wall=NS". */
+static int naps(unsigned n, unsigned ms)
+{
+	uint64_t t0 = mono_ns(), slept = 0;
+	int eintr = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t s;
+
+		tree(ms);
+		s = mono_ns();
+		eintr |= nap(ms);
+		slept += mono_ns() - s;
+	}
+	printf("nap slept=%" PRIu64 " wall=%" PRIu64 "\n", slept, mono_ns() - t0);
+	return eintr ? 6 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -425,6 +463,8 @@ int main(int argc, char **argv)
 		return syscalls(a);
 	else if (!strcmp(m, "eintr"))
 		return eintr(a);
+	else if (!strcmp(m, "nap"))
+		return naps(a, b);
 	else if (!strcmp(m, "writer"))
 		return writer(a);
 	else if (!strcmp(m, "ownsig"))

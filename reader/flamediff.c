@@ -1,0 +1,197 @@
+/*
+ * flamediff.c - `rte-read flamediff [OPTIONS] BASE NEW`: the differential
+ * flame graph of two runs' profiles (fmt/flame.c): NEW's frames, their
+ * widths NEW's samples, each red where its share of the samples grew from
+ * BASE to NEW, blue where it shrank (FlameGraph's difffolded.pl's
+ * reading). Each run's profile is rte-read's own folded output (itself,
+ * through /proc/self/exe), so both are the same profile model as every
+ * other format. Not thread-safe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "flamediff.h"
+#include "out.h"
+#include "profile_int.h"
+
+static const char usage[] =
+"usage: rte-read flamediff [-o FILE] [--profile=cpu|alloc|inuse]\n"
+"                          [--state=running|blocked] [--by exe] BASE NEW\n"
+"  The differential flame graph (SVG) of two runs' profiles (ring files,\n"
+"  directories or pids, as rte-read reads): NEW's stacks, red where a\n"
+"  frame's share of the samples grew since BASE, blue where it shrank.\n";
+
+/* All of fd, NUL-terminated; NULL if out of memory. */
+static char *read_all(int fd)
+{
+	size_t n = 0, cap = 65536;
+	char *b = malloc(cap), *nb;
+	ssize_t r;
+
+	while (b) {
+		if (n + 1 >= cap) {
+			if (!(nb = realloc(b, cap * 2))) {
+				free(b);
+				return NULL;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (b)
+		b[n] = '\0';
+	return b;
+}
+
+/* rte-read -f folded OPTS -- path: its output, or NULL (it said why). */
+static char *folded(const char *path, char *const *opts, int nopts)
+{
+	char *argv[16];
+	int fd[2], status, n = 0;
+	char *out;
+	pid_t pid;
+
+	argv[n++] = "rte-read";
+	argv[n++] = "-f";
+	argv[n++] = "folded";
+	for (int i = 0; i < nopts && n < 12; i++)
+		argv[n++] = opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)path;
+	argv[n] = NULL;
+	if (pipe(fd))
+		return NULL;
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	out = read_all(fd[0]);
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Add every "a;b;c N" line of text to t: as the new value (is_new) or
+ * the base one. Lines that are not such are skipped. */
+static int add_lines(struct rd_prof *p, struct ftree *t, char *text, int is_new)
+{
+	uint32_t names[RD_PROF_MAX_LOCS + 4];
+
+	for (char *line = text, *next; line && *line; line = next) {
+		char *sp, *end, *f, *save = NULL;
+		unsigned long long v;
+		uint32_t n = 0;
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		if (!(sp = strrchr(line, ' ')))
+			continue;
+		*sp = '\0';
+		v = strtoull(sp + 1, &end, 10);
+		if (*end || end == sp + 1)
+			continue;
+		for (f = strtok_r(line, ";", &save); f && n < sizeof names / 4;
+		     f = strtok_r(NULL, ";", &save))
+			names[n++] = pstr_id(p, f);
+		if (rd_flame_add(t, names, n, is_new ? v : 0, is_new ? 0 : v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int rd_flamediff_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "state", required_argument, NULL, 's' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char optbuf[3][64], *opts[3], *a = NULL, *b = NULL;
+	const char *outp = NULL;
+	int nopts = 0, c, fd = 1, rc = 1;
+	struct rd_prof *p = NULL;
+	struct rd_out o;
+	struct ftree t = { NULL, 0, 0, 0 };
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		if (c == 'o') {
+			outp = optarg;
+		} else if ((c == 'p' || c == 's' || c == 'b') && nopts < 3) {
+			snprintf(optbuf[nopts], sizeof optbuf[0], "--%s=%s",
+			         c == 'p' ? "profile" : c == 's' ? "state" : "by",
+			         optarg);
+			opts[nopts] = optbuf[nopts];
+			nopts++;
+		} else {
+			fputs(usage, c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (!(a = folded(argv[optind], opts, nopts)) ||
+	    !(b = folded(argv[optind + 1], opts, nopts))) {
+		fprintf(stderr, "rte-read: flamediff: cannot read the profile of %s\n",
+		        a ? argv[optind + 1] : argv[optind]);
+		goto out;
+	}
+	if (!(p = rd_prof_new()) || rd_flame_init(&t) < 0 ||
+	    add_lines(p, &t, a, 0) < 0 || add_lines(p, &t, b, 1) < 0) {
+		fprintf(stderr, "rte-read: flamediff: out of memory\n");
+		goto out;
+	}
+	if (outp && (fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	                       0666)) < 0) {
+		fprintf(stderr, "rte-read: %s: %s\n", outp, strerror(errno));
+		goto out;
+	}
+	if (rd_out_init(&o, fd, outp ? outp : "standard output") < 0) {
+		fprintf(stderr, "rte-read: flamediff: out of memory\n");
+		if (fd != 1)
+			close(fd);
+		goto out;
+	}
+	rd_flame_write(p, &t, "rte differential flame graph: red grew, blue shrank",
+	               1, &o);
+	rc = rd_out_fini(&o) < 0;
+	if (fd != 1)
+		close(fd);
+out:
+	rd_flame_fini(&t);
+	rd_prof_free(p);
+	free(a);
+	free(b);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * profile_inline.c - rte-read --inline: the functions the compiler
+ * inlined at a sampled address, from the DWARF inline records
+ * (symbolize.c rd_sym_inlines, libdw), as frames of their own between
+ * the address's function and the frame it called (`outer;inlined` in
+ * folded output). Each (address, depth) is one location of the profile
+ * (profile_int.h), named by its inlined function, no line or mapping.
+ */
+#include <string.h>
+
+#include "profile_int.h"
+
+int rd_prof_inline_opt;
+
+#define INLINE_DEPTH 16 /* inlined calls kept per address */
+
+unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
+                             uint64_t pc, int ret, uint32_t *out,
+                             unsigned max)
+{
+	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, depth; } k;
+	const char *names[INLINE_DEPTH];
+	int lines[INLINE_DEPTH];
+	unsigned n, m = 0;
+
+	n = rd_sym_inlines(s->sym, pc, ret, names, lines,
+	                   max < INLINE_DEPTH ? max : INLINE_DEPTH);
+	for (unsigned i = 0; i < n; i++) {
+		struct pfunc fk;
+		int64_t l, fi;
+		int isnew;
+
+		/* loc_of's key with a depth (its own has 0) */
+		memset(&k, 0, sizeof k);
+		k.src = src;
+		k.gen = s->modgen;
+		k.pc = pc;
+		k.ret = (uint32_t)ret;
+		k.depth = i + 1;
+		if (rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n,
+		                 sizeof *p->loc) < 0 ||
+		    rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n,
+		                 sizeof *p->fn) < 0 ||
+		    (l = ptab_get(&p->locs, &k, sizeof k, &isnew)) < 0)
+			break;
+		if (isnew) {
+			fk.name = pstr_id(p, names[i]);
+			fk.file = 0;
+			memset(&p->loc[l], 0, sizeof p->loc[l]);
+			if ((fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew)) < 0)
+				break;
+			p->fn[fi] = fk;
+			p->loc[l].pc = pc;
+			p->loc[l].func = (uint32_t)fi;
+		}
+		out[m++] = (uint32_t)l;
+	}
+	return m;
+}
