@@ -332,7 +332,9 @@ static void *sampler(void *arg)
 	if (g_self)
 		g_self(); /* not profiled: armed by our hook, disarmed here */
 	__atomic_store_n(&g_spawning, 0, __ATOMIC_RELEASE);
-	prctl(PR_SET_NAME, "rte-wall", 0, 0, 0);
+	/* The system call, not libc's prctl: that is our hook (hooks/, a
+	 * layer above), which would record the name as the program's. */
+	syscall(SYS_prctl, PR_SET_NAME, "rte-wall", 0, 0, 0);
 	while (!__atomic_load_n(&g_stop, __ATOMIC_RELAXED)) {
 		struct timespec ts;
 		uint64_t now;
