@@ -364,6 +364,7 @@ static uint64_t lc_hdr(unsigned lc)
 static void bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 {
 	rte_ring_writer_attach(&t->w, g_file.base, &g_file.l, r);
+	rte_slots_bind(&t->w, &g_file, r); /* grows its reservation */
 	t->ring = (int)r;
 	t->gen = gen;
 	rte_slots_set_owner(r, pthread_self());
