@@ -18,8 +18,11 @@
 
 static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
 /* Words of each ring's data whose blocks are reserved, from its start
- * (0: none yet). Written by the ring's owner only, atomic. */
+ * (0: none yet). Written by the ring's owner only, atomic. Only the
+ * first g_extent_n entries were ever set (claims take the lowest free
+ * ring): a reset clears those, not 32 KiB. */
 static uint64_t g_extent[RTE_RINGS_MAX];
+static unsigned g_extent_n; /* atomic */
 static RTE_BIGVAR pthread_t g_owner[RTE_RINGS_MAX];
 RTE_HOTPAGE(slots_owner, &g_owner[0]);  /* thread owning each ring */
 static uint32_t g_epoch;                  /* ring releases, atomic */
@@ -35,10 +38,11 @@ static int g_once_names;
 void rte_slots_reset(void)
 {
 	memset(g_slots, 0, sizeof(g_slots));
-	memset(g_extent, 0, sizeof(g_extent));
+	memset(g_extent, 0, g_extent_n * sizeof(g_extent[0]));
 	/* rte_file_create() reserved ring 0's first part (bind clamps it to
 	 * a smaller ring). */
 	g_extent[0] = RTE_FILE_RING_FIRST / 8;
+	g_extent_n = 1;
 	memset(g_name_pages, 0, sizeof(g_name_pages));
 	/* Problems are reported once per file (a fork child's too). */
 	g_once_reserve = g_once_names = g_once_grow = 0;
@@ -82,6 +86,13 @@ int rte_slots_reserve(const struct rte_file *f, unsigned i)
 	rte_file_prefault(f, ring_off(l, i), 8);
 	/* Release: pairs with the acquire above, in the next owner. */
 	__atomic_store_n(&g_extent[i], first_words(l), __ATOMIC_RELEASE);
+	/* Relaxed: read by reset only, with one thread left (lock held or
+	 * a new file). */
+	for (unsigned n = __atomic_load_n(&g_extent_n, __ATOMIC_RELAXED);
+	     n < i + 1 && !__atomic_compare_exchange_n(&g_extent_n, &n, i + 1,
+	                                               0, __ATOMIC_RELAXED,
+	                                               __ATOMIC_RELAXED);) {
+	}
 	return 0;
 }
 
