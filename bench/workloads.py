@@ -131,7 +131,9 @@ def _processes(tmp):
                 pid = line.split(" ", 1)[0]
                 if pid.isdigit():
                     pids.add(pid)
-                if " execve(" in line and "= 0" in line:
+                # "execve(...) = 0", or "<... execve resumed>) = 0"
+                # when another process's line came in between
+                if "execve" in line and line.rstrip().endswith("= 0"):
                     execs += 1
     except OSError:
         return None
