@@ -2,6 +2,9 @@
 # which prints one table of medians and ratios and writes $(BUILD)/bench.json.
 #   make bench                 full run (about 2-4 minutes on 2 cores)
 #   make bench BENCH_ARGS=--quick   a smoke run
+#   make bench-workloads       configure and make -j2 of this project,
+#                              untraced, under the shim, rte-run and
+#                              strace -f (10 minutes or more)
 
 BENCH_ARGS ?=
 BENCH_BINS := $(BUILD)/bench/producer $(BUILD)/bench/spawn $(BUILD)/bench/gen \
@@ -19,7 +22,7 @@ $(BUILD)/bench/lttng: $(BUILD)/obj/bench/lttng.o
 	$(CC) -o $@ $^ $(BASE_LDFLAGS) $$(pkg-config --libs lttng-ust) -ldl
 endif
 
-.PHONY: bench bench-bins
+.PHONY: bench bench-bins bench-workloads
 bench-bins: $(BENCH_BINS)
 
 $(BUILD)/bench/producer: $(BUILD)/obj/bench/producer.o $(BUILD)/librte.so
@@ -50,3 +53,6 @@ $(BUILD)/bench/gen: $(BUILD)/obj/bench/gen.o $(WRITER_OBJS) $(BUILD)/librteconsu
 # $$(ALL): complete only once every fragment is read (.SECONDEXPANSION).
 bench: $$(ALL) $(BENCH_BINS)
 	python3 bench/run.py $(BUILD) $(BENCH_ARGS)
+
+bench-workloads: $$(ALL) $(BENCH_BINS)
+	python3 bench/run.py $(BUILD) --only workloads $(BENCH_ARGS)

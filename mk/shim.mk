@@ -59,7 +59,7 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
 # ---- tests ------------------------------------------------------------------
 
 SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways \
-	isolate hostfd
+	isolate hostfd events
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump
@@ -117,6 +117,8 @@ test-shim: $(SHIM_LIB) $(SHIM_TEST_BINS) $(BUILD)/rte-read
 		sh tests/shim/isolation.sh
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
 		sh tests/shim/host.sh
+	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" \
+		sh tests/shim/footprint.sh
 
 check-loop-shim: $(SHIM_LIB) $(SHIM_TEST_BINS)
 	@set -e; i=0; while [ $$i -lt $(CHECK_LOOP_SHIM_RUNS) ]; do \

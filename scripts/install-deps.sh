@@ -13,7 +13,7 @@ set -e
 PKGS="gcc make libcmocka-dev libunwind-dev libdw-dev libelf-dev pkg-config python3 gzip libmicrohttpd-dev zlib1g-dev libiberty-dev libzstd-dev clang libclang-rt-14-dev procps"
 # Real programs and servers some tests run against; a test whose package is
 # missing says so and is skipped. Installed, never required.
-TEST_PKGS="linux-perf libpython3.11-testsuite prometheus prometheus-pushgateway btrfs-progs strace golang-go chromium heaptrack libgoogle-perftools4 google-perftools libjemalloc2 liblttng-ust-dev lttng-tools"
+TEST_PKGS="linux-perf libpython3.11-testsuite prometheus prometheus-pushgateway btrfs-progs strace golang-go chromium heaptrack libgoogle-perftools4 google-perftools libjemalloc2 liblttng-ust-dev lttng-tools autoconf"
 [ "${1:-}" = --check ] || PKGS="$PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do

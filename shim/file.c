@@ -31,9 +31,11 @@
  *      as a dangling symlink), then unlink the temporary name. Where hard
  *      links are not supported, renameat2(RENAME_NOREPLACE) does the same.
  *
- * A ring's data pages are reserved (fallocate) when a thread first claims
- * the ring, so a full disk shows up as a failed claim, never as SIGBUS on a
- * store into the mapping.
+ * A ring's first data pages (RTE_FILE_RING_FIRST bytes) are reserved
+ * (fallocate) when a thread first claims the ring, and the rest as the
+ * ring is written (slots.c), so a full disk shows up as a failed claim or
+ * a dropped message, never as SIGBUS on a store into the mapping; and a
+ * process that writes little holds few blocks (the file is sparse).
  *
  * exec: the new image has our pid and makes <pid>.events again, so the
  * file leaves that name first. With PRESERVE it is renamed to
@@ -141,6 +143,15 @@ static int reserve_fd(int fd, uint64_t off, uint64_t len)
 	return fallocate(fd, 0, (off_t)off, (off_t)len) == 0 ? 0 : errno;
 }
 
+/* Bytes from the start reserved by creation: the headers and the first
+ * part of ring 0 (slots.c's rte_slots_reset() counts on it). */
+static uint64_t first_reserved(const struct rte_layout *l)
+{
+	return l->data_offset + (l->ring_size_bytes < RTE_FILE_RING_FIRST
+	                                 ? l->ring_size_bytes
+	                                 : RTE_FILE_RING_FIRST);
+}
+
 /* Steps 2 and 3 on an open temporary file. */
 static int fill_and_publish(struct rte_file *f, int fd, int dfd,
                             const char *tmp, char *err, size_t errlen)
@@ -152,11 +163,11 @@ static int fill_and_publish(struct rte_file *f, int fd, int dfd,
 		return fail(err, errlen, "stat", tmp, e);
 	if (ftruncate(fd, (off_t)l->total_size) < 0)
 		return fail(err, errlen, "size", tmp, errno);
-	/* The header, the ring headers and ring 0 now, before the file is
-	 * published: a file nobody can write ring_start into must never
-	 * appear. Other rings when they are claimed, each page of names when
-	 * a name is written (tracer/life.c). */
-	if ((e = reserve_fd(fd, 0, l->data_offset + l->ring_size_bytes)))
+	/* The header, the ring headers and ring 0's first part now, before
+	 * the file is published: a file nobody can write ring_start into
+	 * must never appear. The rest of ring 0 and other rings as they are
+	 * written (slots.c), each page of names when a name is written. */
+	if ((e = reserve_fd(fd, 0, first_reserved(l))))
 		return fail(err, errlen, "allocate", tmp, e);
 	f->base = mmap(NULL, l->total_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 	               fd, 0);
@@ -469,7 +480,7 @@ static int rebuild(struct rte_file *f, int dfd, pid_t pid)
 	if ((e = set_identity(&nf, fd)))
 		goto fail;
 	if (ftruncate(fd, (off_t)l->total_size) < 0 ||
-	    (e = reserve_fd(fd, 0, l->data_offset + l->ring_size_bytes)) ||
+	    (e = reserve_fd(fd, 0, first_reserved(l))) ||
 	    (e = copy_contents(f, fd))) {
 		e = e ? e : errno;
 		goto fail;

@@ -17,6 +17,12 @@
 
 #pragma GCC visibility push(hidden)
 
+/* Bytes of a ring's data reserved when the ring is first used (ring 0 by
+ * rte_file_create()); the rest as it is written (slots.h). A process that
+ * writes a hundred small events stays within them: its file holds about
+ * 32 KiB of blocks instead of the whole ring's 512 KiB. */
+#define RTE_FILE_RING_FIRST 16384u
+
 struct rte_file {
 	char *base;             /* shared mapping of l.total_size bytes */
 	struct rte_layout l;

@@ -80,6 +80,8 @@ void rte_real_resolve_all(void)
 	RESOLVE(waitid, "waitid");
 	RESOLVE(posix_spawn, "posix_spawn");
 	RESOLVE(posix_spawnp, "posix_spawnp");
+	RESOLVE(popen, "popen");
+	RESOLVE(pclose, "pclose");
 	RESOLVE(setuid, "setuid");
 	RESOLVE(seteuid, "seteuid");
 	RESOLVE(setreuid, "setreuid");

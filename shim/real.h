@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/types.h>
@@ -61,6 +62,8 @@ struct rte_real {
 	                    const posix_spawn_file_actions_t *,
 	                    const posix_spawnattr_t *, char *const[],
 	                    char *const[]);
+	FILE *(*popen)(const char *, const char *);
+	int (*pclose)(FILE *);
 	int (*setuid)(uid_t);
 	int (*seteuid)(uid_t);
 	int (*setreuid)(uid_t, uid_t);

@@ -67,6 +67,15 @@ static int free_id(int top)
 	return g_low < RTE_MAX_USER_EVENTS ? (int)g_low : -1;
 }
 
+void rte_registry_bounds(unsigned *low_end, unsigned *high_start)
+{
+	/* free_id() hands out g_low and g_high themselves, moving them on
+	 * only at the next call: the registered ids are those below g_low
+	 * + 1 and from g_high up. */
+	*low_end = g_low < RTE_MAX_USER_EVENTS ? g_low + 1 : RTE_MAX_USER_EVENTS;
+	*high_start = g_high;
+}
+
 /* The id of `name` in g_own, or -1. */
 static int own_find(const char *name)
 {

@@ -54,6 +54,11 @@ typedef void rte_registry_sink(unsigned id, const char *name);
 int rte_registry_add(const char *name, size_t len, enum rte_type type,
                      int top, rte_registry_sink *sink);
 
+/* Every registered id is below *low_end or at least *high_start (ids
+ * are handed out from both ends): a walk of the registered ids skips
+ * the free middle. Lock held. */
+void rte_registry_bounds(unsigned *low_end, unsigned *high_start);
+
 /* The name of registered id, or NULL if free. Lock held. */
 const char *rte_registry_name(unsigned id);
 

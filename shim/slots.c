@@ -3,21 +3,30 @@
  * of max_domains bytes (FREE/TAKEN/BROKEN) where a thread takes the first
  * FREE slot with a CAS on its first event and gives it back when it ends,
  * so ring indexes are reused and nothing on the write path takes a lock;
- * which rings' pages are reserved in the file; and the name slots of the
- * file, whose pages are reserved as names are written.
+ * how much of each ring's pages are reserved in the file (a ring grows
+ * by doubling, from RTE_FILE_RING_FIRST bytes when it is claimed, as its
+ * writer reaches the end of what is reserved: ring.h "Lazy
+ * reservation"); and the name slots of the file, whose pages are
+ * reserved as names are written.
  */
 #include <string.h>
 
+#include "ring.h"
 #include "forkvars.h"
 #include "log.h"
 #include "slots.h"
 
 static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
-static uint8_t g_reserved[RTE_RINGS_MAX]; /* ring pages reserved, atomic */
+/* Words of each ring's data whose blocks are reserved, from its start
+ * (0: none yet). Written by the ring's owner only, atomic. Only the
+ * first g_extent_n entries were ever set (claims take the lowest free
+ * ring): a reset clears those, not 32 KiB. */
+static uint64_t g_extent[RTE_RINGS_MAX];
+static unsigned g_extent_n; /* atomic */
 static RTE_BIGVAR pthread_t g_owner[RTE_RINGS_MAX];
 RTE_HOTPAGE(slots_owner, &g_owner[0]);  /* thread owning each ring */
 static uint32_t g_epoch;                  /* ring releases, atomic */
-static int g_once_reserve;
+static int g_once_reserve, g_once_grow;
 
 #define NAME_PAGE 4096u
 /* Pages of the name area already reserved (lock held or single thread). */
@@ -29,12 +38,28 @@ static int g_once_names;
 void rte_slots_reset(void)
 {
 	memset(g_slots, 0, sizeof(g_slots));
-	memset(g_reserved, 0, sizeof(g_reserved));
-	g_reserved[0] = 1; /* rte_file_create() reserved ring 0 */
+	memset(g_extent, 0, g_extent_n * sizeof(g_extent[0]));
+	/* rte_file_create() reserved ring 0's first part (bind clamps it to
+	 * a smaller ring). */
+	g_extent[0] = RTE_FILE_RING_FIRST / 8;
+	g_extent_n = 1;
 	memset(g_name_pages, 0, sizeof(g_name_pages));
 	/* Problems are reported once per file (a fork child's too). */
-	g_once_reserve = g_once_names = 0;
+	g_once_reserve = g_once_names = g_once_grow = 0;
 	g_slots[0] = SLOT_TAKEN;
+}
+
+/* The first words of ring i to reserve when it is claimed. */
+static uint64_t first_words(const struct rte_layout *l)
+{
+	return l->ring_size_elements < RTE_FILE_RING_FIRST / 8
+	               ? l->ring_size_elements
+	               : RTE_FILE_RING_FIRST / 8;
+}
+
+static uint64_t ring_off(const struct rte_layout *l, unsigned i)
+{
+	return l->data_offset + (uint64_t)i * l->ring_size_bytes;
 }
 
 int rte_slots_reserve(const struct rte_file *f, unsigned i)
@@ -43,11 +68,9 @@ int rte_slots_reserve(const struct rte_file *f, unsigned i)
 	int e;
 
 	/* Acquire: pairs with the release below (another thread reserved). */
-	if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&g_extent[i], __ATOMIC_ACQUIRE))
 		return 0;
-	e = rte_file_reserve(f,
-	                     l->data_offset + (uint64_t)i * l->ring_size_bytes,
-	                     l->ring_size_bytes);
+	e = rte_file_reserve(f, ring_off(l, i), first_words(l) * 8);
 	if (e) {
 		rte_warn(&g_once_reserve,
 		         "cannot reserve space for ring %u of %s: %s; events of "
@@ -60,10 +83,67 @@ int rte_slots_reserve(const struct rte_file *f, unsigned i)
 	rte_file_prefault(f, l->headers_offset +
 	                          (uint64_t)i * l->ring_header_size_bytes,
 	                  l->ring_header_size_bytes);
-	rte_file_prefault(f, l->data_offset + (uint64_t)i * l->ring_size_bytes, 8);
+	rte_file_prefault(f, ring_off(l, i), 8);
 	/* Release: pairs with the acquire above, in the next owner. */
-	__atomic_store_n(&g_reserved[i], 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_extent[i], first_words(l), __ATOMIC_RELEASE);
+	/* Relaxed: read by reset only, with one thread left (lock held or
+	 * a new file). */
+	for (unsigned n = __atomic_load_n(&g_extent_n, __ATOMIC_RELAXED);
+	     n < i + 1 && !__atomic_compare_exchange_n(&g_extent_n, &n, i + 1,
+	                                               0, __ATOMIC_RELAXED,
+	                                               __ATOMIC_RELAXED);) {
+	}
 	return 0;
+}
+
+/* ring.h's grow: reserve ring w->ring up to at least `need` words, twice
+ * what it had until that covers it (at most the ring). Signal-safe: one
+ * madvise or fallocate; a failure warns once per file. */
+static int grow(struct rte_ring_writer *w, uint64_t need)
+{
+	const struct rte_file *f = w->grow_ctx;
+	const struct rte_layout *l = &f->l;
+	unsigned i = w->ring;
+	/* Relaxed: only this ring's owner (us) writes it. */
+	uint64_t have = __atomic_load_n(&g_extent[i], __ATOMIC_RELAXED);
+	uint64_t want = have ? have : first_words(l);
+	int e;
+
+	if (have > l->ring_size_elements)
+		have = l->ring_size_elements;
+	while (want < need && want < l->ring_size_elements)
+		want *= 2;
+	if (want > l->ring_size_elements)
+		want = l->ring_size_elements;
+	if (want > have) {
+		e = rte_file_reserve(f, ring_off(l, i) + have * 8,
+		                     (want - have) * 8);
+		if (e) {
+			rte_warn(&g_once_grow,
+			         "cannot reserve more space for ring %u of %s: "
+			         "%s; its events that do not fit the first %llu "
+			         "KiB are dropped",
+			         i, f->path, strerrordesc_np(e),
+			         (unsigned long long)(have * 8 / 1024));
+			return -1;
+		}
+		/* What is written next. */
+		rte_file_prefault(f, ring_off(l, i) + have * 8, 8);
+		/* Release: pairs with the acquire in rte_slots_bind() of the
+		 * ring's next owner (and rereserve). */
+		__atomic_store_n(&g_extent[i], want, __ATOMIC_RELEASE);
+	}
+	w->extent = want;
+	return 0;
+}
+
+void rte_slots_bind(struct rte_ring_writer *w, const struct rte_file *f,
+                    unsigned r)
+{
+	/* Acquire: pairs with the release in rte_slots_reserve() or grow(). */
+	rte_ring_writer_set_grow(w, __atomic_load_n(&g_extent[r],
+	                                            __ATOMIC_ACQUIRE),
+	                         grow, f);
 }
 
 int rte_slots_claim(const struct rte_file *f)
@@ -184,14 +264,15 @@ int rte_slots_rereserve(const struct rte_file *f)
 	const struct rte_layout *l = &f->l;
 	uint64_t first = l->custom_events_offset / NAME_PAGE;
 
-	for (unsigned i = 0; i < (unsigned)l->max_domains; i++)
+	for (unsigned i = 0; i < (unsigned)l->max_domains; i++) {
 		/* Acquire: pairs with the release in rte_slots_reserve(). */
-		if (__atomic_load_n(&g_reserved[i], __ATOMIC_ACQUIRE) &&
-		    rte_file_reserve(f,
-		                     l->data_offset +
-		                             (uint64_t)i * l->ring_size_bytes,
-		                     l->ring_size_bytes))
+		uint64_t n = __atomic_load_n(&g_extent[i], __ATOMIC_ACQUIRE);
+
+		if (n > l->ring_size_elements)
+			n = l->ring_size_elements;
+		if (n && rte_file_reserve(f, ring_off(l, i), n * 8))
 			return -1;
+	}
 	for (uint64_t pg = 0; pg < sizeof(g_name_pages); pg++)
 		if (g_name_pages[pg] &&
 		    rte_file_reserve(f, (first + pg) * NAME_PAGE, NAME_PAGE))

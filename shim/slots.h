@@ -2,8 +2,10 @@
  * slots.h - the ring slots of the current file (slots.c). Rings are
  * claimed, not assigned: a thread takes the first FREE slot with a CAS on
  * its first event and gives it back when it ends, so ring indexes are
- * reused and nothing on the write path takes a lock. A slot whose pages
- * could not be reserved in the file is BROKEN for the file's lifetime.
+ * reused and nothing on the write path takes a lock. A claimed ring has
+ * its first RTE_FILE_RING_FIRST bytes reserved in the file, and grows as
+ * it is written (rte_slots_bind); a slot whose first pages could not be
+ * reserved is BROKEN for the file's lifetime.
  * Also the file's name slots (one per event id, RTE_NAME_SLOT_BYTES): 1 MiB
  * of names is reserved page by page as names are written, so that a fork
  * child's new file costs a few pages, not a megabyte. Below the tracer,
@@ -11,8 +13,9 @@
  * be written.
  *
  * Thread- and signal-safety: claim, release, free, epoch and owned_by are
- * lock-free, thread-safe and async-signal-safe (reserve makes one
- * fallocate-like call and may warn once on stderr, both signal-safe).
+ * lock-free, thread-safe and async-signal-safe (reserve, and the growth
+ * of a bound writer, make one fallocate-like call and may warn once on
+ * stderr, both signal-safe).
  * reset, write_name and rereserve run with the tracer's lock held or in a
  * single thread (a new file, a failed exec, registration).
  */
@@ -24,6 +27,8 @@
 
 #include "file.h"
 
+struct rte_ring_writer;
+
 #pragma GCC visibility push(hidden)
 
 enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
@@ -32,9 +37,15 @@ enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_BROKEN = 2 };
  * file) and reserved (rte_file_create() did it); no name page reserved;
  * warnings re-armed. */
 void rte_slots_reset(void);
-/* Reserve ring i's pages in f unless done already. Returns 0, or -1 after
- * a warning (once per file). */
+/* Reserve the first RTE_FILE_RING_FIRST bytes of ring i in f unless done
+ * already. Returns 0, or -1 after a warning (once per file). */
 int rte_slots_reserve(const struct rte_file *f, unsigned i);
+/* w was just attached to ring r of f (reserved): tell it how much of the
+ * ring is reserved, and let it reserve more of f as it writes (doubling;
+ * a message that cannot get its blocks is dropped, with a warning once
+ * per file). The ring's owner only. */
+void rte_slots_bind(struct rte_ring_writer *w, const struct rte_file *f,
+                    unsigned r);
 /* Claim the first free ring of f. Returns its index, -1 if its pages could
  * not be reserved (the slot is then BROKEN), -2 if every ring is taken. */
 int rte_slots_claim(const struct rte_file *f);

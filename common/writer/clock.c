@@ -7,6 +7,11 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> /* glibc >= 2.33 */
+#endif
+#endif
 #endif
 
 __thread struct rte_clock_anchor rte_clock_tls
@@ -28,14 +33,23 @@ static uint64_t g_ns_start;
 static uint64_t g_refined_at; /* ns elapsed at the last refinement, atomic */
 
 #if defined(__x86_64__)
+/* The invariant-TSC bit (CPUID 0x80000007, EDX bit 8). From the copy
+ * glibc's loader made at start where it exposes one: in a virtual machine
+ * each CPUID instruction traps to the hypervisor (about 16 us apiece on
+ * the VMs measured, doc/BENCHMARKS.md), and every traced process starts
+ * its clock. */
 static int tsc_invariant(void)
 {
+#if defined(CPU_FEATURE_PRESENT)
+	return CPU_FEATURE_PRESENT(INVARIANT_TSC) ? 1 : 0;
+#else
 	unsigned a, b, c, d;
 
 	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
 		return 0;
 	__cpuid(0x80000007u, a, b, c, d);
 	return (d >> 8) & 1;
+#endif
 }
 
 /* One (tsc, ns) pair, taking the TSC on both sides of clock_gettime and

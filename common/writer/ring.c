@@ -12,6 +12,12 @@ static void update_limit(struct rte_ring_writer *w)
 	uint64_t full = rte_ring_head(w) + w->mask + 1;
 
 	w->limit = end < full ? end : full;
+	/* Before the ring's first wrap a counter is its physical index, so
+	 * the reserved extent bounds the counters too; past it (tail >=
+	 * size with extent < size: a header someone else wrote) the limit
+	 * stays below tail and make_room reserves the rest. */
+	if (w->extent <= w->mask && w->limit > w->extent)
+		w->limit = w->extent;
 }
 
 void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
@@ -31,11 +37,45 @@ void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
 	while ((l->ring_size_elements >> w->mark_shift) > RTE_RING_MARKS)
 		w->mark_shift++;
 	memset(w->marks, 0xff, sizeof w->marks);
+	w->extent = l->ring_size_elements;
+	w->grow = NULL;
+	w->grow_ctx = NULL;
+	w->ring = ring;
 	uint64_t head = __atomic_load_n(w->head_p, __ATOMIC_ACQUIRE);
 	uint64_t tail = __atomic_load_n(w->tail_p, __ATOMIC_ACQUIRE);
 	if (head > tail || tail - head > w->mask + 1)
 		rte_ring_writer_reset(w);
 	update_limit(w);
+}
+
+void rte_ring_writer_set_grow(struct rte_ring_writer *w, uint64_t extent,
+                              int (*grow)(struct rte_ring_writer *w,
+                                          uint64_t need),
+                              const void *ctx)
+{
+	w->extent = extent < w->mask + 1 && grow ? extent : w->mask + 1;
+	w->grow = grow;
+	w->grow_ctx = ctx;
+	update_limit(w);
+}
+
+/* Make sure the blocks under the next `len` words at `tail` are reserved:
+ * up to tail + len before the first wrap, the whole ring if the message
+ * wraps (its padding runs to the end) or the ring has wrapped already.
+ * Returns 0 or -1. */
+static int reserve_ahead(struct rte_ring_writer *w, uint64_t tail,
+                         unsigned len)
+{
+	uint64_t size = w->mask + 1;
+	uint64_t need = tail >= size || tail + len > size ? size : tail + len;
+
+	if (need <= w->extent)
+		return 0;
+	if (!w->grow || w->grow(w, need) < 0 || w->extent < need)
+		return -1;
+	if (w->extent > size)
+		w->extent = size;
+	return 0;
 }
 
 void rte_ring_writer_reset(struct rte_ring_writer *w)
@@ -114,6 +154,8 @@ int rte_ring_make_room(struct rte_ring_writer *w, unsigned len)
 		rte_ring_writer_reset(w);
 		tail = idx = 0;
 	}
+	if (w->extent < size && reserve_ahead(w, tail, len) < 0)
+		return -1;
 	if (idx + len > size) {
 		unsigned pad = (unsigned)(size - idx);
 

@@ -19,6 +19,16 @@
  * A message never straddles the physical end: a padding message (runtime
  * type 0, id 0) fills the rest of the ring first.
  *
+ * Lazy reservation: a ring file is sparse, and a store into a page whose
+ * blocks the file system cannot allocate raises SIGBUS. A writer may
+ * therefore be told that only the first `extent` words of its ring's data
+ * have their blocks reserved (rte_ring_writer_set_grow); before its first
+ * store beyond them, the slow path calls `grow` to reserve more, and drops
+ * the message if that fails. So a process that writes a few events holds
+ * a few pages of its ring, not the whole ring. Once the ring has been
+ * reserved whole (extent == size), the fast path pays nothing: the bound
+ * is folded into `limit`.
+ *
  * Thread-safety: one thread at a time per writer (the shim gives each
  * thread its own ring). rte_ring_write() is async-signal-safe as long as a
  * signal handler never writes to the ring its interrupted thread is writing.
@@ -46,6 +56,14 @@ struct rte_ring_writer {
 	 * ring). A mark is trusted only if it lies in its block and between
 	 * head and tail; otherwise the slow path walks message by message. */
 	unsigned mark_shift;
+	/* Words of the data area, from its start, whose blocks are reserved
+	 * (the whole ring unless set_grow said otherwise), and the call that
+	 * reserves more: it returns 0 with extent >= `need` (at most the
+	 * ring), or -1. Both NULL/size for a writer that never grows. */
+	uint64_t extent;
+	int (*grow)(struct rte_ring_writer *w, uint64_t need);
+	const void *grow_ctx; /* for grow */
+	unsigned ring;        /* index given to attach, for grow */
 	uint64_t marks[256];
 };
 #define RTE_RING_MARKS 256u
@@ -71,13 +89,21 @@ static inline uint64_t rte_ring_head(const struct rte_ring_writer *w)
 void rte_ring_writer_attach(struct rte_ring_writer *w, void *base,
                             const struct rte_layout *l, unsigned ring);
 
+/* Only the first `extent` words of the ring's data are reserved; `grow`
+ * reserves more (see "Lazy reservation" above). Call after attach. */
+void rte_ring_writer_set_grow(struct rte_ring_writer *w, uint64_t extent,
+                              int (*grow)(struct rte_ring_writer *w,
+                                          uint64_t need),
+                              const void *ctx);
+
 /* Reset a ring to empty (head = tail = 0), e.g. before handing it to a new
  * owner in a fresh file. */
 void rte_ring_writer_reset(struct rte_ring_writer *w);
 
-/* Slow path: write padding up to the end and/or advance head so that `len`
- * words fit at the tail. Returns 0, or -1 if a message of `len` words can
- * never fit this ring. Out of line; see ring.c. */
+/* Slow path: reserve more of the ring's blocks (grow), write padding up to
+ * the end and/or advance head so that `len` words fit at the tail.
+ * Returns 0, or -1 if a message of `len` words can never fit this ring or
+ * its blocks could not be reserved. Out of line; see ring.c. */
 int rte_ring_make_room(struct rte_ring_writer *w, unsigned len);
 
 static inline void rte_ring_store_word(uint64_t *p, uint64_t v)

@@ -126,11 +126,16 @@ void rte_alloc_init(void)
 		return;
 	rte_alloc_g_wanted = s && *s && strcmp(s, "0") != 0;
 	/* Is our malloc the one the program calls? Not if an allocator or a
-	 * sanitizer comes before us in the lookup order. */
-	first = rte_alloc_first_malloc();
-	rte_alloc_g_ours = first == (void *)own_malloc;
-	rte_alloc_g_glibc = rte_alloc_is_glibc((void *)g_real.free) &&
-	          rte_alloc_is_glibc((void *)g_real.usable);
+	 * sanitizer comes before us in the lookup order. Only asked when
+	 * profiling is: both answers matter to the profiling paths alone,
+	 * and dladdr walks libc's whole symbol table (a third of the
+	 * instructions of a traced /bin/true's start, by callgrind). */
+	if (rte_alloc_g_wanted) {
+		first = rte_alloc_first_malloc();
+		rte_alloc_g_ours = first == (void *)own_malloc;
+		rte_alloc_g_glibc = rte_alloc_is_glibc((void *)g_real.free) &&
+		                    rte_alloc_is_glibc((void *)g_real.usable);
+	}
 	/* Profiling waits for rte_alloc_on(): our own start-up is not
 	 * counted. */
 	if (!(rte_alloc_g_wanted && rte_alloc_g_ours) &&

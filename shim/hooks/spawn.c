@@ -30,11 +30,22 @@
  * they were ignored) and the caller's mask; "/bin/sh -c -- LINE"; waitpid
  * retried on EINTR; 127 << 8 if the shell could not be spawned (errno set);
  * a cancelled caller's child killed and reaped; NULL asks for a shell.
+ *
+ * popen(), pclose(): glibc's popen spawns its shell with its internal
+ * posix_spawn too, and pclose reaps it with its internal waitpid. Both
+ * stay glibc's (the stream, its close hook that fclose also runs, the
+ * other popen streams closed in the child); around them we read the
+ * child's pid from the stream (glibc's struct _IO_proc_file: the FILE,
+ * its jump table pointer, then the pid, unchanged since glibc 2.1), and
+ * trust it only if the kernel says it is our child (waitid with WNOHANG
+ * and WNOWAIT: neither waits nor reaps). popen writes rte.spawn, pclose
+ * rte.reap (its status, no rusage). Other C libraries: no record.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -252,6 +263,94 @@ __asm__(".text\n"
         "	.cfi_endproc\n"
         ".size vfork, .-vfork\n");
 #endif
+
+/* ---- popen, pclose --------------------------------------------------------- */
+
+#if defined(__GLIBC__)
+/* The streams our popen returned that are not closed yet: pclose reads
+ * the pid only from one of those (any other FILE may be smaller). A
+ * stream beyond the table's room just has no rte.reap. */
+#define POPEN_MAX 64
+static FILE *g_popen[POPEN_MAX];
+static pthread_mutex_t g_popen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Swap `from` for `to` in the table; 1 if found. */
+static int popen_swap(FILE *from, FILE *to)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&g_popen_lock);
+	for (int i = 0; i < POPEN_MAX && !found; i++)
+		if (g_popen[i] == from) {
+			g_popen[i] = to;
+			found = 1;
+		}
+	pthread_mutex_unlock(&g_popen_lock);
+	return found;
+}
+
+/* The pid glibc keeps in a popen stream (see the top of this file), if
+ * it is a child of ours not reaped yet, else 0. */
+static pid_t popen_child(FILE *f)
+{
+	pid_t pid;
+	siginfo_t si;
+
+	memcpy(&pid, (const char *)f + sizeof(FILE) + sizeof(void *),
+	       sizeof(pid));
+	memset(&si, 0, sizeof(si));
+	if (pid <= 0 || syscall(SYS_waitid, P_PID, (id_t)pid, &si,
+	                        WEXITED | WNOHANG | WNOWAIT, NULL) != 0)
+		return 0;
+	return pid;
+}
+#endif
+
+RTE_EXPORT FILE *popen(const char *command, const char *mode)
+{
+	FILE *f;
+
+	rte_real_resolve();
+	if (!rte_real.popen) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	f = rte_real.popen(command, mode);
+#if defined(__GLIBC__)
+	if (f && may_write()) {
+		int saved = errno;
+
+		spawned(popen_child(f));
+		popen_swap(NULL, f);
+		errno = saved;
+	}
+#endif
+	return f;
+}
+
+RTE_EXPORT int pclose(FILE *f)
+{
+	pid_t pid = 0;
+	int status;
+
+	rte_real_resolve();
+	if (!rte_real.pclose) {
+		errno = ENOSYS;
+		return -1;
+	}
+#if defined(__GLIBC__)
+	if (f && popen_swap(f, NULL) && may_write()) {
+		int saved = errno;
+
+		pid = popen_child(f);
+		errno = saved;
+	}
+#endif
+	status = rte_real.pclose(f);
+	if (pid > 0 && status != -1)
+		reaped(pid, status, NULL);
+	return status;
+}
 
 /* ---- system ------------------------------------------------------------- */
 

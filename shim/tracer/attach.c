@@ -58,6 +58,7 @@ void rte_tr_write_labels(struct rte_ring_writer *w)
 void rte_tr_bind_ring(struct rte_thread *t, unsigned r, uint32_t gen)
 {
 	rte_ring_writer_attach(&t->w, rte_tr_file.base, &rte_tr_file.l, r);
+	rte_slots_bind(&t->w, &rte_tr_file, r); /* grows its reservation */
 	t->ring = (int)r;
 	t->gen = gen;
 	rte_slots_set_owner(r, pthread_self());

@@ -63,6 +63,7 @@ void rte_tr_begin_file(int fork_child, uint64_t start_ts)
 		fork_child ? __atomic_exchange_n(&rte_tr_heir, NULL,
 		                                 __ATOMIC_RELAXED)
 		           : NULL;
+	unsigned lo, hi; /* the registered ids' bounds */
 
 	if (!heir)
 		heir = t;
@@ -73,9 +74,13 @@ void rte_tr_begin_file(int fork_child, uint64_t start_ts)
 	rte_tr_once_full = 0;
 	t->ring = -1;
 	t->gen = 0;
-	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++)
-		if (rte_registry_type((int)id)) /* inline: most ids are free */
+	rte_registry_bounds(&lo, &hi); /* not the 8192 ids: a dozen */
+	for (unsigned id = 0; id < RTE_MAX_USER_EVENTS; id++) {
+		if (id == lo && lo < hi)
+			id = hi;
+		if (rte_registry_type((int)id))
 			rte_tracer_write_name(id, rte_registry_name(id));
+	}
 	if (rte_slots_reserve(&rte_tr_file, 0) == 0) {
 		/* Ring 0's first events, before anyone can attach to it. */
 		int busy = t->busy;

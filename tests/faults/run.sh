@@ -144,14 +144,15 @@ test_healthy() {
 
 # ---- full disk -----------------------------------------------------------------
 
-# No room for even the first ring. Expected: no file at all (a file whose
+# No room for even the headers and ring 0's first 16 KiB (28 KiB, reserved
+# before the file is published). Expected: no file at all (a file whose
 # ring 0 cannot be used holds no event, not even ring_start, and a reader
 # takes its writer for killed), one line, tracing disabled (so the fork
 # child says nothing more).
 test_disk_full_at_start() {
 	is_root || { skip ring0-no-space "needs root to mount a small tmpfs"; return; }
 	begin ring0-no-space
-	mount_tmpfs "$D/fs" size=64k || { skip ring0-no-space "mount failed"; return; }
+	mount_tmpfs "$D/fs" size=16k || { skip ring0-no-space "mount failed"; return; }
 	traced "$D/fs" "$D/run" --
 	unchanged "$D/run"
 	rte_lines "$D/run" 1 'No space left on device'
@@ -160,8 +161,8 @@ test_disk_full_at_start() {
 	finish
 }
 
-# The disk fills up while the program runs: the main thread's ring was
-# reserved at start and keeps working (no SIGBUS), the new thread's ring
+# The disk fills up while the program runs: the first part of the main
+# thread's ring was reserved at start and keeps working (no SIGBUS), the new thread's ring
 # cannot be reserved (its events are dropped and counted), the fork child
 # cannot make its file: one line in each process.
 test_disk_full_while_running() {

@@ -569,23 +569,25 @@ test_symlink() {
 }
 
 test_full_disk() {
-	if ! mount_tmpfs "$WORK/full" size=256k; then
+	if ! mount_tmpfs "$WORK/full" size=16k; then
 		skip full_disk "not root or cannot mount tmpfs: a full disk needs a small tmpfs"
 		return
 	fi
 	begin full_disk
-	# The file's header fits, ring 0 (512 KiB) does not: ring 0 is
-	# reserved before the file is published, so no file is made, one line
-	# says why, and the fork child inherits disabled tracing and stays
-	# quiet. No SIGBUS, the program runs as without the shim.
+	# The file's headers and ring 0's first 16 KiB (28 KiB) do not fit:
+	# they are reserved before the file is published, so no file is
+	# made, one line says why, and the fork child inherits disabled
+	# tracing and stays quiet. No SIGBUS, the program runs as without
+	# the shim.
 	same_as_plain 1 "$WORK/full"
 	grep -q 'No space left' "$D/err" || fail "reason: $(cat "$D/err")"
 	expect_eq "files left" "$(ls -A "$WORK/full" | wc -l)" 0
-	# Room for the header and ring 0 but not for a second ring: the
-	# parent's file is made, its threads' rings cannot be reserved (their
-	# events are dropped and counted, one line); the fork child has no
-	# room for its own file (one line).
-	mount_tmpfs "$WORK/half" size=1m || fail "mount"
+	# Room for the headers, ring 0's first part and a page of names
+	# but not for a second ring: the parent's file is made, its
+	# threads' rings cannot be reserved (their events are dropped and
+	# counted, one line); the fork child has no room for its own file
+	# (one line). (footprint.sh's test_full: a ring that cannot grow.)
+	mount_tmpfs "$WORK/half" size=40k || fail "mount"
 	same_as_plain 2 "$WORK/half" OCAML_RUNTIME_EVENTS_PRESERVE=1
 	expect_eq "files" "$(ls "$WORK/half" | grep -c '\.events$')" 1
 	# A tmpfs too small for the file itself.

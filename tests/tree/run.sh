@@ -88,6 +88,25 @@ test_spawns() {
 	finish
 }
 
+# popen(3): glibc spawns the shell with its internal posix_spawn, out of
+# the hooks' sight; each child must still have its parent, argv and exit,
+# and the parent's ring must name both children (rte.spawn or rte.reap).
+test_popen() {
+	begin popen
+	both "$T/spawns" popen
+	expect_eq "exit status" "$rc" 2
+	compare
+	tree_check
+	root=$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "rte.proc" and e["proc"]["argv"][1:] == ["popen"]:
+        print(e["pid"])' "$D/ev.jsonl")
+	expect_eq "rte.spawn in the parent" "$(py_count 'e["pid"] == '"${root:-0}"' and e.get("event") == "rte.spawn"')" 2
+	expect_eq "rte.reap in the parent" "$(py_count 'e["pid"] == '"${root:-0}"' and e.get("event") == "rte.reap" and e["exit"]["status"] in (8, 9)')" 2
+	finish
+}
+
 test_bash_pipeline() {
 	begin bash_pipeline
 	both bash -c 'yes | head -1; exit 7'

@@ -7,12 +7,14 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rte_test.h"
 
 #include "../../shim/slots.h"
+#include "ring.h"
 
 #define RINGS 4
 
@@ -164,6 +166,59 @@ static void test_write_name(void **state)
 	assert_int_equal(rte_slots_rereserve(&g_file), 0);
 }
 
+static long long blocks(const struct rte_file *f)
+{
+	struct stat st;
+
+	assert_int_equal(stat(f->path, &st), 0);
+	return (long long)st.st_blocks * 512;
+}
+
+/* A bound writer of a 64 KiB ring starts with its first 16 KiB
+ * reserved, doubles its reservation as it writes past it (the file's
+ * blocks follow), never beyond the ring, and every event it wrote is in
+ * the ring; a rebuilt file can reserve the extents again. */
+static void test_grow(void **state)
+{
+	struct rte_config c;
+	struct rte_file f;
+	struct rte_ring_writer w;
+	char err[PATH_MAX + 160];
+	uint64_t hdr = rte_hdr_make(0, 0, RTE_MSG_COUNTER, 1);
+	long long b0;
+
+	(void)state;
+	setenv("OCAMLRUNPARAM", "e=13", 1);
+	rte_config_read(&c);
+	setenv("OCAMLRUNPARAM", "e=10", 1);
+	assert_int_equal(rte_file_create(&f, &c, 1 << 30, err, sizeof(err)), 0);
+	rte_slots_reset();
+	rte_ring_writer_attach(&w, f.base, &f.l, 0);
+	rte_slots_bind(&w, &f, 0);
+	assert_int_equal(w.extent, RTE_FILE_RING_FIRST / 8);
+	b0 = blocks(&f);
+	assert_true(b0 <= (long long)(f.l.data_offset + RTE_FILE_RING_FIRST +
+	                              4096));
+	for (uint64_t i = 0; i < 700; i++) /* 2100 words: past 2048 */
+		assert_int_equal(rte_ring_write1(&w, hdr, i, i), 0);
+	assert_int_equal(w.extent, 2 * RTE_FILE_RING_FIRST / 8);
+	assert_true(blocks(&f) >= b0 + RTE_FILE_RING_FIRST);
+	for (uint64_t i = 700; i < 10000; i++) /* wraps the 8192 words */
+		assert_int_equal(rte_ring_write1(&w, hdr, i, i), 0);
+	assert_int_equal(w.extent, f.l.ring_size_elements);
+	assert_true(blocks(&f) >= (long long)(f.l.data_offset +
+	                                      f.l.ring_size_bytes));
+	/* The newest event is the last message before the tail. */
+	assert_int_equal(w.data[(rte_ring_tail(&w) - 1) & w.mask], 9999);
+	/* The next owner of ring 0 finds it reserved whole: no grow. */
+	rte_ring_writer_attach(&w, f.base, &f.l, 0);
+	rte_slots_bind(&w, &f, 0);
+	assert_int_equal(w.extent, f.l.ring_size_elements);
+	assert_int_equal(rte_slots_rereserve(&f), 0);
+	rte_file_remove(&f);
+	rte_file_drop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +238,7 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_write_name, setup,
 		                                teardown),
+		cmocka_unit_test(test_grow),
 	};
 
 	setenv("OCAML_RUNTIME_EVENTS_DIR", t_tmpdir(), 1);

@@ -16,6 +16,9 @@
  *                  parent exits 2: its own end must stay its own (exit()
  *                  in a vfork child is not tried: it runs the parent's
  *                  exit handlers, also without the shim)
+ *   spawns popen   popen(3) twice: reads "hi" from `echo hi; exit 8`
+ *                  (pclose: exit 8), writes to `cat >/dev/null; exit 9`
+ *                  (exit 9); exits 2
  *   spawns reuse   two children with the same pid (ns_last_pid; needs
  *                  root), each execs sh -c 'exit K'; prints "reused PID"
  *                  or "not reused"
@@ -178,6 +181,28 @@ static int vforkfail(void)
 	return 2;
 }
 
+/* popen's children: glibc makes them with its internal posix_spawn,
+ * which no interposed symbol sees. */
+static int popen_mode(void)
+{
+	char buf[16] = "";
+	FILE *f = popen("echo hi; exit 8", "r");
+	int st;
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		return 1;
+	st = pclose(f);
+	if (strcmp(buf, "hi\n") || !WIFEXITED(st) || WEXITSTATUS(st) != 8)
+		return 1;
+	f = popen("cat >/dev/null; exit 9", "w");
+	if (!f || fputs("data\n", f) < 0)
+		return 1;
+	st = pclose(f);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 9)
+		return 1;
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "all"))
@@ -190,6 +215,8 @@ int main(int argc, char **argv)
 		return vforkfail();
 	if (argc > 1 && !strcmp(argv[1], "reuse"))
 		return reuse();
-	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|reuse\n");
+	if (argc > 1 && !strcmp(argv[1], "popen"))
+		return popen_mode();
+	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|popen|reuse\n");
 	return 64;
 }

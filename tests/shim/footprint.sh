@@ -1,0 +1,177 @@
+#!/bin/sh
+# footprint.sh - what a traced process's ring file occupies (issue 24,
+# "Cost per process"): the file is sparse and its ring's blocks are
+# reserved as the ring is written (shim/slots.c, common/writer/ring.h
+# "Lazy reservation"), so /bin/true and a program writing 99 events hold
+# at most 64 KiB of disk or shared memory (allocated blocks, st_blocks,
+# as du counts them), a ring written further grows without losing an
+# event, a ring that wraps is whole, and a full disk drops events without
+# SIGBUS or any change to the program. Real programs under the real shim,
+# files read back with the real consumer (tests/shim/dump.c).
+# One test: RTE_BUILD=$PWD/build sh tests/shim/footprint.sh test_NAME.
+set -u
+
+B=${RTE_BUILD:?RTE_BUILD is not set}
+T=$B/tests/shim
+LIB=$B/librte.so
+PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
+TMO="timeout 120"
+WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
+. "$(dirname "$0")/../harness.sh"
+
+# traced DIR [VAR=value...] CMD...: CMD under the shim, preserved in DIR.
+traced() {
+	_d=$1
+	shift
+	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+		"$@"
+}
+
+expect_eq() { # what got want
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+dump() { # FILE OUT
+	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
+}
+
+count() { # FILE AWK-PATTERN
+	awk "$2 { n++ } END { print n + 0 }" "$1"
+}
+
+# kib FILE: the file's allocated blocks in KiB (what du counts).
+kib() {
+	echo $(( $(stat -c '%b * %B' "$1") / 1024 ))
+}
+
+# one_file DIR: the only *.events file of DIR in $f, or a failure.
+one_file() {
+	set -- "$1"/*.events
+	[ $# = 1 ] && [ -f "$1" ] || { fail "files: $*"; return 1; }
+	f=$1
+}
+
+# e_values FILE: "count first last gaps" of the e.value events of ring
+# 0 in a dump (gaps: values that are not the previous one plus one).
+e_values() {
+	awk '$1 == 0 && $3 == "e.value" {
+		if (n && $4 != last + 1) gaps++
+		if (!n) first = $4; last = $4; n++
+	} END { print n + 0, first + 0, last + 0, gaps + 0 }' "$1"
+}
+
+test_true() {
+	begin true
+	traced "$D" /bin/true
+	expect_eq "exit status" $? 0
+	one_file "$D" || { finish; return; }
+	k=$(kib "$f")
+	[ "$k" -le 64 ] || fail "/bin/true's file holds $k KiB (> 64)"
+	[ "$(stat -c %s "$f")" -gt $((1024 * 1024)) ] ||
+		fail "apparent size $(stat -c %s "$f"): not the whole layout"
+	dump "$f" "$D/d"
+	expect_eq "ring_start" "$(count "$D/d" '$3 == "ring_start"')" 1
+	expect_eq "rte.proc" "$(count "$D/d" '$3 == "rte.proc"')" 1
+	expect_eq "rte.exit" "$(count "$D/d" '$3 == "rte.exit"')" 1
+	expect_eq "ring_stop" "$(count "$D/d" '$3 == "ring_stop"')" 1
+	finish
+}
+
+test_small() {
+	begin small
+	traced "$D" "$T/events" 99 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stdout" "$(cat "$D/out")" "events done 99"
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	one_file "$D" || { finish; return; }
+	k=$(kib "$f")
+	[ "$k" -le 64 ] || fail "99 events' file holds $k KiB (> 64)"
+	dump "$f" "$D/d"
+	expect_eq "e.value count first last gaps" "$(e_values "$D/d")" "99 0 98 0"
+	expect_eq "ring_stop" "$(count "$D/d" '$3 == "ring_stop"')" 1
+	finish
+}
+
+# 4000 events (12,000 words) cross the first 16 KiB and two doublings of
+# the reservation: every event is read back, and the file is still far
+# from the whole ring's 512 KiB.
+test_grow() {
+	begin grow
+	traced "$D" "$T/events" 4000 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	one_file "$D" || { finish; return; }
+	dump "$f" "$D/d"
+	expect_eq "e.value count first last gaps" "$(e_values "$D/d")" "4000 0 3999 0"
+	expect_eq "lost" "$(count "$D/d" '$2 == "lost"')" 0
+	expect_eq "ring_stop" "$(count "$D/d" '$3 == "ring_stop"')" 1
+	k=$(kib "$f")
+	[ "$k" -le 256 ] || fail "4000 events' file holds $k KiB (> 256)"
+	finish
+}
+
+# 100,000 events on each of 4 rings (the main thread's and 3 others'):
+# each ring wraps several times; the newest events of each are there in
+# order, the file holds every ring whole and nothing more.
+test_wrap() {
+	begin wrap
+	traced "$D" "$T/events" 100000 3 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	one_file "$D" || { finish; return; }
+	dump "$f" "$D/d"
+	set -- $(e_values "$D/d")
+	expect_eq "last e.value of ring 0" "$3" 99999
+	expect_eq "gaps in ring 0" "$4" 0
+	[ "$1" -gt 10000 ] || fail "ring 0 kept only $1 events"
+	for r in 1 2 3; do
+		last=$(awk -v r=$r '$1 == r && $3 == "e.value" { v = $4 } END { print v }' "$D/d")
+		expect_eq "last e.value of ring $r" "$last" 99999
+	done
+	expect_eq "ring_stop" "$(count "$D/d" '$3 == "ring_stop"')" 1
+	k=$(kib "$f")
+	[ "$k" -ge $((4 * 512)) ] && [ "$k" -le $((4 * 512 + 64)) ] ||
+		fail "4 full rings' file holds $k KiB (want 2048 to 2112)"
+	finish
+}
+
+# A disk with room for the file's first 32 KiB and not much more: the
+# ring stops growing, one line says so, later events are dropped; the
+# program's output and status are its own and no SIGBUS is raised.
+test_full() {
+	if ! mount_tmpfs "$WORK/disk" size=64k; then
+		skip full "not root or cannot mount tmpfs: a full disk needs a small tmpfs"
+		return
+	fi
+	begin full
+	$TMO "$T/events" 100000 >"$D/out0" 2>&1
+	st0=$?
+	traced "$WORK/disk" "$T/events" 100000 >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? $st0
+	expect_eq "stdout" "$(cat "$D/out")" "$(cat "$D/out0")"
+	expect_eq "rte: lines in '$(cat "$D/err")'" "$(grep -c '^rte: ' "$D/err")" 1
+	grep -q 'cannot reserve more space for ring 0 .*No space left' "$D/err" ||
+		fail "reason: $(cat "$D/err")"
+	one_file "$WORK/disk" || { finish; return; }
+	dump "$f" "$D/d"
+	set -- $(e_values "$D/d")
+	expect_eq "first e.value" "$2" 0
+	expect_eq "gaps" "$4" 0
+	[ "$1" -gt 1000 ] && [ "$1" -lt 100000 ] ||
+		fail "$1 events kept of 100000 on a full disk"
+	finish
+}
+
+echo "footprint tests (preload: $PRELOAD)"
+if [ $# -gt 0 ]; then
+	for t in "$@"; do "$t"; done
+else
+	test_true
+	test_small
+	test_grow
+	test_wrap
+	test_full
+fi
+echo "footprint: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]

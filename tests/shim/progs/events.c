@@ -1,0 +1,43 @@
+/*
+ * events.c - a small traced program for the file's footprint
+ * (tests/shim/footprint.sh): writes N int events "e.value" = 0..N-1 from
+ * its main thread, optionally with T threads writing N each too, then
+ * prints "events done N" and exits 0. The same with and without the shim.
+ * Usage: events N [T]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "weak.h"
+
+static int g_id = -1;
+static long g_n;
+
+static void *writer(void *p)
+{
+	for (long i = 0; i < g_n; i++)
+		weak_int(g_id, i);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	long nt = argc > 2 ? atol(argv[2]) : 0;
+	pthread_t th[64];
+
+	if (argc < 2 || nt < 0 || nt > 64) {
+		fprintf(stderr, "usage: events N [THREADS <= 64]\n");
+		return 2;
+	}
+	g_n = atol(argv[1]);
+	g_id = weak_register_int("e.value");
+	for (long i = 0; i < nt; i++)
+		if (pthread_create(&th[i], NULL, writer, NULL) != 0)
+			return 1;
+	writer(NULL);
+	for (long i = 0; i < nt; i++)
+		pthread_join(th[i], NULL);
+	printf("events done %ld\n", g_n);
+	return 0;
+}
