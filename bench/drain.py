@@ -22,17 +22,13 @@ import statistics
 import subprocess
 import tempfile
 
+import benv  # bench/benv.py: the clean starting environment
+
 LADDER = (0.05e6, 0.1e6, 0.25e6, 0.5e6, 1e6, 2e6, 5e6, 10e6, 20e6, 50e6)
 
 
 def _env():
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
-            del env[k]
-    env.pop("OCAMLRUNPARAM", None)
-    env.pop("CAMLRUNPARAM", None)
-    return env
+    return benv.clean_env()
 
 
 def _rte_run(build, args, env, tmp):

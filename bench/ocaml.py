@@ -8,6 +8,8 @@ import statistics
 import subprocess
 import tempfile
 
+import benv  # bench/benv.py: the clean starting environment
+
 
 def find_ocamlopt():
     """An OCaml 5.2 ocamlopt: $RTE_OCAMLOPT, ocamlopt on PATH, or the
@@ -44,11 +46,7 @@ def bench_ocaml(tmp, rounds, events, rte_int, row, parse_lines, run):
         row(name, float("nan"), "ns/event", None, None, None, None,
             "skipped: %s cannot build bench/ocaml_int.ml: %s" % (opt, p.stdout.strip()[:200]))
         return
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
-            del env[k]
-    env.pop("OCAMLRUNPARAM", None)
+    env = benv.clean_env()
     env.pop("LD_PRELOAD", None)
     env["OCAML_RUNTIME_EVENTS_DIR"] = d
     m = parse_lines(run([exe, str(events), str(rounds)], env=env))

@@ -31,6 +31,7 @@ import time
 
 import prof  # bench/prof.py: the CPU profiler's rows (issue 15)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benv  # noqa: E402  (bench/benv.py: the clean starting environment)
 import alloc  # noqa: E402  (bench/alloc.py: the allocation profiler's rows)
 import drain  # noqa: E402  (bench/drain.py: rte-run's live drain)
 import ocaml  # noqa: E402  (bench/ocaml.py: OCaml 5.2's own producer row)
@@ -75,11 +76,7 @@ def run(cmd, env=None, stdout=subprocess.PIPE):
 
 
 def base_env(build):
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
-            del env[k]
-    env.pop("OCAMLRUNPARAM", None)
+    env = benv.clean_env()
     env["LD_LIBRARY_PATH"] = build
     return env
 

@@ -29,6 +29,8 @@ import subprocess
 import tempfile
 import time
 
+import benv  # bench/benv.py: the clean starting environment
+
 HEADERS = ("stdio.h stdlib.h string.h strings.h inttypes.h stdint.h "
            "unistd.h fcntl.h errno.h limits.h locale.h math.h setjmp.h "
            "signal.h stdarg.h stddef.h time.h wchar.h wctype.h ctype.h "
@@ -64,13 +66,7 @@ done
 
 
 def _env():
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("OCAML_RUNTIME_EVENTS") or k.startswith("RTE_"):
-            del env[k]
-    env.pop("OCAMLRUNPARAM", None)
-    env.pop("CAMLRUNPARAM", None)
-    return env
+    return benv.clean_env()
 
 
 def _wall(cmd, env, cwd):

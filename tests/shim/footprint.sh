@@ -11,34 +11,7 @@
 # One test: RTE_BUILD=$PWD/build sh tests/shim/footprint.sh test_NAME.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/shim
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
-WORK=$(mktemp -d "$T/work.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# traced DIR [VAR=value...] CMD...: CMD under the shim, preserved in DIR.
-traced() {
-	_d=$1
-	shift
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		"$@"
-}
-
-expect_eq() { # what got want
-	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-
-dump() { # FILE OUT
-	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
-}
-
-count() { # FILE AWK-PATTERN
-	awk "$2 { n++ } END { print n + 0 }" "$1"
-}
+. "$(dirname "$0")/lib.sh"
 
 # kib FILE: the file's allocated blocks in KiB (what du counts).
 kib() {

@@ -14,65 +14,24 @@
  *              0x80..0xff; 35 an rte.exit 1 byte short; 36 ppid 35 with
  *              no ring_start (times from its other events)
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "rte/proc.h"
-#include "ring.h"
+#include "../../progs/ringfile.h"
 
 enum { U_PROC = 0, U_EXIT, U_REAP, U_SPAWN };
 
-struct file {
-	void *base;
-	struct rte_layout l;
-	struct rte_ring_writer w;
-};
+static const char *const names[] = { "rte.proc", "rte.exit", "rte.reap", "rte.spawn" };
 
-static void die(const char *what)
+static void create(struct ringfile *f, const char *dir, int pid)
 {
-	perror(what);
-	exit(1);
+	ringfile_create(f, dir, pid, names, 4);
 }
 
-static void create(struct file *f, const char *dir, int pid)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof path, "%s/%d.events", dir, pid);
-	if (rte_layout_compute(&f->l, 1, 14) < 0)
-		die("layout");
-	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-		die(path);
-	if (ftruncate(fd, (off_t)f->l.total_size) < 0)
-		die("ftruncate");
-	f->base = mmap(NULL, f->l.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (f->base == MAP_FAILED)
-		die("mmap");
-	close(fd);
-	memcpy(f->base, &f->l.version, RTE_METADATA_BYTES);
-	strcpy((char *)f->base + f->l.custom_events_offset + U_PROC * RTE_NAME_SLOT_BYTES, "rte.proc");
-	strcpy((char *)f->base + f->l.custom_events_offset + U_EXIT * RTE_NAME_SLOT_BYTES, "rte.exit");
-	strcpy((char *)f->base + f->l.custom_events_offset + U_REAP * RTE_NAME_SLOT_BYTES, "rte.reap");
-	strcpy((char *)f->base + f->l.custom_events_offset + U_SPAWN * RTE_NAME_SLOT_BYTES, "rte.spawn");
-	rte_ring_writer_attach(&f->w, f->base, &f->l, 0);
-}
-
-static void lc(struct file *f, unsigned id, uint64_t ts, uint64_t v)
-{
-	rte_ring_write1(&f->w, rte_hdr_make(0, 0, RTE_MSG_LIFECYCLE, id), ts, v);
-}
-
-static void bytes(struct file *f, unsigned id, uint64_t ts, const void *p, size_t n)
-{
-	rte_ring_write_bytes(&f->w, rte_hdr_make(0, 1, RTE_UMSG_CUSTOM, id), ts, p, n);
-}
-
-static void proc(struct file *f, uint64_t ts, int ppid, uint32_t argc,
+static void proc(struct ringfile *f, uint64_t ts, int ppid, uint32_t argc,
                  uint32_t nbytes, const char *argv, size_t n)
 {
 	unsigned char b[512];
@@ -80,10 +39,10 @@ static void proc(struct file *f, uint64_t ts, int ppid, uint32_t argc,
 
 	memcpy(b, &r, sizeof r);
 	memcpy(b + sizeof r, argv, n);
-	bytes(f, U_PROC, ts, b, sizeof r + n);
+	ringfile_bytes(f, U_PROC, ts, b, sizeof r + n);
 }
 
-static void ex(struct file *f, unsigned id, uint64_t ts, int pid, int how,
+static void ex(struct ringfile *f, unsigned id, uint64_t ts, int pid, int how,
                int value, size_t cut)
 {
 	struct rte_exit_rec r;
@@ -95,12 +54,12 @@ static void ex(struct file *f, unsigned id, uint64_t ts, int pid, int how,
 	r.value = value;
 	r.utime_ns = 1000;
 	r.maxrss_kib = 77;
-	bytes(f, id, ts, &r, sizeof r - cut);
+	ringfile_bytes(f, id, ts, &r, sizeof r - cut);
 }
 
 int main(int argc, char **argv)
 {
-	struct file f;
+	struct ringfile f;
 	const char *d;
 	char odd[300];
 	size_t n = 0;
@@ -109,16 +68,16 @@ int main(int argc, char **argv)
 		return 2;
 	d = argv[1];
 	create(&f, d, 10);
-	lc(&f, RTE_LC_RING_START, 1000, 10);
+	ringfile_lc(&f, RTE_LC_RING_START, 1000, 10);
 	proc(&f, 1001, 20, 1, 2, "a", 2);
 	ex(&f, U_EXIT, 1900, 10, RTE_EXIT_STATUS, 0, 0);
-	lc(&f, RTE_LC_RING_STOP, 2000, 0);
+	ringfile_lc(&f, RTE_LC_RING_STOP, 2000, 0);
 	create(&f, d, 20);
-	lc(&f, RTE_LC_RING_START, 1100, 20);
+	ringfile_lc(&f, RTE_LC_RING_START, 1100, 20);
 	proc(&f, 1101, 10, 2, 3, "b\0c", 3);
-	lc(&f, RTE_LC_RING_STOP, 2100, 0);
+	ringfile_lc(&f, RTE_LC_RING_STOP, 2100, 0);
 	create(&f, d, 30);
-	lc(&f, RTE_LC_RING_START, 1200, 30);
+	ringfile_lc(&f, RTE_LC_RING_START, 1200, 30);
 	proc(&f, 1201, 30, 1, 2, "s", 2);
 	ex(&f, U_EXIT, 1202, 30, 99, 0, 0);
 	ex(&f, U_REAP, 1203, -5, RTE_EXIT_SIGNAL, 9, 0);
@@ -127,22 +86,22 @@ int main(int argc, char **argv)
 	ex(&f, U_REAP, 1206, 40, RTE_EXIT_STATUS, 3, 0);
 	rte_ring_write1(&f.w, rte_hdr_make(0, 1, RTE_UMSG_INT, U_SPAWN), 1207, (uint64_t)-1);
 	rte_ring_write1(&f.w, rte_hdr_make(0, 1, RTE_UMSG_INT, U_SPAWN), 1208, 10);
-	lc(&f, RTE_LC_RING_STOP, 2200, 0);
+	ringfile_lc(&f, RTE_LC_RING_STOP, 2200, 0);
 	create(&f, d, 31);
-	lc(&f, RTE_LC_RING_START, 1300, 31);
-	bytes(&f, U_PROC, 1301, "\1\0\0", 3);
+	ringfile_lc(&f, RTE_LC_RING_START, 1300, 31);
+	ringfile_bytes(&f, U_PROC, 1301, "\1\0\0", 3);
 	create(&f, d, 32);
-	lc(&f, RTE_LC_RING_START, 1400, 32);
+	ringfile_lc(&f, RTE_LC_RING_START, 1400, 32);
 	{
 		unsigned char b[24] = { 9, 0 };
 
-		bytes(&f, U_PROC, 1401, b, sizeof b);
+		ringfile_bytes(&f, U_PROC, 1401, b, sizeof b);
 	}
 	create(&f, d, 33);
-	lc(&f, RTE_LC_RING_START, 1500, 33);
+	ringfile_lc(&f, RTE_LC_RING_START, 1500, 33);
 	proc(&f, 1501, 30, 0xffffffffu, 0xffffffffu, "x", 2);
 	create(&f, d, 34);
-	lc(&f, RTE_LC_RING_START, 1600, 34);
+	ringfile_lc(&f, RTE_LC_RING_START, 1600, 34);
 	n += (size_t)snprintf(odd, sizeof odd, "l1\nl2") + 1;
 	n += (size_t)snprintf(odd + n, sizeof odd - n, "it's \"q\" \\") + 1;
 	for (int c = 0x80; c <= 0xff; c++)
@@ -150,9 +109,9 @@ int main(int argc, char **argv)
 	odd[n++] = '\0';
 	proc(&f, 1601, 30, 3, (uint32_t)n, odd, n);
 	ex(&f, U_EXIT, 1602, 34, RTE_EXIT_SIGNAL, 200, 0);
-	lc(&f, RTE_LC_RING_STOP, 1700, 0);
+	ringfile_lc(&f, RTE_LC_RING_STOP, 1700, 0);
 	create(&f, d, 35);
-	lc(&f, RTE_LC_RING_START, 1800, 35);
+	ringfile_lc(&f, RTE_LC_RING_START, 1800, 35);
 	proc(&f, 1801, 30, 1, 2, "t", 2);
 	ex(&f, U_EXIT, 1802, 35, RTE_EXIT_STATUS, 0, 1);
 	create(&f, d, 36);
