@@ -307,8 +307,8 @@ static int check_push(int argc, char **argv)
 		printf("--push: %s\n", why);
 		return 1;
 	}
-	if (!argv[1][0] || !rte_pushgw_utf8_ok(argv[1])) {
-		puts("--job: want a non-empty UTF-8 name");
+	if (!argv[1][0] || !rte_pushgw_value_ok(argv[1])) {
+		puts("--job: want a non-empty UTF-8 name without control characters");
 		return 1;
 	}
 	for (int i = 2; i < argc; i++) {
