@@ -578,6 +578,12 @@ y'
 	grep -q 'without control characters' "$W/pr.read" || fail "rte-read --job with a newline: $(cat "$W/pr.read")"
 	"$RUN" -q --push=http://127.0.0.1:1 --job "$nl" -- touch "$W/ran" >/dev/null 2>"$W/pr.run"
 	grep -q 'without control characters' "$W/pr.run" || fail "rte-run --job with a newline: $(cat "$W/pr.run")"
+	"$READ" --push=http://127.0.0.1:1 --instance "$nl" "$W/none" >/dev/null 2>"$W/pr.read"
+	grep -q 'without control characters' "$W/pr.read" || fail "rte-read --instance with a newline: $(cat "$W/pr.read")"
+	rm -f "$W/ran"
+	"$RUN" -q --push=http://127.0.0.1:1 --instance "$nl" -- touch "$W/ran" >/dev/null 2>"$W/pr.run"; st=$?
+	[ $st = 125 ] && [ ! -e "$W/ran" ] && grep -q 'without control characters' "$W/pr.run" ||
+		fail "rte-run --instance with a newline: exit $st (not refused before the command): $(cat "$W/pr.run")"
 }
 
 test_profile_options() {
