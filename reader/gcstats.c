@@ -268,8 +268,7 @@ static void add_hist(struct rd_hist *to, const struct rd_hist *h)
 	if (h->max > to->max)
 		to->max = h->max;
 	to->count += h->count;
-	if (__builtin_add_overflow(to->sum, h->sum, &to->sum))
-		to->sum = UINT64_MAX;
+	rd_dur_sum_add(&to->sum, h->sum);
 	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++)
 		to->b[i] += h->b[i];
 }

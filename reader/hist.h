@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include "spans.h" /* rd_dur_sum_add: the one rule of a total */
+
 #define RD_HIST_SUB_BITS 7u
 #define RD_HIST_MAX_BITS 48u
 #define RD_HIST_BUCKETS \
@@ -51,8 +53,7 @@ static inline void rd_hist_add(struct rd_hist *h, uint64_t v)
 	if (v > h->max)
 		h->max = v;
 	h->count++;
-	if (__builtin_add_overflow(h->sum, v, &h->sum))
-		h->sum = UINT64_MAX;
+	rd_dur_sum_add(&h->sum, v);
 	h->b[rd_hist_index(v)]++;
 }
 

@@ -99,8 +99,7 @@ static inline void hist_add(const struct rd_prom *p, struct series *s,
 		return;
 	s->b[bucket_of(p->first_ge, ns)]++;
 	s->count++;
-	if (__builtin_add_overflow(s->sum_ns, ns, &s->sum_ns))
-		s->sum_ns = UINT64_MAX;
+	rd_dur_sum_add(&s->sum_ns, ns);
 }
 
 static void add(struct series *s, uint64_t v)
@@ -189,7 +188,13 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 	p->events_read++;
 	p->bytes_read += 8 * event_words(ev);
 	if (ev->kind == RTE_EV_LOST) {
-		add(lookup(p, f, PF_LOST, rk, 0, 0, NULL, 0), ev->u.lost_words);
+		/* procs.c's count (rd_procs_update() has just added this
+		 * loss): the summary's lost words, what it grew by */
+		uint64_t now = rk < 0 ? it->proc->lost_words : it->th->lost_words;
+		uint64_t *done = rk < 0 ? &f->lost_done : &f->rings[ev->ring].lost_done;
+
+		add(lookup(p, f, PF_LOST, rk, 0, 0, NULL, 0), now - *done);
+		*done = now;
 		return;
 	}
 	if (rk < 0 && (unsigned)ev->kind < RTE_EV_KIND_COUNT) { /* the common case */
@@ -258,13 +263,17 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 			int af = alloc_fam(ev->name);
 			uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
 
-			if (af < 0)
+			/* the peak: the summary's rule (heap.h), per process */
+			if (rd_heap_peak_fold(&f->peak, ev->name + 10, v) &&
+			    af == PF_ALLOC_PEAK) {
+				v = f->peak.has ? f->peak.bytes : 0;
+				s = lookup(p, f, af, rk, 0, 0, NULL, 0);
+				if (s && v > s->v)
+					s->v = v;
 				break;
-			s = lookup(p, f, af, rk, 0, 0, NULL, 0);
-			if (s && af == PF_ALLOC_PEAK)
-				s->v = v > s->v ? v : s->v;
-			else
-				add(s, v);
+			}
+			if (af >= 0)
+				add(lookup(p, f, af, rk, 0, 0, NULL, 0), v);
 			break;
 		}
 		s = lookup(p, f, PF_INT, rk, ev->id, 0, ev->name, 1);
@@ -457,7 +466,7 @@ static inline int fast_leaf(const struct rd_prom *p, struct file *f,
 	u = &f->fu[id];
 	if (!u->name || !u->span)
 		return 0;
-	hist_add(p, u->span, m[3] >= m[1] ? m[3] - m[1] : 0);
+	hist_add(p, u->span, rd_span_dur(m[1], m[3]));
 	return 1;
 }
 

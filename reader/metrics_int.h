@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "heap.h"
 #include "metrics.h"
 #include "procs.h"
 
@@ -78,6 +79,8 @@ struct ring {
 	uint64_t last_ts;  /* of its last event: where a loss is placed */
 	int dead;          /* failed: not read again */
 	int used;          /* written to once: read on every poll */
+	uint64_t lost_done; /* its thread's lost_words (procs.c) already
+	                       added to rte_lost_words_total (--per-thread) */
 };
 
 struct centry {
@@ -110,6 +113,12 @@ struct file {
 	struct series *ctr[RTE_C_COUNT], *ctr_acc[RTE_C_COUNT];
 	const char *phase_name[RTE_P_COUNT]; /* as decoded (may be NULL) */
 	unsigned char phase_seen[RTE_P_COUNT]; /* phase_name is known */
+	/* Figures the summary shows too, taken from the one rule that
+	 * computes them for both (issue 23): the lost words are procs.c's
+	 * (rd_proc.lost_words, of which lost_done were added to the label
+	 * set), the heap's peak heap.h's rd_heap_peak_fold(). */
+	uint64_t lost_done;
+	struct rd_heap_peak peak;
 };
 
 struct rd_prom {

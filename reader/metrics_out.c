@@ -391,7 +391,7 @@ static const struct {
 	{ "rte_process_alive", T_GAUGE,
 	  "1 while a ring file of the process is still read (--per-process).", v_alive },
 	{ "rte_processes", T_GAUGE,
-	  "Processes (ring files: an exec starts a new one) still being read.", v_live },
+	  "Processes (ring files: an exec starts a new one) still being read, from their first event read.", v_live },
 	{ "rte_processes_started", T_COUNTER,
 	  "Processes (ring files) picked up since the exporter started.", v_started },
 	{ "rte_processes_ended", T_COUNTER,

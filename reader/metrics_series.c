@@ -215,8 +215,7 @@ void rd_prom_merge(struct rd_prom *p, struct proc *dst, const struct proc *src)
 				for (unsigned i = 0; i <= NB; i++)
 					d->b[i] += s->b[i];
 				d->count += s->count;
-				if (__builtin_add_overflow(d->sum_ns, s->sum_ns, &d->sum_ns))
-					d->sum_ns = UINT64_MAX;
+				rd_dur_sum_add(&d->sum_ns, s->sum_ns);
 			} else if (fam == PF_INT) {
 				d->last = s->last;
 			} else if (fam == PF_COUNTER) {

@@ -100,8 +100,7 @@ uint64_t rd_entry_dur_sum(const struct rd_entry *e)
 	if (e->h)
 		return e->h->sum;
 	for (unsigned i = 0; i < e->ndur; i++)
-		if (__builtin_add_overflow(t, e->dur[i], &t))
-			t = UINT64_MAX;
+		rd_dur_sum_add(&t, e->dur[i]);
 	return t;
 }
 

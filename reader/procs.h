@@ -205,7 +205,7 @@ static inline int rd_thread_phase_end(struct rd_thread *th, unsigned id,
 {
 	if (!rd_spans_end(&th->phases, id, begin_ts, d, nd))
 		return 0;
-	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
+	*dur = rd_span_dur(*begin_ts, ts);
 	if (th->phases.depth == 0 && ts >= th->phase_open_ts)
 		th->phase_ns += ts - th->phase_open_ts;
 	return 1;
@@ -223,7 +223,7 @@ static inline int rd_thread_span_end(struct rd_thread *th, unsigned id,
 	*nd = 0;
 	if (!rd_spans_end_one(&th->spans, id, begin_ts))
 		return 0;
-	*dur = ts >= *begin_ts ? ts - *begin_ts : 0;
+	*dur = rd_span_dur(*begin_ts, ts);
 	return 1;
 }
 

@@ -40,7 +40,8 @@ const char rd_serve_usage[] =
 "  --instance NAME      the Pushgateway instance (default: the host name)\n"
 "  --timeout SECS       --push: connect, send and answer timeouts (default 10)\n"
 "  --label NAME=VALUE   --serve: a label on every series; --push: a grouping\n"
-"                       label (repeatable; VALUE valid UTF-8)\n"
+"                       label (repeatable; VALUE valid UTF-8, no\n"
+"                       control character: no newline)\n"
 "  --per-process        a `pid` label: one label set per process (series\n"
 "                       then grow with the processes, up to --max-label-sets)\n"
 "  --per-thread         a `ring` label: one series per ring (thread)\n"
@@ -94,8 +95,8 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 		case 'S': o->serve = optarg; break;
 		case 'P': o->push = optarg; break;
 		case 'j':
-			if (!*optarg || !rte_pushgw_utf8_ok(optarg))
-				return rd_serve_usage_error("--job: want a non-empty UTF-8 name", optarg);
+			if (!*optarg || !rte_pushgw_value_ok(optarg))
+				return rd_serve_usage_error("--job: want a non-empty UTF-8 name without control characters", optarg);
 			o->job = optarg;
 			break;
 		case 'l': {
@@ -114,8 +115,8 @@ int rd_serve_parse(int argc, char **argv, struct sopts *o)
 		case 't': o->po.per_thread = 1; break;
 		case 'p': o->po.per_process = 1; break;
 		case 'i':
-			if (!*optarg || !rte_pushgw_utf8_ok(optarg))
-				return rd_serve_usage_error("--instance: want a non-empty UTF-8 name", optarg);
+			if (!*optarg || !rte_pushgw_value_ok(optarg))
+				return rd_serve_usage_error("--instance: want a non-empty UTF-8 name without control characters", optarg);
 			o->instance = optarg;
 			break;
 		case 'M':

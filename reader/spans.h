@@ -28,6 +28,22 @@
 
 #define RD_SPANS_DEPTH 64u
 
+/* The one rule of a matched span's or phase's duration, for every output
+ * (summary, exporter, Chrome...): its end's time minus its begin's, 0 if
+ * the end is earlier (clocks of untrusted files may go back). */
+static inline uint64_t rd_span_dur(uint64_t begin_ts, uint64_t end_ts)
+{
+	return end_ts >= begin_ts ? end_ts - begin_ts : 0;
+}
+
+/* The one rule of a total of durations: *sum += v, saturating at
+ * UINT64_MAX (the summary's entries and histograms, the exporter's _sum). */
+static inline void rd_dur_sum_add(uint64_t *sum, uint64_t v)
+{
+	if (__builtin_add_overflow(*sum, v, sum))
+		*sum = UINT64_MAX;
+}
+
 struct rd_span_open {
 	uint64_t ts;
 	unsigned id;

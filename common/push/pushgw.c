@@ -93,6 +93,14 @@ int rte_pushgw_utf8_ok(const char *v)
 	return 1;
 }
 
+int rte_pushgw_value_ok(const char *v)
+{
+	for (const unsigned char *u = (const unsigned char *)v; *u; u++)
+		if (*u < 0x20 || *u == 0x7f)
+			return 0;
+	return rte_pushgw_utf8_ok(v);
+}
+
 int rte_pushgw_label_ok(const char *kv)
 {
 	static const char *const reserved[] = {
@@ -109,5 +117,5 @@ int rte_pushgw_label_ok(const char *kv)
 	for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
 		if (strlen(reserved[i]) == n && !strncmp(kv, reserved[i], n))
 			return 0;
-	return rte_pushgw_utf8_ok(eq + 1);
+	return rte_pushgw_value_ok(eq + 1);
 }

@@ -41,15 +41,24 @@ int rte_pushgw_label_name_ok(const char *s, size_t n);
 /* What --label takes, said in the message refusing anything else. */
 #define RTE_PUSHGW_LABEL_RULE \
 	"NAME=VALUE, NAME a label name ([A-Za-z_][A-Za-z0-9_]*, not __*) other " \
-	"than job, instance, exe, pid, name, kind, ring, le; VALUE valid UTF-8"
+	"than job, instance, exe, pid, name, kind, ring, le; VALUE valid UTF-8 " \
+	"without control characters (no newline)"
 
 /* 1 if kv is a label as --label takes it (RTE_PUSHGW_LABEL_RULE: the job
  * and instance are --job's and --instance's, the others rte's own
- * labels), else 0. The value may be any valid UTF-8, empty too (quotes,
- * backslashes and newlines are escaped where it is written). */
+ * labels), else 0. The value may be any valid UTF-8 without control
+ * characters (rte_pushgw_value_ok), empty too (quotes and backslashes are
+ * escaped where it is written). The one rule of rte-read and rte-run:
+ * rte-run keeps its labels one a line, and a newline in a CI label is a
+ * command substitution gone wrong more often than meant. */
 int rte_pushgw_label_ok(const char *kv);
 
 /* 1 if the string v is valid UTF-8, else 0. */
 int rte_pushgw_utf8_ok(const char *v);
+
+/* 1 if the string v is valid UTF-8 with no control character (U+0000 to
+ * U+001F, U+007F: a newline, a tab, a carriage return...), else 0: a
+ * --label value, a --job, an --instance. */
+int rte_pushgw_value_ok(const char *v);
 
 #endif

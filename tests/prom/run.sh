@@ -484,9 +484,10 @@ t_fleet() {
 }
 
 # More label sets than --max-label-sets: the rest under exe="other", one
-# warning; totals still whole. A --label value with a quote, a backslash
-# and a newline is one escaped value; invalid UTF-8 and rte's own label
-# names are refused with the rule.
+# warning; totals still whole. A --label value with a quote and a
+# backslash is one escaped value; invalid UTF-8, control characters (a
+# newline: rte-run's rule too, common/push) and rte's own label names are
+# refused with the rule.
 t_labels() {
 	mkdir -p "$D/rings" "$D/bin"
 	for n in a b c d; do cp "$TRACED" "$D/bin/prog_$n"; done
@@ -496,17 +497,17 @@ t_labels() {
 			fail "prog_$n: exit $?"
 	done
 	summary "$D/rings"
-	start_serve_agg --max-label-sets 2 --label 'note=a "q" \ b
-c' "$D/rings" || return
+	start_serve_agg --max-label-sets 2 --label 'note=a "q" \ b c' "$D/rings" || return
 	$CHECK fetch-total "$URL" 4 "$D/m.txt" 20 || fail "4 processes"
 	$FLEET totals "$D/m.txt" "$D/summary.json" || fail "totals with the cap"
-	grep -q '^rte_events_total{exe="other",note="a \\"q\\" \\\\ b\\nc",kind=' "$D/m.txt" ||
+	grep -q '^rte_events_total{exe="other",note="a \\"q\\" \\\\ b c",kind=' "$D/m.txt" ||
 		fail "no exe=\"other\" or the note not escaped: $(grep -m3 rte_events_total "$D/m.txt")"
 	[ "$(grep -c 'more than 2 label sets' "$D/serve.err")" = 1 ] ||
 		fail "not one warning: $(cat "$D/serve.err")"
 	promtool check metrics <"$D/m.txt" 2>/dev/null || [ -n "$NOSERVER" ] || fail "promtool check metrics"
 	stop "$SP" || fail "exporter exit $?"
-	for bad in 'pid=1' 'exe=x' 'instance=x' '__x=1' "v=$(printf '\377')"; do
+	for bad in 'pid=1' 'exe=x' 'instance=x' '__x=1' "v=$(printf '\377')" "v=a
+b" "v=$(printf 'a\tb')"; do
 		"$RR" --serve 127.0.0.1:0 --label "$bad" "$D/rings" 2>"$D/err"
 		rc=$?
 		[ $rc = 1 ] && grep -q "valid UTF-8" "$D/err" || fail "--label $bad: exit $rc: $(cat "$D/err")"

@@ -559,6 +559,31 @@ test_push_rules() {
 		fi
 	done
 	set +f
+	# Control characters in a value (a newline, which rte-run's own list of
+	# labels cannot hold, and a tab): refused by both, with the one rule
+	# (common/push/pushgw.h RTE_PUSHGW_LABEL_RULE).
+	nl='a=x
+y'
+	for l in "$nl" "$(printf 'a=x\ty')" "b=1
+--label=c=2"; do
+		"$READ" --push=http://127.0.0.1:1 --label "$l" "$W/none" >/dev/null 2>"$W/pr.read"; rst=$?
+		rm -f "$W/ran"
+		"$RUN" -q --push=http://127.0.0.1:1 --label "$l" -- touch "$W/ran" >/dev/null 2>"$W/pr.run"; st=$?
+		[ $rst = 1 ] && grep -q 'without control characters' "$W/pr.read" ||
+			fail "rte-read --label with a control character: exit $rst: $(cat "$W/pr.read")"
+		[ $st = 125 ] && [ ! -e "$W/ran" ] && grep -q 'without control characters' "$W/pr.run" ||
+			fail "rte-run --label with a control character: exit $st: $(cat "$W/pr.run")"
+	done
+	"$READ" --push=http://127.0.0.1:1 --job "$nl" "$W/none" >/dev/null 2>"$W/pr.read"
+	grep -q 'without control characters' "$W/pr.read" || fail "rte-read --job with a newline: $(cat "$W/pr.read")"
+	"$RUN" -q --push=http://127.0.0.1:1 --job "$nl" -- touch "$W/ran" >/dev/null 2>"$W/pr.run"
+	grep -q 'without control characters' "$W/pr.run" || fail "rte-run --job with a newline: $(cat "$W/pr.run")"
+	"$READ" --push=http://127.0.0.1:1 --instance "$nl" "$W/none" >/dev/null 2>"$W/pr.read"
+	grep -q 'without control characters' "$W/pr.read" || fail "rte-read --instance with a newline: $(cat "$W/pr.read")"
+	rm -f "$W/ran"
+	"$RUN" -q --push=http://127.0.0.1:1 --instance "$nl" -- touch "$W/ran" >/dev/null 2>"$W/pr.run"; st=$?
+	[ $st = 125 ] && [ ! -e "$W/ran" ] && grep -q 'without control characters' "$W/pr.run" ||
+		fail "rte-run --instance with a newline: exit $st (not refused before the command): $(cat "$W/pr.run")"
 }
 
 test_profile_options() {

@@ -113,14 +113,14 @@ static void label_names_and_labels_follow_prometheus(void **state)
 	static const char *const names_ok[] = { "a", "_", "A_9", "__name__", "job" };
 	static const char *const names_bad[] = { "", "9a", "a-b", "a.b", "a b", "\xc3\xa9" };
 	static const char *const labels_ok[] = { "a=b", "a=", "a==b", "jobs=x", "job_=x",
-	                                         "_x=a/b c", "A=\n", "q=a\"b\\c",
+	                                         "_x=a/b c", "q=a\"b\\c",
 	                                         "exes=x", "e=\xc3\xa9", "_a=x" };
-	/* rte's own names, the target's, __-prefixed, invalid UTF-8 values */
+	/* rte's own names, the target's, __-prefixed, invalid UTF-8 values, control characters */
 	static const char *const labels_bad[] = { "a", "", "=b", "job=x", "job=", "1=x",
 	                                          "a b=c", "a-b=c", "instance=h", "exe=x",
 	                                          "pid=1", "name=n", "kind=k", "ring=0",
 	                                          "le=1", "__x=y", "v=\xff", "v=\xc3",
-	                                          "v=\xe0\x80" };
+	                                          "v=\xe0\x80", "A=\n", "t=a\tb" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof names_ok / sizeof *names_ok; i++)
@@ -137,6 +137,15 @@ static void label_names_and_labels_follow_prometheus(void **state)
 			fail_msg("'%s' taken", labels_bad[i]);
 	assert_int_equal(rte_pushgw_utf8_ok("caf\xc3\xa9"), 1);
 	assert_int_equal(rte_pushgw_utf8_ok("\xc3(") , 0);
+	/* the one rule of values (rte-read and rte-run): no control character */
+	assert_int_equal(rte_pushgw_value_ok("caf\xc3\xa9 \"q\" \\ b"), 1);
+	assert_int_equal(rte_pushgw_value_ok(""), 1);
+	assert_int_equal(rte_pushgw_value_ok("a\nb"), 0);
+	assert_int_equal(rte_pushgw_value_ok("a\tb"), 0);
+	assert_int_equal(rte_pushgw_value_ok("a\rb"), 0);
+	assert_int_equal(rte_pushgw_value_ok("a\x7f"), 0);
+	assert_int_equal(rte_pushgw_value_ok("\xc3("), 0);
+	assert_int_equal(rte_pushgw_label_ok("a=x\ny"), 0);
 }
 
 int main(void)

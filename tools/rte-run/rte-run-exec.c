@@ -56,9 +56,10 @@
  * 126 if it could not be executed, 127 if it was not found, 125 if this
  * program could not run it at all (bad usage, fork failed).
  *
- *   rte-run-exec --check-push URL JOB [NAME=VALUE]...
+ *   rte-run-exec --check-push URL JOB INSTANCE [NAME=VALUE]...
  *
- * rte-run's --push, --job and --label, checked before COMMAND runs by the
+ * rte-run's --push, --job, --instance ("": not given) and --label,
+ * checked before COMMAND runs by the
  * rules rte-read --push applies at the end (common/push/pushgw.h): exit 0
  * if rte-read would take them, else 1 with the reason on standard output
  * (rte-run's usage error); 125 on bad usage.
@@ -289,29 +290,33 @@ static int wait_child(pid_t pid)
 static int usage(void)
 {
 	fputs("usage: rte-run-exec [-E FILE] [-D DIR [-P]] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
-	      "       rte-run-exec --check-push URL JOB [NAME=VALUE]...\n"
+	      "       rte-run-exec --check-push URL JOB INSTANCE [NAME=VALUE]...\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
 }
 
-/* --check-push URL JOB [NAME=VALUE]... (argv after it, argc of them):
+/* --check-push URL JOB INSTANCE [NAME=VALUE]... (argv after it, argc of them):
  * see the top of this file. */
 static int check_push(int argc, char **argv)
 {
 	struct rte_pushgw_url u;
 	char why[600]; /* as rte-read's: a long URL is cut alike */
 
-	if (argc < 2)
+	if (argc < 3)
 		return usage();
 	if (rte_pushgw_url_parse(argv[0], &u, why, sizeof why) < 0) {
 		printf("--push: %s\n", why);
 		return 1;
 	}
-	if (!argv[1][0] || !rte_pushgw_utf8_ok(argv[1])) {
-		puts("--job: want a non-empty UTF-8 name");
+	if (!argv[1][0] || !rte_pushgw_value_ok(argv[1])) {
+		puts("--job: want a non-empty UTF-8 name without control characters");
 		return 1;
 	}
-	for (int i = 2; i < argc; i++) {
+	if (argv[2][0] && !rte_pushgw_value_ok(argv[2])) {
+		puts("--instance: want a non-empty UTF-8 name without control characters");
+		return 1;
+	}
+	for (int i = 3; i < argc; i++) {
 		if (!rte_pushgw_label_ok(argv[i])) {
 			printf("--label: '%s': want %s\n", argv[i], RTE_PUSHGW_LABEL_RULE);
 			return 1;
