@@ -1,5 +1,6 @@
 /*
- * profile_inline.c - rte-read --inline: the functions the compiler
+ * profile_inline.c - profiles' inline frames (the default; --no-inline
+ * turns them off): the functions the compiler
  * inlined at a sampled address, from the DWARF inline records
  * (symbolize.c rd_sym_inlines, libdw), as frames of their own between
  * the address's function and the frame it called (`outer;inlined` in
@@ -10,7 +11,7 @@
 
 #include "profile_int.h"
 
-int rd_prof_inline_opt;
+int rd_prof_inline_opt = 1; /* --no-inline: 0 */
 
 #define INLINE_DEPTH 16 /* inlined calls kept per address */
 

@@ -150,7 +150,7 @@ void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
 
-/* profile_inline.c: --inline (rd_prof_inline_opt): the locations of the
+/* profile_inline.c: unless --no-inline (rd_prof_inline_opt): the locations of the
  * functions inlined at pc (rd_sym_inlines of source src's symboliser s),
  * innermost first, into out (at most max); how many. */
 extern int rd_prof_inline_opt;

@@ -163,6 +163,18 @@ static double rate_of(const struct pthr *t)
 	return t->cpu_ns ? (double)t->samples * 1e9 / (double)t->cpu_ns : 0.0;
 }
 
+/* The thread table's time column: CPU time, or wall time of wall mode's
+ * threads (RTE_SAMPLE_WALL); "time" if the process has both (exec
+ * images of one pid profiled differently). */
+static const char *time_label(const struct pproc *pp)
+{
+	unsigned wall = 0;
+
+	for (unsigned i = 0; i < pp->nthr; i++)
+		wall += pp->thr[i].wall != 0;
+	return !wall ? "cpu" : wall == pp->nthr ? "wall" : "time";
+}
+
 static void cpu_section(struct rd_prof *p, struct rd_out *o,
                         const struct pproc *pp, uint32_t proc, int json)
 {
@@ -239,7 +251,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			rd_outf(o, "\n    clock: %s",
 			        rd_prof_clock(pp->clock[i], why, sizeof why));
 		rd_outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
-		        "thread", "samples", "cpu", "asked", "effective");
+		        "thread", "samples", time_label(pp), "asked", "effective");
 		for (unsigned i = 0; i < pp->nthr; i++) {
 			const struct pthr *t = &pp->thr[i];
 

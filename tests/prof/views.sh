@@ -96,7 +96,8 @@ dom() {
 		--window-size=1000,500 --dump-dom "$1" 2>/dev/null
 }
 
-# The flame graph of a real run and the differential one of two (cpu
+# The flame graph of a real run and the differential one of two (rte-read
+# diff -f flamegraph, and its alias flamediff, the same bytes; cpu
 # tree in CPU mode as the base; cpu nap in wall mode, half asleep, as the
 # new run), rendered by headless Chromium in a 1000 px window: the
 # screenshots are drawn (not blank), the frames fit the window (no
@@ -111,7 +112,12 @@ test_flame() {
 	prof "$D/a" 997 "$CPU" tree 400
 	RTE_PROFILE_MODE=wall prof "$D/b" 199 "$CPU" nap 3 150 >/dev/null
 	"$READ" -f flamegraph -o "$D/f.svg" "$D/a"/*.events 2>"$D/ferr" || fail "flamegraph: $(cat "$D/ferr")"
-	"$READ" flamediff -o "$D/d.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "flamediff: $(cat "$D/derr")"
+	"$READ" diff -f flamegraph -o "$D/d.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "diff -f flamegraph: $(cat "$D/derr")"
+	# flamediff is its alias: the same SVG, byte for byte
+	"$READ" flamediff -o "$D/d2.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "flamediff: $(cat "$D/derr")"
+	cmp -s "$D/d.svg" "$D/d2.svg" || fail "flamediff and diff -f flamegraph differ"
+	"$READ" diff --format=flamegraph "$D/a" "$D/b" >"$D/d3.svg" 2>"$D/derr" || fail "diff --format=flamegraph: $(cat "$D/derr")"
+	cmp -s "$D/d.svg" "$D/d3.svg" || fail "diff --format=flamegraph differs from -f flamegraph"
 	for g in f d; do
 		grep -Eq 'https?://[^"]*\.(js|css)|<script[^>]*src=' "$D/$g.svg" && fail "$g.svg loads something"
 		shot "file://$D/$g.svg" "$D/$g.png" || fail "chromium screenshot of $g.svg: exit $?"
