@@ -5,7 +5,10 @@
  * (symbolize.c rd_sym_inlines, libdw), as frames of their own between
  * the address's function and the frame it called (`outer;inlined` in
  * folded output). Each (address, depth) is one location of the profile
- * (profile_int.h), named by its inlined function, no line or mapping.
+ * (profile_int.h), named by its inlined function, no mapping; its source
+ * line is the innermost's line-table line (depth 1) or the call site of
+ * the function it holds inlined (deeper), and the address's own
+ * function's line that of its outermost inlined call (rd_prof_inline_site).
  */
 #include <string.h>
 
@@ -20,11 +23,12 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
                              unsigned max)
 {
 	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, depth; } k;
-	const char *names[INLINE_DEPTH];
-	int lines[INLINE_DEPTH];
+	const char *names[INLINE_DEPTH], *files[INLINE_DEPTH];
+	int lines[INLINE_DEPTH], looked = 0;
+	struct rd_frame f;
 	unsigned n, m = 0;
 
-	n = rd_sym_inlines(s->sym, pc, ret, names, lines,
+	n = rd_sym_inlines(s->sym, pc, ret, names, lines, files,
 	                   max < INLINE_DEPTH ? max : INLINE_DEPTH);
 	for (unsigned i = 0; i < n; i++) {
 		struct pfunc fk;
@@ -45,9 +49,19 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 		    (l = ptab_get(&p->locs, &k, sizeof k, &isnew)) < 0)
 			break;
 		if (isnew) {
+			const char *file = i ? files[i - 1] : NULL;
+			int line = i ? lines[i - 1] : 0;
+
+			if (!i) { /* the innermost: the line table's line */
+				if (!looked++)
+					rd_sym_lookup(s->sym, pc, ret, &f);
+				file = f.file;
+				line = f.file ? f.line : 0;
+			}
 			fk.name = pstr_id(p, names[i]);
-			fk.file = 0;
+			fk.file = file ? pstr_id(p, file) : 0;
 			memset(&p->loc[l], 0, sizeof p->loc[l]);
+			p->loc[l].line = file ? line : 0;
 			if ((fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew)) < 0)
 				break;
 			p->fn[fi] = fk;
@@ -57,4 +71,19 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 		out[m++] = (uint32_t)l;
 	}
 	return m;
+}
+
+int rd_prof_inline_site(struct rd_sym *sym, uint64_t pc, int ret,
+                        const char **file, int *line)
+{
+	const char *names[INLINE_DEPTH], *files[INLINE_DEPTH];
+	int lines[INLINE_DEPTH];
+	unsigned n;
+
+	if (!rd_prof_inline_opt ||
+	    !(n = rd_sym_inlines(sym, pc, ret, names, lines, files, INLINE_DEPTH)))
+		return 0;
+	*file = files[n - 1];
+	*line = files[n - 1] ? lines[n - 1] : 0;
+	return 1;
 }

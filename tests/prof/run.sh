@@ -351,7 +351,8 @@ test_rte_run() {
 	expect_status 0
 	# Under TSan the frames above the leaf are of a moved-on stack: any
 	# folded stack with its count then.
-	pat=';work;leaf_hot [0-9]'
+	# (spin, always inlined into leaf_hot, its frame by default)
+	pat=';work;leaf_hot;spin [0-9]'
 	[ -z "$TSAN" ] || pat='^[^ ].* [0-9][0-9]*$'
 	grep -q "$pat" "$D/folded" ||
 		fail "folded: $(head -c 300 "$D/folded") $(cat "$D/err3")"
@@ -540,7 +541,7 @@ test_wall() {
 	[ -z "${RTE_ASAN_RT:-}" ] || nap=
 	grep -q "$nap"'\[blocked:\(clock_\)\{0,1\}nanosleep\] [0-9]*$' "$D/w/folded" ||
 		fail "no ${nap:+nap;...;}[blocked:nanosleep] stack: $(head -c 600 "$D/w/folded")"
-	grep -q ';leaf_hot [0-9]*$' "$D/w/folded" || fail "no running leaf_hot: $(head -c 400 "$D/w/folded")"
+	grep -q ';leaf_hot;spin [0-9]*$' "$D/w/folded" || fail "no running leaf_hot;spin: $(head -c 400 "$D/w/folded")"
 	[ -s "$D/w/blocked" ] && ! grep -v '\[blocked' "$D/w/blocked" | grep -q . ||
 		fail "--state blocked: $(head -c 400 "$D/w/blocked")"
 	grep -q leaf_hot "$D/w/running" && ! grep -q '\[blocked' "$D/w/running" ||
@@ -571,7 +572,7 @@ PY
 	expect_status 0
 	[ "$(ls "$D/f"/*.events | wc -l)" = 2 ] || fail "fork: want 2 files: $(ls "$D/f")"
 	for f in "$D/f"/*.events; do
-		"$READ" -f folded "$f" 2>&1 | grep -q ';leaf_hot ' ||
+		"$READ" -f folded "$f" 2>&1 | grep -q ';leaf_hot;spin ' ||
 			fail "fork: $(basename "$f") not sampled: $("$READ" -f folded "$f" 2>&1 | head -3)"
 	done
 	finish

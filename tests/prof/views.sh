@@ -153,7 +153,10 @@ PY
 # The top 3 functions by self samples, rte (the perf clock, 997 Hz) and
 # perf record (-F 997, cpu-clock, user time: what rte samples) on the
 # same program (cpu tree 1500: ~90/9/1 % in three leaves): the same
-# three, each share within 3 points of perf's. Skipped where perf cannot
+# three, each share within 3 points of perf's. Both by the real
+# (symbol) function, inlined code counted in it: perf report --no-inline,
+# rte-read --no-inline (by default spin, inlined in all three, would be
+# rte's one leaf). Skipped where perf cannot
 # record (perf_event_paranoid, no perf).
 test_perf() {
 	begin perf
@@ -163,11 +166,11 @@ test_perf() {
 		skip perf "perf record cannot run here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(tail -1 "$D/perf.out")"
 		return
 	fi
-	perf report -i "$D/perf.data" --no-children --sort sym -F overhead,sym --stdio -q >"$D/perf.report" 2>"$D/perf.err" ||
+	perf report -i "$D/perf.data" --no-inline --no-children --sort sym -F overhead,sym --stdio -q >"$D/perf.report" 2>"$D/perf.err" ||
 		fail "perf report: $(tail -2 "$D/perf.err")"
 	RTE_PROFILE_CLOCK=perf prof "$D/rte" 997 "$CPU" tree 1500
 	[ "$ST" = 0 ] || fail "status $ST"
-	"$READ" -f summary-json "$D/rte"/*.events >"$D/sum.json" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
+	"$READ" --no-inline -f summary-json "$D/rte"/*.events >"$D/sum.json" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
 	$PY - "$D/perf.report" "$D/sum.json" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
 import json, re, sys
 perf = {}
@@ -188,17 +191,20 @@ PY
 	finish
 }
 
-# --inline: cpu.c's spin() is always inlined into its three leaves; with
-# --inline each leaf's samples end in leaf;spin (from the DWARF inline
-# records, as addr2line -i names the same addresses), without it spin is
-# no frame; the totals are the same.
+# Inline frames (the default): cpu.c's spin() is always inlined into its
+# three leaves; each leaf's samples end in leaf;spin (from the DWARF
+# inline records, as addr2line -i names the same addresses), the same
+# with --inline; with --no-inline spin is no frame; the totals are the
+# same.
 test_inline() {
 	begin inline
 	[ -z "$TSAN" ] || { skip inline "a ThreadSanitizer build (stacks beyond the leaf are a moved-on stack's)"; return; }
 	prof "$D" 997 "$CPU" tree 600
 	[ "$ST" = 0 ] || fail "status $ST"
-	"$READ" --inline -f folded "$D"/*.events >"$D/in" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
-	"$READ" -f folded "$D"/*.events >"$D/out" 2>>"$D/rerr"
+	"$READ" -f folded "$D"/*.events >"$D/in" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
+	"$READ" --inline -f folded "$D"/*.events >"$D/in2" 2>>"$D/rerr"
+	cmp -s "$D/in" "$D/in2" || fail "--inline is not the default"
+	"$READ" --no-inline -f folded "$D"/*.events >"$D/out" 2>>"$D/rerr"
 	"$READ" -f jsonl "$D"/*.events >"$D/jsonl" 2>>"$D/rerr"
 	$PY - "$D/in" "$D/out" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
 import sys
@@ -210,10 +216,10 @@ def load(path):
     return r
 inl, out = load(sys.argv[1]), load(sys.argv[2])
 assert sum(inl.values()) == sum(out.values()), (sum(inl.values()), sum(out.values()))
-assert not any(";spin" in s for s in out), "spin without --inline"
+assert not any(";spin" in s for s in out), "spin with --no-inline"
 hot = sum(n for s, n in inl.items() if s.endswith(";leaf_hot;spin"))
 assert hot >= 0.8 * sum(inl.values()), (hot, sum(inl.values()), sorted(inl.items(), key=lambda x: -x[1])[:4])
-# every stack of --inline is the plain one with inlined frames added
+# every stack is the --no-inline one with inlined frames added
 for s, n in inl.items():
     plain = ";".join(f for f in s.split(";") if f != "spin")
     assert plain in out, (s, plain)
