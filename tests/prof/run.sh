@@ -523,6 +523,7 @@ test_rust() {
 # stack ends in nap;...;[blocked:(clock_)nanosleep], --state splits them,
 # no call of the program sees EINTR (cpu.c exits 6 or 3 otherwise), and a
 # fork child samples itself. CPU mode, the same program: no blocked frame.
+# The summary's thread table heads its time column wall, or cpu.
 test_wall() {
 	begin wall
 	[ -z "$TSAN" ] || { skip wall "a ThreadSanitizer build (a fraction of the signals arrive)"; return; }
@@ -564,6 +565,14 @@ PY
 	prof "$D/c" 199 "$CPU" nap 3 100 >"$D/c/out"
 	expect_status 0
 	! "$READ" -f folded "$D/c"/*.events 2>&1 | grep -q '\[blocked' || fail "a blocked frame in CPU mode"
+	# the thread table's time column: wall time in wall mode, CPU time else
+	hdr='^ *ring +tid +thread +samples +%s +asked +effective$'
+	"$READ" -f summary "$D/w"/*.events >"$D/w/sum.txt" 2>&1
+	"$READ" -f summary "$D/c"/*.events >"$D/c/sum.txt" 2>&1
+	grep -Eq "$(printf "$hdr" wall)" "$D/w/sum.txt" ||
+		fail "wall mode's thread table: $(grep -E ' ring +tid' "$D/w/sum.txt")"
+	grep -Eq "$(printf "$hdr" cpu)" "$D/c/sum.txt" ||
+		fail "CPU mode's thread table: $(grep -E ' ring +tid' "$D/c/sum.txt")"
 	# blocking read, accept, waitpid with a busy thread: no EINTR (exit 3)
 	RTE_PROFILE_MODE=wall prof "$D/s" 997 "$CPU" syscalls 200 >"$D/s/out"
 	expect_status 0
