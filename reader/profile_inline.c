@@ -16,11 +16,12 @@
 
 int rd_prof_inline_opt = 1; /* --no-inline: 0 */
 
-#define INLINE_DEPTH 16 /* inlined calls kept per address */
+#define INLINE_DEPTH RD_PROF_INLINE_DEPTH
 
-unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
-                             uint64_t pc, int ret, uint32_t *out,
-                             unsigned max)
+/* The locations of pc's inline frames, made: into out (room for
+ * INLINE_DEPTH); how many. */
+static unsigned inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
+                            uint64_t pc, int ret, uint32_t *out)
 {
 	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, depth; } k;
 	const char *names[INLINE_DEPTH], *files[INLINE_DEPTH];
@@ -28,8 +29,7 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 	struct rd_frame f;
 	unsigned n, m = 0;
 
-	n = rd_sym_inlines(s->sym, pc, ret, names, lines, files,
-	                   max < INLINE_DEPTH ? max : INLINE_DEPTH);
+	n = rd_sym_inlines(s->sym, pc, ret, names, lines, files, INLINE_DEPTH);
 	for (unsigned i = 0; i < n; i++) {
 		struct pfunc fk;
 		int64_t l, fi;
@@ -70,6 +70,35 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 		}
 		out[m++] = (uint32_t)l;
 	}
+	return m;
+}
+
+unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
+                             uint64_t pc, int ret, uint32_t *out,
+                             unsigned max)
+{
+	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, pad; } k;
+	unsigned m;
+	struct pinl *c;
+	int64_t ci;
+	int isnew;
+
+	/* Each address is looked up once (libdw's scopes cost about 0.5 ms
+	 * an address in rte-read's own profile), then read from the cache. */
+	memset(&k, 0, sizeof k);
+	k.src = src;
+	k.gen = s->modgen;
+	k.pc = pc;
+	k.ret = (uint32_t)ret;
+	if (rd_prof_room(p, (void **)&p->inlv, &p->inlcap, p->inl.n,
+	                 sizeof *p->inlv) < 0 ||
+	    (ci = ptab_get(&p->inl, &k, sizeof k, &isnew)) < 0)
+		return 0;
+	c = &p->inlv[ci];
+	if (isnew)
+		c->n = inline_locs(p, src, s, pc, ret, c->loc);
+	m = c->n < max ? c->n : max;
+	memcpy(out, c->loc, m * sizeof *out);
 	return m;
 }
 

@@ -117,8 +117,18 @@ struct aev {
 	uint32_t flags;       /* a free's RTE_ALLOC_FREE_* */
 };
 
+/* The inline frames' locations of one address (profile_inline.c's cache,
+ * keyed as loc_of's locations are): the innermost first. */
+#define RD_PROF_INLINE_DEPTH 16 /* inlined calls kept per address */
+struct pinl {
+	uint32_t n, loc[RD_PROF_INLINE_DEPTH];
+};
+
 struct rd_prof {
 	struct ptab strs, locs, funcs, cst, ast;
+	struct ptab inl;  /* addresses looked up for inline frames */
+	struct pinl *inlv;
+	uint32_t inlcap;
 	struct ploc *loc;
 	struct pfunc *fn;
 	struct cval *cv;
