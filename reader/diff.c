@@ -20,6 +20,7 @@
 
 #include "diff.h"
 #include "diff_int.h"
+#include "flamediff.h"
 #include "out.h"
 
 enum { EX_SAME = 0, EX_CROSSED = 1, EX_ERR = 2 };
@@ -369,7 +370,9 @@ static const char diff_usage[] =
 "                   LIMIT: +N% or -N% (relative change), or +N / -N\n"
 "                   (absolute: ns, us, ms or s for durations; points for\n"
 "                   gc_pct), e.g. 'p99(app.request) > +10%'\n"
-"  --format=FMT     text (default) or json\n"
+"  --format=FMT     text (default) or json; flamegraph: the differential\n"
+"                   flame graph of the two runs' profiles instead (SVG;\n"
+"                   rte-read diff -f flamegraph --help)\n"
 "Exit status: 0 no threshold crossed, 1 one was, 2 usage error or an\n"
 "input that cannot be read.\n";
 
@@ -393,6 +396,8 @@ int rd_diff_main(int argc, char **argv)
 	int nt = 0, json = 0, c, crossed = 0, rc = EX_SAME;
 	char err[512];
 
+	if (rd_flamediff_wanted(argc, argv))
+		return rd_flamediff_main(argc, argv); /* reader/flamediff.c */
 	optind = 1;
 	opterr = 0; /* said by usage(), on one line */
 	while ((c = getopt_long(argc, argv, ":f:h", lo, NULL)) != -1) {

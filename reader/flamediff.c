@@ -1,5 +1,6 @@
 /*
- * flamediff.c - `rte-read flamediff [OPTIONS] BASE NEW`: the differential
+ * flamediff.c - `rte-read diff -f flamegraph [OPTIONS] BASE NEW` (and its
+ * alias `rte-read flamediff [OPTIONS] BASE NEW`): the differential
  * flame graph of two runs' profiles (fmt/flame.c): NEW's frames, their
  * widths NEW's samples, each red where its share of the samples grew from
  * BASE to NEW, blue where it shrank (FlameGraph's difffolded.pl's
@@ -21,11 +22,33 @@
 #include "profile_int.h"
 
 static const char usage[] =
-"usage: rte-read flamediff [-o FILE] [--profile=cpu|alloc|inuse]\n"
-"                          [--state=running|blocked] [--by exe] BASE NEW\n"
+"usage: rte-read diff -f flamegraph [-o FILE] [--profile=cpu|alloc|inuse]\n"
+"                     [--state=running|blocked] [--by exe] [--no-inline]\n"
+"                     BASE NEW\n"
+"       rte-read flamediff [the same options, -f flamegraph implied]\n"
 "  The differential flame graph (SVG) of two runs' profiles (ring files,\n"
 "  directories or pids, as rte-read reads): NEW's stacks, red where a\n"
 "  frame's share of the samples grew since BASE, blue where it shrank.\n";
+
+int rd_flamediff_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-fflamegraph") || !strcmp(a, "--format=flamegraph"))
+			return 1;
+		if ((!strcmp(a, "-f") || !strcmp(a, "--format")) && i + 1 < argc) {
+			if (!strcmp(argv[i + 1], "flamegraph"))
+				return 1;
+			i++; /* the format's value */
+		} else if (!strcmp(a, "--fail-if") || !strcmp(a, "-o") ||
+		           !strcmp(a, "--output") || !strcmp(a, "--profile") ||
+		           !strcmp(a, "--state") || !strcmp(a, "--by")) {
+			i++; /* an option's value, never a format */
+		}
+	}
+	return 0;
+}
 
 /* All of fd, NUL-terminated; NULL if out of memory. */
 static char *read_all(int fd)
@@ -132,10 +155,12 @@ int rd_flamediff_main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "state", required_argument, NULL, 's' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "no-inline", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char optbuf[3][64], *opts[3], *a = NULL, *b = NULL;
+	char optbuf[4][64], *opts[4], *a = NULL, *b = NULL;
 	const char *outp = NULL;
 	int nopts = 0, c, fd = 1, rc = 1;
 	struct rd_prof *p = NULL;
@@ -143,10 +168,16 @@ int rd_flamediff_main(int argc, char **argv)
 	struct ftree t = { NULL, 0, 0, 0 };
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:h", lo, NULL)) != -1) {
 		if (c == 'o') {
 			outp = optarg;
-		} else if ((c == 'p' || c == 's' || c == 'b') && nopts < 3) {
+		} else if (c == 'f' && !strcmp(optarg, "flamegraph")) {
+			continue; /* the only format of a differential profile */
+		} else if (c == 'n' && nopts < 4) {
+			static char noinl[] = "--no-inline";
+
+			opts[nopts++] = noinl;
+		} else if ((c == 'p' || c == 's' || c == 'b') && nopts < 4) {
 			snprintf(optbuf[nopts], sizeof optbuf[0], "--%s=%s",
 			         c == 'p' ? "profile" : c == 's' ? "state" : "by",
 			         optarg);

@@ -22,8 +22,9 @@ static const char usage_head[] =
 "Usage: rte-read [OPTIONS] INPUT...\n"
 "       rte-read diff [--fail-if EXPR]... [--format=json] BASE NEW\n"
 "         (compare two runs; rte-read diff --help)\n"
-"       rte-read flamediff [-o FILE] BASE NEW\n"
-"         (differential flame graph of two runs' profiles, SVG)\n"
+"       rte-read diff -f flamegraph [-o FILE] BASE NEW\n"
+"         (differential flame graph of two runs' profiles, SVG; alias\n"
+"         rte-read flamediff [-o FILE] BASE NEW)\n"
 "Read OCaml 5.2 runtime-events ring files (written by OCaml 5.2 or by\n"
 "librte.so) and print their events as one timeline.\n"
 "\n"
@@ -97,8 +98,10 @@ static const char usage_options[] =
 "                       sections) keep only samples taken inside the user\n"
 "                       span or runtime phase NAME\n"
 "      --by-thread      folded and flamegraph: each thread its own root\n"
-"      --inline         profiles: the functions inlined at each address as\n"
-"                       frames (DWARF inline records; outer;inlined)\n"
+"      --no-inline      profiles: no frames of the functions inlined at an\n"
+"                       address (by default, where DWARF inline records\n"
+"                       exist, each is a frame: outer;inlined); --inline,\n"
+"                       the default, turns them back on\n"
 "      --state S        profiles of RTE_PROFILE_MODE=wall: only the samples of\n"
 "                       threads running (S=running) or blocked (S=blocked)\n"
 "      --by exe         summary: after the process tree, a table per executable;\n"
@@ -283,6 +286,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 		{ "by-thread", no_argument, NULL, 't' + 256 },
 		{ "state", required_argument, NULL, 'w' + 256 },
 		{ "inline", no_argument, NULL, 'i' + 256 },
+		{ "no-inline", no_argument, NULL, 'I' + 256 },
 		{ "by", required_argument, NULL, 'b' + 256 }, /* ptree.h */
 		{ NULL, 0, NULL, 0 },
 	};
@@ -310,6 +314,7 @@ int rd_options_parse(int argc, char **argv, struct rd_opts *o,
 			break;
 		case 't' + 256: o->prof_by_thread = 1; break;
 		case 'i' + 256: rd_prof_inline_opt = 1; break;
+		case 'I' + 256: rd_prof_inline_opt = 0; break;
 		case 'w' + 256:
 			if ((rd_prof_state_opt = rd_prof_parse_state(optarg)) < 0)
 				return rd_usage_error("--state: '%s' is not running or blocked", optarg);

@@ -206,6 +206,8 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 	if (i < 0 || !isnew)
 		return i;
 	rd_sym_lookup(s->sym, pc, ret, &f);
+	/* inlined code at pc: the line of the call in pc's own function */
+	rd_prof_inline_site(s->sym, pc, ret, &f.file, &f.line);
 	if (f.func) {
 		snprintf(name, sizeof name, "%s", f.func);
 		name[strcspn(name, "@")] = '\0'; /* "memcpy@@GLIBC_2.14": memcpy */

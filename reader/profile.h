@@ -47,7 +47,8 @@ int rd_prof_parse_which(const char *s);
 /* --state (wall mode, RTE_PROFILE_MODE=wall): which samples are kept. */
 enum { RD_STATE_ALL = 0, RD_STATE_RUNNING, RD_STATE_BLOCKED };
 extern int rd_prof_state_opt;
-/* --inline: inlined functions as frames (profile_inline.c). */
+/* Inlined functions as frames (profile_inline.c): 1 by default,
+ * --no-inline 0. */
 extern int rd_prof_inline_opt;
 /* "running" or "blocked": RD_STATE_*; else -1. */
 int rd_prof_parse_state(const char *s);

@@ -117,8 +117,18 @@ struct aev {
 	uint32_t flags;       /* a free's RTE_ALLOC_FREE_* */
 };
 
+/* The inline frames' locations of one address (profile_inline.c's cache,
+ * keyed as loc_of's locations are): the innermost first. */
+#define RD_PROF_INLINE_DEPTH 16 /* inlined calls kept per address */
+struct pinl {
+	uint32_t n, loc[RD_PROF_INLINE_DEPTH];
+};
+
 struct rd_prof {
 	struct ptab strs, locs, funcs, cst, ast;
+	struct ptab inl;  /* addresses looked up for inline frames */
+	struct pinl *inlv;
+	uint32_t inlcap;
 	struct ploc *loc;
 	struct pfunc *fn;
 	struct cval *cv;
@@ -150,13 +160,18 @@ void rd_prof_write_pprof(struct rd_prof *p, int which, struct rd_out *o);
 extern int rd_prof_which_opt, rd_prof_by_thread, rd_prof_state_opt;
 extern const char *rd_prof_span_opt;
 
-/* profile_inline.c: --inline (rd_prof_inline_opt): the locations of the
+/* profile_inline.c: unless --no-inline (rd_prof_inline_opt): the locations of the
  * functions inlined at pc (rd_sym_inlines of source src's symboliser s),
  * innermost first, into out (at most max); how many. */
 extern int rd_prof_inline_opt;
 unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
                              uint64_t pc, int ret, uint32_t *out,
                              unsigned max);
+/* Unless --no-inline, where pc holds inlined code: 1 and the source
+ * line of pc in its own function (the outermost inlined call's site;
+ * *file NULL if unknown); else 0 (the line table's line is its own). */
+int rd_prof_inline_site(struct rd_sym *sym, uint64_t pc, int ret,
+                        const char **file, int *line);
 
 /* profile_span.c: the innermost open user span or phase of th (its
  * string id, 0: none); 0 in *keep if --span is given and th is not
@@ -242,5 +257,13 @@ void rd_heap_section(struct rd_prof *p, struct rd_out *o,
                      const struct pproc *pp, uint32_t proc, int json);
 /* heap.c: a process's heap series freed. */
 void rd_heap_fini(struct pproc *pp);
+
+/* fmt/profile_line.c: the file:line most of function-name string id
+ * name's samples in process proc (span tag's only if only_tag) were at:
+ * as the innermost frame (self) or anywhere (once per stack); 1 and
+ * *file, *line, or 0 if none of them has a line. */
+int rd_prof_hot_line(const struct rd_prof *p, uint32_t proc, uint32_t tag,
+                     int only_tag, uint32_t name, int self,
+                     const char **file, int *line);
 
 #endif

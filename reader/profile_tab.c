@@ -144,6 +144,8 @@ void rd_prof_free(struct rd_prof *p)
 	ptab_fini(&p->funcs);
 	ptab_fini(&p->cst);
 	ptab_fini(&p->ast);
+	ptab_fini(&p->inl);
+	free(p->inlv);
 	for (unsigned i = 0; i < p->npp; i++) {
 		free(p->pp[i].thr);
 		rd_heap_fini(&p->pp[i]);

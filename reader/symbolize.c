@@ -76,6 +76,8 @@ static struct {
 	__typeof__(dwarf_attr_integrate) *attr_integrate;
 	__typeof__(dwarf_formstring) *formstring;
 	__typeof__(dwarf_formudata) *formudata;
+	__typeof__(dwarf_getsrcfiles) *getsrcfiles; /* call files: optional */
+	__typeof__(dwarf_filesrc) *filesrc;
 	Dwfl_Callbacks cb;
 } dw;
 
@@ -115,6 +117,9 @@ static int dw_load(void)
 	         sym(h, "dwarf_attr_integrate", &dw.attr_integrate) &&
 	         sym(h, "dwarf_formstring", &dw.formstring) &&
 	         sym(h, "dwarf_formudata", &dw.formudata);
+	if (!sym(h, "dwarf_getsrcfiles", &dw.getsrcfiles) ||
+	    !sym(h, "dwarf_filesrc", &dw.filesrc))
+		dw.getsrcfiles = NULL;
 	dw.cb.debuginfo_path = &g_debuginfo_path;
 	return dw.ok; /* h stays loaded: its functions are in use */
 }
@@ -343,11 +348,14 @@ static const char *inline_name(struct rd_sym *s, Dwarf_Die *die)
 }
 
 unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
-                        const char **names, int *lines, unsigned max)
+                        const char **names, int *lines, const char **files,
+                        unsigned max)
 {
 	uint64_t at = ret && pc ? pc - 1 : pc;
 	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *srcs = NULL;
 	Dwarf_Addr bias;
+	size_t nsrcs = 0;
 	unsigned k = 0;
 	struct mod *d;
 	int n;
@@ -360,6 +368,8 @@ unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
 	/* The scopes that hold the address, innermost first, up to the
 	 * function they were inlined into (a DW_TAG_subprogram). */
 	n = dw.getscopes(cu, at - bias, &scopes);
+	if (dw.getsrcfiles && dw.getsrcfiles(cu, &srcs, &nsrcs) != 0)
+		srcs = NULL;
 	for (int i = 0; i < n && k < max; i++) {
 		int tag = dw.tag(&scopes[i]);
 		Dwarf_Attribute a;
@@ -374,6 +384,10 @@ unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
 		lines[k] = dw.attr_integrate(&scopes[i], DW_AT_call_line, &a) &&
 		                   dw.formudata(&a, &w) == 0
 		           ? (int)w : 0;
+		w = 0;
+		files[k] = srcs && dw.attr_integrate(&scopes[i], DW_AT_call_file, &a) &&
+		                   dw.formudata(&a, &w) == 0 && w < nsrcs
+		           ? dw.filesrc(srcs, w, NULL, NULL) : NULL;
 		names[k++] = nm;
 	}
 	free(scopes);

@@ -55,11 +55,13 @@ void rd_sym_lookup(struct rd_sym *s, uint64_t pc, int ret,
 /* The functions inlined at `pc` (ret as above), from the DWARF inline
  * records (DW_TAG_inlined_subroutine): the innermost first, up to max,
  * not the function they are inlined into (rd_sym_lookup's); lines[i] the
- * line of names[i]'s call site in its caller (0: unknown). Names are
- * demangled and stay valid as rd_sym_lookup's. Returns how many (0
- * without DWARF or libdw). */
+ * line of names[i]'s call site in its caller (0: unknown), files[i] its
+ * source file (NULL: unknown). Names and files are demangled / stay
+ * valid as rd_sym_lookup's strings. Returns how many (0 without DWARF or
+ * libdw). */
 unsigned rd_sym_inlines(struct rd_sym *s, uint64_t pc, int ret,
-                        const char **names, int *lines, unsigned max);
+                        const char **names, int *lines, const char **files,
+                        unsigned max);
 
 /* Format f as "func+0xOFF (file:line) [module]" into buf (always
  * NUL-terminated). Returns the length. */

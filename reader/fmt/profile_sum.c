@@ -128,17 +128,26 @@ static void json_s(struct rd_out *o, int *first, const char *k, const char *v)
 	rd_out_json_str(o, v);
 }
 
-/* Top functions: text lines or a JSON array of {function, samples, share}. */
+/* Which samples a top list counts (rd_prof_hot_line's arguments). */
+struct where { uint32_t proc, tag; int only_tag, self; };
+
+/* Top functions: text lines "N share% name (file:line)" or a JSON array
+ * of {function, file, line, samples, share}: file:line where most of its
+ * samples were (fmt/profile_line.c), null where none has a line. */
 static void top_funcs(const struct rd_prof *p, struct rd_out *o, int json,
                       const struct tally *t, unsigned max, double all,
-                      const char *indent)
+                      const char *indent, struct where w)
 {
 	if (json)
 		rd_out_ch(o, '[');
 	for (uint32_t i = 0; i < t->n && i < max; i++) {
 		uint32_t id = t->ids[i];
 		double v = t->v[id];
+		const char *file = NULL;
+		int line = 0, has;
 
+		has = rd_prof_hot_line(p, w.proc, w.tag, w.only_tag, id, w.self,
+		                       &file, &line);
 		if (json) {
 			int f = 1;
 
@@ -146,12 +155,19 @@ static void top_funcs(const struct rd_prof *p, struct rd_out *o, int json,
 				rd_out_ch(o, ',');
 			rd_out_ch(o, '{');
 			json_s(o, &f, "function", pstr(p, id));
+			json_key(o, &f, "file");
+			has ? rd_out_json_str(o, file) : rd_out_str(o, "null");
+			json_key(o, &f, "line");
+			has ? rd_out_u64(o, (uint64_t)line) : rd_out_str(o, "null");
 			json_int(o, &f, "samples", (uint64_t)v);
 			json_num(o, &f, "share", all > 0 ? v / all : 0);
 			rd_out_ch(o, '}');
 		} else {
-			rd_outf(o, "%s%10" PRIu64 " %6.2f%%  %s\n", indent, (uint64_t)v,
+			rd_outf(o, "%s%10" PRIu64 " %6.2f%%  %s", indent, (uint64_t)v,
 			        all > 0 ? 100.0 * v / all : 0.0, pstr(p, id));
+			if (has)
+				rd_outf(o, " (%s:%d)", file, line);
+			rd_out_ch(o, '\n');
 		}
 	}
 	if (json)
@@ -163,10 +179,23 @@ static double rate_of(const struct pthr *t)
 	return t->cpu_ns ? (double)t->samples * 1e9 / (double)t->cpu_ns : 0.0;
 }
 
+/* The thread table's time column: CPU time, or wall time of wall mode's
+ * threads (RTE_SAMPLE_WALL); "time" if the process has both (exec
+ * images of one pid profiled differently). */
+static const char *time_label(const struct pproc *pp)
+{
+	unsigned wall = 0;
+
+	for (unsigned i = 0; i < pp->nthr; i++)
+		wall += pp->thr[i].wall != 0;
+	return !wall ? "cpu" : wall == pp->nthr ? "wall" : "time";
+}
+
 static void cpu_section(struct rd_prof *p, struct rd_out *o,
                         const struct pproc *pp, uint32_t proc, int json)
 {
 	struct tally self, total, sp, ss;
+	struct where ws = { proc, 0, 0, 1 }, wt = { proc, 0, 0, 0 };
 	uint32_t *mark = calloc(p->strs.n + 1, sizeof *mark);
 	double all = (double)pp->cpu_samples;
 	char why[200];
@@ -220,9 +249,9 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		rd_out_ch(o, ']');
 		rd_prof_blocked_section(p, o, pp, proc, 1);
 		json_key(o, &f, "top_self");
-		top_funcs(p, o, 1, &self, TOP_FUNCS, all, "");
+		top_funcs(p, o, 1, &self, TOP_FUNCS, all, "", ws);
 		json_key(o, &f, "top_total");
-		top_funcs(p, o, 1, &total, TOP_FUNCS, all, "");
+		top_funcs(p, o, 1, &total, TOP_FUNCS, all, "", wt);
 		json_key(o, &f, "spans");
 		rd_out_ch(o, '[');
 	} else {
@@ -239,7 +268,7 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			rd_outf(o, "\n    clock: %s",
 			        rd_prof_clock(pp->clock[i], why, sizeof why));
 		rd_outf(o, "\n    %-5s %-8s %-16s %9s %12s %8s %12s\n", "ring", "tid",
-		        "thread", "samples", "cpu", "asked", "effective");
+		        "thread", "samples", time_label(pp), "asked", "effective");
 		for (unsigned i = 0; i < pp->nthr; i++) {
 			const struct pthr *t = &pp->thr[i];
 
@@ -249,14 +278,15 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 		}
 		rd_prof_blocked_section(p, o, pp, proc, 0);
 		rd_outf(o, "    top functions by self samples:\n");
-		top_funcs(p, o, 0, &self, TOP_FUNCS, all, "    ");
+		top_funcs(p, o, 0, &self, TOP_FUNCS, all, "    ", ws);
 		rd_outf(o, "    top functions by total samples:\n");
-		top_funcs(p, o, 0, &total, TOP_FUNCS, all, "    ");
+		top_funcs(p, o, 0, &total, TOP_FUNCS, all, "    ", wt);
 		if (sp.n)
 			rd_outf(o, "    top spans (innermost span or phase at the sample):\n");
 	}
 	for (uint32_t i = 0; i < sp.n && i < TOP_SPANS; i++) {
 		uint32_t tag = sp.ids[i];
+		struct where wsp = { proc, tag, 1, 1 };
 		int g = 1;
 
 		memset(ss.v, 0, (p->strs.n + 1) * sizeof *ss.v);
@@ -269,12 +299,12 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			json_s(o, &g, "name", pstr(p, tag));
 			json_int(o, &g, "samples", (uint64_t)sp.v[tag]);
 			json_key(o, &g, "top_self");
-			top_funcs(p, o, 1, &ss, TOP_SPAN_FUNCS, sp.v[tag], "");
+			top_funcs(p, o, 1, &ss, TOP_SPAN_FUNCS, sp.v[tag], "", wsp);
 			rd_out_ch(o, '}');
 		} else {
 			rd_outf(o, "    %10" PRIu64 " %6.2f%%  %s\n", (uint64_t)sp.v[tag],
 			        all > 0 ? 100.0 * sp.v[tag] / all : 0.0, pstr(p, tag));
-			top_funcs(p, o, 0, &ss, TOP_SPAN_FUNCS, sp.v[tag], "      ");
+			top_funcs(p, o, 0, &ss, TOP_SPAN_FUNCS, sp.v[tag], "      ", wsp);
 		}
 	}
 	if (json)

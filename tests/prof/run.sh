@@ -351,7 +351,8 @@ test_rte_run() {
 	expect_status 0
 	# Under TSan the frames above the leaf are of a moved-on stack: any
 	# folded stack with its count then.
-	pat=';work;leaf_hot [0-9]'
+	# (spin, always inlined into leaf_hot, its frame by default)
+	pat=';work;leaf_hot;spin [0-9]'
 	[ -z "$TSAN" ] || pat='^[^ ].* [0-9][0-9]*$'
 	grep -q "$pat" "$D/folded" ||
 		fail "folded: $(head -c 300 "$D/folded") $(cat "$D/err3")"
@@ -522,6 +523,7 @@ test_rust() {
 # stack ends in nap;...;[blocked:(clock_)nanosleep], --state splits them,
 # no call of the program sees EINTR (cpu.c exits 6 or 3 otherwise), and a
 # fork child samples itself. CPU mode, the same program: no blocked frame.
+# The summary's thread table heads its time column wall, or cpu.
 test_wall() {
 	begin wall
 	[ -z "$TSAN" ] || { skip wall "a ThreadSanitizer build (a fraction of the signals arrive)"; return; }
@@ -540,7 +542,7 @@ test_wall() {
 	[ -z "${RTE_ASAN_RT:-}" ] || nap=
 	grep -q "$nap"'\[blocked:\(clock_\)\{0,1\}nanosleep\] [0-9]*$' "$D/w/folded" ||
 		fail "no ${nap:+nap;...;}[blocked:nanosleep] stack: $(head -c 600 "$D/w/folded")"
-	grep -q ';leaf_hot [0-9]*$' "$D/w/folded" || fail "no running leaf_hot: $(head -c 400 "$D/w/folded")"
+	grep -q ';leaf_hot;spin [0-9]*$' "$D/w/folded" || fail "no running leaf_hot;spin: $(head -c 400 "$D/w/folded")"
 	[ -s "$D/w/blocked" ] && ! grep -v '\[blocked' "$D/w/blocked" | grep -q . ||
 		fail "--state blocked: $(head -c 400 "$D/w/blocked")"
 	grep -q leaf_hot "$D/w/running" && ! grep -q '\[blocked' "$D/w/running" ||
@@ -563,6 +565,14 @@ PY
 	prof "$D/c" 199 "$CPU" nap 3 100 >"$D/c/out"
 	expect_status 0
 	! "$READ" -f folded "$D/c"/*.events 2>&1 | grep -q '\[blocked' || fail "a blocked frame in CPU mode"
+	# the thread table's time column: wall time in wall mode, CPU time else
+	hdr='^ *ring +tid +thread +samples +%s +asked +effective$'
+	"$READ" -f summary "$D/w"/*.events >"$D/w/sum.txt" 2>&1
+	"$READ" -f summary "$D/c"/*.events >"$D/c/sum.txt" 2>&1
+	grep -Eq "$(printf "$hdr" wall)" "$D/w/sum.txt" ||
+		fail "wall mode's thread table: $(grep -E ' ring +tid' "$D/w/sum.txt")"
+	grep -Eq "$(printf "$hdr" cpu)" "$D/c/sum.txt" ||
+		fail "CPU mode's thread table: $(grep -E ' ring +tid' "$D/c/sum.txt")"
 	# blocking read, accept, waitpid with a busy thread: no EINTR (exit 3)
 	RTE_PROFILE_MODE=wall prof "$D/s" 997 "$CPU" syscalls 200 >"$D/s/out"
 	expect_status 0
@@ -571,7 +581,7 @@ PY
 	expect_status 0
 	[ "$(ls "$D/f"/*.events | wc -l)" = 2 ] || fail "fork: want 2 files: $(ls "$D/f")"
 	for f in "$D/f"/*.events; do
-		"$READ" -f folded "$f" 2>&1 | grep -q ';leaf_hot ' ||
+		"$READ" -f folded "$f" 2>&1 | grep -q ';leaf_hot;spin ' ||
 			fail "fork: $(basename "$f") not sampled: $("$READ" -f folded "$f" 2>&1 | head -3)"
 	done
 	finish

@@ -96,9 +96,13 @@ dom() {
 		--window-size=1000,500 --dump-dom "$1" 2>/dev/null
 }
 
-# The flame graph of a real run and the differential one of two (cpu
-# tree in CPU mode as the base; cpu nap in wall mode, half asleep, as the
-# new run), rendered by headless Chromium in a 1000 px window: the
+# The flame graph of a real run and the differential one of two (rte-read
+# diff -f flamegraph, and its alias flamediff, the same bytes; cpu nap
+# in CPU mode as the base, its sleep unseen; cpu nap in wall mode, half
+# asleep, as the new run: the same call paths, so that leaf_hot's share
+# halves, rather than a base of cpu tree, whose paths the new run's
+# main;naps;tree never meets and whose only shrinking frames were the
+# roots some blocked stacks' scans miss: no blue at all when none did), rendered by headless Chromium in a 1000 px window: the
 # screenshots are drawn (not blank), the frames fit the window (no
 # horizontal overflow: the page's width), the known frames are in the
 # DOM with their tooltips, no check text of ours is; the differential
@@ -108,10 +112,15 @@ test_flame() {
 	begin flame
 	[ -n "$CHROMIUM" ] || { skip flame "chromium is not installed (scripts/install-deps.sh)"; return; }
 	[ -z "$TSAN" ] || { skip flame "a ThreadSanitizer build (a fraction of the samples)"; return; }
-	prof "$D/a" 997 "$CPU" tree 400
+	prof "$D/a" 997 "$CPU" nap 3 150 >/dev/null
 	RTE_PROFILE_MODE=wall prof "$D/b" 199 "$CPU" nap 3 150 >/dev/null
 	"$READ" -f flamegraph -o "$D/f.svg" "$D/a"/*.events 2>"$D/ferr" || fail "flamegraph: $(cat "$D/ferr")"
-	"$READ" flamediff -o "$D/d.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "flamediff: $(cat "$D/derr")"
+	"$READ" diff -f flamegraph -o "$D/d.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "diff -f flamegraph: $(cat "$D/derr")"
+	# flamediff is its alias: the same SVG, byte for byte
+	"$READ" flamediff -o "$D/d2.svg" "$D/a" "$D/b" 2>"$D/derr" || fail "flamediff: $(cat "$D/derr")"
+	cmp -s "$D/d.svg" "$D/d2.svg" || fail "flamediff and diff -f flamegraph differ"
+	"$READ" diff --format=flamegraph "$D/a" "$D/b" >"$D/d3.svg" 2>"$D/derr" || fail "diff --format=flamegraph: $(cat "$D/derr")"
+	cmp -s "$D/d.svg" "$D/d3.svg" || fail "diff --format=flamegraph differs from -f flamegraph"
 	for g in f d; do
 		grep -Eq 'https?://[^"]*\.(js|css)|<script[^>]*src=' "$D/$g.svg" && fail "$g.svg loads something"
 		shot "file://$D/$g.svg" "$D/$g.png" || fail "chromium screenshot of $g.svg: exit $?"
@@ -147,7 +156,10 @@ PY
 # The top 3 functions by self samples, rte (the perf clock, 997 Hz) and
 # perf record (-F 997, cpu-clock, user time: what rte samples) on the
 # same program (cpu tree 1500: ~90/9/1 % in three leaves): the same
-# three, each share within 3 points of perf's. Skipped where perf cannot
+# three, each share within 3 points of perf's. Both by the real
+# (symbol) function, inlined code counted in it: perf report --no-inline,
+# rte-read --no-inline (by default spin, inlined in all three, would be
+# rte's one leaf). Skipped where perf cannot
 # record (perf_event_paranoid, no perf).
 test_perf() {
 	begin perf
@@ -157,11 +169,11 @@ test_perf() {
 		skip perf "perf record cannot run here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(tail -1 "$D/perf.out")"
 		return
 	fi
-	perf report -i "$D/perf.data" --no-children --sort sym -F overhead,sym --stdio -q >"$D/perf.report" 2>"$D/perf.err" ||
+	perf report -i "$D/perf.data" --no-inline --no-children --sort sym -F overhead,sym --stdio -q >"$D/perf.report" 2>"$D/perf.err" ||
 		fail "perf report: $(tail -2 "$D/perf.err")"
 	RTE_PROFILE_CLOCK=perf prof "$D/rte" 997 "$CPU" tree 1500
 	[ "$ST" = 0 ] || fail "status $ST"
-	"$READ" -f summary-json "$D/rte"/*.events >"$D/sum.json" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
+	"$READ" --no-inline -f summary-json "$D/rte"/*.events >"$D/sum.json" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
 	$PY - "$D/perf.report" "$D/sum.json" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
 import json, re, sys
 perf = {}
@@ -182,17 +194,20 @@ PY
 	finish
 }
 
-# --inline: cpu.c's spin() is always inlined into its three leaves; with
-# --inline each leaf's samples end in leaf;spin (from the DWARF inline
-# records, as addr2line -i names the same addresses), without it spin is
-# no frame; the totals are the same.
+# Inline frames (the default): cpu.c's spin() is always inlined into its
+# three leaves; each leaf's samples end in leaf;spin (from the DWARF
+# inline records, as addr2line -i names the same addresses), the same
+# with --inline; with --no-inline spin is no frame; the totals are the
+# same.
 test_inline() {
 	begin inline
 	[ -z "$TSAN" ] || { skip inline "a ThreadSanitizer build (stacks beyond the leaf are a moved-on stack's)"; return; }
 	prof "$D" 997 "$CPU" tree 600
 	[ "$ST" = 0 ] || fail "status $ST"
-	"$READ" --inline -f folded "$D"/*.events >"$D/in" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
-	"$READ" -f folded "$D"/*.events >"$D/out" 2>>"$D/rerr"
+	"$READ" -f folded "$D"/*.events >"$D/in" 2>"$D/rerr" || fail "rte-read: $(cat "$D/rerr")"
+	"$READ" --inline -f folded "$D"/*.events >"$D/in2" 2>>"$D/rerr"
+	cmp -s "$D/in" "$D/in2" || fail "--inline is not the default"
+	"$READ" --no-inline -f folded "$D"/*.events >"$D/out" 2>>"$D/rerr"
 	"$READ" -f jsonl "$D"/*.events >"$D/jsonl" 2>>"$D/rerr"
 	$PY - "$D/in" "$D/out" >"$D/check" 2>&1 <<'PY' || fail "$(cat "$D/check")"
 import sys
@@ -204,10 +219,10 @@ def load(path):
     return r
 inl, out = load(sys.argv[1]), load(sys.argv[2])
 assert sum(inl.values()) == sum(out.values()), (sum(inl.values()), sum(out.values()))
-assert not any(";spin" in s for s in out), "spin without --inline"
+assert not any(";spin" in s for s in out), "spin with --no-inline"
 hot = sum(n for s, n in inl.items() if s.endswith(";leaf_hot;spin"))
 assert hot >= 0.8 * sum(inl.values()), (hot, sum(inl.values()), sorted(inl.items(), key=lambda x: -x[1])[:4])
-# every stack of --inline is the plain one with inlined frames added
+# every stack is the --no-inline one with inlined frames added
 for s, n in inl.items():
     plain = ";".join(f for f in s.split(";") if f != "spin")
     assert plain in out, (s, plain)

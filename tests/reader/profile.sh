@@ -162,6 +162,16 @@ test_summary_json() {
 		fail "top functions"
 	pycheck "$W/s.json" '[(s["name"], s["samples"], s["top_self"][0]["function"]) for s in c["spans"]] == [("app.hot", 40, "prof_leaf_a"), ("app.inner", 20, "prof_leaf_a")]' ||
 		fail "spans (innermost) and their top function"
+	# file:line of the top functions: where their samples were, as the
+	# source has it (the lines found in profprog.c, not written here):
+	# prof_leaf_a's self samples at its STACK() line, prof_mid's total
+	# ones mostly (60 of 70) at its call of prof_leaf_a, leaf_b's at its
+	# own STACK() line in spans' lists too
+	la=$(grep -n 'STACK(pcs, n, prof_leaf_a);' "$HERE/profprog.c" | cut -d: -f1)
+	ca=$(grep -n '^		prof_leaf_a();$' "$HERE/profprog.c" | cut -d: -f1)
+	[ -n "$la" ] && [ -n "$ca" ] || fail "profprog.c: no STACK line or call of prof_leaf_a"
+	pycheck "$W/s.json" 'all(f["file"].endswith("tests/reader/profprog.c") for f in c["top_self"]) and {f["function"]: f["line"] for f in c["top_self"]}["prof_leaf_a"] == '"${la:-0}"' and {f["function"]: f["line"] for f in c["top_total"]}["prof_mid"] == '"${ca:-0}"' and c["spans"][0]["top_self"][0]["line"] == '"${la:-0}" ||
+		fail "top functions file:line (want prof_leaf_a at $la, prof_mid at $ca): $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["processes"][0]["cpu_profile"]; print([(f["function"], f["file"], f["line"]) for f in c["top_self"] + c["top_total"]])' "$W/s.json")"
 	pycheck "$W/s.json" '{h["words"]: h["count"] for h in a["histogram"] if h["count"]} == {"1": 3, "8": 20, "100+": 10} and len(a["histogram"]) == 20 and a["alloc_events"] == 2' ||
 		fail "histogram"
 	pycheck "$W/s.json" 'a["calls"] == 30 and a["bytes"] == 42240 and a["frees"] == 25 and a["freed_bytes"] == 21760 and a["samples"] == 30 and a["calls_per_s"] > 0' ||
@@ -176,6 +186,8 @@ test_summary_json() {
 	grep -q "60 samples, 0.600 s CPU, inside span app.hot (40 outside)" "$W/s.txt" ||
 		fail "text summary with --span: $(grep 'CPU profile' "$W/s.txt")"
 	"$RR" -f summary "$F" >"$W/s.txt" || fail "summary: exit $?"
+	grep -Eq "^ +60 +60\.00%  prof_leaf_a \(.*tests/reader/profprog\.c:${la:-0}\)$" "$W/s.txt" ||
+		fail "text summary: prof_leaf_a (profprog.c:$la): $(grep prof_leaf_a "$W/s.txt")"
 	grep -q "still live at the end (leak candidates): 1 stack" "$W/s.txt" ||
 		fail "no leak candidates in the text summary"
 }
