@@ -254,14 +254,14 @@ __attribute__((noinline)) static void *malloc_on(size_t n)
 	int due = 0;
 
 	if (!rte_alloc_fast(a, n)) {
-		due = rte_alloc_slow(a, n);
+		due = rte_alloc_slow(a, n, n);
 		if (!rte_alloc_counted(a)) /* our own slow work */
 			return g_real.malloc(n);
 	}
 	p = g_real.malloc(n);
 	rte_alloc_got(a, p, got_usable(p));
 	if (due)
-		rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
+		rte_alloc_after(a, p, n, n, RTE_ALLOC_MALLOC);
 	return p;
 }
 
@@ -363,7 +363,9 @@ static void *realloc_on(void *p, size_t n, unsigned fn)
 	if (p && (q || !n))
 		rte_alloc_count_free(a, p, old);
 	if (n || !p)
-		rte_alloc_count(a, q, n, got_usable(q), fn);
+		rte_alloc_count_c(a, q, n,
+		                  rte_alloc_realloc_clock(n, p ? old - 8 : 0),
+		                  got_usable(q), fn);
 	return q;
 }
 
@@ -387,6 +389,7 @@ __attribute__((noinline)) static void *realloc_fast(struct rte_alloc_thread *a,
                                                     void *p, size_t n)
 {
 	uint64_t old = glibc_usable8(p);
+	uint64_t c = rte_alloc_realloc_clock(n, old - 8);
 	void *q;
 
 	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
@@ -394,10 +397,10 @@ __attribute__((noinline)) static void *realloc_fast(struct rte_alloc_thread *a,
 	q = g_real.realloc(p, n);
 	if (__builtin_expect(q != NULL, 1)) {
 		rte_alloc_count_free(a, p, old);
-		rte_alloc_count(a, q, n, glibc_usable8(q) - 8,
-		                RTE_ALLOC_REALLOC);
+		rte_alloc_count_c(a, q, n, c, glibc_usable8(q) - 8,
+		                  RTE_ALLOC_REALLOC);
 	} else {
-		rte_alloc_count(a, q, n, 0, RTE_ALLOC_REALLOC);
+		rte_alloc_count_c(a, q, n, c, 0, RTE_ALLOC_REALLOC);
 	}
 	return q;
 }
