@@ -327,8 +327,14 @@ static uint64_t user_hdr(unsigned type, int id)
 
 uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
 
-/* Samples taken (this process and, not wiped, its parent before a fork). */
-static uint64_t g_samples; /* atomic */
+/* Samples taken (this process and, not wiped, its parent before a fork).
+ * On a cache line of its own: every thread's samples add to it, and the
+ * line it would share otherwise holds rte_alloc_bucket_of's tail, which
+ * every malloc of 504 bytes or more reads. */
+static struct {
+	uint64_t n; /* atomic */
+	char pad[56];
+} g_samples __attribute__((aligned(64)));
 #define POPULATE_AFTER 64u
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -373,7 +379,7 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
 	    set_add((uint64_t)(uintptr_t)p) < 0)
 		return;
-	if (__atomic_add_fetch(&g_samples, 1, __ATOMIC_RELAXED) ==
+	if (__atomic_add_fetch(&g_samples.n, 1, __ATOMIC_RELAXED) ==
 	    POPULATE_AFTER)
 		populate_set();
 	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
