@@ -226,8 +226,9 @@ static inline void freeing(struct rte_alloc_thread *a, void *p)
  * slow path is due (alloc/alloc.h), the others through their _other
  * helper; anything else, the _other helper (the arena while nothing is
  * resolved, a check for arena pointers, a pass-through). Every path ends
- * in a tail call where it can, so the fast paths need no stack frame.
- * The relaxed load of the mode suffices on the fast path: the pointers
+ * in a tail call where it can, so the fast paths need no stack frame
+ * (the _other helpers are never inlined: the registers they use would be
+ * saved on every call, in MODE_PASS too). The relaxed load of the mode suffices on the fast path: the pointers
  * were stored before the mode that lets them be used was (release).
  */
 static inline int mode_fast(void)
@@ -369,7 +370,7 @@ static void *realloc_on(void *p, size_t n, unsigned fn)
 	return q;
 }
 
-static void *realloc_other(void *p, size_t n)
+__attribute__((noinline)) static void *realloc_other(void *p, size_t n)
 {
 	int m = mode_slow();
 
@@ -418,7 +419,7 @@ RTE_EXPORT void *realloc(void *p, size_t n)
 	return realloc_other(p, n);
 }
 
-static void *reallocarray_other(void *p, size_t k, size_t n)
+__attribute__((noinline)) static void *reallocarray_other(void *p, size_t k, size_t n)
 {
 	int m = mode_slow();
 	size_t total;
@@ -509,7 +510,7 @@ RTE_EXPORT void free(void *p)
 		return g_real.call;                                           \
 	} while (0)
 
-static void *aligned_alloc_other(size_t al, size_t n)
+__attribute__((noinline)) static void *aligned_alloc_other(size_t al, size_t n)
 {
 	ALIGNED_OTHER(al, n, RTE_ALLOC_ALIGNED_ALLOC, aligned_alloc(al, n));
 }
@@ -521,7 +522,7 @@ RTE_EXPORT void *aligned_alloc(size_t al, size_t n)
 	return aligned_alloc_other(al, n);
 }
 
-static void *memalign_other(size_t al, size_t n)
+__attribute__((noinline)) static void *memalign_other(size_t al, size_t n)
 {
 	ALIGNED_OTHER(al, n, RTE_ALLOC_MEMALIGN, memalign(al, n));
 }
@@ -533,7 +534,7 @@ RTE_EXPORT void *memalign(size_t al, size_t n)
 	return memalign_other(al, n);
 }
 
-static void *valloc_other(size_t n)
+__attribute__((noinline)) static void *valloc_other(size_t n)
 {
 	ALIGNED_OTHER(4096, n, RTE_ALLOC_VALLOC, valloc(n));
 }
@@ -545,7 +546,7 @@ RTE_EXPORT void *valloc(size_t n)
 	return valloc_other(n);
 }
 
-static void *pvalloc_other(size_t n)
+__attribute__((noinline)) static void *pvalloc_other(size_t n)
 {
 	ALIGNED_OTHER(4096, n, RTE_ALLOC_PVALLOC, pvalloc(n));
 }
@@ -557,7 +558,7 @@ RTE_EXPORT void *pvalloc(size_t n)
 	return pvalloc_other(n);
 }
 
-static int posix_memalign_other(void **pp, size_t al, size_t n)
+__attribute__((noinline)) static int posix_memalign_other(void **pp, size_t al, size_t n)
 {
 	int m = mode_slow(), r;
 	struct rte_alloc_thread *a;
