@@ -228,8 +228,9 @@ static inline void freeing(struct rte_alloc_thread *a, void *p)
  * resolved, a check for arena pointers, a pass-through). Every path ends
  * in a tail call where it can, so the fast paths need no stack frame
  * (the _other helpers are never inlined: the registers they use would be
- * saved on every call, in MODE_PASS too). The relaxed load of the mode suffices on the fast path: the pointers
- * were stored before the mode that lets them be used was (release).
+ * saved on every call, in MODE_PASS too). The relaxed load of the mode
+ * suffices on the fast path: the pointers were stored before the mode
+ * that lets them be used was (release).
  */
 static inline int mode_fast(void)
 {
