@@ -5,7 +5,7 @@
 #   make test-heap   build and run them (part of `make test`)
 
 HEAP_BINS := $(BUILD)/tests/heap/shape $(BUILD)/tests/heap/bad $(BUILD)/tests/heap/mt \
-	$(BUILD)/tests/heap/sites
+	$(BUILD)/tests/heap/sites $(BUILD)/tests/heap/grow
 
 $(BUILD)/tests/heap/%: tests/heap/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -462,7 +462,9 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	p->av[k].n++;
 	p->av[k].sampled += r.size;
 	pp->alloc_samples++;
-	if (r.period)
+	/* The smallest: a realloc's sample records a longer one (its
+	 * clock advanced by less than its size: include/rte/profile.h). */
+	if (r.period && (!p->period || r.period < p->period))
 		p->period = r.period;
 	add_aev(p, it, r.addr, (uint32_t)k, r.size, obj, bytes);
 }

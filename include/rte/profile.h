@@ -78,6 +78,11 @@ enum rte_alloc_fn {
  * intervals), so an allocation of s bytes is sampled with probability
  * 1 - exp(-s / period): a reader estimates the bytes and objects a sample
  * stands for as s / (1 - exp(-s / period)) and 1 / (1 - exp(-s / period)).
+ * A realloc to s bytes advances the sampling clock by c < s only (its
+ * growth, at least s / 8; since 2026-12): its sample records
+ * period = RTE_ALLOC_SAMPLE * s / c, which makes the same formula the
+ * probability it was taken with, so the estimates stay unbiased. The
+ * process's period is the smallest a sample records.
  * Then `nframes` return addresses, the allocator's caller first.
  */
 struct rte_alloc_sample_rec {
@@ -87,7 +92,8 @@ struct rte_alloc_sample_rec {
 	uint16_t flags;    /* RTE_STACK_* */
 	uint64_t size;     /* bytes asked for */
 	uint64_t addr;     /* address returned */
-	uint64_t period;   /* mean sampling interval in bytes (RTE_ALLOC_SAMPLE) */
+	uint64_t period;   /* mean sampling interval in bytes (RTE_ALLOC_SAMPLE;
+	                      a realloc's: scaled, see above) */
 };                         /* 32 bytes */
 
 /*

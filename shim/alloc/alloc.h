@@ -142,36 +142,67 @@ static inline unsigned rte_alloc_bucket_n(size_t n)
 #define RTE_ALLOC_BYTES_MAX (UINT64_C(1) << 48)
 
 /*
- * The fast path of a counted allocation of n bytes, before the real call:
+ * The sampling clock's advance for an allocation of n bytes: n, except for
+ * a realloc (rte_alloc_realloc_clock). Any advance c > 0 keeps the
+ * estimates unbiased as long as the sample says what it was: a sample
+ * records its period as RTE_ALLOC_SAMPLE * n / c, so that a reader's
+ * 1 - exp(-size / period) is the probability it was taken with.
+ */
+
+/* A realloc to n bytes of a block of `old` usable bytes (0: none)
+ * advances the clock by its growth, n - old, but by n / 8 at least (and n
+ * for n < 8, or a request too large to be satisfied): growing a buffer
+ * step by step takes as many samples as the bytes it adds, not as the
+ * sizes of every step, and no sample stands for more than 8 times the
+ * bytes a malloc's of the same size would. */
+static inline uint64_t rte_alloc_realloc_clock(size_t n, uint64_t old)
+{
+	uint64_t g = n > old ? n - old : 0, f = n >> 3;
+
+	if (n >= RTE_ALLOC_BYTES_MAX || n < 8)
+		return n;
+	return g > f ? g : f;
+}
+
+/*
+ * The fast path of a counted allocation of n bytes, before the real call,
+ * its sampling clock advancing by c (n, or rte_alloc_realloc_clock's):
  * counts it and returns 1, or returns 0 and counts nothing when the slow
  * path must (a sample is due, the flush rules are to be looked at, the
  * guard is set, the state is fresh). No branch but the one.
  */
-static inline int rte_alloc_fast(struct rte_alloc_thread *a, size_t n)
+static inline int rte_alloc_fast_c(struct rte_alloc_thread *a, size_t n,
+                                   uint64_t c)
 {
 	int32_t tick = a->tick;
 	uint64_t left = a->left;
 
-	if (__builtin_expect((tick <= 0) | (n >= left), 0))
+	if (__builtin_expect((tick <= 0) | (c >= left), 0))
 		return 0;
 	a->tick = tick - 1;
-	a->left = left - n;
+	a->left = left - c;
 	a->bytes += n;
 	a->buckets[rte_alloc_bucket_n(n)]++;
 	return 1;
 }
 
-/* The slow path of a counted allocation of n bytes, before the real call
- * (rte_alloc_fast returned 0): counts it unless the guard is set, looks
- * at the flush rules if due. Returns nonzero if a sample is due: the call
- * must then end with rte_alloc_after(). Preserves errno. */
-int rte_alloc_slow(struct rte_alloc_thread *a, size_t n);
+static inline int rte_alloc_fast(struct rte_alloc_thread *a, size_t n)
+{
+	return rte_alloc_fast_c(a, n, n);
+}
+
+/* The slow path of a counted allocation of n bytes (clock c), before the
+ * real call (rte_alloc_fast_c returned 0): counts it unless the guard is
+ * set, looks at the flush rules if due. Returns nonzero if a sample is
+ * due: the call must then end with rte_alloc_after(). Preserves errno. */
+int rte_alloc_slow(struct rte_alloc_thread *a, size_t n, uint64_t c);
 
 /* The end of a call that rte_alloc_slow() flagged: the call made by fn
- * (enum rte_alloc_fn) for n bytes returned p (NULL: it failed). Takes the
- * sample (a failed call only draws the next interval). Preserves errno. */
+ * (enum rte_alloc_fn) for n bytes (clock c) returned p (NULL: it failed).
+ * Takes the sample (a failed call only draws the next interval).
+ * Preserves errno. */
 void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
-                     unsigned fn);
+                     uint64_t c, unsigned fn);
 
 /* The usable bytes of the block p (NULL: 0) a counted allocation
  * returned: added to the thread's allocated bytes in the measure of its
@@ -204,18 +235,25 @@ static inline int rte_alloc_counted(const struct rte_alloc_thread *a)
 }
 
 /* Both halves around a call already made (the less common functions),
- * the block p having `usable` bytes. */
-static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
-                                   size_t n, uint64_t usable, unsigned fn)
+ * the block p having `usable` bytes, the clock advancing by c. */
+static inline void rte_alloc_count_c(struct rte_alloc_thread *a, void *p,
+                                     size_t n, uint64_t c, uint64_t usable,
+                                     unsigned fn)
 {
-	if (rte_alloc_fast(a, n)) {
+	if (rte_alloc_fast_c(a, n, c)) {
 		rte_alloc_got(a, p, usable);
 		return;
 	}
-	if (rte_alloc_slow(a, n))
-		rte_alloc_after(a, p, n, fn);
+	if (rte_alloc_slow(a, n, c))
+		rte_alloc_after(a, p, n, c, fn);
 	if (rte_alloc_counted(a))
 		rte_alloc_got(a, p, usable);
+}
+
+static inline void rte_alloc_count(struct rte_alloc_thread *a, void *p,
+                                   size_t n, uint64_t usable, unsigned fn)
+{
+	rte_alloc_count_c(a, p, n, n, usable, fn);
 }
 
 /* The thread's temporaries (heaptrack's definition: a block freed with

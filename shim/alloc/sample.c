@@ -20,7 +20,10 @@
  * Sampling: each thread draws exponentially distributed byte intervals
  * of mean RTE_ALLOC_SAMPLE (xorshift64* and -log(U)); the allocation that
  * crosses the end of an interval is sampled, so an allocation of s bytes
- * is sampled with probability 1 - exp(-s / period). A sample is an
+ * is sampled with probability 1 - exp(-s / period). A realloc advances
+ * the clock by its growth (at least 1/8 of its size: alloc/alloc.h's
+ * rte_alloc_realloc_clock) and its sample records the period that makes
+ * that formula its probability. A sample is an
  * rte.alloc.sample with the stack (libunwind, per-thread cache), and its
  * address goes into a lock-free set so that its free writes an
  * rte.alloc.free. The set is 2^15 buckets of 8 addresses (one cache line
@@ -324,8 +327,14 @@ static uint64_t user_hdr(unsigned type, int id)
 
 uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
 
-/* Samples taken (this process and, not wiped, its parent before a fork). */
-static uint64_t g_samples; /* atomic */
+/* Samples taken (this process and, not wiped, its parent before a fork).
+ * On a cache line of its own: every thread's samples add to it, and the
+ * line it would share otherwise holds rte_alloc_bucket_of's tail, which
+ * every malloc of 504 bytes or more reads. */
+static struct {
+	uint64_t n; /* atomic */
+	char pad[56];
+} g_samples __attribute__((aligned(64)));
 #define POPULATE_AFTER 64u
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -342,9 +351,25 @@ static void populate_set(void)
 	(void)madvise(g_set, sizeof(*g_set), MADV_POPULATE_WRITE);
 }
 
-/* Write the sample of the block p of n bytes (inside the guard). */
+/* The period a sample of n bytes taken at a clock advance of c records:
+ * RTE_ALLOC_SAMPLE, or for a realloc's smaller advance that scaled by
+ * n / c (alloc/alloc.h), so that 1 - exp(-n / period) is the probability
+ * it was sampled with and n / that the bytes it stands for. */
+static uint64_t period_of(size_t n, uint64_t c)
+{
+	double v;
+
+	if (c >= n || !c)
+		return g_period;
+	v = (double)g_period * (double)n / (double)c + 0.5;
+	return v < (double)RTE_ALLOC_BYTES_MAX ? (uint64_t)v
+	                                       : RTE_ALLOC_BYTES_MAX;
+}
+
+/* Write the sample of the block p of n bytes, clock c (inside the
+ * guard). */
 static void sample(struct rte_alloc_thread *a, void *p, size_t n,
-                   unsigned fn)
+                   uint64_t c, unsigned fn)
 {
 	struct rte_alloc_sample_rec *r = (void *)a->rec;
 	uint64_t *pcs = a->rec + sizeof(*r) / 8, raw[RTE_BT_MAX];
@@ -354,7 +379,7 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
 	    set_add((uint64_t)(uintptr_t)p) < 0)
 		return;
-	if (__atomic_add_fetch(&g_samples, 1, __ATOMIC_RELAXED) ==
+	if (__atomic_add_fetch(&g_samples.n, 1, __ATOMIC_RELAXED) ==
 	    POPULATE_AFTER)
 		populate_set();
 	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
@@ -372,7 +397,7 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	r->flags = got == RTE_BT_MAX || got == 0 ? RTE_STACK_TRUNCATED : 0;
 	r->size = n;
 	r->addr = (uint64_t)(uintptr_t)p;
-	r->period = g_period;
+	r->period = period_of(n, c);
 	if (!(w = rte_enter()))
 		return; /* stays in the set: its free is written (and dropped) */
 	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, g_id_sample), r,
@@ -386,9 +411,9 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 /* rte_alloc_after(): the sample that rte_alloc_slow() found due (or the
  * thread's first interval). */
 void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
-                     unsigned fn)
+                     uint64_t c, unsigned fn)
 {
-	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
+	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? c : 0;
 	int saved = errno;
 
 	if (!g_period) {
@@ -412,7 +437,7 @@ void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
 	 * our own slow work (a nested call from libunwind). */
 	if (!a->guard && !rte_self_p->busy && !rte_tracer_vforked()) {
 		guard_enter(a);
-		sample(a, p, n, fn);
+		sample(a, p, n, c, fn);
 		guard_leave(a);
 	}
 out:
@@ -558,14 +583,14 @@ static void check_flush(struct rte_alloc_thread *a)
 	a->tick = (int32_t)step;
 }
 
-int rte_alloc_slow(struct rte_alloc_thread *a, size_t n)
+int rte_alloc_slow(struct rte_alloc_thread *a, size_t n, uint64_t c)
 {
-	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? n : 0;
+	uint64_t b = n < RTE_ALLOC_BYTES_MAX ? c : 0;
 
 	if (a->guard)
 		return 0;
 	a->buckets[rte_alloc_bucket_n(n)]++;
-	a->bytes += b;
+	a->bytes += n < RTE_ALLOC_BYTES_MAX ? n : 0;
 	if (a->tick <= 0)
 		check_flush(a);
 	else

@@ -231,9 +231,11 @@ static inline void freeing(struct rte_alloc_thread *a, void *p)
  * slow path is due (alloc/alloc.h), the others through their _other
  * helper; anything else, the _other helper (the arena while nothing is
  * resolved, a check for arena pointers, a pass-through). Every path ends
- * in a tail call where it can, so the fast paths need no stack frame.
- * The relaxed load of the mode suffices on the fast path: the pointers
- * were stored before the mode that lets them be used was (release).
+ * in a tail call where it can, so the fast paths need no stack frame
+ * (the _other helpers are never inlined: the registers they use would be
+ * saved on every call, in MODE_PASS too). The relaxed load of the mode
+ * suffices on the fast path: the pointers were stored before the mode
+ * that lets them be used was (release).
  */
 static inline int mode_fast(void)
 {
@@ -259,14 +261,14 @@ __attribute__((noinline)) static void *malloc_on(size_t n)
 	int due = 0;
 
 	if (!rte_alloc_fast(a, n)) {
-		due = rte_alloc_slow(a, n);
+		due = rte_alloc_slow(a, n, n);
 		if (!rte_alloc_counted(a)) /* our own slow work */
 			return g_real.malloc(n);
 	}
 	p = g_real.malloc(n);
 	rte_alloc_got(a, p, got_usable(p));
 	if (due)
-		rte_alloc_after(a, p, n, RTE_ALLOC_MALLOC);
+		rte_alloc_after(a, p, n, n, RTE_ALLOC_MALLOC);
 	return p;
 }
 
@@ -368,11 +370,13 @@ static void *realloc_on(void *p, size_t n, unsigned fn)
 	if (p && (q || !n))
 		rte_alloc_count_free(a, p, old);
 	if (n || !p)
-		rte_alloc_count(a, q, n, got_usable(q), fn);
+		rte_alloc_count_c(a, q, n,
+		                  rte_alloc_realloc_clock(n, p ? old - 8 : 0),
+		                  got_usable(q), fn);
 	return q;
 }
 
-static void *realloc_other(void *p, size_t n)
+__attribute__((noinline)) static void *realloc_other(void *p, size_t n)
 {
 	int m = mode_slow();
 
@@ -392,6 +396,7 @@ __attribute__((noinline)) static void *realloc_fast(struct rte_alloc_thread *a,
                                                     void *p, size_t n)
 {
 	uint64_t old = glibc_usable8(p);
+	uint64_t c = rte_alloc_realloc_clock(n, old - 8);
 	void *q;
 
 	if (__builtin_expect(rte_alloc_maybe_sampled(p), 0))
@@ -399,10 +404,10 @@ __attribute__((noinline)) static void *realloc_fast(struct rte_alloc_thread *a,
 	q = g_real.realloc(p, n);
 	if (__builtin_expect(q != NULL, 1)) {
 		rte_alloc_count_free(a, p, old);
-		rte_alloc_count(a, q, n, glibc_usable8(q) - 8,
-		                RTE_ALLOC_REALLOC);
+		rte_alloc_count_c(a, q, n, c, glibc_usable8(q) - 8,
+		                  RTE_ALLOC_REALLOC);
 	} else {
-		rte_alloc_count(a, q, n, 0, RTE_ALLOC_REALLOC);
+		rte_alloc_count_c(a, q, n, c, 0, RTE_ALLOC_REALLOC);
 	}
 	return q;
 }
@@ -420,7 +425,7 @@ RTE_EXPORT void *realloc(void *p, size_t n)
 	return realloc_other(p, n);
 }
 
-static void *reallocarray_other(void *p, size_t k, size_t n)
+__attribute__((noinline)) static void *reallocarray_other(void *p, size_t k, size_t n)
 {
 	int m = mode_slow();
 	size_t total;
@@ -511,7 +516,7 @@ RTE_EXPORT void free(void *p)
 		return g_real.call;                                           \
 	} while (0)
 
-static void *aligned_alloc_other(size_t al, size_t n)
+__attribute__((noinline)) static void *aligned_alloc_other(size_t al, size_t n)
 {
 	ALIGNED_OTHER(al, n, RTE_ALLOC_ALIGNED_ALLOC, aligned_alloc(al, n));
 }
@@ -523,7 +528,7 @@ RTE_EXPORT void *aligned_alloc(size_t al, size_t n)
 	return aligned_alloc_other(al, n);
 }
 
-static void *memalign_other(size_t al, size_t n)
+__attribute__((noinline)) static void *memalign_other(size_t al, size_t n)
 {
 	ALIGNED_OTHER(al, n, RTE_ALLOC_MEMALIGN, memalign(al, n));
 }
@@ -535,7 +540,7 @@ RTE_EXPORT void *memalign(size_t al, size_t n)
 	return memalign_other(al, n);
 }
 
-static void *valloc_other(size_t n)
+__attribute__((noinline)) static void *valloc_other(size_t n)
 {
 	ALIGNED_OTHER(4096, n, RTE_ALLOC_VALLOC, valloc(n));
 }
@@ -547,7 +552,7 @@ RTE_EXPORT void *valloc(size_t n)
 	return valloc_other(n);
 }
 
-static void *pvalloc_other(size_t n)
+__attribute__((noinline)) static void *pvalloc_other(size_t n)
 {
 	ALIGNED_OTHER(4096, n, RTE_ALLOC_PVALLOC, pvalloc(n));
 }
@@ -559,7 +564,7 @@ RTE_EXPORT void *pvalloc(size_t n)
 	return pvalloc_other(n);
 }
 
-static int posix_memalign_other(void **pp, size_t al, size_t n)
+__attribute__((noinline)) static int posix_memalign_other(void **pp, size_t al, size_t n)
 {
 	int m = mode_slow(), r;
 	struct rte_alloc_thread *a;

@@ -17,6 +17,11 @@ summary and Chrome output and on heaptrack_print's report.
                                  with OUT, the program's "site NAME BYTES"
                                  lines: heaptrack's bytes per site exact,
                                  ours within 5 %, the same order)
+  check.py grow SJ OUT PERIOD   grow.c's realloc growth: samples of
+                                 grow_here as many as its growth (not its
+                                 bytes) calls for, its estimate and
+                                 malloc_here's within 5 % (or 3 error
+                                 bars) of the bytes asked for
 Exit status 0 when the check holds; the figures are printed."""
 import json
 import os
@@ -241,11 +246,45 @@ def sites(sj, data, out=None):
     return good
 
 
+def grow(sj, out, period):
+    a = main_alloc(sj)
+    ours = {s["function"]: s for s in a["sites"]}
+    want, growth = {}, 0
+    for line in open(out):
+        w = line.split()
+        if len(w) == 3 and w[0] == "site":
+            want[w[1]] = int(w[2])
+        elif len(w) == 2 and w[0] == "growth":
+            growth = int(w[1])
+    period = int(period)
+    good = ok(set(want) <= set(ours), "sites %s among rte's %s"
+              % (sorted(want), sorted(ours)))
+    if not good:
+        return False
+    g = ours["grow_here"]
+    # the clock advances by each realloc's growth, at least 1/8 of its
+    # size: 1 KiB per step up to 8 KiB, then k/8 KiB (263 KiB per buffer
+    # of the 2080 KiB asked for); counting the whole size took
+    # bytes / period samples, eight times as many
+    clock = growth * 263 / 64
+    good &= ok(g["samples"] <= 1.5 * clock / period,
+               "grow_here: %d samples, the growth's clock calls for about "
+               "%.0f (the whole sizes' for %.0f)"
+               % (g["samples"], clock / period, want["grow_here"] / period))
+    for f, b in sorted(want.items()):
+        s = ours[f]
+        good &= ok(abs(s["est_bytes"] - b) <= max(0.05, 3 * s["rel_error"]) * b,
+                   "%s: estimated %.0f bytes (+-%.1f %%, %d samples), asked "
+                   "for %d" % (f, s["est_bytes"], 100 * s["rel_error"],
+                               s["samples"], b))
+    return good
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "heaptrack":
         r = heaptrack(args[0], args[1], len(args) > 2)
     else:
         r = {"shape": shape, "chrome": chrome, "bad": bad, "peak": peak,
-             "sites": sites}[cmd](*args)
+             "sites": sites, "grow": grow}[cmd](*args)
     sys.exit(0 if r else 1)

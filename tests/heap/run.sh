@@ -233,7 +233,18 @@ t_threads() {
 	finish
 }
 
-ALL="t_shape t_python t_sites t_peaks t_bad t_threads t_tcmalloc t_jemalloc"
+# A buffer grown by realloc step by step: sampled by its growth, not by
+# the size of every step, and its bytes still estimated right
+# (progs/grow.c; RTE_ALLOC_SAMPLE of 64 KiB: about 1 000 samples; rings
+# of 2^20 words, so that none wraps).
+t_grow() {
+	begin grow
+	EXTRA="RTE_ALLOC_SAMPLE=65536 OCAMLRUNPARAM=e=20" traced grow "$T/grow"
+	$CHECK grow "$D/grow.sj" "$D/grow.out" 65536 || fail "realloc growth's samples"
+	finish
+}
+
+ALL="t_shape t_python t_sites t_peaks t_bad t_threads t_grow t_tcmalloc t_jemalloc"
 case $SAN in
 # ASan's malloc comes before librte.so: RTE_ALLOC stands aside (tests/alloc
 # t_sanitizer checks the warning).
@@ -243,7 +254,7 @@ case $SAN in
 # thread start (its realloc reaches our instrumented per-thread pool
 # before TSan's thread state exists; tests/alloc starts its threads
 # before tracing for that reason): not t_threads.
-*thread*) ALL="t_shape t_peaks t_bad" ;;
+*thread*) ALL="t_shape t_peaks t_bad t_grow" ;;
 esac
 echo "heap tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do
