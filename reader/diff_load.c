@@ -16,46 +16,13 @@
 #include <unistd.h>
 
 #include "diff_int.h"
+#include "selfrun.h"
 #include "jsonp.h"
 
 #define MAX_INPUT ((size_t)256 << 20)
 
 /* The summary-json keys of the figures of an entry (enum fig). */
 static const char *const fig_key[G_NFIG] = { "count", "total_ns", "p50_ns", "p99_ns", "max_ns" };
-
-/* ---- loading -------------------------------------------------------------- */
-
-static char *read_fd(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	ssize_t r;
-
-	while (b) {
-		if (n == cap) {
-			char *nb = cap >= MAX_INPUT ? NULL : realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				return NULL;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*len = n;
-	return b;
-}
 
 /* 1 if path is a regular file whose first non-blank byte is '{'. */
 static int is_json_file(const char *path)
@@ -75,36 +42,9 @@ static int is_json_file(const char *path)
 /* The summary-json of a ring file, directory or pid: rte-read's own. */
 static char *summarise(const char *path, size_t *len)
 {
-	int fd[2], status;
-	char *out;
-	pid_t pid;
+	char *const argv[] = { "rte-read", "-f", "summary-json", "--", (char *)path, NULL };
 
-	if (pipe(fd))
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execl("/proc/self/exe", "rte-read", "-f", "summary-json", "--", path,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	out = read_fd(fd[0], len);
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(out); /* rte-read said why on stderr */
-		return NULL;
-	}
-	return out;
+	return rd_self_run(argv, MAX_INPUT, len);
 }
 
 static struct ent *find(struct run *R, const char *name, int span)
@@ -184,7 +124,7 @@ int rd_diff_load(struct run *R, const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return -1;
 		}
-		text = read_fd(fd, &len);
+		text = rd_read_fd(fd, MAX_INPUT, &len);
 		close(fd);
 	} else {
 		text = summarise(path, &len);

@@ -20,6 +20,7 @@
 #include "flamediff.h"
 #include "out.h"
 #include "profile_int.h"
+#include "selfrun.h"
 
 static const char usage[] =
 "usage: rte-read diff -f flamegraph [-o FILE] [--profile=cpu|alloc|inuse]\n"
@@ -50,41 +51,11 @@ int rd_flamediff_wanted(int argc, char **argv)
 	return 0;
 }
 
-/* All of fd, NUL-terminated; NULL if out of memory. */
-static char *read_all(int fd)
-{
-	size_t n = 0, cap = 65536;
-	char *b = malloc(cap), *nb;
-	ssize_t r;
-
-	while (b) {
-		if (n + 1 >= cap) {
-			if (!(nb = realloc(b, cap * 2))) {
-				free(b);
-				return NULL;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	if (b)
-		b[n] = '\0';
-	return b;
-}
-
 /* rte-read -f folded OPTS -- path: its output, or NULL (it said why). */
 static char *folded(const char *path, char *const *opts, int nopts)
 {
 	char *argv[16];
-	int fd[2], status, n = 0;
-	char *out;
-	pid_t pid;
+	int n = 0;
 
 	argv[n++] = "rte-read";
 	argv[n++] = "-f";
@@ -94,30 +65,7 @@ static char *folded(const char *path, char *const *opts, int nopts)
 	argv[n++] = "--";
 	argv[n++] = (char *)path;
 	argv[n] = NULL;
-	if (pipe(fd))
-		return NULL;
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	out = read_all(fd[0]);
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
+	return rd_self_run(argv, (size_t)1 << 30, NULL);
 }
 
 /* Add every "a;b;c N" line of text to t: as the new value (is_new) or
