@@ -478,8 +478,13 @@ test_cxx() {
 	gzip -dc "$D/prof.pb.gz" >"$D/prof.pb" || fail "pprof: $(cat "$D/perr")"
 	# The flame graph's data is JSON, its angle brackets escaped.
 	sed 's/\\u003c/</g; s/\\u003e/>/g; s/&lt;/</g; s/&gt;/>/g' "$D/flame.svg" >"$D/flame.txt"
+	# Under TSan the summary's top-ten lists are the sanitizer runtime's
+	# own (its inlined accessors, each a frame): there, only that no
+	# name is mangled.
+	case $(h_san) in *thread*) tsan=1 ;; *) tsan=0 ;; esac
 	for f in summary folded flame.txt prof.pb; do
-		grep -aqF "$want" "$D/$f" || fail "$f: no '$want' ($(head -c 300 "$D/$f"))"
+		[ "$f.$tsan" = summary.1 ] || grep -aqF "$want" "$D/$f" ||
+			fail "$f: no '$want' ($(head -c 300 "$D/$f"))"
 		! grep -aq '_ZN3geo\|_ZNSt\|_ZSt' "$D/$f" ||
 			fail "$f: a mangled name: $(grep -ao '_ZN3geo[^ ;]*\|_ZNSt[^ ;]*\|_ZSt[^ ;]*' "$D/$f" | head -3)"
 	done
