@@ -49,8 +49,19 @@ same_reads() {
 			port=$(sed -n 's|^rte-read: serving http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' "$W/serve.$x.err")
 			i=$((i + 1))
 		done
-		curl -s --max-time 20 "http://127.0.0.1:$port/metrics" | grep '^rte_' |
-			grep -v '^rte_exporter\|^rte_scrape' >"$W/metrics.$x" || fail "no metrics served for $x"
+		# Scraped until two scrapes in a row agree: the exporter reads
+		# the file while it serves (slowly under a sanitizer).
+		: >"$W/metrics.$x"
+		i=0
+		while [ $i -lt 100 ]; do
+			curl -s --max-time 20 "http://127.0.0.1:$port/metrics" | grep '^rte_' |
+				grep -v '^rte_exporter\|^rte_scrape' >"$W/metrics.$x.new"
+			[ -s "$W/metrics.$x.new" ] && cmp -s "$W/metrics.$x.new" "$W/metrics.$x" && break
+			mv "$W/metrics.$x.new" "$W/metrics.$x"
+			sleep 0.2
+			i=$((i + 1))
+		done
+		[ -s "$W/metrics.$x" ] || fail "no metrics served for $x"
 		kill $sp 2>/dev/null
 		wait $sp 2>/dev/null
 	done
