@@ -681,37 +681,44 @@ test_default_root() {
 	u=$((60000 + $$ % 5000))
 	dir=$(default_root)/rte-$u
 	rm -rf "$dir"
-	mkdir -p "$D/u" && chmod 777 "$D" "$D/u"
+	# That user must reach the probe and the shim: a build under a
+	# private directory (a clone in `mktemp -d`, mode 0700) is out of its
+	# reach, so both are copied to a directory of their own, open to it.
+	pub=$(mktemp -d /tmp/rte-default-root.XXXXXX) || fail "mktemp"
+	chmod 755 "$pub" && mkdir -m 777 "$pub/u" &&
+		cp "$T/probe" "$LIB" "$pub/" || fail "copy the probe to $pub"
+	p_probe=$pub/probe
+	p_preload="${RTE_ASAN_RT:+$RTE_ASAN_RT }$pub/librte.so"
 	as_u() {
-		(cd "$D/u" && $TMO setpriv --reuid=$u --regid=$u --clear-groups \
+		(cd "$pub/u" && $TMO setpriv --reuid=$u --regid=$u --clear-groups \
 			env -u OCAML_RUNTIME_EVENTS_DIR -u XDG_RUNTIME_DIR \
-			LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 "$@")
+			LD_PRELOAD="$p_preload" OCAML_RUNTIME_EVENTS_START=1 "$@")
 	}
 	plain "$T/probe" >"$D/out0" 2>/dev/null
 	st0=$?
-	as_u OCAML_RUNTIME_EVENTS_PRESERVE=1 "$T/probe" >"$D/out" 2>"$D/err"
+	as_u OCAML_RUNTIME_EVENTS_PRESERVE=1 "$p_probe" >"$D/out" 2>"$D/err"
 	expect_eq "exit status" $? $st0
 	expect_eq "stderr" "$(cat "$D/err")" ""
 	expect_eq "owner and mode of $dir" "$(stat -c '%u %a' "$dir")" "$u 700"
 	# The probe and its fork child, each its file (PRESERVE).
 	expect_eq "files in $dir" "$(nfiles "$dir")" 2
-	expect_eq "files in the working directory" "$(nfiles "$D/u")" 0
+	expect_eq "files in the working directory" "$(nfiles "$pub/u")" 0
 	for how in owner open; do
 		rm -rf "$dir"
 		mkdir -m 700 "$dir"
 		if [ $how = owner ]; then
-			chown "$u" "$D/u" # anything: the directory stays root's
+			chown "$u" "$pub/u" # anything: the directory stays root's
 		else
 			chown "$u" "$dir" && chmod 777 "$dir"
 		fi
-		as_u "$T/probe" >"$D/out" 2>"$D/err"
+		as_u "$p_probe" >"$D/out" 2>"$D/err"
 		expect_eq "$how: exit status" $? $st0
 		expect_eq "$how: rte: lines" "$(rte_lines "$D/err")" 1
 		grep -q "default directory $dir" "$D/err" ||
 			fail "$how: $(cat "$D/err")"
 		expect_eq "$how: files" "$(nfiles "$dir")" 0
 	done
-	rm -rf "$dir"
+	rm -rf "$dir" "$pub"
 	finish
 }
 
