@@ -1,9 +1,10 @@
 /*
  * diff.c - rte-read diff (see diff.h): load both runs as summary-json
- * documents, fold their processes into one table per run (by kind and
- * name: count and total summed, p50, p99 and max the largest of any
- * process; GC share from the summed GC and CPU time; allocated words
- * summed), print each figure with its change, and evaluate --fail-if.
+ * documents, take each one's table of phases and spans by kind and name
+ * (summary-json's "run": counts and totals summed over processes, p50,
+ * p99 and max of all their durations together; GC share from the summed
+ * GC and CPU time; allocated words summed), print each figure with its
+ * change, and evaluate --fail-if.
  * The runs are loaded and folded by diff_load.c.
  */
 #include <errno.h>
@@ -361,7 +362,8 @@ static void json_out(FILE *o, const struct run *A, const struct run *B,
 static const char diff_usage[] =
 "Usage: rte-read diff [--fail-if EXPR]... [--format=text|json] BASE NEW\n"
 "Compare two runs: ring files, directories, pids or summary-json files.\n"
-"Per runtime phase and user span: count, total, p50, p99, max, with the\n"
+"Per runtime phase and user span of the whole run (every process together):\n"
+"count, total, p50, p99, max, with the\n"
 "relative change; the GC share of CPU time and allocated words.\n"
 "  --fail-if EXPR   exit 1 if the change crosses a threshold (repeatable):\n"
 "                   FIGURE(NAME) OP LIMIT  or  GCFIGURE OP LIMIT\n"

@@ -1,8 +1,10 @@
 /*
  * diff_load.c - the runs of rte-read diff (see diff.h): each input loaded
  * as a summary-json document (read as is, or rte-read's own summary-json
- * of ring files or a directory) and its processes folded into one table
- * of entries by kind and name (diff.c compares two of them).
+ * of ring files or a directory) and its phases and spans taken into one
+ * table of entries by kind and name (diff.c compares two of them): the
+ * document's "run" (every process's durations together), or, in a
+ * document without one, its processes folded (p50/p99/max the largest).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +114,7 @@ static void fold_gc(struct run *R, const struct rd_jv *gc)
 
 int rd_diff_load(struct run *R, const char *path, char *err, size_t errlen)
 {
-	const struct rd_jv *procs;
+	const struct rd_jv *procs, *run;
 	struct rd_jv *doc;
 	size_t len = 0;
 	char *text, why[160];
@@ -145,20 +147,30 @@ int rd_diff_load(struct run *R, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not summary-json: no \"processes\" array", path);
 		return -1;
 	}
+	/* The run's own phases and spans (their percentiles from every
+	 * duration); a document without them (an older rte-read's) is folded
+	 * from its processes, each percentile the largest of any. */
+	run = rd_json_get(doc, "run");
+	if (run && run->t == RD_JOBJ &&
+	    (fold_entries(R, rd_json_get(run, "phases"), 0) ||
+	     fold_entries(R, rd_json_get(run, "spans"), 1)))
+		goto oom;
 	for (size_t i = 0; i < procs->n; i++) {
 		const struct rd_jv *p = &procs->v[i];
 
-		if (fold_entries(R, rd_json_get(p, "phases"), 0) ||
-		    fold_entries(R, rd_json_get(p, "spans"), 1)) {
-			rd_json_free(doc);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		if ((!run || run->t != RD_JOBJ) &&
+		    (fold_entries(R, rd_json_get(p, "phases"), 0) ||
+		     fold_entries(R, rd_json_get(p, "spans"), 1)))
+			goto oom;
 		fold_gc(R, rd_json_get(p, "gc"));
 	}
 	R->g[GC_PCT] = R->cpu_ns > 0 ? 100.0 * R->gc_ns / R->cpu_ns : 0;
 	rd_json_free(doc);
 	return 0;
+oom:
+	rd_json_free(doc);
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 void rd_diff_free_run(struct run *R)

@@ -52,3 +52,17 @@ uint64_t rd_hist_mean(const struct rd_hist *h)
 {
 	return h->count ? h->sum / h->count : 0;
 }
+
+void rd_hist_merge(struct rd_hist *into, const struct rd_hist *h)
+{
+	if (!h->count)
+		return;
+	if (!into->count || h->min < into->min)
+		into->min = h->min;
+	if (h->max > into->max)
+		into->max = h->max;
+	into->count += h->count;
+	rd_dur_sum_add(&into->sum, h->sum);
+	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++)
+		into->b[i] += h->b[i];
+}

@@ -67,6 +67,10 @@ void rd_hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width);
  */
 uint64_t rd_hist_quantile(const struct rd_hist *h, double q);
 
+/* Add every value of h to into (a run's histogram from its processes'):
+ * the same as recording them there, the total by rd_dur_sum_add. */
+void rd_hist_merge(struct rd_hist *into, const struct rd_hist *h);
+
 /* The mean, rounded down; 0 if empty. */
 uint64_t rd_hist_mean(const struct rd_hist *h);
 

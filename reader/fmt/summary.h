@@ -20,6 +20,21 @@ struct seg {
 	uint64_t off, len; /* len 0: not written early */
 };
 
+/* The whole run's phases and spans, by name: every shown process's
+ * histograms merged (fmt/summary_run.c), so its percentiles are the run's
+ * own, not the largest of any process's. */
+struct rd_sum_run_ent {
+	int fam; /* F_PHASE or F_SPAN */
+	char *name;
+	struct rd_hist *h;
+	uint64_t count, unmatched, unfinished, procs;
+};
+struct rd_sum_run {
+	struct rd_sum_run_ent *e; /* open-addressed by (fam, name), cap slots */
+	size_t n, cap;
+	int oom;
+};
+
 struct summary {
 	struct rd_sink sink;
 	struct rd_model m;     /* what is rendered (model.h) */
@@ -32,6 +47,7 @@ struct summary {
 	unsigned cur_src;      /* the source being read */
 	const struct rd_crash *report; /* the crashes seen (sinks.h), or NULL */
 	int json;
+	struct rd_sum_run run; /* summary-json "run" (fmt/summary_run.c) */
 };
 
 /* ---- fmt/summary_out.c: text and JSON of one process ---- */
@@ -40,6 +56,16 @@ void rd_sum_write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 /* JSON helpers, also used for the document's own keys */
 void rd_sum_json_key(struct rd_out *o, int *first, const char *k);
 void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
+
+/* total_ns, mean_ns, min_ns, p50/p90/p99/p999_ns, max_ns of h. */
+void rd_sum_json_hist(struct rd_out *o, int *first, const struct rd_hist *h);
+
+/* ---- fmt/summary_run.c: the run's phases and spans (summary-json) ---- */
+/* Add process entry e (a phase or span: its durations) to R. */
+void rd_sum_run_add(struct rd_sum_run *R, const struct rd_entry *e);
+/* ,"run":{"phases":[...],"spans":[...]}, each by total time. */
+void rd_sum_json_run(struct rd_out *o, const struct rd_sum_run *R);
+void rd_sum_run_free(struct rd_sum_run *R);
 
 /* ---- fmt/summary_tree.c: a trace of several processes as a tree ---- */
 /* 1 if the text summary is the tree (several processes, librte.so's

@@ -299,6 +299,18 @@ void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
 	rd_out_u64(o, v);
 }
 
+void rd_sum_json_hist(struct rd_out *o, int *f, const struct rd_hist *h)
+{
+	rd_sum_json_u(o, f, "total_ns", h->sum);
+	rd_sum_json_u(o, f, "mean_ns", rd_hist_mean(h));
+	rd_sum_json_u(o, f, "min_ns", h->count ? h->min : 0);
+	rd_sum_json_u(o, f, "p50_ns", rd_hist_quantile(h, 0.5));
+	rd_sum_json_u(o, f, "p90_ns", rd_hist_quantile(h, 0.9));
+	rd_sum_json_u(o, f, "p99_ns", rd_hist_quantile(h, 0.99));
+	rd_sum_json_u(o, f, "p999_ns", rd_hist_quantile(h, 0.999));
+	rd_sum_json_u(o, f, "max_ns", h->max);
+}
+
 static void json_entry(struct summary *S, struct rd_out *o,
                        const struct rd_entry *e, uint64_t wall)
 {
@@ -310,16 +322,10 @@ static void json_entry(struct summary *S, struct rd_out *o,
 	rd_out_json_str(o, e->name);
 	rd_sum_json_u(o, &f, "count", e->count);
 	if (rd_entry_is_dur(e) && (h = rd_entry_view(&S->m, e)) != NULL) {
-		rd_sum_json_u(o, &f, "total_ns", h->sum);
-		rd_sum_json_u(o, &f, "mean_ns", rd_hist_mean(h));
-		rd_sum_json_u(o, &f, "min_ns", h->count ? h->min : 0);
-		rd_sum_json_u(o, &f, "p50_ns", rd_hist_quantile(h, 0.5));
-		rd_sum_json_u(o, &f, "p90_ns", rd_hist_quantile(h, 0.9));
-		rd_sum_json_u(o, &f, "p99_ns", rd_hist_quantile(h, 0.99));
-		rd_sum_json_u(o, &f, "p999_ns", rd_hist_quantile(h, 0.999));
-		rd_sum_json_u(o, &f, "max_ns", h->max);
+		rd_sum_json_hist(o, &f, h);
 		rd_sum_json_key(o, &f, "wall_share");
 		rd_outf(o, "%.6f", share(h->sum, wall));
+		rd_sum_run_add(&S->run, e);
 		rd_entry_unview(&S->m, e);
 		rd_sum_json_u(o, &f, "unmatched_ends", e->unmatched);
 		rd_sum_json_u(o, &f, "unfinished", e->unfinished);

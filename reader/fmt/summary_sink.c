@@ -239,6 +239,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		int f = 0;
 
 		rd_out_ch(o, ']');
+		rd_sum_json_run(o, &S->run);
 		rd_sum_json_tree(o, P);
 		json_crashes(o, c->report);
 		rd_sum_json_u(o, &f, "events", events);
@@ -262,6 +263,7 @@ static void summary_destroy(struct rd_sink *s)
 
 	rd_model_fini(&S->m, NULL); /* if finish did not */
 	free(S->seg);
+	rd_sum_run_free(&S->run);
 	if (S->spooling > 0) {
 		int fd = S->spool.fd;
 

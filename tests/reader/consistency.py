@@ -23,7 +23,8 @@ instants = ends, the slices = summary-json's count, their durations =
 its total_ns; the lost words its markers name; each lifetime slice = the
 wall_ns of the summary's process tree. diff: per name, its count and
 total are summary-json's summed over processes, its max the longest,
-and count + unfinished = begins.
+count + unfinished = begins, and its p50/p99 summary-json's "run" (whose
+count, total and max are also those of the processes).
 
 Checks that another change is still fixing are named in
 $RTE_CONSISTENCY_XFAIL (names of check families): their failures are
@@ -325,6 +326,14 @@ def main():
                   d["total"]["base"], sum(e.get("total_ns", 0) for e in ents))
             check("diff", "%s: diff %s %s: max = summary-json's longest" % (tag, fam, n),
                   d["max"]["base"], max(e.get("max_ns", 0) for e in ents))
+            rent = [e for e in sj.get("run", {}).get(fam, []) if e["name"] == n]
+            check("diff", "%s: summary-json run %s %s: count, total, max = its processes'" % (tag, fam, n),
+                  [(e["count"], e["total_ns"], e["max_ns"]) for e in rent],
+                  [(sum(e["count"] for e in ents), sum(e.get("total_ns", 0) for e in ents),
+                    max(e.get("max_ns", 0) for e in ents))])
+            for f in ("p50", "p99"):
+                check("diff", "%s: diff %s %s: %s = summary-json run's" % (tag, fam, n, f),
+                      d[f]["base"], rent[0][f + "_ns"] if rent else None)
     check("chrome-lost", "%s: lost words marked in chrome" % tag,
           sum(cfig["lost"].values()), sum(p.lost for p in procs.values()))
     # process lifetimes: chrome's slices are the walls of the summary's

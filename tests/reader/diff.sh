@@ -39,6 +39,37 @@ python3 tests/reader/summary_schema.py doc/SUMMARY-JSON.md "$T"/sj/*.json "$T/oc
 python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['schema_version'] == 1" "$T/ocaml-5.2.json" ||
 	fail "summary-json has no schema_version 1"
 
+# several processes: the run's p50/p99 are those of every duration
+# together (gen_ring pct: neither process's own, nor the largest of them),
+# in summary-json's "run" and in diff; counts and totals summed
+mkdir -p "$T/pct" && "$BUILD/tests/reader/gen_ring" pct "$T/pct" "$T/pct.truth" || fail "gen_ring pct"
+"$RR" -f summary-json "$T/pct" >"$T/pct.json" || fail "summary-json of gen_ring pct"
+status 0 "$RR" diff --format=json "$T/pct" "$T/pct.json"
+python3 - "$T/pct.truth" "$T/pct.json" "$T/out" <<'PY' || fail "the run's percentiles are not those of every duration"
+import json, math, sys
+durs = sorted(json.load(open(sys.argv[1]))["app.req"])
+doc, d = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+def q(p):
+    return durs[max(1, math.ceil(p * len(durs))) - 1]
+def near(got, want, what):
+    assert abs(got - want) <= 0.004 * want, (what, got, want)
+run = {e["name"]: e for e in doc["run"]["spans"]}["app.req"]
+assert run["count"] == len(durs) and run["total_ns"] == sum(durs), run
+assert run["max_ns"] == durs[-1] and run["min_ns"] == durs[0] and run["processes"] == 2, run
+for k, p in (("p50_ns", .5), ("p90_ns", .9), ("p99_ns", .99), ("p999_ns", .999)):
+    near(run[k], q(p), k)
+# neither process's own percentile: the largest of them would be 5 ms
+own = [e for p in doc["processes"] for e in p["spans"] if e["name"] == "app.req"]
+assert len(own) == 2 and max(e["p99_ns"] for e in own) > 4 * run["p99_ns"], own
+ent = {e["name"]: e for e in d["entries"]}["app.req"]
+for f, want in (("count", len(durs)), ("total", sum(durs)), ("max", durs[-1])):
+    assert ent[f]["base"] == want == ent[f]["new"], (f, ent[f], want)
+for f, p in (("p50", .5), ("p99", .99)):
+    near(ent[f]["base"], q(p), "diff " + f)
+    assert ent[f]["base"] == ent[f]["new"] == run[f + "_ns"], (f, ent[f])
+PY
+ok "diff and summary-json's run: p50/p99 of every process's durations together"
+
 # a run against itself, as a directory and as its summary-json: no change
 status 0 "$RR" diff --format=json "$A" "$T/ocaml-5.2.json"
 python3 - "$T/out" <<'PY' || fail "a run against itself changed"
@@ -60,15 +91,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 def fold(path):
     t, gc, cpu = {}, 0, 0
-    for p in json.load(open(path))["processes"]:
+    doc = json.load(open(path))
+    for p in doc["processes"]:
         for kind, key in (("phase", "phases"), ("span", "spans")):
             for e in p[key]:
                 x = t.setdefault((kind, e["name"]), {"count": 0, "total": 0, "p50": 0, "p99": 0, "max": 0})
                 x["count"] += e["count"]; x["total"] += e["total_ns"]
-                for f in ("p50", "p99", "max"):
-                    x[f] = max(x[f], e[f + "_ns"])
+                x["max"] = max(x["max"], e["max_ns"])
         if p.get("gc"):
             gc += p["gc"]["gc_ns"]; cpu += p["gc"]["cpu_ns"]
+    # the percentiles are the run's own (checked against every duration
+    # below, with gen_ring pct)
+    for kind, key in (("phase", "phases"), ("span", "spans")):
+        for e in doc["run"][key]:
+            for f in ("p50", "p99"):
+                t[(kind, e["name"])][f] = e[f + "_ns"]
     return t, 100.0 * gc / cpu
 a, ga = fold(sys.argv[2])
 b, gb = fold(sys.argv[3])
@@ -84,7 +121,7 @@ for k in names:
             assert abs(got[k][f]["change_pct"] - 100.0 * (new - base) / base) < 1e-9
 assert abs(d["gc"]["gc_pct"]["base"] - ga) < 1e-6 and abs(d["gc"]["gc_pct"]["new"] - gb) < 1e-6
 PY
-ok "diff figures are the summaries' (count and total summed, p50/p99/max the largest)"
+ok "diff figures are the summaries' (count and total summed, max the longest, p50/p99 the run's)"
 
 # the text: durations with their units (ns, us, ms, s, as the rest of
 # rte-read prints them), counts as integers, each the summaries' figure
@@ -95,13 +132,16 @@ scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 keys = {"total": "total_ns", "p50": "p50_ns", "p99": "p99_ns", "max": "max_ns"}
 def figs(path):
     out = {}
-    for p in json.load(open(path))["processes"]:
+    doc = json.load(open(path))
+    for p in doc["processes"]:
         for e in p["phases"] + p["spans"]:
             f = out.setdefault(e["name"], {"count": 0, "total": 0, "p50": 0, "p99": 0, "max": 0})
             f["count"] += e["count"]
             f["total"] += e["total_ns"]
-            for k in ("p50", "p99", "max"):
-                f[k] = max(f[k], e[keys[k]])
+            f["max"] = max(f["max"], e["max_ns"])
+    for e in doc["run"]["phases"] + doc["run"]["spans"]:
+        for k in ("p50", "p99"):
+            out[e["name"]][k] = e[keys[k]]
     return out
 want = [figs(f) for f in sys.argv[2:]]
 name, seen, bad = None, 0, []

@@ -17,6 +17,10 @@
  *   gen_ring multi DIR          three files of two processes, timestamps
  *                               interleaved: 100.exec1.events (pre-exec),
  *                               100.events, 200.events (no ring_start)
+ *   gen_ring pct DIR TRUTH      two processes of one span, app.req, whose
+ *                               run percentiles are neither one's
+ *                               (301.events, 302.events); TRUTH gets
+ *                               {"app.req": [every duration]}
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -264,6 +268,44 @@ static void one(const char *dir, const char *name, long pid, int with_start,
 	w0(&w, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_STOP, t0 + (uint64_t)(n + 1) * step);
 }
 
+/* Two processes of one span name whose run percentiles are neither
+ * process's: pid 301 1000 spans of 1..1000 us, pid 302 10 of 5 ms. TRUTH
+ * gets every duration. */
+static void pct(const char *dir, const char *truth_path)
+{
+	static const long pids[2] = { 301, 302 };
+	FILE *t = fopen(truth_path, "w");
+	const char *sep = "";
+
+	if (!t)
+		die(truth_path);
+	fprintf(t, "{\"app.req\":[");
+	for (int k = 0; k < 2; k++) {
+		char path[4096];
+		struct rte_ring_writer w;
+		struct file f;
+		uint64_t ts = 1000000;
+		unsigned n = k ? 10 : 1000;
+
+		snprintf(path, sizeof path, "%s/%ld.events", dir, pids[k]);
+		create(&f, path, 1, 16);
+		set_name(&f, 0, "app.req");
+		rte_ring_writer_attach(&w, f.base, &f.l, 0);
+		w1(&w, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_START, ts, (uint64_t)pids[k]);
+		for (unsigned i = 1; i <= n; i++) {
+			uint64_t d = k ? 5000000 : (uint64_t)i * 1000;
+
+			w0(&w, 1, RTE_UMSG_SPAN_BEGIN, 0, ts += 100);
+			w0(&w, 1, RTE_UMSG_SPAN_END, 0, ts += d);
+			fprintf(t, "%s%llu", sep, (unsigned long long)d);
+			sep = ",";
+		}
+		w0(&w, 0, RTE_MSG_LIFECYCLE, RTE_LC_RING_STOP, ts + 100);
+	}
+	fprintf(t, "]}\n");
+	fclose(t);
+}
+
 static void multi(const char *dir)
 {
 	/* The pre-exec file's name does not start with the pid on purpose:
@@ -283,6 +325,8 @@ int main(int argc, char **argv)
 		corrupt(argv[2]);
 	else if (argc >= 3 && !strcmp(argv[1], "badname"))
 		badname(argv[2]);
+	else if (argc >= 4 && !strcmp(argv[1], "pct"))
+		pct(argv[2], argv[3]);
 	else if (argc >= 3 && !strcmp(argv[1], "multi"))
 		multi(argv[2]);
 	else {
