@@ -28,6 +28,29 @@
 #define TOP_HEAP_SITES 10u
 #define SPARK_COLS 48u
 
+int rd_alloc_fig_of(const char *name)
+{
+	static const char *const names[RD_AF_N] = {
+		[RD_AF_BYTES] = "bytes", [RD_AF_USABLE] = "usable",
+		[RD_AF_FREES] = "frees", [RD_AF_FREED] = "freed",
+		[RD_AF_TEMP] = "temporary", [RD_AF_PEAK] = "peak",
+	};
+
+	for (int i = 0; i < RD_AF_N; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+uint64_t rd_alloc_calls(const uint64_t *buckets)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
+		n += buckets[i];
+	return n;
+}
+
 int rd_heap_peak_fold(struct rd_heap_peak *h, const char *name, uint64_t v)
 {
 	if (!strcmp(name, "peak")) {

@@ -32,4 +32,23 @@ struct rd_heap_peak {
  * zeroed. */
 int rd_heap_peak_fold(struct rd_heap_peak *h, const char *name, uint64_t v);
 
+/*
+ * The other allocation figures, one rule for the summary (profile.c) and
+ * the exporter (metrics.c). Calls are the `alloc` events' (rte's profiler
+ * and OCaml's write them): the sum of an event's buckets. The amounts are
+ * the per-flush rte.alloc.* ints, summed (rte.alloc.calls only repeats
+ * the buckets' count and is not used).
+ */
+enum rd_alloc_fig {
+	RD_AF_BYTES, RD_AF_USABLE, RD_AF_FREES, RD_AF_FREED, RD_AF_TEMP,
+	RD_AF_PEAK, RD_AF_N
+};
+
+/* The figure of an rte.alloc.* int, name the part after "rte.alloc.";
+ * -1 for the others (calls, heap, peak_ns). */
+int rd_alloc_fig_of(const char *name);
+
+/* The calls of one `alloc` event: its RTE_ALLOC_BUCKETS buckets summed. */
+uint64_t rd_alloc_calls(const uint64_t *buckets);
+
 #endif

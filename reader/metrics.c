@@ -139,16 +139,16 @@ static int is_prefix(const char *s, const char *pre)
  * or -1 for the others (rte.alloc.calls, heap, peak_ns: not exported). */
 static int alloc_fam(const char *name)
 {
-	if (!is_prefix(name, "rte.alloc."))
+	static const int fam[RD_AF_N] = {
+		[RD_AF_BYTES] = PF_ALLOC_BYTES, [RD_AF_USABLE] = PF_ALLOC_USABLE,
+		[RD_AF_FREES] = PF_ALLOC_FREES, [RD_AF_FREED] = PF_ALLOC_FREED,
+		[RD_AF_TEMP] = PF_ALLOC_TEMP, [RD_AF_PEAK] = PF_ALLOC_PEAK,
+	};
+	int af;
+
+	if (!is_prefix(name, "rte.alloc.") || (af = rd_alloc_fig_of(name + 10)) < 0)
 		return -1;
-	name += 10;
-	return !strcmp(name, "bytes")       ? PF_ALLOC_BYTES
-	       : !strcmp(name, "usable")    ? PF_ALLOC_USABLE
-	       : !strcmp(name, "frees")     ? PF_ALLOC_FREES
-	       : !strcmp(name, "freed")     ? PF_ALLOC_FREED
-	       : !strcmp(name, "temporary") ? PF_ALLOC_TEMP
-	       : !strcmp(name, "peak")      ? PF_ALLOC_PEAK
-	                                    : -1;
+	return fam[af];
 }
 
 /* The fast path's entry for user event ev (named, aggregated series:
@@ -305,16 +305,12 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 		add(lookup(p, f, PF_LIFECYCLE, rk, ev->id, ev->id,
 		           rte_event_name(ev, nb, sizeof nb), 0), 1);
 		break;
-	case RTE_EV_ALLOC: {
-		uint64_t calls = 0;
-
-		/* the buckets give sizes in ranges only: the bytes come
-		 * from rte.alloc.bytes, exact */
-		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
-			calls += ev->u.buckets[i];
-		add(lookup(p, f, PF_ALLOC_CALLS, rk, 0, 0, NULL, 0), calls);
+	case RTE_EV_ALLOC:
+		/* the calls, by heap.h's rule; the buckets give sizes in
+		 * ranges only: the bytes come from rte.alloc.bytes, exact */
+		add(lookup(p, f, PF_ALLOC_CALLS, rk, 0, 0, NULL, 0),
+		    rd_alloc_calls(ev->u.buckets));
 		break;
-	}
 	default:
 		break;
 	}

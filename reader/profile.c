@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "profile_int.h"
 #include "rte/crash.h"
 #include "rte/profile.h"
@@ -495,19 +496,26 @@ static void on_int(struct rd_prof *p, struct pproc *pp, const struct rd_item *it
 	const char *n = ev->name + 10; /* after "rte.alloc." */
 	uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
 
-	if (!strcmp(n, "calls"))
-		pp->calls += v;
-	else if (!strcmp(n, "bytes"))
+	/* heap.h's rule, the exporter's too: calls come from the alloc
+	 * events (rd_alloc_calls), rte.alloc.calls only repeats them */
+	switch (rd_alloc_fig_of(n)) {
+	case RD_AF_BYTES:
 		pp->bytes += v;
-	else if (!strcmp(n, "frees"))
+		break;
+	case RD_AF_FREES:
 		pp->frees += v;
-	else if (!strcmp(n, "freed"))
+		break;
+	case RD_AF_FREED:
 		pp->freed += v;
-	else if (!strcmp(n, "usable")) {
+		break;
+	case RD_AF_USABLE:
 		pp->usable += v;
 		pp->has_usable = 1;
-	} else if (!rd_heap_int(p, pp, n, it->ts, v))
-		return;
+		break;
+	default:
+		if (strcmp(n, "calls") && !rd_heap_int(p, pp, n, it->ts, v))
+			return;
+	}
 	pp->has_alloc = 1;
 }
 
@@ -531,6 +539,7 @@ void rd_prof_event(struct rd_prof *p, const struct rd_procs *P,
 	if (ev->kind == RTE_EV_ALLOC) {
 		pp->alloc_events++;
 		pp->has_alloc = 1;
+		pp->calls += rd_alloc_calls(ev->u.buckets);
 		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++)
 			pp->hist[i] += ev->u.buckets[i];
 	} else if (ev->kind == RTE_EV_USER_INT) {

@@ -15,7 +15,8 @@
  *   allocations (period 1024 bytes):
  *     work_alloc;alloc_big    10 samples of 4096 bytes, 5 freed
  *     work_alloc;alloc_small  20 samples of 64 bytes, all freed
- *   ints: calls 10 + 20, bytes 42240, frees 25, freed 21760; two `alloc`
+ *   ints: calls 10 + 20 (the reader counts calls from the `alloc` events'
+ *   buckets: 33), bytes 42240, frees 25, freed 21760; two `alloc`
  *   events: bucket 19 (100+ words) 10, bucket 8 20, then bucket 1 3.
  *   `profprog hostile` adds malformed records: 3 rte.sample (version 99,
  *   64 frames in a 2-frame payload, 10 bytes), 1 rte.alloc.sample (40
