@@ -186,22 +186,15 @@ static uint32_t map_of(const struct rd_prof *p, unsigned src, uint64_t pc)
 static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
                       uint64_t pc, int ret)
 {
-	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, pad; } k;
-	struct pfunc fk;
+	struct plockey k;
 	struct rd_frame f;
 	struct ploc *l;
 	char name[512];
 	int64_t i, fi;
 	int isnew;
 
-	memset(&k, 0, sizeof k);
-	k.src = src;
-	k.gen = s->modgen;
-	k.pc = pc;
-	k.ret = (uint32_t)ret;
-	/* room first: an index is never handed out without its element */
-	if (rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
-	    rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0)
+	rd_prof_lockey(&k, src, s, pc, ret, 0);
+	if (rd_prof_loc_room(p) < 0)
 		return -1;
 	i = ptab_get(&p->locs, &k, sizeof k, &isnew);
 	if (i < 0 || !isnew)
@@ -219,15 +212,12 @@ static int64_t loc_of(struct rd_prof *p, unsigned src, struct psrc *s,
 		snprintf(name, sizeof name, "%s+0x%" PRIx64, base_of(f.module), f.mod_off);
 	else
 		snprintf(name, sizeof name, "0x%" PRIx64, pc);
-	fk.name = pstr_id(p, name);
-	fk.file = f.file ? pstr_id(p, f.file) : 0;
 	l = &p->loc[i];
-	fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew);
+	fi = rd_prof_func(p, name, f.file);
 	if (fi < 0) {
 		memset(l, 0, sizeof *l); /* function 0 is "" */
 		return -1;
 	}
-	p->fn[fi] = fk;
 	l->pc = pc;
 	l->map = map_of(p, src, pc);
 	l->func = (uint32_t)fi;

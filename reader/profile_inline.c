@@ -23,29 +23,20 @@ int rd_prof_inline_opt = 1; /* --no-inline: 0 */
 static unsigned inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
                             uint64_t pc, int ret, uint32_t *out)
 {
-	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, depth; } k;
 	const char *names[INLINE_DEPTH], *files[INLINE_DEPTH];
 	int lines[INLINE_DEPTH], looked = 0;
+	struct plockey k;
 	struct rd_frame f;
 	unsigned n, m = 0;
 
 	n = rd_sym_inlines(s->sym, pc, ret, names, lines, files, INLINE_DEPTH);
 	for (unsigned i = 0; i < n; i++) {
-		struct pfunc fk;
 		int64_t l, fi;
 		int isnew;
 
-		/* loc_of's key with a depth (its own has 0) */
-		memset(&k, 0, sizeof k);
-		k.src = src;
-		k.gen = s->modgen;
-		k.pc = pc;
-		k.ret = (uint32_t)ret;
-		k.depth = i + 1;
-		if (rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n,
-		                 sizeof *p->loc) < 0 ||
-		    rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n,
-		                 sizeof *p->fn) < 0 ||
+		/* loc_of's key, at depth i + 1 (its own is 0) */
+		rd_prof_lockey(&k, src, s, pc, ret, i + 1);
+		if (rd_prof_loc_room(p) < 0 ||
 		    (l = ptab_get(&p->locs, &k, sizeof k, &isnew)) < 0)
 			break;
 		if (isnew) {
@@ -58,13 +49,10 @@ static unsigned inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 				file = f.file;
 				line = f.file ? f.line : 0;
 			}
-			fk.name = pstr_id(p, names[i]);
-			fk.file = file ? pstr_id(p, file) : 0;
 			memset(&p->loc[l], 0, sizeof p->loc[l]);
 			p->loc[l].line = file ? line : 0;
-			if ((fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew)) < 0)
+			if ((fi = rd_prof_func(p, names[i], file)) < 0)
 				break;
-			p->fn[fi] = fk;
 			p->loc[l].pc = pc;
 			p->loc[l].func = (uint32_t)fi;
 		}
@@ -77,7 +65,7 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
                              uint64_t pc, int ret, uint32_t *out,
                              unsigned max)
 {
-	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, pad; } k;
+	struct plockey k;
 	unsigned m;
 	struct pinl *c;
 	int64_t ci;
@@ -85,11 +73,7 @@ unsigned rd_prof_inline_locs(struct rd_prof *p, unsigned src, struct psrc *s,
 
 	/* Each address is looked up once (libdw's scopes cost about 0.5 ms
 	 * an address in rte-read's own profile), then read from the cache. */
-	memset(&k, 0, sizeof k);
-	k.src = src;
-	k.gen = s->modgen;
-	k.pc = pc;
-	k.ret = (uint32_t)ret;
+	rd_prof_lockey(&k, src, s, pc, ret, 0);
 	if (rd_prof_room(p, (void **)&p->inlv, &p->inlcap, p->inl.n,
 	                 sizeof *p->inlv) < 0 ||
 	    (ci = ptab_get(&p->inl, &k, sizeof k, &isnew)) < 0)

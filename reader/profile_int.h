@@ -232,6 +232,23 @@ static inline const struct skey *pkey(const struct ptab *t, uint32_t i)
 /* Intern s; returns its id, 0 ("") if out of memory. */
 uint32_t pstr_id(struct rd_prof *p, const char *s);
 
+/* The key of an address in the location tables and the inline cache:
+ * (source, its module generation, pc, ret, depth), depth 0 the address's
+ * own function, k inlined frame k (profile_inline.c). Zeroed padding. */
+struct plockey {
+	uint32_t src, gen;
+	uint64_t pc;
+	uint32_t ret, depth;
+};
+void rd_prof_lockey(struct plockey *k, unsigned src, const struct psrc *s,
+                    uint64_t pc, int ret, unsigned depth);
+/* Room for one more location and function (before a new index is handed
+ * out, so that it always has its element): 0, or -1 (p->oom). */
+int rd_prof_loc_room(struct rd_prof *p);
+/* The function (name, file, both interned; file 0: none), made if new:
+ * its index, or -1 if out of memory. Needs rd_prof_loc_room first. */
+int64_t rd_prof_func(struct rd_prof *p, const char *name, const char *file);
+
 /* Replay the allocations in time order: fills the in-use values (once). */
 void rd_prof_settle(struct rd_prof *p);
 

@@ -124,6 +124,38 @@ uint32_t pstr_id(struct rd_prof *p, const char *s)
 	return (uint32_t)i;
 }
 
+void rd_prof_lockey(struct plockey *k, unsigned src, const struct psrc *s,
+                    uint64_t pc, int ret, unsigned depth)
+{
+	memset(k, 0, sizeof *k);
+	k->src = src;
+	k->gen = s->modgen;
+	k->pc = pc;
+	k->ret = (uint32_t)ret;
+	k->depth = depth;
+}
+
+int rd_prof_loc_room(struct rd_prof *p)
+{
+	return rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n, sizeof *p->loc) < 0 ||
+	               rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n, sizeof *p->fn) < 0
+	       ? -1 : 0;
+}
+
+int64_t rd_prof_func(struct rd_prof *p, const char *name, const char *file)
+{
+	struct pfunc fk;
+	int64_t fi;
+	int isnew;
+
+	memset(&fk, 0, sizeof fk);
+	fk.name = pstr_id(p, name);
+	fk.file = file ? pstr_id(p, file) : 0;
+	if ((fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew)) >= 0)
+		p->fn[fi] = fk;
+	return fi;
+}
+
 struct rd_prof *rd_prof_new(void)
 {
 	struct rd_prof *p = calloc(1, sizeof *p);

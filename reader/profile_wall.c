@@ -64,9 +64,8 @@ static const char *blocked_name(unsigned nr1, char *buf, size_t len)
 
 int64_t rd_prof_blocked_loc(struct rd_prof *p, uint32_t flags)
 {
-	struct { uint32_t src, gen; uint64_t pc; uint32_t ret, pad; } k;
 	unsigned nr1 = flags >> RTE_SAMPLE_SYSCALL_SHIFT & 0xffffu;
-	struct pfunc fk;
+	struct plockey k;
 	char b[48];
 	int64_t i, fi;
 	int isnew;
@@ -76,21 +75,14 @@ int64_t rd_prof_blocked_loc(struct rd_prof *p, uint32_t flags)
 	k.src = UINT32_MAX;
 	k.pc = nr1;
 	k.ret = 2;
-	if (rd_prof_room(p, (void **)&p->loc, &p->loccap, p->locs.n,
-	                 sizeof *p->loc) < 0 ||
-	    rd_prof_room(p, (void **)&p->fn, &p->fncap, p->funcs.n,
-	                 sizeof *p->fn) < 0)
+	if (rd_prof_loc_room(p) < 0)
 		return -1;
 	i = ptab_get(&p->locs, &k, sizeof k, &isnew);
 	if (i < 0 || !isnew)
 		return i;
-	fk.name = pstr_id(p, blocked_name(nr1, b, sizeof b));
-	fk.file = 0;
 	memset(&p->loc[i], 0, sizeof p->loc[i]);
-	fi = ptab_get(&p->funcs, &fk, sizeof fk, &isnew);
-	if (fi < 0)
+	if ((fi = rd_prof_func(p, blocked_name(nr1, b, sizeof b), NULL)) < 0)
 		return -1;
-	p->fn[fi] = fk;
 	p->loc[i].func = (uint32_t)fi;
 	return i;
 }
