@@ -14,30 +14,11 @@
 # overheads are in make bench (bench/prof.sh).
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-T=$B/tests/prof
-CPU=$T/cpu
-READ=$B/rte-read
+PROF_WORK=rte-prof
+. "$(dirname "$0")/lib.sh"
 SAMPLES="python3 $(dirname "$0")/samples.py"
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-prof.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
 # The default profiling signal (SIGRTMAX-2), as the shell numbers it.
 SIG=$(($(kill -l RTMAX 2>/dev/null || echo 64) - 2))
-
-# prof DIR HZ CMD...: run CMD profiled at HZ into DIR (preserved); its
-# stderr goes to DIR/err, its status to $ST.
-prof() {
-	_d=$1 _hz=$2
-	shift 2
-	mkdir -p "$_d"
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		RTE_PROFILE="$_hz" "$@" 2>"$_d/err"
-	ST=$?
-}
 
 # analyse DIR [FILE...]: samples.py over the files (all of DIR's by
 # default) into DIR/an.json.
@@ -65,7 +46,6 @@ check() { # what python-boolean-expression DIR
 		fail "$1: $2 is false ($(head -c 600 "$3/an.json"))"
 }
 
-TSAN=${RTE_TSAN:-}
 
 # full_check what expr DIR: a check of the whole stacks or of shares,
 # not under TSan: there the stacks beyond the innermost frame are of a

@@ -7,27 +7,9 @@
 # (mk/tests-prof.mk): RTE_BUILD, RTE_ASAN_RT, RTE_TSAN.
 set -u
 
-B=${RTE_BUILD:?RTE_BUILD is not set}
-CPU=$B/tests/prof/cpu
-READ=$B/rte-read
-LIB=$B/librte.so
-PRELOAD="${RTE_ASAN_RT:+$RTE_ASAN_RT }$LIB"
-TMO="timeout 120"
+PROF_WORK=rte-views
+. "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-TSAN=${RTE_TSAN:-}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/rte-views.XXXXXX") || exit 1
-. "$(dirname "$0")/../harness.sh"
-
-# prof DIR HZ CMD...: as run.sh's.
-prof() {
-	_d=$1 _hz=$2
-	shift 2
-	mkdir -p "$_d"
-	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
-		OCAML_RUNTIME_EVENTS_DIR="$_d" OCAML_RUNTIME_EVENTS_PRESERVE=1 \
-		RTE_PROFILE="$_hz" "$@" 2>"$_d/err"
-	ST=$?
-}
 
 # bash running two cpu processes and a python3: --by exe gives one root
 # per executable, each the sum of its processes' samples (the same
