@@ -13,7 +13,7 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c reader/ptree.c reader/ptree_name.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
-	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/model.c reader/model_life.c \
+	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/chrome_recs.c reader/model.c reader/model_life.c \
 	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/fmt/summary_tree.c reader/fmt/summary_run.c reader/crashrep.c reader/crashrep_last.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
 	reader/jsonp.c reader/diff.c reader/diff_load.c reader/selfrun.c reader/top.c reader/profile.c reader/profile_tab.c reader/profile_settle.c reader/profile_wall.c reader/profile_span.c reader/profile_inline.c reader/flamediff.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_pprof.c reader/fmt/profile_sum.c reader/fmt/profile_line.c reader/fmt/profile_blocked.c reader/fmt/flame.c

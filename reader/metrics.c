@@ -108,47 +108,9 @@ static void add(struct series *s, uint64_t v)
 		s->v += v;
 }
 
-/* Ring words of an event's message, for rte_exporter_read_bytes_total. */
-static uint64_t event_words(const struct rte_event *ev)
-{
-	switch (ev->kind) {
-	case RTE_EV_LOST:
-		return 0;
-	case RTE_EV_BEGIN:
-	case RTE_EV_END:
-	case RTE_EV_USER_UNIT:
-	case RTE_EV_USER_SPAN_BEGIN:
-	case RTE_EV_USER_SPAN_END:
-		return 2;
-	case RTE_EV_ALLOC:
-		return 2 + RTE_ALLOC_BUCKETS;
-	case RTE_EV_USER_CUSTOM:
-		return 2 + rte_custom_words(ev->u.custom.len);
-	default:
-		return 3;
-	}
-}
-
 static int is_prefix(const char *s, const char *pre)
 {
 	return s && !strncmp(s, pre, strlen(pre));
-}
-
-/* The family of an rte.alloc.* int event of rte's allocation profiler
- * (include/rte/profile.h; its calls are counted from the alloc event),
- * or -1 for the others (rte.alloc.calls, heap, peak_ns: not exported). */
-static int alloc_fam(const char *name)
-{
-	static const int fam[RD_AF_N] = {
-		[RD_AF_BYTES] = PF_ALLOC_BYTES, [RD_AF_USABLE] = PF_ALLOC_USABLE,
-		[RD_AF_FREES] = PF_ALLOC_FREES, [RD_AF_FREED] = PF_ALLOC_FREED,
-		[RD_AF_TEMP] = PF_ALLOC_TEMP, [RD_AF_PEAK] = PF_ALLOC_PEAK,
-	};
-	int af;
-
-	if (!is_prefix(name, "rte.alloc.") || (af = rd_alloc_fig_of(name + 10)) < 0)
-		return -1;
-	return fam[af];
 }
 
 /* The fast path's entry for user event ev (named, aggregated series:
@@ -186,7 +148,7 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 	struct fast_user *fu;
 
 	p->events_read++;
-	p->bytes_read += 8 * event_words(ev);
+	p->bytes_read += 8 * rd_prom_event_words(ev);
 	if (ev->kind == RTE_EV_LOST) {
 		/* procs.c's count (rd_procs_update() has just added this
 		 * loss): the summary's lost words, what it grew by */
@@ -260,7 +222,7 @@ static void account(struct rd_prom *p, struct file *f, const struct rd_item *it)
 			/* per-flush amounts: counters of their own, exact
 			 * (not gauges of their last value); the peak a gauge
 			 * of the highest */
-			int af = alloc_fam(ev->name);
+			int af = rd_prom_alloc_fam(ev->name);
 			uint64_t v = ev->u.value > 0 ? (uint64_t)ev->u.value : 0;
 
 			/* the peak: the summary's rule (heap.h), per process */

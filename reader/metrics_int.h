@@ -161,6 +161,11 @@ void rd_prom_exe_from(struct file *f, const struct rte_event *ev);
 
 /* metrics.c: the accounting and the reading of a file's rings. */
 void rd_prom_bucket_table(unsigned char first_ge[64]);
+/* metrics_series.c: ring words of an event's message (for
+ * rte_exporter_read_bytes_total); the family of an rte.alloc.* int
+ * (heap.h's rule), -1 for the others. */
+uint64_t rd_prom_event_words(const struct rte_event *ev);
+int rd_prom_alloc_fam(const char *name);
 int rd_prom_read_file(struct rd_prom *p, struct file *f, size_t budget,
                       int all_rings);
 

@@ -2,7 +2,8 @@
  * metrics_series.c - the Prometheus exporter's series: one per family and
  * label set of a process, found through a hash table keyed by (family,
  * ring, id, name), their label text, and the names user events' series use
- * (metrics.c finds them through its per-file cache; metrics_int.h).
+ * (metrics.c finds them through its per-file cache; metrics_int.h); and
+ * two classifications of events for metrics.c's general path.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,46 @@
 
 #include "metrics_int.h"
 #include "vec.h"
+
+/* ---- what an event is to the exporter ------------------------------------ */
+
+/* Ring words of an event's message, for rte_exporter_read_bytes_total. */
+uint64_t rd_prom_event_words(const struct rte_event *ev)
+{
+	switch (ev->kind) {
+	case RTE_EV_LOST:
+		return 0;
+	case RTE_EV_BEGIN:
+	case RTE_EV_END:
+	case RTE_EV_USER_UNIT:
+	case RTE_EV_USER_SPAN_BEGIN:
+	case RTE_EV_USER_SPAN_END:
+		return 2;
+	case RTE_EV_ALLOC:
+		return 2 + RTE_ALLOC_BUCKETS;
+	case RTE_EV_USER_CUSTOM:
+		return 2 + rte_custom_words(ev->u.custom.len);
+	default:
+		return 3;
+	}
+}
+
+/* The family of an rte.alloc.* int event of rte's allocation profiler
+ * (include/rte/profile.h; its calls are counted from the alloc event),
+ * or -1 for the others (rte.alloc.calls, heap, peak_ns: not exported). */
+int rd_prom_alloc_fam(const char *name)
+{
+	static const int fam[RD_AF_N] = {
+		[RD_AF_BYTES] = PF_ALLOC_BYTES, [RD_AF_USABLE] = PF_ALLOC_USABLE,
+		[RD_AF_FREES] = PF_ALLOC_FREES, [RD_AF_FREED] = PF_ALLOC_FREED,
+		[RD_AF_TEMP] = PF_ALLOC_TEMP, [RD_AF_PEAK] = PF_ALLOC_PEAK,
+	};
+	int af;
+
+	if (strncmp(name, "rte.alloc.", 10) || (af = rd_alloc_fig_of(name + 10)) < 0)
+		return -1;
+	return fam[af];
+}
 
 /* ---- series --------------------------------------------------------------- */
 

@@ -212,6 +212,22 @@ void rd_out_json_mem(struct rd_out *o, const void *mem, size_t n)
 	rd_out_ch(o, '"');
 }
 
+void rd_out_json_key(struct rd_out *o, int *first, const char *k)
+{
+	if (!*first)
+		rd_out_ch(o, ',');
+	*first = 0;
+	rd_out_ch(o, '"');
+	rd_out_str(o, k);
+	rd_out_mem(o, "\":", 2);
+}
+
+void rd_out_json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
+{
+	rd_out_json_key(o, first, k);
+	rd_out_u64(o, v);
+}
+
 void rd_out_json_str(struct rd_out *o, const char *s)
 {
 	rd_out_json_mem(o, s, strlen(s));

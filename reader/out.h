@@ -126,6 +126,10 @@ void rd_out_json_str(struct rd_out *o, const char *s);
 void rd_out_json_mem(struct rd_out *o, const void *p, size_t n);
 /* The same without the quotes: the inside of a string literal. */
 void rd_out_json_chars(struct rd_out *o, const void *p, size_t n);
+/* A key of a JSON object: `,"k":` (`"k":` for the first, *first then 0). */
+void rd_out_json_key(struct rd_out *o, int *first, const char *k);
+/* A key and its unsigned integer value. */
+void rd_out_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
 /* Lowercase hex of n bytes. */
 void rd_out_hex(struct rd_out *o, const void *p, size_t n);
 

@@ -126,6 +126,12 @@ void chrome_note_thread_name(struct chrome *C, struct rd_ctx *c,
 /* The thread_name records of process pr's tracks, and its process_name. */
 void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr);
 
+/* chrome_recs.c: the instant of a well-formed rte.sample (named by its
+ * leaf function), or of an rte.crash / rte.backtrace record: 1 if it was
+ * one (written), else 0 (nothing written). */
+int chrome_sample_instant(struct chrome *C, struct rd_ctx *c, const struct rd_item *it);
+int chrome_crash_instant(struct chrome *C, struct rd_ctx *c, const struct rd_item *it);
+
 /* chrome_flows.c */
 int chrome_is_flow_point(const struct rte_event *ev);
 void chrome_flow_note(struct chrome *C, struct rd_ctx *c,

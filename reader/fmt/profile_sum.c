@@ -100,31 +100,15 @@ static void cpu_funcs(const struct rd_prof *p, uint32_t proc, uint32_t tag,
 	}
 }
 
-static void json_key(struct rd_out *o, int *first, const char *k)
-{
-	if (!*first)
-		rd_out_ch(o, ',');
-	*first = 0;
-	rd_out_ch(o, '"');
-	rd_out_str(o, k);
-	rd_out_str(o, "\":");
-}
-
 static void json_num(struct rd_out *o, int *first, const char *k, double v)
 {
-	json_key(o, first, k);
+	rd_out_json_key(o, first, k);
 	rd_outf(o, "%.3f", isfinite(v) ? v : 0.0);
-}
-
-static void json_int(struct rd_out *o, int *first, const char *k, uint64_t v)
-{
-	json_key(o, first, k);
-	rd_out_u64(o, v);
 }
 
 static void json_s(struct rd_out *o, int *first, const char *k, const char *v)
 {
-	json_key(o, first, k);
+	rd_out_json_key(o, first, k);
 	rd_out_json_str(o, v);
 }
 
@@ -155,11 +139,11 @@ static void top_funcs(const struct rd_prof *p, struct rd_out *o, int json,
 				rd_out_ch(o, ',');
 			rd_out_ch(o, '{');
 			json_s(o, &f, "function", pstr(p, id));
-			json_key(o, &f, "file");
+			rd_out_json_key(o, &f, "file");
 			has ? rd_out_json_str(o, file) : rd_out_str(o, "null");
-			json_key(o, &f, "line");
+			rd_out_json_key(o, &f, "line");
 			has ? rd_out_u64(o, (uint64_t)line) : rd_out_str(o, "null");
-			json_int(o, &f, "samples", (uint64_t)v);
+			rd_out_json_u(o, &f, "samples", (uint64_t)v);
 			json_num(o, &f, "share", all > 0 ? v / all : 0);
 			rd_out_ch(o, '}');
 		} else {
@@ -216,14 +200,14 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 	tally_sort(&sp, p->strs.n);
 	if (json) {
 		rd_out_str(o, ",\"cpu_profile\":{");
-		json_int(o, &f, "samples", pp->cpu_samples);
-		json_int(o, &f, "cpu_ns", pp->cpu_ns);
-		json_int(o, &f, "outside_span", pp->outside_cpu);
-		json_int(o, &f, "malformed", pp->bad_cpu);
+		rd_out_json_u(o, &f, "samples", pp->cpu_samples);
+		rd_out_json_u(o, &f, "cpu_ns", pp->cpu_ns);
+		rd_out_json_u(o, &f, "outside_span", pp->outside_cpu);
+		rd_out_json_u(o, &f, "malformed", pp->bad_cpu);
 		json_s(o, &f, "clock", pp->nclock ? rd_prof_clock(pp->clock[0], why,
 		                                                  sizeof why)
 		                                  : "");
-		json_key(o, &f, "threads");
+		rd_out_json_key(o, &f, "threads");
 		rd_out_ch(o, '[');
 		for (unsigned i = 0; i < pp->nthr; i++) {
 			const struct pthr *t = &pp->thr[i];
@@ -232,27 +216,27 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 			if (i)
 				rd_out_ch(o, ',');
 			rd_out_ch(o, '{');
-			json_int(o, &g, "ring", t->ring);
-			json_key(o, &g, "tid");
+			rd_out_json_u(o, &g, "ring", t->ring);
+			rd_out_json_key(o, &g, "tid");
 			rd_out_i64(o, t->tid);
-			json_key(o, &g, "thread");
+			rd_out_json_key(o, &g, "thread");
 			if (t->name[0])
 				rd_out_json_str(o, t->name);
 			else
 				rd_out_str(o, "null");
-			json_int(o, &g, "samples", t->samples);
-			json_int(o, &g, "cpu_ns", t->cpu_ns);
-			json_int(o, &g, "hz", t->hz);
+			rd_out_json_u(o, &g, "samples", t->samples);
+			rd_out_json_u(o, &g, "cpu_ns", t->cpu_ns);
+			rd_out_json_u(o, &g, "hz", t->hz);
 			json_num(o, &g, "effective_hz", rate_of(t));
 			rd_out_ch(o, '}');
 		}
 		rd_out_ch(o, ']');
 		rd_prof_blocked_section(p, o, pp, proc, 1);
-		json_key(o, &f, "top_self");
+		rd_out_json_key(o, &f, "top_self");
 		top_funcs(p, o, 1, &self, TOP_FUNCS, all, "", ws);
-		json_key(o, &f, "top_total");
+		rd_out_json_key(o, &f, "top_total");
 		top_funcs(p, o, 1, &total, TOP_FUNCS, all, "", wt);
-		json_key(o, &f, "spans");
+		rd_out_json_key(o, &f, "spans");
 		rd_out_ch(o, '[');
 	} else {
 		rd_outf(o, "\n  CPU profile (rte.sample): %" PRIu64 " samples, %.3f s %s",
@@ -297,8 +281,8 @@ static void cpu_section(struct rd_prof *p, struct rd_out *o,
 				rd_out_ch(o, ',');
 			rd_out_ch(o, '{');
 			json_s(o, &g, "name", pstr(p, tag));
-			json_int(o, &g, "samples", (uint64_t)sp.v[tag]);
-			json_key(o, &g, "top_self");
+			rd_out_json_u(o, &g, "samples", (uint64_t)sp.v[tag]);
+			rd_out_json_key(o, &g, "top_self");
 			top_funcs(p, o, 1, &ss, TOP_SPAN_FUNCS, sp.v[tag], "", wsp);
 			rd_out_ch(o, '}');
 		} else {
@@ -412,7 +396,7 @@ static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 			json_s(o, &f, "function", pstr(p, id));
 			json_num(o, &f, "est_bytes", b.v[id]);
 			json_num(o, &f, "est_objects", obj.v[id]);
-			json_int(o, &f, "samples", (uint64_t)n.v[id]);
+			rd_out_json_u(o, &f, "samples", (uint64_t)n.v[id]);
 			json_num(o, &f, "rel_error", rse);
 			json_num(o, &f, "share", allbytes > 0 ? b.v[id] / allbytes : 0);
 			rd_out_ch(o, '}');
@@ -463,9 +447,9 @@ static void alloc_live(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 			rd_out_ch(o, '{');
 			json_num(o, &f, "est_bytes", v->ibytes);
 			json_num(o, &f, "est_objects", v->iobj);
-			json_int(o, &f, "samples", v->nlive);
-			json_int(o, &f, "sampled_bytes", v->live_sampled);
-			json_key(o, &f, "stack");
+			rd_out_json_u(o, &f, "samples", v->nlive);
+			rd_out_json_u(o, &f, "sampled_bytes", v->live_sampled);
+			rd_out_json_key(o, &f, "stack");
 			stack_lines(p, o, 1, pkey(&p->ast, ids[i]));
 			rd_out_ch(o, '}');
 		}
@@ -500,24 +484,24 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 		}
 	if (json) {
 		rd_out_str(o, ",\"alloc_profile\":{");
-		json_int(o, &f, "calls", pp->calls);
-		json_int(o, &f, "bytes", pp->bytes);
-		json_int(o, &f, "frees", pp->frees);
-		json_int(o, &f, "freed_bytes", pp->freed);
-		json_key(o, &f, "usable_bytes");
+		rd_out_json_u(o, &f, "calls", pp->calls);
+		rd_out_json_u(o, &f, "bytes", pp->bytes);
+		rd_out_json_u(o, &f, "frees", pp->frees);
+		rd_out_json_u(o, &f, "freed_bytes", pp->freed);
+		rd_out_json_key(o, &f, "usable_bytes");
 		if (pp->has_usable)
 			rd_out_u64(o, pp->usable);
 		else
 			rd_out_str(o, "null");
-		json_key(o, &f, "live_bytes");
+		rd_out_json_key(o, &f, "live_bytes");
 		if (pp->has_usable)
 			rd_outf(o, "%.0f", rd_prof_exact_live(pp));
 		else
 			rd_out_str(o, "null");
 		json_num(o, &f, "calls_per_s", secs > 0 ? (double)pp->calls / secs : 0);
 		json_num(o, &f, "bytes_per_s", secs > 0 ? (double)pp->bytes / secs : 0);
-		json_int(o, &f, "alloc_events", pp->alloc_events);
-		json_key(o, &f, "histogram");
+		rd_out_json_u(o, &f, "alloc_events", pp->alloc_events);
+		rd_out_json_key(o, &f, "histogram");
 		rd_out_ch(o, '[');
 		for (unsigned i = 0; i < RTE_ALLOC_BUCKETS; i++) {
 			int g = 1;
@@ -527,16 +511,16 @@ static void alloc_section(struct rd_prof *p, struct rd_out *o,
 				rd_out_ch(o, ',');
 			rd_out_ch(o, '{');
 			json_s(o, &g, "words", lb);
-			json_int(o, &g, "count", pp->hist[i]);
+			rd_out_json_u(o, &g, "count", pp->hist[i]);
 			rd_out_ch(o, '}');
 		}
 		rd_out_ch(o, ']');
-		json_int(o, &f, "samples", pp->alloc_samples);
-		json_int(o, &f, "outside_span", pp->outside_alloc);
-		json_int(o, &f, "malformed", pp->bad_alloc + pp->bad_free);
+		rd_out_json_u(o, &f, "samples", pp->alloc_samples);
+		rd_out_json_u(o, &f, "outside_span", pp->outside_alloc);
+		rd_out_json_u(o, &f, "malformed", pp->bad_alloc + pp->bad_free);
 		json_num(o, &f, "est_bytes", ab);
 		json_num(o, &f, "est_objects", ao);
-		json_key(o, &f, "sites");
+		rd_out_json_key(o, &f, "sites");
 		alloc_sites(p, o, proc, 1, ab);
 		alloc_live(p, o, proc, 1, pp);
 		rd_heap_section(p, o, pp, proc, 1);

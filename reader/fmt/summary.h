@@ -53,9 +53,6 @@ struct summary {
 /* ---- fmt/summary_out.c: text and JSON of one process ---- */
 void rd_sum_write_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
                        struct rd_proc *pr);
-/* JSON helpers, also used for the document's own keys */
-void rd_sum_json_key(struct rd_out *o, int *first, const char *k);
-void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v);
 
 /* total_ns, mean_ns, min_ns, p50/p90/p99/p999_ns, max_ns of h. */
 void rd_sum_json_hist(struct rd_out *o, int *first, const struct rd_hist *h);

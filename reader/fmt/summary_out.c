@@ -283,32 +283,16 @@ static void text_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 
 /* ---- summary-json -------------------------------------------------------- */
 
-void rd_sum_json_key(struct rd_out *o, int *first, const char *k)
-{
-	if (!*first)
-		rd_out_ch(o, ',');
-	*first = 0;
-	rd_out_ch(o, '"');
-	rd_out_str(o, k);
-	rd_out_mem(o, "\":", 2);
-}
-
-void rd_sum_json_u(struct rd_out *o, int *first, const char *k, uint64_t v)
-{
-	rd_sum_json_key(o, first, k);
-	rd_out_u64(o, v);
-}
-
 void rd_sum_json_hist(struct rd_out *o, int *f, const struct rd_hist *h)
 {
-	rd_sum_json_u(o, f, "total_ns", h->sum);
-	rd_sum_json_u(o, f, "mean_ns", rd_hist_mean(h));
-	rd_sum_json_u(o, f, "min_ns", h->count ? h->min : 0);
-	rd_sum_json_u(o, f, "p50_ns", rd_hist_quantile(h, 0.5));
-	rd_sum_json_u(o, f, "p90_ns", rd_hist_quantile(h, 0.9));
-	rd_sum_json_u(o, f, "p99_ns", rd_hist_quantile(h, 0.99));
-	rd_sum_json_u(o, f, "p999_ns", rd_hist_quantile(h, 0.999));
-	rd_sum_json_u(o, f, "max_ns", h->max);
+	rd_out_json_u(o, f, "total_ns", h->sum);
+	rd_out_json_u(o, f, "mean_ns", rd_hist_mean(h));
+	rd_out_json_u(o, f, "min_ns", h->count ? h->min : 0);
+	rd_out_json_u(o, f, "p50_ns", rd_hist_quantile(h, 0.5));
+	rd_out_json_u(o, f, "p90_ns", rd_hist_quantile(h, 0.9));
+	rd_out_json_u(o, f, "p99_ns", rd_hist_quantile(h, 0.99));
+	rd_out_json_u(o, f, "p999_ns", rd_hist_quantile(h, 0.999));
+	rd_out_json_u(o, f, "max_ns", h->max);
 }
 
 static void json_entry(struct summary *S, struct rd_out *o,
@@ -318,27 +302,27 @@ static void json_entry(struct summary *S, struct rd_out *o,
 	int f = 1;
 
 	rd_out_ch(o, '{');
-	rd_sum_json_key(o, &f, "name");
+	rd_out_json_key(o, &f, "name");
 	rd_out_json_str(o, e->name);
-	rd_sum_json_u(o, &f, "count", e->count);
+	rd_out_json_u(o, &f, "count", e->count);
 	if (rd_entry_is_dur(e) && (h = rd_entry_view(&S->m, e)) != NULL) {
 		rd_sum_json_hist(o, &f, h);
-		rd_sum_json_key(o, &f, "wall_share");
+		rd_out_json_key(o, &f, "wall_share");
 		rd_outf(o, "%.6f", share(h->sum, wall));
 		rd_sum_run_add(&S->run, e);
 		rd_entry_unview(&S->m, e);
-		rd_sum_json_u(o, &f, "unmatched_ends", e->unmatched);
-		rd_sum_json_u(o, &f, "unfinished", e->unfinished);
+		rd_out_json_u(o, &f, "unmatched_ends", e->unmatched);
+		rd_out_json_u(o, &f, "unfinished", e->unfinished);
 	} else if (e->fam == F_COUNTER) {
-		rd_sum_json_u(o, &f, "last", (uint64_t)e->last);
-		rd_sum_json_u(o, &f, "min", (uint64_t)e->min);
-		rd_sum_json_u(o, &f, "max", (uint64_t)e->max);
+		rd_out_json_u(o, &f, "last", (uint64_t)e->last);
+		rd_out_json_u(o, &f, "min", (uint64_t)e->min);
+		rd_out_json_u(o, &f, "max", (uint64_t)e->max);
 	} else if (e->fam == F_INT) {
-		rd_sum_json_key(o, &f, "last");
+		rd_out_json_key(o, &f, "last");
 		rd_out_i64(o, e->last);
-		rd_sum_json_key(o, &f, "min");
+		rd_out_json_key(o, &f, "min");
 		rd_out_i64(o, e->min);
-		rd_sum_json_key(o, &f, "max");
+		rd_out_json_key(o, &f, "max");
 		rd_out_i64(o, e->max);
 	}
 	rd_out_ch(o, '}');
@@ -363,9 +347,9 @@ static void json_ring_values(struct rd_out *o, struct rd_psum *ps, unsigned src,
 				continue;
 			rd_out_str(o, first ? "{" : ",{");
 			first = 0;
-			rd_sum_json_key(o, &f, "name");
+			rd_out_json_key(o, &f, "name");
 			rd_out_json_str(o, e->name);
-			rd_sum_json_key(o, &f, "last");
+			rd_out_json_key(o, &f, "last");
 			if (e->fam == F_COUNTER)
 				rd_out_u64(o, (uint64_t)e->rv[k].last);
 			else
@@ -393,21 +377,21 @@ static void json_rings(struct rd_out *o, struct rd_procs *P, struct rd_proc *pr,
 				continue;
 			rd_out_str(o, first ? "{" : ",{");
 			first = 0;
-			rd_sum_json_u(o, &f, "file", i);
-			rd_sum_json_u(o, &f, "ring", r);
-			rd_sum_json_key(o, &f, "thread");
+			rd_out_json_u(o, &f, "file", i);
+			rd_out_json_u(o, &f, "ring", r);
+			rd_out_json_key(o, &f, "thread");
 			if (t->name[0])
 				rd_out_json_str(o, t->name);
 			else
 				rd_out_str(o, "null");
-			rd_sum_json_key(o, &f, "tid");
+			rd_out_json_key(o, &f, "tid");
 			if (t->tid >= 0)
 				rd_out_i64(o, t->tid);
 			else
 				rd_out_str(o, "null");
-			rd_sum_json_u(o, &f, "events", t->events);
-			rd_sum_json_u(o, &f, "lost_words", t->lost_words);
-			rd_sum_json_u(o, &f, "runtime_phase_ns", t->phase_ns);
+			rd_out_json_u(o, &f, "events", t->events);
+			rd_out_json_u(o, &f, "lost_words", t->lost_words);
+			rd_out_json_u(o, &f, "runtime_phase_ns", t->phase_ns);
 			json_ring_values(o, ps, i, r);
 			rd_out_ch(o, '}');
 		}
@@ -422,21 +406,21 @@ static void json_thread(void *arg, const struct rd_tenant *t)
 
 	rd_out_str(w->o, w->first ? "{" : ",{");
 	w->first = 0;
-	rd_sum_json_u(w->o, &f, "file", w->file);
-	rd_sum_json_u(w->o, &f, "ring", t->ring);
-	rd_sum_json_key(w->o, &f, "thread");
+	rd_out_json_u(w->o, &f, "file", w->file);
+	rd_out_json_u(w->o, &f, "ring", t->ring);
+	rd_out_json_key(w->o, &f, "thread");
 	if (t->name[0])
 		rd_out_json_str(w->o, t->name);
 	else
 		rd_out_str(w->o, "null");
-	rd_sum_json_key(w->o, &f, "tid");
+	rd_out_json_key(w->o, &f, "tid");
 	if (t->tid >= 0)
 		rd_out_i64(w->o, t->tid);
 	else
 		rd_out_str(w->o, "null");
-	rd_sum_json_u(w->o, &f, "events", t->events);
-	rd_sum_json_u(w->o, &f, "lost_words", t->lost_words);
-	rd_sum_json_u(w->o, &f, "runtime_phase_ns", t->phase_ns);
+	rd_out_json_u(w->o, &f, "events", t->events);
+	rd_out_json_u(w->o, &f, "lost_words", t->lost_words);
+	rd_out_json_u(w->o, &f, "runtime_phase_ns", t->phase_ns);
 	rd_out_ch(w->o, '}');
 }
 
@@ -461,21 +445,21 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 	int f = 1, first = 1;
 
 	rd_out_ch(o, '{');
-	rd_sum_json_key(o, &f, "pid");
+	rd_out_json_key(o, &f, "pid");
 	rd_out_i64(o, pr->pid);
 	rd_out_str(o, ",\"files\":");
 	rd_proc_json_files(o, P, pr, 0);
 	/* Files whose writer ended without ring_stop and is gone. */
 	rd_out_str(o, ",\"killed_files\":");
 	rd_proc_json_files(o, P, pr, 1);
-	rd_sum_json_u(o, &f, "wall_ns", wall);
-	rd_sum_json_key(o, &f, "wall_from");
+	rd_out_json_u(o, &f, "wall_ns", wall);
+	rd_out_json_key(o, &f, "wall_from");
 	rd_out_str(o, pr->started && pr->stopped ? "\"ring_start_to_ring_stop\""
 	                                         : "\"first_to_last_event\"");
-	rd_sum_json_u(o, &f, "events", pr->events);
-	rd_sum_json_u(o, &f, "lost_words", pr->lost_words);
-	rd_sum_json_u(o, &f, "runtime_phase_ns", ph);
-	rd_sum_json_key(o, &f, "runtime_phase_share");
+	rd_out_json_u(o, &f, "events", pr->events);
+	rd_out_json_u(o, &f, "lost_words", pr->lost_words);
+	rd_out_json_u(o, &f, "runtime_phase_ns", ph);
+	rd_out_json_key(o, &f, "runtime_phase_share");
 	rd_outf(o, "%.6f", share(ph, wall));
 	if (ps && ps->n > 1)
 		qsort(ps->e, ps->n, sizeof *ps->e, by_total);
@@ -493,11 +477,11 @@ static void json_proc(struct summary *S, struct rd_out *o, struct rd_procs *P,
 			}
 		rd_out_ch(o, ']');
 	}
-	rd_sum_json_u(o, &f, "alloc_events", ps ? ps->alloc_events : 0);
+	rd_out_json_u(o, &f, "alloc_events", ps ? ps->alloc_events : 0);
 	rd_out_str(o, ",\"lifecycle\":{");
 	first = 1;
 	for (unsigned i = 0; i < RTE_LC_COUNT; i++)
-		rd_sum_json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
+		rd_out_json_u(o, &first, rte_lifecycle_name(i), pr->lifecycle[i]);
 	rd_out_ch(o, '}');
 	rd_gc_summary_section(gc, o, P, pr, 1);
 	rd_prof_summary(prof, o, pr, 1);

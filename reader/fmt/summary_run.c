@@ -101,13 +101,13 @@ void rd_sum_json_run(struct rd_out *o, const struct rd_sum_run *R)
 			int f = 1;
 
 			rd_out_str(o, i ? ",{" : "{");
-			rd_sum_json_key(o, &f, "name");
+			rd_out_json_key(o, &f, "name");
 			rd_out_json_str(o, v[i]->name);
-			rd_sum_json_u(o, &f, "count", v[i]->count);
+			rd_out_json_u(o, &f, "count", v[i]->count);
 			rd_sum_json_hist(o, &f, v[i]->h);
-			rd_sum_json_u(o, &f, "unmatched_ends", v[i]->unmatched);
-			rd_sum_json_u(o, &f, "unfinished", v[i]->unfinished);
-			rd_sum_json_u(o, &f, "processes", v[i]->procs);
+			rd_out_json_u(o, &f, "unmatched_ends", v[i]->unmatched);
+			rd_out_json_u(o, &f, "unfinished", v[i]->unfinished);
+			rd_out_json_u(o, &f, "processes", v[i]->procs);
 			rd_out_ch(o, '}');
 		}
 		rd_out_ch(o, ']');

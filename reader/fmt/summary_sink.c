@@ -242,8 +242,8 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_sum_json_run(o, &S->run);
 		rd_sum_json_tree(o, P);
 		json_crashes(o, c->report);
-		rd_sum_json_u(o, &f, "events", events);
-		rd_sum_json_u(o, &f, "lost_words", c->lost_total);
+		rd_out_json_u(o, &f, "events", events);
+		rd_out_json_u(o, &f, "lost_words", c->lost_total);
 		rd_out_str(o, ",\"complete\":");
 		rd_out_str(o, S->m.oom ? "false" : "true");
 		rd_out_str(o, "}\n");
