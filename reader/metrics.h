@@ -80,13 +80,14 @@ void rd_prom_error(rd_prom *p);
  * each file's writer is still there (rd_src_alive: /proc of each writer),
  * and whether the pid of a process whose files are all finished is gone
  * (it is final then); a file whose writer was gone before it was read to
- * its end is finished. With `all_done` (files of finished runs: rte-read
- * --push), every file is finished after the read and every process is
- * final. Rings never written to are probed only with RD_PROM_RINGS (or
- * all_done, or for a writer found gone): the other calls read the rings
- * in use, so ask for RD_PROM_RINGS often enough for a new thread's ring
- * (a few times a second). Returns 1 if some file hit the budget (call
- * again), else 0.
+ * its end is finished (by the poll that reads its end, whether it asks or
+ * not: a writer found gone is not asked about again). With `all_done`
+ * (files of finished runs: rte-read --push), every file is finished
+ * after the read and every process is final. Rings never written to are
+ * probed only with RD_PROM_RINGS (or all_done, or for a writer found
+ * gone): the other calls read the rings in use, so ask for RD_PROM_RINGS
+ * often enough for a new thread's ring (a few times a second). Returns 1
+ * if some file hit the budget (call again), else 0.
  */
 enum { RD_PROM_RINGS = 1, RD_PROM_ALIVE = 2 };
 int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done);

@@ -422,14 +422,21 @@ int rd_prom_poll(rd_prom *p, size_t budget, int what, int all_done)
 
 	for (size_t i = 0; i < p->nf; i++) {
 		struct file *f = p->f[i];
-		int alive = 1, r;
+		int alive, r;
 
 		if (f->done)
 			continue;
 		if (i && p->between)
 			p->between(p->between_ud);
-		if (what & RD_PROM_ALIVE)
-			alive = rd_src_alive(&f->procs.src[0], f->c);
+		/* A writer found gone stays gone (rd_writer_alive): the polls
+		 * that do not ask again read the file as finished too, so
+		 * that a file with more than a budget to read has its other
+		 * rings read and is finished as soon as it is read to its end
+		 * (a capture, a finished run's file), not at the next ring
+		 * probe and liveness check. */
+		if ((what & RD_PROM_ALIVE) && !f->gone)
+			f->gone = !rd_src_alive(&f->procs.src[0], f->c);
+		alive = !f->gone;
 		/* every ring when asked to, and at the end */
 		r = read_guarded(p, f, budget,
 		                 (what & RD_PROM_RINGS) || all_done || !alive);

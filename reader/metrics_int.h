@@ -102,6 +102,10 @@ struct file {
 	int resolved;        /* proc is the label set's, not pending */
 	int read_any;        /* some event (or loss) was read */
 	int done, failed;
+	int gone;            /* its writer was found gone (for good): every
+	                      * ring is read, and the file is finished once
+	                      * read to its end, not at the next liveness
+	                      * check */
 	unsigned next_ring; /* where the pass the budget stopped goes on */
 	struct series *by_kind[RTE_EV_KIND_COUNT]; /* rte_events_total, no ring */
 	struct centry cache[CACHE];
