@@ -29,7 +29,7 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
 	shim/backtrace.c shim/btscan.c \
 	shim/prof/profiler.c shim/prof/actions.c shim/prof/parse.c \
 	shim/prof/perf.c shim/prof/reg.c shim/prof/wall.c \
-	shim/alloc/arena.c shim/alloc/sample.c shim/alloc/heap.c shim/hooks/alloc.c \
+	shim/alloc/arena.c shim/alloc/sample.c shim/alloc/set.c shim/alloc/heap.c shim/hooks/alloc.c \
 	shim/api.c shim/init.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SHIM_LIB  := $(BUILD)/librte.so

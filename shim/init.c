@@ -23,7 +23,8 @@
  *  6 crash/ alloc/   crash recorder: handler.c actions.c stacks.c
  *                    modules.c altstack.c (crash/crash.h; crash/recorder.h
  *                    inside it); allocation profiler: sample.c
- *                    (counts, samples), arena.c (the mode the malloc
+ *                    (counts, samples), set.c (the live sampled
+ *                    addresses), arena.c (the mode the malloc
  *                    wrappers switch on, the bootstrap arena), heap.c (the
  *                    process-wide live bytes, the peak, the heap series;
  *                    alloc/alloc.h)

@@ -82,7 +82,7 @@ void rte_alloc_heap_fork_child(void);
 
 /* ---- alloc/sample.c ----------------------------------------------------- */
 
-/* The set of live sampled addresses (sample.c): 2^15 buckets of 8
+/* The set of live sampled addresses (set.c): 2^15 buckets of 8
  * addresses, guarded by 4096 counters indexed by the hash's top bits. */
 #define RTE_ALLOC_SET_BITS 15u
 #define RTE_ALLOC_SET_WAYS 8u
@@ -99,6 +99,13 @@ extern struct rte_alloc_set *rte_alloc_g_set;
  * zeros: never NULL, so that a free looks at one counter and nothing
  * else. */
 extern uint32_t *rte_alloc_g_filter;
+
+/* set.c: map the set (0, or -1: no memory; sampling stays off); add a
+ * sampled block's address (0, or -1 if its bucket is full: the sample is
+ * not written); 1 if addr is in the set, with take also removed. */
+int rte_alloc_set_map(void);
+int rte_alloc_set_add(uint64_t addr);
+int rte_alloc_set_find(uint64_t addr, int take);
 
 /* Blocks are at least 8-byte aligned: the multiply mixes the upper bits
  * into the top ones, which index the filter and the set's buckets. */

@@ -25,8 +25,8 @@
  * rte_alloc_realloc_clock) and its sample records the period that makes
  * that formula its probability. A sample is an
  * rte.alloc.sample with the stack (libunwind, per-thread cache), and its
- * address goes into a lock-free set so that its free writes an
- * rte.alloc.free. The set is 2^15 buckets of 8 addresses (one cache line
+ * address goes into a lock-free set (alloc/set.c) so that its free writes
+ * an rte.alloc.free. The set is 2^15 buckets of 8 addresses (one cache line
  * each; insert and erase are CAS on one word), guarded by 4096 counters
  * indexed by the top bits of the address's hash: a free of an address
  * that was never sampled reads one counter (zero) and stops. A sample whose bucket
@@ -113,77 +113,6 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* ---- the set of live sampled addresses --------------------------------------- */
-
-struct rte_alloc_set *rte_alloc_g_set;
-#define g_set rte_alloc_g_set
-static RTE_BIGVAR uint32_t g_no_filter[1u << RTE_ALLOC_FILTER_BITS]; /* zeros */
-uint32_t *rte_alloc_g_filter = g_no_filter;
-
-static inline uint32_t *filter_of(uint64_t h)
-{
-	return rte_alloc_filter_of(g_set->filter, h);
-}
-
-static inline uint64_t *bucket_of(uint64_t h)
-{
-	return g_set->ways[h >> (64 - RTE_ALLOC_SET_BITS)];
-}
-
-/* Add addr (not in the set: it was just returned by the allocator).
- * Returns 0, or -1 if its bucket is full. Lock-free. */
-static int set_add(uint64_t addr)
-{
-	uint64_t h = rte_alloc_addr_hash(addr), *b = bucket_of(h);
-
-	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
-		uint64_t zero = 0;
-
-		/* Relaxed everywhere: an address is added by the thread that
-		 * got it and removed by a free that the program orders after
-		 * the allocation; the counters only need their values. */
-		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) == 0 &&
-		    __atomic_compare_exchange_n(&b[i], &zero, addr, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED)) {
-			__atomic_fetch_add(filter_of(h), 1, __ATOMIC_RELAXED);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* 1 if addr is in the set, and with `take` removed from it (without,
- * read only: the look a vfork child may make before the system call that
- * tells it is one). Lock-free; reads one counter when addr was never
- * sampled. */
-static inline int set_find(uint64_t addr, int take)
-{
-	uint64_t h, *b;
-
-	if (!g_set)
-		return 0;
-	h = rte_alloc_addr_hash(addr);
-	if (!__atomic_load_n(filter_of(h), __ATOMIC_RELAXED))
-		return 0;
-	b = bucket_of(h);
-	for (unsigned i = 0; i < RTE_ALLOC_SET_WAYS; i++) {
-		uint64_t a = addr;
-
-		if (__atomic_load_n(&b[i], __ATOMIC_RELAXED) != addr)
-			continue;
-		if (!take)
-			return 1;
-		if (__atomic_compare_exchange_n(&b[i], &a, 0, 0,
-		                                __ATOMIC_RELAXED,
-		                                __ATOMIC_RELAXED)) {
-			__atomic_fetch_sub(filter_of(h), 1, __ATOMIC_RELAXED);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static void start_sampling(void);
 
 /* ---- start ---------------------------------------------------------------------- */
@@ -221,7 +150,7 @@ void rte_alloc_start(void)
 	g_id_freed = rte_tracer_register_own(RTE_ALLOC_EV_FREED, RTE_TYPE_INT);
 	g_id_usable = rte_tracer_register_own(RTE_ALLOC_EV_USABLE, RTE_TYPE_INT);
 	rte_alloc_heap_start();
-	if (g_period && !g_set)
+	if (g_period && !rte_alloc_g_set)
 		start_sampling();
 	rte_alloc_on();
 }
@@ -233,28 +162,9 @@ static void start_sampling(void)
 	                                   RTE_TYPE_CUSTOM);
 	g_id_free = rte_tracer_register_own(RTE_ALLOC_EV_FREE, RTE_TYPE_CUSTOM);
 	rte_bt_init(1, rte_real.dlopen, rte_real.dlclose);
-	{
-		void *p = mmap(NULL, sizeof(struct rte_alloc_set),
-		               PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-		               0);
-
-		if (p == MAP_FAILED ||
-		    madvise(p, sizeof(struct rte_alloc_set), MADV_WIPEONFORK)) {
-			if (p != MAP_FAILED)
-				munmap(p, sizeof(struct rte_alloc_set));
-			rte_warn(NULL, "RTE_ALLOC: no memory for the sample set; "
-			         "allocations are counted, not sampled");
-			return;
-		}
-		/* Release: the mapping before its use (pairs with the
-		 * acquire in sample()). */
-		__atomic_store_n(&g_set, (struct rte_alloc_set *)p,
-		                 __ATOMIC_RELEASE);
-		/* Relaxed would do (fresh zero pages): release as above. */
-		__atomic_store_n(&rte_alloc_g_filter, g_set->filter,
-		                 __ATOMIC_RELEASE);
-	}
+	if (rte_alloc_set_map() < 0)
+		rte_warn(NULL, "RTE_ALLOC: no memory for the sample set; "
+		         "allocations are counted, not sampled");
 }
 
 /* ---- sampling ------------------------------------------------------------------ */
@@ -327,30 +237,6 @@ static uint64_t user_hdr(unsigned type, int id)
 
 uint8_t rte_alloc_bucket_of[101]; /* filled by rte_alloc_start() */
 
-/* Samples taken (this process and, not wiped, its parent before a fork).
- * On a cache line of its own: every thread's samples add to it, and the
- * line it would share otherwise holds rte_alloc_bucket_of's tail, which
- * every malloc of 504 bytes or more reads. */
-static struct {
-	uint64_t n; /* atomic */
-	char pad[56];
-} g_samples __attribute__((aligned(64)));
-#define POPULATE_AFTER 64u
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-
-/* Samples hit the set's pages at random: in a program that samples much,
- * each of its 513 pages costs a page fault on first touch. After
- * POPULATE_AFTER samples (32 MiB allocated at the default period) they
- * are all made present in one call instead; a program that samples
- * little keeps the set sparse. Where the kernel has no
- * MADV_POPULATE_WRITE, nothing happens. (errno: saved by the caller.) */
-static void populate_set(void)
-{
-	(void)madvise(g_set, sizeof(*g_set), MADV_POPULATE_WRITE);
-}
-
 /* The period a sample of n bytes taken at a clock advance of c records:
  * RTE_ALLOC_SAMPLE, or for a realloc's smaller advance that scaled by
  * n / c (alloc/alloc.h), so that 1 - exp(-n / period) is the probability
@@ -376,12 +262,9 @@ static void sample(struct rte_alloc_thread *a, void *p, size_t n,
 	unsigned got, skip = 0, k;
 	struct rte_ring_writer *w;
 
-	if (g_id_sample < 0 || !__atomic_load_n(&g_set, __ATOMIC_ACQUIRE) ||
-	    set_add((uint64_t)(uintptr_t)p) < 0)
+	if (g_id_sample < 0 || !__atomic_load_n(&rte_alloc_g_set, __ATOMIC_ACQUIRE) ||
+	    rte_alloc_set_add((uint64_t)(uintptr_t)p) < 0)
 		return;
-	if (__atomic_add_fetch(&g_samples.n, 1, __ATOMIC_RELAXED) ==
-	    POPULATE_AFTER)
-		populate_set();
 	got = rte_bt_capture_here(raw, RTE_BT_MAX, 0);
 	/* Our own frames (this function, the wrapper) are not the site. */
 	while (skip < got && raw[skip] >= g_text_lo && raw[skip] < g_text_hi)
@@ -451,8 +334,8 @@ void rte_alloc_note_free(void *p)
 	int saved;
 
 	/* Not in a vfork child: the set and the ring are its parent's. */
-	if (!set_find((uint64_t)(uintptr_t)p, 0) || rte_tracer_vforked() ||
-	    !set_find((uint64_t)(uintptr_t)p, 1))
+	if (!rte_alloc_set_find((uint64_t)(uintptr_t)p, 0) || rte_tracer_vforked() ||
+	    !rte_alloc_set_find((uint64_t)(uintptr_t)p, 1))
 		return;
 	saved = errno;
 	memset(&r, 0, sizeof(r));
