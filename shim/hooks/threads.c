@@ -4,9 +4,12 @@
  * (pthread_setname_np, prctl(PR_SET_NAME)) recorded as rte.thread.name /
  * rte.thread.name_of events.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,6 +21,10 @@ struct start {
 	void *(*fn)(void *);
 	void *arg;
 	void *ctx[RTE_HOOK_OBSERVERS_MAX]; /* each observer's, in order */
+	/* Under AddressSanitizer (see trampoline), and the stack size the
+	 * new thread asked for (0: unknown). */
+	void (*unpoison)(const volatile void *, size_t);
+	size_t stack;
 };
 
 /*
@@ -58,9 +65,9 @@ static void start_free(struct start *s)
 /* The first code of every thread created while tracing runs: claim a ring
  * now (writing domain_spawn, tid and name) rather than at its first event,
  * so every thread shows up, as every OCaml domain does. */
-static void *trampoline(void *p)
+static __attribute__((noinline)) void *thread_begin(struct start *p)
 {
-	struct start s = *(struct start *)p;
+	struct start s = *p;
 	struct rte_ring_writer *w;
 
 	start_free(p);
@@ -73,6 +80,55 @@ static void *trampoline(void *p)
 	return s.fn(s.arg);
 }
 
+/*
+ * Under AddressSanitizer its pthread_create interceptor comes first (its
+ * runtime is preloaded before us) and hands its own start routine to our
+ * wrapper: our code then runs on the new thread before the sanitizer's
+ * start routine has made the thread known (T-1 in its reports) and
+ * cleaned the shadow of its stack. glibc gives a new thread the stack of
+ * a finished one of the same size; in a fork child, that of one of the
+ * parent's other threads, stopped mid-call by the fork, whose shadow still
+ * marks those calls' redzones and out-of-scope variables (the wall
+ * sampler a fork child starts gets its parent's sampler's stack, and its
+ * first locals were reported as stack-use-after-scope). So this first
+ * function is not instrumented, and cleans the shadow of the stack below
+ * its frame before any instrumented code runs there (the sanitizer's
+ * start cleans the whole stack later). Without a libc call: glibc's
+ * pthread_getattr_np allocates, and an allocation of a thread the
+ * sanitizer does not know yet takes its one global fallback lock, which
+ * a fork at that moment leaves held in the child for ever. Half the size
+ * asked for, from the frame down: within the stack (glibc gives at least
+ * that size below its thread descriptor and static TLS), far more than
+ * our code before the sanitizer's start uses.
+ */
+static __attribute__((no_sanitize_address)) void *trampoline(void *p)
+{
+	struct start *s = p;
+
+	if (s->unpoison && s->stack) {
+		char *top = __builtin_frame_address(0);
+
+		s->unpoison(top - s->stack / 2, s->stack / 2);
+	}
+	return thread_begin(s);
+}
+
+/* The stack size a thread made with attr gets (0: unknown). */
+static size_t stack_size(const pthread_attr_t *attr)
+{
+	pthread_attr_t d;
+	size_t n = 0;
+
+	if (attr)
+		return pthread_attr_getstacksize(attr, &n) ? 0 : n;
+	if (pthread_getattr_default_np(&d))
+		return 0;
+	if (pthread_attr_getstacksize(&d, &n))
+		n = 0;
+	pthread_attr_destroy(&d);
+	return n;
+}
+
 /* Ask each observer for its context. Always inlined: an observer may
  * count the frames above it (this wrapper's caller is the program). */
 static inline __attribute__((always_inline)) void created(struct start *s)
@@ -82,6 +138,24 @@ static inline __attribute__((always_inline)) void created(struct start *s)
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->thread_create)
 			s->ctx[i] = rte_hook_observers[i]->thread_create();
+}
+
+/* AddressSanitizer's __asan_unpoison_memory_region, NULL without it
+ * (looked up once: (void *)1 until then). */
+static void *g_asan_unpoison = (void *)1; /* atomic */
+
+static void (*asan_unpoison(void))(const volatile void *, size_t)
+{
+	void (*fn)(const volatile void *, size_t);
+	/* Relaxed: any thread that looks it up stores the same value. */
+	void *p = __atomic_load_n(&g_asan_unpoison, __ATOMIC_RELAXED);
+
+	if (p == (void *)1) {
+		p = rte_dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
+		__atomic_store_n(&g_asan_unpoison, p, __ATOMIC_RELAXED);
+	}
+	memcpy(&fn, &p, sizeof p);
+	return fn;
 }
 
 RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
@@ -110,6 +184,8 @@ RTE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return rte_real.pthread_create(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
+	s->unpoison = asan_unpoison();
+	s->stack = s->unpoison ? stack_size(attr) : 0;
 	created(s); /* e.g. RTE_BACKTRACE=thread records our stack */
 	r = rte_real.pthread_create(th, attr, trampoline, s);
 	if (r) {

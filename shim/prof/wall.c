@@ -69,25 +69,6 @@ static void (*g_self)(void);    /* the sampler's first call */
  * then our hook): a sanitizer knows the sampler's stack. */
 static int (*g_create)(pthread_t *, const pthread_attr_t *,
                        void *(*)(void *), void *);
-/* AddressSanitizer's, when it runs: a sampler made in a fork child (in
- * the atfork handler, before the sanitizer's own fork handling is done)
- * is a thread it does not know, on a stack glibc reuses from the
- * parent's sampler, whose poisoned shadow would be reported. */
-static void (*g_unpoison)(const volatile void *, size_t);
-
-/* A sanitizer's view of the calling thread's whole stack: clean. */
-static void unpoison_stack(void)
-{
-	pthread_attr_t a;
-	void *lo;
-	size_t n;
-
-	if (!g_unpoison || pthread_getattr_np(pthread_self(), &a))
-		return;
-	if (!pthread_attr_getstack(&a, &lo, &n))
-		g_unpoison(lo, n);
-	pthread_attr_destroy(&a);
-}
 static pid_t g_sampler;         /* atomic: the sampler's tid */
 static int g_spawning;          /* atomic: a sampler is being made */
 /* The sampler's: /proc descriptors of each slot, and whose they are. */
@@ -328,7 +309,6 @@ static void *sampler(void *arg)
 
 	(void)arg;
 	__atomic_store_n(&g_sampler, gettid(), __ATOMIC_RELAXED);
-	unpoison_stack();
 	if (g_self)
 		g_self(); /* not profiled: armed by our hook, disarmed here */
 	__atomic_store_n(&g_spawning, 0, __ATOMIC_RELEASE);
@@ -387,8 +367,6 @@ int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked,
 	void *c = rte_dlsym(RTLD_DEFAULT, "pthread_create");
 
 	memcpy(&g_create, &c, sizeof c);
-	c = rte_dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
-	memcpy(&g_unpoison, &c, sizeof c);
 	if (!g_create)
 		g_create = rte_real.pthread_create;
 	g_self = self;

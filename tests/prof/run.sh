@@ -511,11 +511,6 @@ test_rust() {
 # The summary's thread table heads its time column wall, or cpu.
 test_wall() {
 	begin wall
-	# Not run under ASan: there, intermittently, wall mode dies (status
-	# 6) or its fork child's sampler start is reported as
-	# stack-use-after-scope in sig_blocked on a thread ASan does not know
-	# (T-1): an open defect of wall mode under the sanitizer.
-	san_skip address wall "wall mode's sampler is not yet clean under ASan" && return
 	[ -z "$TSAN" ] || { skip wall "a ThreadSanitizer build (a fraction of the signals arrive)"; return; }
 	mkdir -p "$D/w" "$D/c" "$D/s"
 	RTE_PROFILE_MODE=wall prof "$D/w" 199 "$CPU" nap 8 120 >"$D/w/out"
