@@ -151,8 +151,11 @@ static void (*asan_unpoison(void))(const volatile void *, size_t)
 	void *p = __atomic_load_n(&g_asan_unpoison, __ATOMIC_RELAXED);
 
 	if (p == (void *)1) {
+		int saved = errno; /* the program's, whatever dlsym does */
+
 		p = rte_dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
 		__atomic_store_n(&g_asan_unpoison, p, __ATOMIC_RELAXED);
+		errno = saved;
 	}
 	memcpy(&fn, &p, sizeof p);
 	return fn;
