@@ -259,20 +259,6 @@ static uint64_t ring_life(const struct gring *r, int *lb)
 	return t;
 }
 
-static void add_hist(struct rd_hist *to, const struct rd_hist *h)
-{
-	if (!h || !h->count)
-		return;
-	if (!to->count || h->min < to->min)
-		to->min = h->min;
-	if (h->max > to->max)
-		to->max = h->max;
-	to->count += h->count;
-	rd_dur_sum_add(&to->sum, h->sum);
-	for (unsigned i = 0; i < RD_HIST_BUCKETS; i++)
-		to->b[i] += h->b[i];
-}
-
 static void add_ring(struct totals *t, unsigned file, unsigned ring,
                      const struct gring *r)
 {
@@ -328,7 +314,8 @@ int rd_gc_totals(struct rd_gc *g, const struct rd_procs *P,
 		t->librte |= P->src[i].librte;
 		if (!f || !f->r)
 			continue;
-		add_hist(t->h, f->h);
+		if (f->h)
+			rd_hist_merge(t->h, f->h);
 		for (unsigned k = 0; !f->h && k < f->npause; k++)
 			rd_hist_add(t->h, f->pause[k]);
 		t->sumsq += f->sumsq;
