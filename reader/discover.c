@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -259,6 +260,7 @@ static int scan_dir_seen(struct rd_discover *d, const char *dir, int quiet, int 
 			          strerror(-e));
 		return -1;
 	}
+	(void)rd_procs_reserve(d->procs, n > UINT_MAX ? UINT_MAX : (unsigned)n);
 	for (size_t i = 0; i < n; i++) {
 		rte_cursor *c;
 		int err;

@@ -3,6 +3,7 @@
  * ocamlver.h).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,19 @@
 static const struct rte_ocaml_table *forced;
 static char *opt_exe;                /* --exe */
 static struct rte_ocaml_exe opt_exever;
-static struct entry {
-	const char *path;
+/* The choices made, each distinct one once: the files of a run share a
+ * few (every file of a program that is not OCaml has the same), so a
+ * summary of 100,000 files keeps 16 bytes a file, not 200. */
+static struct use {
 	struct rd_ocaml_used u;
 	char *exe; /* u.exe, owned */
+} *uses;
+static size_t nuses, capuses;
+static size_t *usehash;  /* open addressing: index + 1 into uses, 0 free */
+static size_t usehashcap; /* a power of two, at most half full */
+static struct entry {
+	const char *path;
+	size_t use; /* into uses */
 } *chosen;
 static size_t nchosen, capchosen;
 
@@ -121,7 +131,7 @@ static char *shared_exe(long pid, struct rte_ocaml_exe *ex)
 
 /* Ask the executable of the live process pid (then the shared OCaml
  * runtime it maps) which OCaml it is. Fills e->u.exe, exever, exe_err. */
-static void ask_exe(struct entry *e, long pid)
+static void ask_exe(struct use *e, long pid)
 {
 	char proc[64], link[PATH_MAX];
 	ssize_t n;
@@ -197,13 +207,12 @@ static void warn_choice(const char *path, const struct rd_ocaml_used *u,
 
 /* The choice for the file at path written by pid, into *e (e->exe, if
  * set, is owned by e). */
-static void decide(struct entry *e, const char *path, long pid)
+static void decide(struct use *e, const char *path, long pid)
 {
 	struct rte_ocaml_fit fit;
 	long live;
 
 	memset(e, 0, sizeof *e);
-	e->path = path;
 	if (forced) {
 		e->u.from = RD_OCAML_FROM_OPTION;
 		e->u.ch.table = forced;
@@ -234,21 +243,101 @@ static void decide(struct entry *e, const char *path, long pid)
 	warn_choice(path, &e->u, &fit);
 }
 
+static int choice_eq(const struct rte_ocaml_choice *a, const struct rte_ocaml_choice *b)
+{
+	return a->table == b->table && a->sure == b->sure &&
+	       a->same_from == b->same_from && a->same_to == b->same_to &&
+	       a->nestings == b->nestings && a->explained == b->explained &&
+	       a->best_other == b->best_other;
+}
+
+/* Field by field: padding and the owned copy's address do not count. */
+static int use_eq(const struct use *a, const struct use *b)
+{
+	const struct rd_ocaml_used *x = &a->u, *y = &b->u;
+
+	return choice_eq(&x->ch, &y->ch) && choice_eq(&x->trace, &y->trace) &&
+	       x->from == y->from && x->exe_err == y->exe_err &&
+	       x->exever.how == y->exever.how && x->exever.table == y->exever.table &&
+	       !strncmp(x->exever.version, y->exever.version, sizeof x->exever.version) &&
+	       (x->exe == y->exe || (x->exe && y->exe && !strcmp(x->exe, y->exe)));
+}
+
+static size_t use_hash(const struct use *e)
+{
+	const struct rd_ocaml_used *u = &e->u;
+	uint64_t h = (uintptr_t)u->ch.table ^ (uint64_t)u->from << 56;
+
+	h = (h ^ u->ch.nestings) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ u->ch.explained ^ u->trace.explained << 20) * 0x9e3779b97f4a7c15ull;
+	for (const char *p = u->exe; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return (size_t)(h ^ h >> 29);
+}
+
+static size_t *use_slot(const struct use *e)
+{
+	size_t i = use_hash(e) & (usehashcap - 1);
+
+	while (usehash[i] && !use_eq(&uses[usehash[i] - 1], e))
+		i = (i + 1) & (usehashcap - 1);
+	return &usehash[i];
+}
+
+/* The index in uses of a choice equal to *e, added (and e->exe taken)
+ * if new; (size_t)-1 if out of memory (e->exe then freed). */
+static size_t intern_use(struct use *e)
+{
+	size_t *slot;
+
+	if (2 * (nuses + 1) > usehashcap) {
+		size_t cap = usehashcap ? 2 * usehashcap : 16, *old = usehash;
+
+		if (!(usehash = calloc(cap, sizeof *usehash))) {
+			usehash = old;
+			free(e->exe);
+			return (size_t)-1;
+		}
+		usehashcap = cap;
+		for (size_t i = 0; i < nuses; i++)
+			*use_slot(&uses[i]) = i + 1;
+		free(old);
+	}
+	slot = use_slot(e);
+	if (*slot) {
+		free(e->exe);
+		return *slot - 1;
+	}
+	if (RD_VEC_ROOM(uses, capuses, nuses, 4) < 0) {
+		free(e->exe);
+		return (size_t)-1;
+	}
+	uses[nuses] = *e;
+	*slot = ++nuses;
+	return nuses - 1;
+}
+
 int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
 {
+	struct use e;
+	size_t at;
+
 	if (RD_VEC_ROOM(chosen, capchosen, nchosen, 8) < 0) {
 		rte_cursor_use_ocaml(c, rte_ocaml_default());
 		return -1;
 	}
-	decide(&chosen[nchosen], path, pid);
-	rte_cursor_use_ocaml(c, chosen[nchosen].u.ch.table);
-	nchosen++;
+	decide(&e, path, pid);
+	rte_cursor_use_ocaml(c, e.u.ch.table);
+	if ((at = intern_use(&e)) == (size_t)-1)
+		return -1;
+	chosen[nchosen].path = path;
+	chosen[nchosen++].use = at;
 	return 0;
 }
 
 void rd_ocaml_name(rte_cursor *c, const char *path, long pid)
 {
-	struct entry e;
+	struct use e;
 
 	decide(&e, path, pid);
 	rte_cursor_use_ocaml(c, e.u.ch.table);
@@ -262,11 +351,11 @@ const struct rd_ocaml_used *rd_ocaml_choice_of(const char *path)
 	for (size_t i = hint; i < nchosen && i < hint + 2; i++)
 		if (chosen[i].path == path) {
 			hint = i + 1;
-			return &chosen[i].u;
+			return &uses[chosen[i].use].u;
 		}
 	for (size_t i = nchosen; i-- > 0;)
 		if (chosen[i].path == path || !strcmp(chosen[i].path, path))
-			return &chosen[i].u;
+			return &uses[chosen[i].use].u;
 	return NULL;
 }
 
@@ -343,11 +432,15 @@ const char *rd_ocaml_release(const struct rd_ocaml_used *u)
 
 void rd_ocaml_free(void)
 {
-	for (size_t i = 0; i < nchosen; i++)
-		free(chosen[i].exe);
+	for (size_t i = 0; i < nuses; i++)
+		free(uses[i].exe);
+	free(uses);
+	free(usehash);
 	free(chosen);
+	uses = NULL;
+	usehash = NULL;
 	chosen = NULL;
-	nchosen = capchosen = 0;
+	nuses = capuses = usehashcap = nchosen = capchosen = 0;
 	free(opt_exe);
 	opt_exe = NULL;
 }

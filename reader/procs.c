@@ -1,6 +1,7 @@
 /*
  * procs.c - per-process and per-ring state along the timeline (procs.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,27 @@ static void link_src(struct rd_procs *p, struct rd_proc *pr, unsigned index)
 	pr->nsrc++;
 }
 
+/* Capacity for cap sources, exactly (added zeroed). 0, or -1. */
+static int src_cap(struct rd_procs *p, unsigned cap)
+{
+	struct rd_src *n;
+
+	if (cap <= p->srccap)
+		return 0;
+	n = realloc(p->src, cap * sizeof *n);
+	if (!n)
+		return -1;
+	memset(n + p->srccap, 0, (cap - p->srccap) * sizeof *n);
+	p->src = n;
+	p->srccap = cap;
+	return 0;
+}
+
+int rd_procs_reserve(struct rd_procs *p, unsigned more)
+{
+	return more > UINT_MAX - p->nsrc ? -1 : src_cap(p, p->nsrc + more);
+}
+
 int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
                      long pid, unsigned rings)
 {
@@ -157,16 +179,11 @@ int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
 
 	if (index >= p->srccap) {
 		unsigned cap = p->srccap ? 2 * p->srccap : 8;
-		struct rd_src *n;
 
 		while (cap <= index)
 			cap *= 2;
-		n = realloc(p->src, cap * sizeof *n);
-		if (!n)
+		if (src_cap(p, cap) < 0)
 			return -1;
-		memset(n + p->srccap, 0, (cap - p->srccap) * sizeof *n);
-		p->src = n;
-		p->srccap = cap;
 	}
 	s = &p->src[index];
 	s->path = path;

@@ -149,6 +149,11 @@ void rd_procs_fini(struct rd_procs *p);
 int rd_procs_add_src(struct rd_procs *p, unsigned index, const char *path,
                      long pid, unsigned rings);
 
+/* Room for `more` sources beyond those added, exactly (a directory's
+ * files are counted before they are added: no doubling slack with
+ * 100,000 of them). 0, or -1 if out of memory (nothing is lost). */
+int rd_procs_reserve(struct rd_procs *p, unsigned more);
+
 /* Account for one merged event and fill *it. */
 void rd_procs_update(struct rd_procs *p, const struct rd_merge_item *mi,
                      struct rd_item *it);

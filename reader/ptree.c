@@ -65,9 +65,11 @@ static int room(struct rd_ptree *T, void *pp, size_t *cap, size_t i,
 	return 0;
 }
 
-static struct pt_file *file_of(struct rd_ptree *T, unsigned src)
+/* The file record of source src; the first call makes room for every
+ * source there is (nsrc), so that 100,000 files take no doubling slack. */
+static struct pt_file *file_of(struct rd_ptree *T, unsigned src, unsigned nsrc)
 {
-	if (room(T, &T->f, &T->fcap, src, sizeof *T->f, 64) < 0)
+	if (room(T, &T->f, &T->fcap, src, sizeof *T->f, nsrc > 64 ? nsrc : 64) < 0)
 		return NULL;
 	if (src >= T->nf)
 		T->nf = src + 1;
@@ -104,7 +106,7 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 	if ((ev->kind < RTE_EV_LIFECYCLE && ev->kind != RTE_EV_BEGIN) ||
 	    ev->kind == RTE_EV_LOST || ev->kind == RTE_EV_USER_SPAN_END)
 		return;
-	if (!(T = rd_ptree_of(P)) || !(f = file_of(T, src)))
+	if (!(T = rd_ptree_of(P)) || !(f = file_of(T, src, P->nsrc)))
 		return;
 	if (ev->kind == RTE_EV_BEGIN) { /* runtime phases: a detail block */
 		f->user = 1;
@@ -153,9 +155,11 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 
 /* ---- building ------------------------------------------------------------ */
 
-static int new_node(struct rd_ptree *T, long pid)
+/* A new node of pid; the first one makes room for `first` (one a file:
+ * a tree of 100,000 processes takes no doubling slack). */
+static int new_node(struct rd_ptree *T, long pid, unsigned first)
 {
-	if (room(T, &T->n, &T->cap, T->nn, sizeof *T->n, 64) < 0)
+	if (room(T, &T->n, &T->cap, T->nn, sizeof *T->n, first > 64 ? first : 64) < 0)
 		return -1;
 	memset(&T->n[T->nn], 0, sizeof T->n[T->nn]);
 	T->n[T->nn].pid = pid;
@@ -389,7 +393,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			        (f && f->has_proc && (f->pr.flags & RTE_PROC_FORK_CHILD));
 		}
 		if (fresh) {
-			int x = new_node(T, pid);
+			int x = new_node(T, pid, P->nsrc);
 
 			if (x < 0)
 				break;
@@ -426,7 +430,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 				T->n[c].reaped = 1; /* a pid is reaped once a life */
 				set_end(&T->n[c], &l->r);
 			} else if (l->reap) { /* a child no file speaks of */
-				int x = new_node(T, l->pid);
+				int x = new_node(T, l->pid, P->nsrc);
 
 				if (x < 0)
 					continue;

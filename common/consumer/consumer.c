@@ -188,7 +188,7 @@ static int refill(rte_cursor *c, unsigned ring, uint64_t *head_out, int shared)
 /* The registered name of user event `id`, cached once non-empty. */
 HOT int user_name(rte_cursor *c, unsigned ring, unsigned id, const char **out)
 {
-	char ***mid = c->names[NAME_T(id)], **leaf;
+	char ***mid = c->names ? c->names[NAME_T(id)] : NULL, **leaf;
 
 	if (mid && (leaf = mid[NAME_M(id)]) && leaf[NAME_L(id)]) {
 		*out = leaf[NAME_L(id)];

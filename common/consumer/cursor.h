@@ -53,8 +53,8 @@ struct rte_cursor {
 	 * librte.so's own events take the top ids, which a flat array would
 	 * pay for with 64 KiB a file, a flat array of blocks with 1 KiB; a
 	 * file with a few names costs about half a KiB, so memory stays
-	 * small with 100,000 files */
-	char ***names[NAME_TOP];
+	 * small with 100,000 files; a file with none, one pointer */
+	char ****names; /* NAME_TOP blocks, NULL until the first name */
 	/* the names of phase and counter ids: one OCaml version's table
 	 * (rte/ocaml.h), 5.2's unless rte_cursor_use_ocaml() chose another */
 	const char *const *phase_names, *const *counter_names;

@@ -371,7 +371,7 @@ void rte_cursor_close(rte_cursor *c)
 			free(c->rings[i].own);
 			free(c->rings[i].why);
 		}
-	for (unsigned t = 0; t < NAME_TOP; t++) {
+	for (unsigned t = 0; c->names && t < NAME_TOP; t++) {
 		for (unsigned m = 0; c->names[t] && m < NAME_MID; m++) {
 			for (unsigned i = 0; c->names[t][m] && i < NAME_LEAF; i++)
 				free(c->names[t][m][i]);
@@ -379,6 +379,7 @@ void rte_cursor_close(rte_cursor *c)
 		}
 		free(c->names[t]);
 	}
+	free(c->names);
 	free(c->rings);
 	free(c->path);
 	free(c->errmsg);
@@ -534,6 +535,8 @@ int consumer_user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
 		*out = "";
 		return 0;
 	}
+	if (!c->names && !(c->names = calloc(NAME_TOP, sizeof *c->names)))
+		return consumer_ring_fail(c, ring, RTE_ENOMEM, "out of memory");
 	mid = c->names[NAME_T(id)];
 	if (!mid && !(mid = c->names[NAME_T(id)] = calloc(NAME_MID, sizeof *mid)))
 		return consumer_ring_fail(c, ring, RTE_ENOMEM, "out of memory");
