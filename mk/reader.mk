@@ -16,7 +16,7 @@ READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c 
 	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/chrome_recs.c reader/model.c reader/model_life.c \
 	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/fmt/summary_tree.c reader/fmt/summary_run.c reader/crashrep.c reader/crashrep_last.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
-	reader/jsonp.c reader/diff.c reader/diff_load.c reader/selfrun.c reader/top.c reader/profile.c reader/profile_tab.c reader/profile_settle.c reader/profile_wall.c reader/profile_span.c reader/profile_inline.c reader/flamediff.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_pprof.c reader/fmt/profile_sum.c reader/fmt/profile_line.c reader/fmt/profile_blocked.c reader/fmt/flame.c
+	reader/jsonp.c reader/diff.c reader/diff_load.c reader/selfrun.c reader/top.c reader/profile.c reader/profile_tab.c reader/ptab.c reader/profile_settle.c reader/profile_wall.c reader/profile_span.c reader/profile_inline.c reader/flamediff.c reader/heap.c reader/fmt/profile.c reader/fmt/profile_pprof.c reader/fmt/profile_sum.c reader/fmt/profile_line.c reader/fmt/profile_blocked.c reader/fmt/flame.c
 READER_LDLIBS := -lm -lz -liberty
 # Under AddressSanitizer, libdw is linked at start instead of dlopened when
 # the first stack is symbolised: GCC 12's LeakSanitizer misreads the

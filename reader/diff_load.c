@@ -151,15 +151,15 @@ int rd_diff_load(struct run *R, const char *path, char *err, size_t errlen)
 	 * duration); a document without them (an older rte-read's) is folded
 	 * from its processes, each percentile the largest of any. */
 	run = rd_json_get(doc, "run");
-	if (run && run->t == RD_JOBJ &&
-	    (fold_entries(R, rd_json_get(run, "phases"), 0) ||
-	     fold_entries(R, rd_json_get(run, "spans"), 1)))
+	if (run && run->t != RD_JOBJ)
+		run = NULL;
+	if (run && (fold_entries(R, rd_json_get(run, "phases"), 0) ||
+	            fold_entries(R, rd_json_get(run, "spans"), 1)))
 		goto oom;
 	for (size_t i = 0; i < procs->n; i++) {
 		const struct rd_jv *p = &procs->v[i];
 
-		if ((!run || run->t != RD_JOBJ) &&
-		    (fold_entries(R, rd_json_get(p, "phases"), 0) ||
+		if (!run && (fold_entries(R, rd_json_get(p, "phases"), 0) ||
 		     fold_entries(R, rd_json_get(p, "spans"), 1)))
 			goto oom;
 		fold_gc(R, rd_json_get(p, "gc"));

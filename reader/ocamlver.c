@@ -12,6 +12,7 @@
 
 #include "liveness.h"
 #include "ocamlver.h"
+#include "ptab.h"
 #include "vec.h"
 
 #define MAPS_LINES 65536 /* of /proc/PID/maps read, at most */
@@ -28,8 +29,7 @@ static struct use {
 	char *exe; /* u.exe, owned */
 } *uses;
 static size_t nuses, capuses;
-static size_t *usehash;  /* open addressing: index + 1 into uses, 0 free */
-static size_t usehashcap; /* a power of two, at most half full */
+static struct ptab usekeys; /* a choice's fields as bytes -> index into uses */
 static struct entry {
 	const char *path;
 	size_t use; /* into uses */
@@ -243,78 +243,62 @@ static void decide(struct use *e, const char *path, long pid)
 	warn_choice(path, &e->u, &fit);
 }
 
-static int choice_eq(const struct rte_ocaml_choice *a, const struct rte_ocaml_choice *b)
+static char *put(char *k, const void *v, size_t n)
 {
-	return a->table == b->table && a->sure == b->sure &&
-	       a->same_from == b->same_from && a->same_to == b->same_to &&
-	       a->nestings == b->nestings && a->explained == b->explained &&
-	       a->best_other == b->best_other;
+	memcpy(k, v, n);
+	return k + n;
 }
 
-/* Field by field: padding and the owned copy's address do not count. */
-static int use_eq(const struct use *a, const struct use *b)
+static char *put_choice(char *k, const struct rte_ocaml_choice *c)
 {
-	const struct rd_ocaml_used *x = &a->u, *y = &b->u;
-
-	return choice_eq(&x->ch, &y->ch) && choice_eq(&x->trace, &y->trace) &&
-	       x->from == y->from && x->exe_err == y->exe_err &&
-	       x->exever.how == y->exever.how && x->exever.table == y->exever.table &&
-	       !strncmp(x->exever.version, y->exever.version, sizeof x->exever.version) &&
-	       (x->exe == y->exe || (x->exe && y->exe && !strcmp(x->exe, y->exe)));
+	k = put(k, &c->table, sizeof c->table);
+	k = put(k, &c->sure, sizeof c->sure);
+	k = put(k, &c->same_from, sizeof c->same_from);
+	k = put(k, &c->same_to, sizeof c->same_to);
+	k = put(k, &c->nestings, sizeof c->nestings);
+	k = put(k, &c->explained, sizeof c->explained);
+	return put(k, &c->best_other, sizeof c->best_other);
 }
 
-static size_t use_hash(const struct use *e)
-{
-	const struct rd_ocaml_used *u = &e->u;
-	uint64_t h = (uintptr_t)u->ch.table ^ (uint64_t)u->from << 56;
-
-	h = (h ^ u->ch.nestings) * 0x9e3779b97f4a7c15ull;
-	h = (h ^ u->ch.explained ^ u->trace.explained << 20) * 0x9e3779b97f4a7c15ull;
-	for (const char *p = u->exe; p && *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	return (size_t)(h ^ h >> 29);
-}
-
-static size_t *use_slot(const struct use *e)
-{
-	size_t i = use_hash(e) & (usehashcap - 1);
-
-	while (usehash[i] && !use_eq(&uses[usehash[i] - 1], e))
-		i = (i + 1) & (usehashcap - 1);
-	return &usehash[i];
-}
-
-/* The index in uses of a choice equal to *e, added (and e->exe taken)
- * if new; (size_t)-1 if out of memory (e->exe then freed). */
+/* The index in uses of a choice equal to *e (its fields one by one, so
+ * that padding and the owned copy's address do not count), added (and
+ * e->exe taken) if new; (size_t)-1 if out of memory (e->exe then freed). */
 static size_t intern_use(struct use *e)
 {
-	size_t *slot;
+	const struct rd_ocaml_used *u = &e->u;
+	size_t vlen = strnlen(u->exever.version, sizeof u->exever.version);
+	size_t xlen = u->exe ? strlen(u->exe) + 1 : 0, at = (size_t)-1;
+	char *key = malloc(2 * sizeof(struct rte_ocaml_choice) + 64 + vlen + xlen), *k;
+	int64_t i;
+	int isnew;
 
-	if (2 * (nuses + 1) > usehashcap) {
-		size_t cap = usehashcap ? 2 * usehashcap : 16, *old = usehash;
-
-		if (!(usehash = calloc(cap, sizeof *usehash))) {
-			usehash = old;
-			free(e->exe);
-			return (size_t)-1;
-		}
-		usehashcap = cap;
-		for (size_t i = 0; i < nuses; i++)
-			*use_slot(&uses[i]) = i + 1;
-		free(old);
+	if (!key || vlen + xlen > UINT32_MAX / 2)
+		goto out;
+	k = put_choice(key, &u->ch);
+	k = put_choice(k, &u->trace);
+	k = put(k, &u->from, sizeof u->from);
+	k = put(k, &u->exe_err, sizeof u->exe_err);
+	k = put(k, &u->exever.how, sizeof u->exever.how);
+	k = put(k, &u->exever.table, sizeof u->exever.table);
+	k = put(k, u->exever.version, vlen);
+	k = put(k, "", 1);
+	if (u->exe)
+		k = put(k, u->exe, xlen);
+	if ((i = ptab_get(&usekeys, key, (uint32_t)(k - key), &isnew)) < 0)
+		goto out;
+	if (!isnew) {
+		at = (size_t)i;
+		goto out;
 	}
-	slot = use_slot(e);
-	if (*slot) {
-		free(e->exe);
-		return *slot - 1;
-	}
-	if (RD_VEC_ROOM(uses, capuses, nuses, 4) < 0) {
-		free(e->exe);
-		return (size_t)-1;
-	}
+	if ((size_t)i != nuses || RD_VEC_ROOM(uses, capuses, nuses, 4) < 0)
+		goto out; /* the table and uses out of step: no more choices kept */
 	uses[nuses] = *e;
-	*slot = ++nuses;
-	return nuses - 1;
+	free(key);
+	return nuses++;
+out:
+	free(key);
+	free(e->exe);
+	return at;
 }
 
 int rd_ocaml_choose(rte_cursor *c, const char *path, long pid)
@@ -435,12 +419,11 @@ void rd_ocaml_free(void)
 	for (size_t i = 0; i < nuses; i++)
 		free(uses[i].exe);
 	free(uses);
-	free(usehash);
+	ptab_fini(&usekeys);
 	free(chosen);
 	uses = NULL;
-	usehash = NULL;
 	chosen = NULL;
-	nuses = capuses = usehashcap = nchosen = capchosen = 0;
+	nuses = capuses = nchosen = capchosen = 0;
 	free(opt_exe);
 	opt_exe = NULL;
 }

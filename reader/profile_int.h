@@ -16,18 +16,9 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "ptab.h"
 #include "symbolize.h"
 
-/* A hash table of byte strings: each distinct key gets the next index. */
-struct ptab {
-	uint32_t *slot;      /* index + 1, 0 empty */
-	uint32_t cap, n, ecap;
-	struct pent { char *key; uint32_t len, hash; } *e;
-};
-
-/* Index of key (added if new, *isnew set); -1 if out of memory. */
-int64_t ptab_get(struct ptab *t, const void *key, uint32_t len, int *isnew);
-void ptab_fini(struct ptab *t);
 
 struct ploc {
 	uint64_t pc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "model.h"
+#include "ptab.h"
 #include "profile.h"
 #include "sinks.h"
 
@@ -25,12 +26,13 @@ struct seg {
  * own, not the largest of any process's. */
 struct rd_sum_run_ent {
 	int fam; /* F_PHASE or F_SPAN */
-	char *name;
+	const char *name; /* in the run's names (ptab) */
 	struct rd_hist *h;
 	uint64_t count, unmatched, unfinished, procs;
 };
 struct rd_sum_run {
-	struct rd_sum_run_ent *e; /* open-addressed by (fam, name), cap slots */
+	struct ptab names;        /* (fam, name) -> index into e (ptab.h) */
+	struct rd_sum_run_ent *e; /* n of them, in order of first sight */
 	size_t n, cap;
 	int oom;
 };

@@ -4,38 +4,47 @@
  * run's percentiles are computed from every duration, as one process's
  * are. rte-read diff compares these (diff_load.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "summary.h"
+#include "vec.h"
 
-static size_t slot_of(const struct rd_sum_run *R, int fam, const char *name)
+/* The entry of e's family and name, made if new; NULL if out of memory. */
+static struct rd_sum_run_ent *entry_of(struct rd_sum_run *R, const struct rd_entry *e)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)fam;
-	size_t i;
+	size_t len = strlen(e->name);
+	char key[256], *k = len < sizeof key ? key : malloc(len + 1);
+	struct rd_sum_run_ent *x = NULL;
+	int64_t i;
+	int isnew;
 
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	for (i = (size_t)h & (R->cap - 1);; i = (i + 1) & (R->cap - 1))
-		if (!R->e[i].name || (R->e[i].fam == fam && !strcmp(R->e[i].name, name)))
-			return i;
-}
-
-static int grow(struct rd_sum_run *R)
-{
-	struct rd_sum_run old = *R;
-	size_t cap = R->cap ? 2 * R->cap : 64;
-
-	if (!(R->e = calloc(cap, sizeof *R->e))) {
-		R->e = old.e;
-		return -1;
+	if (!k || len >= UINT32_MAX)
+		goto out;
+	k[0] = (char)('0' + e->fam); /* family first: a phase and a span may share a name */
+	memcpy(k + 1, e->name, len);
+	if ((i = ptab_get(&R->names, k, (uint32_t)len + 1, &isnew)) < 0)
+		goto out;
+	if (isnew) {
+		if (RD_VEC_ROOM(R->e, R->cap, R->n, 16) < 0)
+			goto out; /* (the name stays known: R->oom is set) */
+		x = &R->e[R->n++];
+		memset(x, 0, sizeof *x);
+		x->fam = e->fam;
+		x->name = R->names.e[i].key + 1;
+		if (!(x->h = rd_hist_new())) {
+			R->n--;
+			x = NULL;
+			goto out;
+		}
+	} else if ((size_t)i < R->n) {
+		x = &R->e[i];
 	}
-	R->cap = cap;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.e[i].name)
-			R->e[slot_of(R, old.e[i].fam, old.e[i].name)] = old.e[i];
-	free(old.e);
-	return 0;
+out:
+	if (k != key)
+		free(k);
+	return x;
 }
 
 void rd_sum_run_add(struct rd_sum_run *R, const struct rd_entry *e)
@@ -44,20 +53,9 @@ void rd_sum_run_add(struct rd_sum_run *R, const struct rd_entry *e)
 
 	if (e->fam != F_PHASE && e->fam != F_SPAN)
 		return;
-	if (2 * (R->n + 1) > R->cap && grow(R) < 0) {
+	if (R->oom || !(x = entry_of(R, e))) {
 		R->oom = 1;
 		return;
-	}
-	x = &R->e[slot_of(R, e->fam, e->name)];
-	if (!x->name) {
-		if (!(x->h = rd_hist_new()) || !(x->name = strdup(e->name))) {
-			free(x->h);
-			x->h = NULL;
-			R->oom = 1;
-			return;
-		}
-		x->fam = e->fam;
-		R->n++;
 	}
 	/* A process's few durations are added one by one (a whole
 	 * histogram's merge is 5 k buckets: 100 000 small files would pay it
@@ -92,8 +90,8 @@ void rd_sum_json_run(struct rd_out *o, const struct rd_sum_run *R)
 	rd_out_str(o, ",\"run\":{");
 	for (int fam = F_PHASE; fam <= F_SPAN; fam++) {
 		n = 0;
-		for (size_t i = 0; v && i < R->cap; i++)
-			if (R->e[i].name && R->e[i].fam == fam)
+		for (size_t i = 0; v && i < R->n; i++)
+			if (R->e[i].fam == fam)
 				v[n++] = &R->e[i];
 		qsort(v, n, sizeof *v, by_total);
 		rd_outf(o, "%s\"%s\":[", fam == F_PHASE ? "" : ",", key[fam]);
@@ -120,10 +118,9 @@ void rd_sum_json_run(struct rd_out *o, const struct rd_sum_run *R)
 
 void rd_sum_run_free(struct rd_sum_run *R)
 {
-	for (size_t i = 0; i < R->cap; i++) {
-		free(R->e[i].name);
+	for (size_t i = 0; i < R->n; i++)
 		free(R->e[i].h);
-	}
 	free(R->e);
+	ptab_fini(&R->names);
 	memset(R, 0, sizeof *R);
 }
