@@ -120,9 +120,10 @@ static inline struct rte_ring_writer *enter_user(int id, enum rte_type type)
  * pops per event, kept for calls the fast path never makes) and reads
  * the ring's tail pointer once.
  *
- * The order is rte_enter()'s: busy is set (and fenced) before the tail
- * and the clock's anchor are read, so a signal handler that interrupts
- * us either wrote before (we see its tail) or drops its event.
+ * The order is rte_enter()'s: busy is set (and fenced) before the
+ * generation, the tail and the clock's anchor are read, so a signal
+ * handler that interrupts us either ran before (we see its tail, its
+ * attach) or drops its event.
  */
 
 /* The whole path, as before the split: for any case emit() leaves.
@@ -163,23 +164,35 @@ emit(int id, unsigned type, uint64_t hdr, unsigned np, uint64_t v)
 	struct rte_ring_writer *w;
 	uint64_t tsc, d, tail, *tail_p, *dst, len = 2 + np;
 	unsigned uid = (unsigned)id;
+	int stale;
 
 	if (__builtin_expect(a == 0, 0))
 		return;
 	hdr |= (uint64_t)uid << RTE_HDR_ID_SHIFT | len << RTE_HDR_LEN_SHIFT;
-	if (__builtin_expect(!t || t->busy || t->gen != a, 0)) {
+	if (__builtin_expect(!t || t->busy, 0)) {
 		emit_slow(id, type, hdr, np, v);
 		return;
 	}
-	if (type && (uid >= RTE_MAX_USER_EVENTS || rte_g_types[uid] != type))
-		return;
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* Checked with busy set, as rte_enter() does: from here on no signal
+	 * handler of ours attaches, detaches or writes on this thread. */
+	stale = t->gen != a;
+	if (__builtin_expect(stale, 0) ||
+	    (type && (uid >= RTE_MAX_USER_EVENTS || rte_g_types[uid] != type))) {
+		/* Not attached to this file yet (the full path attaches), or
+		 * an id of another type (nothing written). */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+		if (stale)
+			emit_slow(id, type, hdr, np, v);
+		return;
+	}
 	w = &t->w;
 	tsc = rte_clock_tsc();
 	d = tsc - c->tsc0;
 	tail_p = w->tail_p;
-	tail = __atomic_load_n(tail_p, __ATOMIC_RELAXED);
+	tail = __atomic_load_n(tail_p, __ATOMIC_RELAXED); /* rte_ring_tail */
 	if (__builtin_expect(d >= c->period || tail + len > w->limit, 0)) {
 		emit_slow_w(w, hdr, np, v);
 		return;
@@ -189,10 +202,7 @@ emit(int id, unsigned type, uint64_t hdr, unsigned np, uint64_t v)
 	rte_ring_store_word(dst + 1, c->ns0 + ((d * c->mult) >> 32));
 	if (np)
 		rte_ring_store_word(dst + 2, v);
-	if (__builtin_expect(tail + len >= w->next_mark, 0))
-		rte_ring_mark(w, tail + len);
-	/* As rte_ring_commit: publishes the words for readers. */
-	__atomic_store_n(tail_p, tail + len, __ATOMIC_RELEASE);
+	rte_ring_commit_at(w, tail_p, tail, (unsigned)len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }

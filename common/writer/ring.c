@@ -12,8 +12,6 @@ static void update_limit(struct rte_ring_writer *w)
 	uint64_t full = rte_ring_head(w) + w->mask + 1;
 
 	w->limit = end < full ? end : full;
-	w->next_mark = ((rte_ring_tail(w) >> w->mark_shift) + 1)
-	               << w->mark_shift;
 	/* Before the ring's first wrap a counter is its physical index, so
 	 * the reserved extent bounds the counters too; past it (tail >=
 	 * size with extent < size: a header someone else wrote) the limit

@@ -56,11 +56,6 @@ struct rte_ring_writer {
 	 * ring). A mark is trusted only if it lies in its block and between
 	 * head and tail; otherwise the slow path walks message by message. */
 	unsigned mark_shift;
-	/* The first counter past tail's block: a message that ends at or
-	 * beyond it crosses into a new block and records its mark. Kept by
-	 * commit, and set from tail wherever tail is set otherwise
-	 * (update_limit), so that the fast path tests it in one compare. */
-	uint64_t next_mark;
 	/* Words of the data area, from its start, whose blocks are reserved
 	 * (the whole ring unless set_grow said otherwise), and the call that
 	 * reserves more: it returns 0 with extent >= `need` (at most the
@@ -138,25 +133,25 @@ static inline uint64_t *rte_ring_reserve(struct rte_ring_writer *w,
 	return w->data + (t & w->mask);
 }
 
-/* A message ending at `end` crossed into a new block: record the boundary
- * (end >= w->next_mark). */
-static inline void rte_ring_mark(struct rte_ring_writer *w, uint64_t end)
+/* Publish the message reserved at `tail`; tail_p is w->tail_p, read by
+ * a caller before its data stores (the compiler must otherwise read it
+ * again after them: they might alias w). */
+static inline void rte_ring_commit_at(struct rte_ring_writer *w,
+                                      uint64_t *tail_p, uint64_t tail,
+                                      unsigned len)
 {
-	w->marks[(end >> w->mark_shift) % RTE_RING_MARKS] = end;
-	w->next_mark = ((end >> w->mark_shift) + 1) << w->mark_shift;
+	if ((tail ^ (tail + len)) >> w->mark_shift)
+		w->marks[((tail + len) >> w->mark_shift) % RTE_RING_MARKS] =
+			tail + len;
+	/* Publishes the message's words; pairs with the reader's acquire load
+	 * of tail before it copies a message. */
+	__atomic_store_n(tail_p, tail + len, __ATOMIC_RELEASE);
 }
 
-/* Publish the message reserved at `tail`. */
 static inline void rte_ring_commit(struct rte_ring_writer *w, uint64_t tail,
                                    unsigned len)
 {
-	uint64_t end = tail + len;
-
-	if (__builtin_expect(end >= w->next_mark, 0))
-		rte_ring_mark(w, end);
-	/* Publishes the message's words; pairs with the reader's acquire load
-	 * of tail before it copies a message. */
-	__atomic_store_n(w->tail_p, end, __ATOMIC_RELEASE);
+	rte_ring_commit_at(w, w->tail_p, tail, len);
 }
 
 /*
