@@ -133,16 +133,25 @@ static inline uint64_t *rte_ring_reserve(struct rte_ring_writer *w,
 	return w->data + (t & w->mask);
 }
 
-/* Publish the message reserved at `tail`. */
-static inline void rte_ring_commit(struct rte_ring_writer *w, uint64_t tail,
-                                   unsigned len)
+/* Publish the message reserved at `tail`; tail_p is w->tail_p, read by
+ * a caller before its data stores (the compiler must otherwise read it
+ * again after them: they might alias w). */
+static inline void rte_ring_commit_at(struct rte_ring_writer *w,
+                                      uint64_t *tail_p, uint64_t tail,
+                                      unsigned len)
 {
 	if ((tail ^ (tail + len)) >> w->mark_shift)
 		w->marks[((tail + len) >> w->mark_shift) % RTE_RING_MARKS] =
 			tail + len;
 	/* Publishes the message's words; pairs with the reader's acquire load
 	 * of tail before it copies a message. */
-	__atomic_store_n(w->tail_p, tail + len, __ATOMIC_RELEASE);
+	__atomic_store_n(tail_p, tail + len, __ATOMIC_RELEASE);
+}
+
+static inline void rte_ring_commit(struct rte_ring_writer *w, uint64_t tail,
+                                   unsigned len)
+{
+	rte_ring_commit_at(w, w->tail_p, tail, len);
 }
 
 /*
