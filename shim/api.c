@@ -199,7 +199,7 @@ emit(int id, unsigned type, uint64_t hdr, unsigned np, uint64_t v)
 	}
 	dst = w->data + (tail & w->mask);
 	rte_ring_store_word(dst, hdr);
-	rte_ring_store_word(dst + 1, c->ns0 + ((d * c->mult) >> 32));
+	rte_ring_store_word(dst + 1, rte_clock_at(c, d));
 	if (np)
 		rte_ring_store_word(dst + 2, v);
 	rte_ring_commit_at(w, tail_p, tail, (unsigned)len);

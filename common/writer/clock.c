@@ -111,7 +111,7 @@ uint64_t rte_clock_peek_ns(void)
 	uint64_t tsc = __rdtsc(), t, n, extrap;
 
 	if (tsc - a->tsc0 < a->period)
-		return a->ns0 + (((tsc - a->tsc0) * a->mult) >> 32);
+		return rte_clock_at(a, tsc - a->tsc0);
 	if (__atomic_load_n(&g_mode, __ATOMIC_ACQUIRE) != MODE_TSC)
 		return rte_clock_monotonic_ns();
 	read_pair(&t, &n);

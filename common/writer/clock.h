@@ -72,6 +72,14 @@ static inline uint64_t rte_clock_tsc(void)
 #endif
 }
 
+/* The anchor's time d ticks after its tsc0, d inside its period (the
+ * one scaling of the fast paths: rte_clock_ns, rte_clock_peek_ns,
+ * shim/api.c's emit). */
+static inline uint64_t rte_clock_at(const struct rte_clock_anchor *a, uint64_t d)
+{
+	return a->ns0 + ((d * a->mult) >> 32);
+}
+
 static inline uint64_t rte_clock_ns(void)
 {
 #if defined(__x86_64__)
@@ -80,7 +88,7 @@ static inline uint64_t rte_clock_ns(void)
 	uint64_t d = tsc - a->tsc0;
 
 	if (__builtin_expect(d < a->period, 1))
-		return a->ns0 + ((d * a->mult) >> 32);
+		return rte_clock_at(a, d);
 	return rte_clock_reanchor(a, tsc);
 #else
 	return rte_clock_monotonic_ns();
