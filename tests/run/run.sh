@@ -393,6 +393,25 @@ test_relative_tmpdir() {
 	[ -z "$(ls "$W/rel")" ] || fail "rte-run left files in TMPDIR=.: $(ls "$W/rel")"
 }
 
+test_default_tmpdir() {
+	begin "TMPDIR unset: the temporary directory is in librte.so's default root, and goes"
+	# The rule, said again here from the file systems (common/format/rundir.c):
+	# /dev/shm where /tmp is on a disk and /dev/shm is a writable tmpfs.
+	root=/tmp
+	if [ "$(stat -f -c %T /tmp)" != tmpfs ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+		[ -w /dev/shm ] && [ -x /dev/shm ]; then
+		root=/dev/shm
+	fi
+	env -u TMPDIR "$RUN" -q -- sh -c 'echo "$OCAML_RUNTIME_EVENTS_DIR" >"$1"' sh "$W/def.dir" \
+		2>"$W/def.err" || fail "exit $?: $(cat "$W/def.err")"
+	d=$(cat "$W/def.dir")
+	case $d in
+	"$root"/rte-run.*/.rte-live) ;;
+	*) fail "the ring files went to $d, not to a directory in $root" ;;
+	esac
+	[ ! -e "${d%/.rte-live}" ] || fail "${d%/.rte-live} left behind"
+}
+
 test_bad_dir_output() {
 	begin "-d FILE and an unusable -o FILE fail before the command runs"
 	"$RUN" -d /etc/passwd -- touch "$W/ran-d" 2>"$W/d.err"; st=$?
@@ -775,6 +794,7 @@ else
 	test_env
 	test_env_exact
 	test_relative_tmpdir
+	test_default_tmpdir
 	test_bad_dir_output
 	test_log
 	test_closed_stderr

@@ -63,6 +63,15 @@
  * rules rte-read --push applies at the end (common/push/pushgw.h): exit 0
  * if rte-read would take them, else 1 with the reason on standard output
  * (rte-run's usage error); 125 on bad usage.
+ *
+ *   rte-run-exec --tmp-root
+ *
+ * prints the directory rte-run makes its temporary directory in when
+ * TMPDIR is unset: the root of librte.so's default directory
+ * (common/format/rundir.h: /dev/shm where /tmp is not a tmpfs and
+ * /dev/shm is a writable one, else /tmp), so that the ring files a
+ * traced tree maps and the drain reads cost no disk, journal or
+ * writeback. Exit 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +84,7 @@
 
 #include "drain.h"
 #include "pushgw.h"
+#include "rundir.h"
 
 #define EX_SELF 125
 #define EX_NOEXEC 126
@@ -291,6 +301,7 @@ static int usage(void)
 {
 	fputs("usage: rte-run-exec [-E FILE] [-D DIR [-P]] [-e NAME=VALUE]... [-t ARG]... -- COMMAND [ARG]...\n"
 	      "       rte-run-exec --check-push URL JOB INSTANCE [NAME=VALUE]...\n"
+	      "       rte-run-exec --tmp-root\n"
 	      "(an internal helper of rte-run; see rte-run(1))\n", stderr);
 	return EX_SELF;
 }
@@ -443,6 +454,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--check-push"))
 		return check_push(argc - 2, argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "--tmp-root"))
+		return puts(rte_rundir_root()) < 0 ? EX_SELF : 0;
 	envbuf = calloc((size_t)argc + 1, sizeof *envbuf);
 	thenbuf = calloc((size_t)argc + 2, sizeof *thenbuf);
 	memset(&ign, 0, sizeof ign);
