@@ -12,6 +12,13 @@
  * last, the main thread forks a child; besides, the first worker of the
  * first wave forks FORKS children. Each child starts two threads, joins
  * them and _exits 0. Exits 0, 1 if a call failed, 2 on bad usage.
+ *
+ * The other workers of the first wave are alive while their brother
+ * forks, but none is inside malloc or free: they have all started
+ * (a barrier) and end only once the forks are done. A child forked
+ * while another thread holds an allocator's lock inherits the lock held
+ * (glibc's malloc guards itself against that; the allocator of GCC 12's
+ * AddressSanitizer does not, and such a child hung in `make check-asan`).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -22,6 +29,10 @@
 #include <unistd.h>
 
 static int forks;
+static pthread_barrier_t started;  /* the first wave's workers */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int forked;                 /* the first worker's forks are done */
 
 static void work(void)
 {
@@ -70,10 +81,22 @@ static void *worker(void *arg)
 
 	snprintf(name, sizeof name, "w%u.%u", (unsigned)(id >> 8), (unsigned)(id & 255));
 	pthread_setname_np(pthread_self(), name);
+	if (id >> 8 == 0)
+		pthread_barrier_wait(&started);
 	work();
-	if (id == 0)
+	if (id == 0) {
 		for (int i = 0; i < forks; i++)
 			rc |= fork_one();
+		pthread_mutex_lock(&mu);
+		forked = 1;
+		pthread_cond_broadcast(&cv);
+		pthread_mutex_unlock(&mu);
+	} else if (id >> 8 == 0) {
+		pthread_mutex_lock(&mu);
+		while (!forked)
+			pthread_cond_wait(&cv, &mu);
+		pthread_mutex_unlock(&mu);
+	}
 	return (void *)rc;
 }
 
@@ -86,6 +109,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: forkthreads WAVES THREADS FORKS\n");
 		return 2;
 	}
+	if (pthread_barrier_init(&started, NULL, (unsigned)threads) != 0)
+		return 1;
 	for (int w = 0; w < waves; w++) {
 		pthread_t t[64];
 		void *r;
