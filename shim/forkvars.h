@@ -21,7 +21,9 @@
  * placed after .bss (ld puts .lbss there), so that the small variables a
  * process touches as it starts share a few pages of .bss instead of being
  * spread between the tables: each page a process touches first is a page
- * fault, and every traced exec pays them.
+ * fault, and every traced exec pays them (and init.c maps all of .data
+ * and .bss in at a traced start: tests/shim/footprint.sh test_start_pages
+ * fails on a table of 16 KiB or more left there).
  */
 #define RTE_BIGVAR __attribute__((section(".lbss.rte")))
 

@@ -21,7 +21,8 @@ static uint8_t g_slots[RTE_RINGS_MAX];    /* SLOT_*, atomic */
  * (0: none yet). Written by the ring's owner only, atomic. Only the
  * first g_extent_n entries were ever set (claims take the lowest free
  * ring): a reset clears those, not 32 KiB. */
-static uint64_t g_extent[RTE_RINGS_MAX];
+static RTE_BIGVAR uint64_t g_extent[RTE_RINGS_MAX];
+RTE_HOTPAGE(slots_extent, &g_extent[0]);
 static unsigned g_extent_n; /* atomic */
 static RTE_BIGVAR pthread_t g_owner[RTE_RINGS_MAX];
 RTE_HOTPAGE(slots_owner, &g_owner[0]);  /* thread owning each ring */

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "forkvars.h"
 #include "real.h"
 #include "wall.h"
 
@@ -56,7 +57,8 @@ struct wslot {
 	uint64_t last; /* sampler only: ns of its previous sample */
 };
 
-static struct wslot g_slot[RTE_WALL_SLOTS];
+/* The two tables are RTE_BIGVAR: only a wall-clock profile touches them. */
+static RTE_BIGVAR struct wslot g_slot[RTE_WALL_SLOTS];
 static unsigned g_top;          /* atomic: above every slot taken */
 static int g_stop;              /* atomic */
 static int g_sending;           /* atomic: sends in flight */
@@ -72,7 +74,7 @@ static int (*g_create)(pthread_t *, const pthread_attr_t *,
 static pid_t g_sampler;         /* atomic: the sampler's tid */
 static int g_spawning;          /* atomic: a sampler is being made */
 /* The sampler's: /proc descriptors of each slot, and whose they are. */
-static struct wfd {
+static RTE_BIGVAR struct wfd {
 	int fd;      /* /proc/self/task/TID/syscall, -1: none */
 	pid_t tid;   /* 0: none */
 	dev_t dev;   /* what it is, checked before each use */

@@ -136,6 +136,34 @@ test_full() {
 	finish
 }
 
+# test_start_pages: what a traced start maps in up front (shim/init.c
+# populates librte.so's .data and .bss, from the end of RELRO to the end of
+# .bss, with one MADV_POPULATE_WRITE): at most 128 KiB, and no table of
+# 16 KiB or more in it (those are RTE_BIGVAR, in .lbss, shim/forkvars.h).
+# The wall-clock profiler's two tables (160 KiB) once sat in .bss, and
+# every traced exec paid 40 pages it never touched.
+test_start_pages() {
+	begin start_pages
+	if [ -n "$RTE_ASAN_RT" ] && [ -z "${RTE_START_PAGES_LIB:-}" ]; then
+		skip start_pages "a sanitizer's globals have redzones: the layout of the normal build is checked"
+		return
+	fi
+	lib=${RTE_START_PAGES_LIB:-$LIB}
+	set -- $(readelf -SW "$lib" | sed 's/^ *\[ *[0-9]*\] *//' |
+		awk '$1 == ".data" || $1 == ".bss" { print $1, $3, $5 }')
+	[ $# = 6 ] || { fail "no .data and .bss in $lib: $*"; finish; return; }
+	lo=$(( 0x$2 / 4096 * 4096 )) hi=$(( 0x$5 + 0x$6 ))
+	k=$(( (hi - lo + 1023) / 1024 ))
+	[ "$k" -le 128 ] || fail "the start populates $k KiB of $lib (> 128)"
+	big=$(nm -S "$lib" | while read -r a s t n; do
+		case $t in [bBdD]) ;; *) continue ;; esac
+		[ $(( 0x$a )) -ge "$lo" ] && [ $(( 0x$a )) -lt "$hi" ] &&
+			[ $(( 0x$s )) -ge 16384 ] && echo "$n ($(( 0x$s )) B)"
+	done)
+	[ -z "$big" ] || fail "tables of 16 KiB or more in .data/.bss (make them RTE_BIGVAR): $big"
+	finish
+}
+
 echo "footprint tests (preload: $PRELOAD)"
 if [ $# -gt 0 ]; then
 	for t in "$@"; do "$t"; done
@@ -145,6 +173,7 @@ else
 	test_grow
 	test_wrap
 	test_full
+	test_start_pages
 fi
 echo "footprint: $NPASS passed, $NFAIL failed, $NSKIP skipped"
 [ "$NFAIL" = 0 ]

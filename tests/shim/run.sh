@@ -674,8 +674,7 @@ test_log() {
 test_default_root() {
 	begin default_root
 	if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-		skip "needs root and setpriv (a user of its own)"
-		finish
+		skip default_root "needs root and setpriv (a user of its own)"
 		return
 	fi
 	u=$((60000 + $$ % 5000))
