@@ -15,7 +15,7 @@
  *  9 api.c           the exported rte_* functions (rte/rte.h)
  *  8 hooks/          the interposed libc functions, one file an area:
  *                    threads.c process.c spawn.c start.c signals.c dl.c
- *                    masks.c identity.c alloc.c (hooks/hooks.h)
+ *                    masks.c identity.c execenv.c alloc.c (hooks/hooks.h)
  *  7 prof/           CPU profiler: profiler.c (timers, samples),
  *                    actions.c (the program's calls on the signal), perf.c
  *                    and reg.c (the perf_event clock, the timers registry;

@@ -12,6 +12,7 @@
  *   identity.c the setuid and setgid families (a process that becomes a
  *              user who may not remove its file stands aside first)
  *   alloc.c    the malloc family (RTE_ALLOC; the profiler is alloc/)
+ *   execenv.c  the environment the exec family passes on (execenv.h)
  * Each wrapper calls the real function through real.h's table. The hooks
  * sit above the tracer (tracer.h) and call the modules beside them only
  * through the observer list below.

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "execenv.h"
 #include "hooks.h"
 #include "forkvars.h"
 #include "prof/profiler.h"
@@ -137,6 +138,7 @@ RTE_FORKTEXT static void fork_child(void)
 
 void rte_hooks_process_init(void)
 {
+	rte_execenv_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -301,47 +303,6 @@ RTE_FORKTEXT static int exec_after(int token, int r)
 	errno = saved;
 	return r;
 }
-
-/*
- * The environment of the new image. env_fixed_len() returns 0 when envp
- * can be passed as is, else the number of pointers of the copy (with its
- * NULL); the caller makes that array on its stack (exec must not allocate)
- * and env_fix() fills it, with the rewritten entry in `entry`.
- */
-#define ENV_ENTRY_MAX (PATH_MAX + 32)
-
-RTE_FORKTEXT static size_t env_fixed_len(char *const envp[])
-{
-	size_t n = 0;
-	int found = 0;
-
-	if (!envp)
-		return 0;
-	for (; envp[n]; n++)
-		found |= rte_file_env_dir(envp[n]) != NULL;
-	return found ? n + 1 : 0;
-}
-
-RTE_FORKTEXT static char *const *env_fix(char *const envp[], char **copy, size_t len,
-                            char *entry)
-{
-	if (!len)
-		return envp;
-	for (size_t i = 0; i + 1 < len; i++) {
-		const char *dir = rte_file_env_dir(envp[i]);
-
-		copy[i] = envp[i];
-		if (dir && snprintf(entry, ENV_ENTRY_MAX,
-		                    "OCAML_RUNTIME_EVENTS_DIR=%s",
-		                    dir) < ENV_ENTRY_MAX)
-			copy[i] = entry;
-	}
-	copy[len - 1] = NULL;
-	return copy;
-}
-
-/* Declares `name`, the environment to pass for `envp`. */
-#define FIXED_ENV(name, envp)                                                 	size_t name##_len = env_fixed_len(envp);                              	char *name##_copy[name##_len ? name##_len : 1];                       	char name##_entry[name##_len ? ENV_ENTRY_MAX : 1];                    	char *const *name = env_fix(envp, name##_copy, name##_len,            	                            name##_entry)
 
 static int sys_execveat(int dirfd, const char *path, char *const argv[],
                         char *const envp[], int flags)

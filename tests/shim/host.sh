@@ -211,6 +211,49 @@ test_killed() {
 	finish
 }
 
+# A user who cannot read librte.so (the build in a private directory): a
+# process that switched to that user and execs gets an LD_PRELOAD without
+# it (shim/hooks/execenv.c), so ld.so says nothing on the new image's
+# stderr ("cannot be preloaded") and the other preloaded objects stay,
+# with their separators. setpriv keeps its capabilities across its
+# setresuid, which exec drops: the check is the new image's view. From a
+# fork child and from a vfork child too (hostfd).
+test_user_unreadable() {
+	begin user_unreadable
+	is_root || { skip user_unreadable "needs root to switch user"; return; }
+	command -v setpriv >/dev/null || { skip user_unreadable "no setpriv"; return; }
+	libm=$(ls /lib/*/libm.so.6 /lib64/libm.so.6 2>/dev/null | head -1)
+	[ -r "$libm" ] || { skip user_unreadable "no libm.so.6 to preload beside"; return; }
+	u=$((61000 + $$ % 4000))
+	priv=$D/private
+	mkdir -m 700 "$priv" && cp "$LIB" "$priv/librte.so" || { fail "copy"; finish; return; }
+	chmod 755 "$D"
+	pre="${RTE_ASAN_RT:+$RTE_ASAN_RT }$priv/librte.so:$libm"
+	want="${RTE_ASAN_RT:+$RTE_ASAN_RT:}$libm"
+	for how in setpriv fork vfork; do
+		tail=""
+		case $how in
+		setpriv) cmd="setpriv --reuid=$u --regid=$u --clear-groups" ;;
+		fork) cmd="$T/hostfd setuid $u" ;;
+		vfork) cmd="$T/hostfd vsetuid $u" tail="
+parent ok" ;;
+		esac
+		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 \
+			OCAML_RUNTIME_EVENTS_DIR="$D" ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
+			$cmd /bin/sh -c 'echo "[$LD_PRELOAD]"' >"$D/out" 2>"$D/err"
+		expect_eq "status ($how)" $? 0
+		expect_eq "stdout ($how): the new image's LD_PRELOAD" "$(cat "$D/out")" "[$want]$tail"
+		expect_eq "stderr ($how)" "$(cat "$D/err")" ""
+	done
+	# Readable: passed as it is.
+	$TMO env LD_PRELOAD="$PRELOAD:$libm" OCAML_RUNTIME_EVENTS_START=1 \
+		OCAML_RUNTIME_EVENTS_DIR="$D" /bin/sh -c 'exec /bin/sh -c "echo \"[\$LD_PRELOAD]\""' \
+		>"$D/out" 2>"$D/err"
+	expect_eq "readable: LD_PRELOAD" "$(cat "$D/out")" "[$PRELOAD:$libm]"
+	rm -f "$D"/*.events
+	finish
+}
+
 run_all() {
 	if [ $# -gt 0 ]; then
 		for t in "$@"; do "$t"; done
@@ -220,6 +263,7 @@ run_all() {
 	test_fds_python
 	test_daemon_fds
 	test_setuid
+	test_user_unreadable
 	test_killed
 }
 
