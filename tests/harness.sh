@@ -3,7 +3,9 @@
 # skips with a printed reason (skip; san_skip for sanitizer builds),
 # checks (expect_eq, count), the tally (h_report), and at exit the cleanup
 # of background jobs (BG), tmpfs mounts (MOUNTS) and the private work
-# directory.
+# directory. A watchdog stops a suite that runs longer than
+# RTE_SUITE_TIMEOUT seconds (default 1200; 0: none), with every process
+# under it, and says which test was running.
 #
 # The sourcing script sets WORK (made with mktemp -d) before sourcing.
 # A script may redefine begin/finish around h_begin/h_finish. Set
@@ -17,6 +19,7 @@ BG=""
 MOUNTS=""
 
 h_cleanup() {
+	h_watchdog_stop "$WORK"
 	for p in $BG; do kill -9 "$p" 2>/dev/null; done
 	for m in $MOUNTS; do umount "$m" 2>/dev/null; done
 	[ -n "${RTE_KEEP_WORK:-}" ] || rm -rf "$WORK"
@@ -32,6 +35,7 @@ fail() {
 # h_begin NAME: start test NAME in its own directory $D.
 h_begin() {
 	CUR=$1
+	h_watchdog_test "$WORK" "$1"
 	CUR_OK=1
 	D=$WORK/$1
 	mkdir -p "$D"
@@ -114,3 +118,6 @@ san_skip() {
 	esac
 	skip "$2" "$_k build: $3"
 }
+
+. "$(dirname "$0")/../watchdog.sh"
+h_watchdog "$WORK"

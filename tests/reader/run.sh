@@ -18,8 +18,10 @@ BGPIDS=""
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 ok() { echo "ok: $*"; }
-cleanup() { for p in $BGPIDS; do kill -9 "$p" 2>/dev/null; done; }
+cleanup() { h_watchdog_stop "$T"; for p in $BGPIDS; do kill -9 "$p" 2>/dev/null; done; }
 trap cleanup EXIT
+. "$(dirname "$0")/../watchdog.sh"
+h_watchdog "$T"
 
 # expect CODE PATTERN -- CMD...: CMD exits with CODE and its stderr is one
 # line matching PATTERN (grep -E), or empty if PATTERN is "".

@@ -9,7 +9,9 @@
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/rte-test-$NAME.XXXXXX") || exit 1
 small=
-trap '[ -n "$small" ] && umount "$small" 2>/dev/null; rm -rf "$W"' EXIT
+. "$(dirname "$0")/../watchdog.sh"
+h_watchdog "$W"
+trap 'h_watchdog_stop "$W"; [ -n "$small" ] && umount "$small" 2>/dev/null; rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 export TMPDIR="$W/tmp"
 mkdir -p "$TMPDIR"
@@ -29,6 +31,7 @@ fail() {
 
 begin() {
 	current=$1
+	h_watchdog_test "$W" "$1"
 	tests=$((tests + 1))
 	echo "== $NAME: $1"
 }
