@@ -12,7 +12,7 @@
  *   privileges, su, subprocess.run(user=...)) would otherwise have ld.so
  *   print "object ... cannot be preloaded" on the new image's stderr.
  *   The new image runs untraced, as it would have anyway, and its output
- *   is what it is without the shim. The check is the kernel's own
+ *   is what it is without the shim; RTE_LOG's file says so. The check is the kernel's own
  *   (access(2): the real user, with no capability unless it is root,
  *   which is what the new image opens the file with: a process that
  *   switched user may still hold capabilities, which exec drops), made
@@ -31,7 +31,9 @@
 #include "execenv.h"
 #include "file.h"
 #include "forkvars.h"
+#include "log.h"
 #include "sys.h"
+#include "tracer.h"
 
 #define PRELOAD_VAR "LD_PRELOAD="
 /* Longer (on the stack of exec's caller): passed as it is. */
@@ -98,6 +100,13 @@ RTE_FORKTEXT struct rte_env_plan rte_env_plan(char *const envp[])
 			p.preload = strlen(envp[n]) + 1;
 			p.preload_at = n;
 			found = 1;
+			/* RTE_LOG's file only (a descendant stands aside
+			 * without a word on stderr); not from a vfork child,
+			 * which must change nothing of its parent's. */
+			if (!rte_tracer_vforked())
+				rte_note("user %ld cannot read %s: left out of "
+				         "LD_PRELOAD, the new image runs untraced",
+				         (long)getuid(), g_self);
 		}
 	}
 	if (found)

@@ -232,18 +232,24 @@ test_user_unreadable() {
 	want="${RTE_ASAN_RT:+$RTE_ASAN_RT:}$libm"
 	for how in setpriv fork vfork; do
 		tail=""
+		: >"$D/log" && chmod 666 "$D/log" # the new user appends to it
 		case $how in
 		setpriv) cmd="setpriv --reuid=$u --regid=$u --clear-groups" ;;
 		fork) cmd="$T/hostfd setuid $u" ;;
 		vfork) cmd="$T/hostfd vsetuid $u" tail="
 parent ok" ;;
 		esac
-		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 \
+		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 RTE_LOG="$D/log" \
 			OCAML_RUNTIME_EVENTS_DIR="$D" ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
 			$cmd /bin/sh -c 'echo "[$LD_PRELOAD]"' >"$D/out" 2>"$D/err"
 		expect_eq "status ($how)" $? 0
 		expect_eq "stdout ($how): the new image's LD_PRELOAD" "$(cat "$D/out")" "[$want]$tail"
 		expect_eq "stderr ($how)" "$(cat "$D/err")" ""
+		# RTE_LOG says so, except from a vfork child (nothing of its
+		# parent's may change: it writes nothing of ours).
+		n=$(grep -c "cannot read .*left out of LD_PRELOAD" "$D/log")
+		[ "$how" = vfork ] && expect_eq "RTE_LOG lines ($how)" "$n" 0
+		[ "$how" != vfork ] && expect_eq "RTE_LOG lines ($how)" "$n" 1
 	done
 	# Readable: passed as it is.
 	$TMO env LD_PRELOAD="$PRELOAD:$libm" OCAML_RUNTIME_EVENTS_START=1 \
