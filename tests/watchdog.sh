@@ -5,8 +5,8 @@
 #
 # A hung test would stall `make test` until CI's own limit, with nothing
 # said. The watchdog, detached from the suite's shell (so that a bare
-# `wait` in a test does not wait for it; its pid in DIR/.watchdog, killed
-# by h_watchdog_stop), polls once a second; past RTE_SUITE_TIMEOUT seconds it
+# `wait` in a test does not wait for it; its pid in DIR/.watchdog, written
+# before h_watchdog returns and killed by h_watchdog_stop), polls once a second; past RTE_SUITE_TIMEOUT seconds it
 # prints one FAIL line naming the suite and the test, sends the suite's
 # shell TERM (its trap cleans up and exits 1 once its running command has
 # ended) and stops every process under it (TERM, then KILL).
@@ -32,7 +32,6 @@ h_watchdog() {
 	_me=$$
 	( (
 		read -r _self _rest </proc/self/stat
-		echo "$_self" >"$_wd/.watchdog"
 		_n=0
 		while [ "$_n" -lt "$_t" ]; do
 			sleep 1 </dev/null >/dev/null 2>&1
@@ -41,11 +40,12 @@ h_watchdog() {
 		done
 		echo "  FAIL $(basename "$(dirname "$0")")/$(basename "$0"): suite timeout, over ${_t} s (RTE_SUITE_TIMEOUT) in test '$(cat "$_wd/.cur" 2>/dev/null)'; stopping it" >&2
 		_k=$(h_descendants "$_me" | grep -vx "$_self")
+		rm -f "$_wd/.watchdog" # the suite's cleanup leaves us to finish
 		kill -TERM "$_me" 2>/dev/null # its trap runs once the child is gone
 		kill -TERM $_k 2>/dev/null
 		sleep 2
 		kill -KILL $_k 2>/dev/null
-	) & ) </dev/null
+	) & echo $! >"$_wd/.watchdog" ) </dev/null
 }
 
 # h_watchdog_test DIR NAME: the test now running (named in the FAIL line).

@@ -21,6 +21,7 @@
  *   reads).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -82,31 +83,43 @@ RTE_FORKTEXT static int preload_unreadable(const char *entry)
 	 * a set-user-ID one runs in ld.so's secure mode, which skips a
 	 * preloaded path without a word). */
 	r = rte_sys3(SYS_faccessat, AT_FDCWD, (long)g_self, R_OK);
-	return r < 0;
+	/* Only the answers ld.so would fail on too: a sandbox's EPERM or
+	 * ENOSYS keeps the entry. */
+	return r == -EACCES || r == -ENOENT || r == -ENOTDIR;
 }
 
+/* ld.so reads the last LD_PRELOAD of the environment: that one is
+ * rewritten. */
 RTE_FORKTEXT struct rte_env_plan rte_env_plan(char *const envp[])
 {
+	static int noted;
 	struct rte_env_plan p = {0, 0, 0};
-	size_t n = 0;
-	int found = 0;
+	size_t n = 0, at = 0;
+	int found = 0, pre = 0;
 
 	if (!envp)
 		return p;
 	for (; envp[n]; n++) {
 		found |= rte_file_env_dir(envp[n]) != NULL;
-		if (!p.preload && preload_unreadable(envp[n]) &&
-		    strlen(envp[n]) < PRELOAD_MAX) {
-			p.preload = strlen(envp[n]) + 1;
-			p.preload_at = n;
-			found = 1;
-			/* RTE_LOG's file only (a descendant stands aside
-			 * without a word on stderr); not from a vfork child,
-			 * which must change nothing of its parent's. */
-			if (!rte_tracer_vforked())
-				rte_note("user %ld cannot read %s: left out of "
-				         "LD_PRELOAD, the new image runs untraced",
-				         (long)getuid(), g_self);
+		if (!strncmp(envp[n], PRELOAD_VAR, sizeof(PRELOAD_VAR) - 1)) {
+			at = n;
+			pre = 1;
+		}
+	}
+	if (pre && strlen(envp[at]) < PRELOAD_MAX &&
+	    preload_unreadable(envp[at])) {
+		p.preload = strlen(envp[at]) + 1;
+		p.preload_at = at;
+		found = 1;
+		/* RTE_LOG's file only (a descendant stands aside without a
+		 * word on stderr), once (a PATH search execs many times);
+		 * not from a vfork child, which must change nothing of its
+		 * parent's. */
+		if (!rte_tracer_vforked() && !noted) {
+			noted = 1;
+			rte_note("user %ld cannot read %s: left out of "
+			         "LD_PRELOAD, the new image runs untraced",
+			         (long)getuid(), g_self);
 		}
 	}
 	if (found)

@@ -20,6 +20,7 @@ fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 ok() { echo "ok: $*"; }
 cleanup() { h_watchdog_stop "$T"; for p in $BGPIDS; do kill -9 "$p" 2>/dev/null; done; }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 . "$(dirname "$0")/../watchdog.sh"
 h_watchdog "$T"
 

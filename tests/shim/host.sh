@@ -222,24 +222,30 @@ test_user_unreadable() {
 	begin user_unreadable
 	is_root || { skip user_unreadable "needs root to switch user"; return; }
 	command -v setpriv >/dev/null || { skip user_unreadable "no setpriv"; return; }
-	libm=$(ls /lib/*/libm.so.6 /lib64/libm.so.6 2>/dev/null | head -1)
+	# The libm the programs here load (not another architecture's).
+	libm=$(ldd "$T/hostfd" | awk '$1 ~ /^libc\.so/ { sub(/libc\.so\.6$/, "libm.so.6", $3); print $3 }')
 	[ -r "$libm" ] || { skip user_unreadable "no libm.so.6 to preload beside"; return; }
 	u=$((61000 + $$ % 4000))
+	setpriv --reuid="$u" --regid="$u" --clear-groups true 2>/dev/null ||
+		{ skip user_unreadable "cannot switch to uid $u here"; return; }
 	priv=$D/private
 	mkdir -m 700 "$priv" && cp "$LIB" "$priv/librte.so" || { fail "copy"; finish; return; }
 	chmod 755 "$D"
+	# RTE_LOG's file, where the new user can reach it (the build may be
+	# under a private directory).
+	log=$(mktemp /tmp/rte-user-log.XXXXXX) && chmod 666 "$log" || { fail "log"; finish; return; }
 	pre="${RTE_ASAN_RT:+$RTE_ASAN_RT }$priv/librte.so:$libm"
 	want="${RTE_ASAN_RT:+$RTE_ASAN_RT:}$libm"
 	for how in setpriv fork vfork; do
 		tail=""
-		: >"$D/log" && chmod 666 "$D/log" # the new user appends to it
+		: >"$log"
 		case $how in
 		setpriv) cmd="setpriv --reuid=$u --regid=$u --clear-groups" ;;
 		fork) cmd="$T/hostfd setuid $u" ;;
 		vfork) cmd="$T/hostfd vsetuid $u" tail="
 parent ok" ;;
 		esac
-		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 RTE_LOG="$D/log" \
+		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 RTE_LOG="$log" \
 			OCAML_RUNTIME_EVENTS_DIR="$D" ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
 			$cmd /bin/sh -c 'echo "[$LD_PRELOAD]"' >"$D/out" 2>"$D/err"
 		expect_eq "status ($how)" $? 0
@@ -247,7 +253,7 @@ parent ok" ;;
 		expect_eq "stderr ($how)" "$(cat "$D/err")" ""
 		# RTE_LOG says so, except from a vfork child (nothing of its
 		# parent's may change: it writes nothing of ours).
-		n=$(grep -c "cannot read .*left out of LD_PRELOAD" "$D/log")
+		n=$(grep -c "cannot read .*left out of LD_PRELOAD" "$log")
 		[ "$how" = vfork ] && expect_eq "RTE_LOG lines ($how)" "$n" 0
 		[ "$how" != vfork ] && expect_eq "RTE_LOG lines ($how)" "$n" 1
 	done
@@ -256,7 +262,7 @@ parent ok" ;;
 		OCAML_RUNTIME_EVENTS_DIR="$D" /bin/sh -c 'exec /bin/sh -c "echo \"[\$LD_PRELOAD]\""' \
 		>"$D/out" 2>"$D/err"
 	expect_eq "readable: LD_PRELOAD" "$(cat "$D/out")" "[$PRELOAD:$libm]"
-	rm -f "$D"/*.events
+	rm -f "$D"/*.events "$log"
 	finish
 }
 
