@@ -53,6 +53,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "execenv.h"
 #include "hooks.h"
 #include "proc.h"
 #include "tracer.h"
@@ -180,7 +181,12 @@ static int spawn_with(spawn_fn real, pid_t *pid, const char *path,
 
 	if (!real)
 		return ENOSYS;
-	r = real(&child, path, fa, attr, argv, envp);
+	{
+		/* The new image's environment, as exec's (execenv.h). */
+		FIXED_ENV(env, envp);
+
+		r = real(&child, path, fa, attr, argv, env);
+	}
 	if (r == 0) {
 		if (pid)
 			*pid = child;
@@ -417,15 +423,11 @@ static int sys_run(const char *line)
 	posix_spawnattr_setsigdefault(&attr, &reset);
 	posix_spawnattr_setflags(&attr,
 	                         POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	ret = rte_real.posix_spawn
-	              ? rte_real.posix_spawn(&pid, "/bin/sh", NULL, &attr,
-	                                     (char *const[]){"sh", "-c", "--",
-	                                                     (char *)line, NULL},
-	                                     environ)
-	              : ENOSYS;
-	posix_spawnattr_destroy(&attr);
+	ret = spawn_with(rte_real.posix_spawn, &pid, "/bin/sh", NULL, &attr,
+	                 (char *const[]){"sh", "-c", "--", (char *)line, NULL},
+	                 environ);
+	posix_spawnattr_destroy(&attr); /* spawn_with wrote rte.spawn */
 	if (ret == 0) {
-		spawned(pid);
 		c.pid = pid;
 		pthread_cleanup_push(sys_cancelled, &c);
 		while ((ret = (int)waitpid(pid, &status, 0)) < 0 &&

@@ -236,7 +236,21 @@ test_user_unreadable() {
 	log=$(mktemp /tmp/rte-user-log.XXXXXX) && chmod 666 "$log" || { fail "log"; finish; return; }
 	pre="${RTE_ASAN_RT:+$RTE_ASAN_RT }$priv/librte.so:$libm"
 	want="${RTE_ASAN_RT:+$RTE_ASAN_RT:}$libm"
-	for how in setpriv fork vfork; do
+	hows="setpriv fork vfork"
+	# posix_spawn and system() after a switch (Python's os.setuid, then
+	# os.posix_spawn and os.system: libc's functions, ours).
+	[ -x "$PY" ] && hows="$hows spawn system"
+	cat >"$D/spawn.py" <<'PY'
+import os, sys
+u = int(sys.argv[1]); os.setgid(u); os.setuid(u)
+os.waitpid(os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ), 0)
+PY
+	cat >"$D/system.py" <<'PY'
+import os, shlex, sys
+u = int(sys.argv[1]); os.setgid(u); os.setuid(u)
+os.system(shlex.join(sys.argv[2:]))
+PY
+	for how in $hows; do
 		tail=""
 		: >"$log"
 		case $how in
@@ -244,6 +258,7 @@ test_user_unreadable() {
 		fork) cmd="$T/hostfd setuid $u" ;;
 		vfork) cmd="$T/hostfd vsetuid $u" tail="
 parent ok" ;;
+		spawn | system) cmd="$PY $D/$how.py $u" ;;
 		esac
 		$TMO env LD_PRELOAD="$pre" OCAML_RUNTIME_EVENTS_START=1 RTE_LOG="$log" \
 			OCAML_RUNTIME_EVENTS_DIR="$D" ${RTE_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0} \
