@@ -5,6 +5,9 @@
  *
  *   spawn threads N   pthread_create+join, ns per pair
  *   spawn fork N      fork+_exit+waitpid, ns per child
+ *   spawn forkw N     the same, each child writing one event first (with
+ *                     PRESERVE it then keeps a file of its own; a child
+ *                     that writes nothing and is reaped makes none)
  *   spawn exec N      fork+execv(/bin/true)+waitpid, ns per child (the
  *                     child image loads the shim too when it is preloaded)
  *   fork and exec also print "<kind>_cpu": CPU time per child, of this
@@ -51,6 +54,7 @@ static double cpu_ns(void)
 	return t;
 }
 
+static int g_id = -1;
 static double g_cpu; /* CPU ns per child of the last fork or exec loop */
 
 static void *nothing(void *arg)
@@ -72,7 +76,7 @@ static double thread_loop(int n)
 	return (now_ns() - t0) / n;
 }
 
-static double fork_loop(int n)
+static double fork_loop(int n, int write)
 {
 	double c0 = cpu_ns(), t0 = now_ns();
 
@@ -81,8 +85,11 @@ static double fork_loop(int n)
 
 		if (p < 0)
 			return -1;
-		if (p == 0)
+		if (p == 0) {
+			if (write && rte_int && g_id >= 0)
+				rte_int(g_id, 1);
 			_exit(0);
+		}
 		waitpid(p, NULL, 0);
 	}
 	t0 = (now_ns() - t0) / n;
@@ -115,7 +122,6 @@ static double exec_loop(int n)
 }
 
 static pthread_barrier_t g_all;
-static int g_id = -1;
 
 static void *alive(void *arg)
 {
@@ -171,12 +177,17 @@ int main(int argc, char **argv)
 	double ns;
 
 	if (argc < 2 || n < 1) {
-		fprintf(stderr, "usage: %s threads|fork|exec|rss [N [LABEL]]\n",
+		fprintf(stderr, "usage: %s threads|fork|forkw|exec|rss [N [LABEL]]\n",
 		        argv[0]);
 		return 1;
 	}
 	if (!strcmp(argv[1], "fork"))
-		ns = fork_loop(n);
+		ns = fork_loop(n, 0);
+	else if (!strcmp(argv[1], "forkw")) {
+		if (rte_register)
+			g_id = rte_register("bench.child", RTE_TYPE_INT);
+		ns = fork_loop(n, 1);
+	}
 	else if (!strcmp(argv[1], "exec"))
 		ns = exec_loop(n);
 	else if (!strcmp(argv[1], "rss"))

@@ -23,6 +23,8 @@ struct pt_link {
 	long pid;
 	uint64_t ts;
 	int reap;
+	int fork;  /* a fork_parent (not an rte.spawn) */
+	int used;  /* the fork of a child known only from this file */
 	struct rte_exit_rec r;
 };
 
@@ -78,13 +80,14 @@ static struct pt_file *file_of(struct rd_ptree *T, unsigned src, unsigned nsrc)
 }
 
 static void add_link(struct rd_ptree *T, struct pt_file *f, long pid,
-                     uint64_t ts, const struct rte_exit_rec *r)
+                     uint64_t ts, const struct rte_exit_rec *r, int fork)
 {
 	if (pid <= 0)
 		return;
 	if (room(T, &f->l, &f->lcap, f->nl, sizeof *f->l, 4) < 0)
 		return;
-	f->l[f->nl] = (struct pt_link){ .pid = pid, .ts = ts, .reap = r != NULL };
+	f->l[f->nl] = (struct pt_link){ .pid = pid, .ts = ts, .reap = r != NULL,
+	                                .fork = fork };
 	if (r)
 		f->l[f->nl].r = *r;
 	f->nl++;
@@ -118,7 +121,7 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 		else if (ev->id == RTE_LC_RING_STOP && it->ts > f->stop_ts)
 			f->stop_ts = it->ts;
 		else if (ev->id == RTE_LC_FORK_PARENT)
-			add_link(T, f, (long)ev->u.data, it->ts, NULL);
+			add_link(T, f, (long)ev->u.data, it->ts, NULL, 1);
 		return;
 	}
 	if (ev->name && (strncmp(ev->name, "rte.", 4) || !strcmp(ev->name, "rte.sample") ||
@@ -127,7 +130,7 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 		return;
 	}
 	if (ev->kind == RTE_EV_USER_INT && named(ev->name, "rte.spawn")) {
-		add_link(T, f, (long)ev->u.value, it->ts, NULL);
+		add_link(T, f, (long)ev->u.value, it->ts, NULL, 0);
 	} else if (ev->kind != RTE_EV_USER_CUSTOM) {
 		return;
 	} else if (named(ev->name, "rte.proc") && !f->has_proc) {
@@ -149,7 +152,7 @@ void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
 			f->has_exit = 1;
 	} else if (named(ev->name, "rte.reap")) {
 		if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) == 0)
-			add_link(T, f, r.pid, it->ts, &r);
+			add_link(T, f, r.pid, it->ts, &r, 0);
 	}
 }
 
@@ -182,6 +185,25 @@ static void set_end(struct rd_ptnode *x, const struct rte_exit_rec *r)
 		x->stime_ns = r->stime_ns;
 		x->maxrss_kib = r->maxrss_kib;
 	}
+}
+
+/* Node x's argv: a copy of file f's (the file keeps its own, the argv
+ * of its fork children that have no file). */
+static void set_argv(struct rd_ptree *T, struct rd_ptnode *x, const struct pt_file *f)
+{
+	char *a = NULL;
+
+	if (f->argv_len && !(a = malloc(f->argv_len))) {
+		T->oom = 1;
+		return;
+	}
+	if (a)
+		memcpy(a, f->argv, f->argv_len);
+	free(x->argv);
+	x->argv = a;
+	x->argv_len = (uint32_t)f->argv_len;
+	x->argc = f->pr.argc;
+	x->argv_cut = !!(f->pr.flags & RTE_PROC_ARGV_CUT);
 }
 
 /* Add file i (of pid's process x) to node x. */
@@ -218,14 +240,8 @@ static void take_file(struct rd_ptree *T, struct rd_procs *P, int xi, unsigned i
 	if (f->has_proc) {
 		if (x->ppid < 0 || (f->pr.flags & RTE_PROC_FORK_CHILD))
 			x->ppid = f->pr.ppid;
-		if (!(f->pr.flags & RTE_PROC_NO_ARGV)) { /* the last image's */
-			free(x->argv);
-			x->argv = f->argv;
-			f->argv = NULL;
-			x->argv_len = (uint32_t)f->argv_len;
-			x->argc = f->pr.argc;
-			x->argv_cut = !!(f->pr.flags & RTE_PROC_ARGV_CUT);
-		}
+		if (!(f->pr.flags & RTE_PROC_NO_ARGV)) /* the last image's */
+			set_argv(T, x, f);
 	}
 	if (f->has_exit)
 		set_end(x, &f->ex);
@@ -361,6 +377,51 @@ static void link_children(struct rd_ptree *T)
 	free(k);
 }
 
+/*
+ * A child of file i's process that has no file of its own: known from
+ * its reap (l, reaped 1) or from its fork alone (reaped 0). A fork child
+ * that never wrote and was reaped by its parent makes no file (with
+ * PRESERVE too: doc/DESIGN.md); it runs its parent's image, so it takes
+ * that image's argv and begins at its fork (the latest fork of its pid in
+ * this file before the reap). reaped 2: a pid reaped twice, whose first
+ * life has the file: a second life whose file could not be made (its
+ * name taken) looks the same, so its image stays unknown. 0, or -1 out
+ * of memory.
+ */
+static int fileless(struct rd_ptree *T, struct rd_procs *P, unsigned i,
+                    struct pt_link *l, int reaped)
+{
+	struct pt_file *f = &T->f[i];
+	struct pt_link *fk = reaped ? NULL : l;
+	int x;
+
+	for (unsigned j = 0; reaped == 1 && j < f->nl; j++) {
+		struct pt_link *k = &f->l[j];
+
+		if (k->fork && !k->used && k->pid == l->pid && k->ts <= l->ts &&
+		    (!fk || k->ts > fk->ts))
+			fk = k;
+	}
+	if ((x = new_node(T, l->pid, P->nsrc)) < 0)
+		return -1;
+	T->n[x].reaped_only = reaped != 0;
+	T->n[x].ppid = P->src[i].pid;
+	T->n[x].parent = f->node;
+	if (reaped) {
+		T->n[x].reaped = 1;
+		set_end(&T->n[x], &l->r);
+		T->n[x].end_ts = l->ts;
+	}
+	if (fk) {
+		fk->used = 1;
+		T->n[x].forked_only = 1;
+		T->n[x].start_ts = fk->ts;
+		if (f->has_proc && !(f->pr.flags & RTE_PROC_NO_ARGV))
+			set_argv(T, &T->n[x], f);
+	}
+	return 0;
+}
+
 struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 {
 	struct rd_ptree *T = rd_ptree_of(P);
@@ -421,25 +482,32 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 
 		if (!f->seen || i >= n)
 			continue;
+		/* reaps first: a child no file speaks of is made from its
+		 * reap and, if this file forked it, from its fork */
 		for (unsigned j = 0; j < f->nl; j++) {
 			struct pt_link *l = &f->l[j];
-			int c = l->reap ? node_at(T, idx, nfile_nodes, l->pid, l->ts)
-			                : node_near(T, idx, nfile_nodes, l->pid, l->ts);
+			int c;
 
-			if (l->reap && c >= 0 && !T->n[c].reaped) {
+			if (!l->reap)
+				continue;
+			c = node_at(T, idx, nfile_nodes, l->pid, l->ts);
+			if (c >= 0 && !T->n[c].reaped) {
 				T->n[c].reaped = 1; /* a pid is reaped once a life */
 				set_end(&T->n[c], &l->r);
-			} else if (l->reap) { /* a child no file speaks of */
-				int x = new_node(T, l->pid, P->nsrc);
+			} else if (fileless(T, P, i, l, c >= 0 ? 2 : 1) < 0) {
+				break;
+			}
+		}
+		for (unsigned j = 0; j < f->nl; j++) {
+			struct pt_link *l = &f->l[j];
+			int c;
 
-				if (x < 0)
-					continue;
-				T->n[x].reaped_only = 1;
-				T->n[x].ppid = P->src[i].pid;
-				T->n[x].parent = f->node;
-				T->n[x].reaped = 1;
-				set_end(&T->n[x], &l->r);
-				T->n[x].end_ts = l->ts;
+			if (l->reap || l->used)
+				continue;
+			c = node_near(T, idx, nfile_nodes, l->pid, l->ts);
+			if (c < 0 && l->fork) { /* forked, never reaped here */
+				if (fileless(T, P, i, l, 0) < 0)
+					break;
 			} else if (c >= 0 && T->n[c].parent < 0 &&
 			           (T->n[c].ppid < 0 || T->n[c].ppid == P->src[i].pid)) {
 				T->n[c].parent = f->node;

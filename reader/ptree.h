@@ -52,7 +52,11 @@ struct rd_ptnode {
 	int user_events;         /* it wrote events of its own (not rte.*),
 	                            runtime phases, profile samples, allocation
 	                            records or a crash: its detail block shows */
-	int reaped_only;         /* known only from its parent's rte.reap */
+	int reaped_only;         /* no file of its own: known from its
+	                            parent's rte.reap */
+	int forked_only;         /* no file of its own: a fork child its
+	                            parent's file forked (argv: the parent
+	                            image's; start: the fork) */
 	int reaped;              /* an rte.reap of its parent named it */
 	int failed;              /* exit status != 0, or a signal but SIGPIPE */
 	unsigned nsrc;           /* its files */

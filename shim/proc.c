@@ -32,6 +32,35 @@ void rte_proc_load(int argc, char **argv)
 	}
 }
 
+/* FNV-1a of the argv an rte.proc would carry now (its bytes as cut, its
+ * count and whole size); 1 without one. */
+static uint64_t argv_hash(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull, total = 0;
+	size_t used = 0;
+	int i;
+
+	if (!g_argv)
+		return 1;
+	for (i = 0; i < g_argc && g_argv[i]; i++) {
+		size_t n = strlen(g_argv[i]) + 1;
+
+		total += n;
+		for (size_t k = 0; k < n && used < RTE_PROC_ARGV_MAX; k++, used++)
+			h = (h ^ (unsigned char)g_argv[i][k]) * 0x100000001b3ull;
+	}
+	return (h ^ total ^ ((uint64_t)i << 48)) | 2;
+}
+
+/* The hash of the argv the last rte.proc of this process (or of the
+ * parent whose memory a fork child copied) carried; 0: none written. */
+static uint64_t g_written;
+
+int rte_proc_argv_as_written(void)
+{
+	return g_written && argv_hash() == g_written;
+}
+
 size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid)
 {
 	struct rte_proc_rec r = {.version = RTE_PROC_VERSION,
@@ -58,6 +87,7 @@ size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid)
 	}
 	r.bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	memcpy(buf, &r, sizeof(r));
+	g_written = argv_hash();
 	return sizeof(r) + used;
 }
 

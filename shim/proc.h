@@ -29,6 +29,10 @@ void rte_proc_load(int argc, char **argv);
  * calling process; returns its length. fork_child: made by fork, ppid the
  * forking process. */
 size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid);
+/* 1 if the argv is what the last rte.proc written said (a fork child: its
+ * parent's, whose memory it copied; a program may rewrite its argv in
+ * place). Reads only this process's memory; async-signal-safe. */
+int rte_proc_argv_as_written(void);
 /* How the process is ending: RTE_EXIT_STATUS with the status (the low 8
  * bits are kept) or RTE_EXIT_SIGNAL with the signal. The last note wins. */
 void rte_proc_note_exit(int how, int value);

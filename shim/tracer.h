@@ -159,16 +159,20 @@ void rte_tracer_stop(void);
 /* The atfork prepare handler's part (lock held, in the parent): note the
  * fork's time and thread for the child. */
 void rte_tracer_atfork_prepare(void);
+/* Before a fork's handlers take their locks (hooks/process.c): with
+ * PRESERVE, a fork child that never wrote makes its file now. */
+void rte_tracer_fork_early(void);
 /* The atfork child handler's part (signals blocked, one thread): re-make
  * the lock, note that this is a child to settle and which thread forked;
- * the observers' fork_child; with PRESERVE settle and make the file at
- * once. Touches only RTE_FORKVAR pages and calls no libc function unless
- * an observer acts or PRESERVE is set (see tracer/life.c). */
+ * the observers' fork_child (the file is made lazily, with PRESERVE too).
+ * Touches only RTE_FORKVAR pages and calls no libc function unless an
+ * observer acts (see tracer/life.c). */
 void rte_tracer_atfork_child(void);
 /* In a fork child (made with or without our handlers) not settled yet:
  * let go of the parent's file and state (the child's own file is made
- * lazily; the thread that forked keeps ring 0 of it). A no-op anywhere
- * else. Async-signal-safe. Called by every slow path of the tracer, and by
+ * lazily, but at once here with PRESERVE; the thread that forked keeps
+ * ring 0 of it). A no-op anywhere else. Async-signal-safe. Preserves
+ * errno. Called by every slow path of the tracer, and by
  * whoever acts in a child before any event (pthread_create, observers). */
 void rte_tracer_settle(void);
 /* What stop would do now: 0 if rte_tracer_stop() (or exec) has nothing

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gcstats.h"
+#include "ptree.h"
 #include "summary.h"
 
 /* ---- processes written early ------------------------------------------- */
@@ -248,9 +249,17 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		rd_out_str(o, S->m.oom ? "false" : "true");
 		rd_out_str(o, "}\n");
 	} else {
-		rd_outf(o, "\ntotal: %u process%s, %llu events, %llu lost words\n", P->nproc,
-		     P->nproc == 1 ? "" : "es", (unsigned long long)events,
-		     (unsigned long long)c->lost_total);
+		/* processes without a file (known from their parent's
+		 * fork_parent and rte.reap) count too, and are told apart */
+		struct rd_ptree *T = rd_ptree_build(P);
+		unsigned n = T && !T->oom && T->nn > P->nproc ? T->nn : P->nproc;
+
+		rd_outf(o, "\ntotal: %u process%s", n, n == 1 ? "" : "es");
+		if (n > P->nproc)
+			rd_outf(o, " (%u with a file of %s own)", P->nproc,
+			        P->nproc == 1 ? "its" : "their");
+		rd_outf(o, ", %llu events, %llu lost words\n",
+		        (unsigned long long)events, (unsigned long long)c->lost_total);
 		if (S->m.oom)
 			rd_outf(o, "(incomplete: out of memory while summarising)\n");
 	}

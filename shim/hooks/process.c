@@ -85,6 +85,7 @@ static void fork_prepare(void)
 		t_vfork_fork = 1;
 		return;
 	}
+	rte_tracer_fork_early();
 	for (unsigned i = 0; rte_hook_observers[i]; i++)
 		if (rte_hook_observers[i]->fork_prepare)
 			rte_hook_observers[i]->fork_prepare();

@@ -13,12 +13,14 @@
  * a fork child (rte_tr_adopt_child), never writing into the parent's file.
  */
 #include <errno.h>
+#include <signal.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "forkvars.h"
 #include "internal.h"
+#include "proc.h"
 #include "sys.h"
 
 RTE_FORKVAR struct rte_proc *rte_tr_proc;
@@ -41,6 +43,10 @@ RTE_FORKVAR pid_t rte_tr_forked;
  * prepare handler (in the parent, so the child inherits it), or at
  * adoption without our handlers (getppid then). */
 RTE_FORKVAR pid_t rte_tr_fork_ppid;
+/* The process that forks and the time, noted by the prepare handler
+ * for the child (whose handler copies them into its own). */
+static RTE_FORKVAR pid_t rte_tr_forker;
+static RTE_FORKVAR uint64_t rte_tr_forker_ts;
 
 /*
  * 1 in a vfork child (or a child of clone(CLONE_VM) without CLONE_THREAD):
@@ -104,6 +110,15 @@ void rte_tracer_settle(void)
 {
 	if (child_pending())
 		rte_tr_adopt_child();
+	/* With PRESERVE, a child that settles (before its first thread, a
+	 * profiler's start) makes its file too: its threads then never race
+	 * to make it (the loser's event would be dropped). */
+	if (rte_tr_cfg.preserve && state() == ST_FORKED) {
+		int saved = errno;
+
+		rte_tracer_materialize();
+		errno = saved;
+	}
 }
 
 int rte_tracer_may_write(void)
@@ -118,6 +133,39 @@ int rte_tracer_may_write(void)
 	    __atomic_load_n(&rte_tr_proc->pid, __ATOMIC_RELAXED) == 0)
 		return 1; /* a child made without our handlers */
 	return rte_tr_pid == me || rte_tr_pid == 0;
+}
+
+/*
+ * 1 if this process is a fork child made through our handlers, not
+ * adopted yet (it never wrote), whose end its parent will record: the
+ * parent that forked it is still its parent, so its wait hooks write the
+ * child's rte.reap (status, signal, rusage), and SIGCHLD is not ignored
+ * (SIG_IGN or SA_NOCLDWAIT: the kernel would reap it unseen). Its
+ * rte.proc would say what the parent's fork_parent says (the parent, the
+ * parent's image and argv, unless the argv was rewritten in place since
+ * the parent's rte.proc), and its rte.exit what the rte.reap says: with
+ * PRESERVE such a child makes no file at all (a shell's subshells:
+ * doc/DESIGN.md). A parent that sets SIGCHLD to SIG_IGN after the fork,
+ * ends before it reaps, or reaps it by a raw system call leaves the
+ * child known by its fork_parent alone. Not for exec: the new image
+ * may be one that is not traced (a static binary), and the fork child's
+ * file then names it.
+ */
+int rte_tr_fileless_end(void)
+{
+	/* struct sigaction as the kernel lays it out: handler, flags first */
+	unsigned long k[8] = { 0 };
+	pid_t forked = __atomic_load_n(&rte_tr_forked, __ATOMIC_RELAXED);
+	int st = state();
+
+	if (!rte_tr_cfg.preserve || (st != ST_RUNNING && st != ST_FORKED) ||
+	    !forked || forked != rte_sys_getpid() || !rte_tr_fork_ppid ||
+	    rte_sys_getppid() != rte_tr_fork_ppid)
+		return 0;
+	if (rte_sys4(SYS_rt_sigaction, SIGCHLD, 0, (long)k, 8) != 0 ||
+	    !rte_proc_argv_as_written())
+		return 0; /* an argv rewritten since: its own rte.proc says so */
+	return k[0] != (unsigned long)SIG_IGN && !(k[1] & SA_NOCLDWAIT);
 }
 
 int rte_tracer_owns_process(void)
@@ -151,6 +199,16 @@ int rte_tracer_owns_process(void)
  */
 RTE_FORKVAR uint64_t rte_tr_fork_ts;
 
+/* With PRESERVE, a fork child that has not written yet and forks makes
+ * its file first (before the fork's locks): a process that forks always
+ * has its own file when its child is made, as its fork_parent needs. */
+void rte_tracer_fork_early(void)
+{
+	if (rte_tr_cfg.preserve && child_pending() &&
+	    __atomic_load_n(&rte_tr_forked, __ATOMIC_RELAXED) == rte_sys_getpid())
+		rte_tracer_settle(); /* with PRESERVE: adopted, its file made */
+}
+
 /* The prepare handler, in the parent with the lock held: what the child
  * will need, taken here, where it costs no page fault. */
 void rte_tracer_atfork_prepare(void)
@@ -160,11 +218,13 @@ void rte_tracer_atfork_prepare(void)
 	/* Peeked: each fork leaves the thread's clock anchor (TLS) and the
 	 * clock's globals copy-on-write; storing there would be a fault. */
 	if (st == ST_RUNNING || st == ST_FORKED)
-		rte_tr_fork_ts = rte_clock_peek_ns();
+		rte_tr_forker_ts = rte_clock_peek_ns();
 	rte_tr_heir_th = pthread_self();
 	/* The child's parent, known here for sure: in the child, getppid()
-	 * may already name a reaper (daemon()'s parent _exits at once). */
-	rte_tr_fork_ppid = rte_sys_getpid();
+	 * may already name a reaper (daemon()'s parent _exits at once). Not
+	 * rte_tr_fork_ppid itself: a fork child that has not written yet
+	 * still needs its own parent's. */
+	rte_tr_forker = rte_sys_getpid();
 }
 
 /* The child's switch to a file of its own (see rte_tr_adopt_child). */
@@ -233,21 +293,14 @@ RTE_FORKTEXT void rte_tracer_atfork_child(void)
 		__atomic_store_n(&rte_tr_heir, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&rte_tr_forked, (pid_t)rte_sys_getpid(),
 	                 __ATOMIC_RELAXED);
+	rte_tr_fork_ppid = rte_tr_forker;
+	rte_tr_fork_ts = rte_tr_forker_ts;
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->fork_child)
 			(*o)->fork_child(); /* e.g. prof/: the forker's timer */
-	/* With PRESERVE the child keeps a file whatever it does: make it
-	 * now, while every signal is still blocked (prepare blocked them),
-	 * so that a child killed at any time leaves a complete file, never
-	 * a half-made one, and its exit costs nothing more. */
-	if (rte_tr_cfg.preserve) {
-		int saved = errno;
-
-		rte_tracer_settle();
-		rte_tracer_materialize();
-		errno = saved;
-	}
+	/* With PRESERVE too the file is made lazily: a child that only
+	 * exits, reaped by its parent, needs none (rte_tr_fileless_end). */
 }
 
 void rte_tracer_materialize(void)

@@ -108,6 +108,10 @@ RTE_FORKTEXT static inline int child_pending(void)
 /* Adopt a child not adopted yet: 0 once adopted, -1 if it cannot be
  * (see fork.c). */
 int rte_tr_adopt_child(void);
+/* 1 if this process, with PRESERVE, is a fork child that never wrote
+ * and whose parent records its end (rte.reap): its exit makes no file
+ * (see fork.c). */
+int rte_tr_fileless_end(void);
 
 /* ---- start and stop (life.c) -------------------------------------------- */
 

@@ -230,6 +230,8 @@ void rte_tracer_stop(void)
 	int id = rte_tr_own[RTE_OWN_DROPPED];
 	uint64_t dropped;
 
+	if (rte_tr_fileless_end())
+		return; /* a fork child that never wrote: its parent tells */
 	if (!rte_tracer_owns_process())
 		return; /* not tracing, or a vfork child sharing our memory */
 	stopping();

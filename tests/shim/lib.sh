@@ -34,6 +34,20 @@ dump() {
 	"$T/dump" "$1" >"$2" 2>"$2.err" || fail "dump $1: $(cat "$2.err")"
 }
 
+# reaped DIR PID: how PID's end is told by the rte.reap records of DIR's
+# files ("status N" or "signal NAME", one line per record), read by
+# rte-read.
+reaped() {
+	"$B/rte-read" -f jsonl "$1" 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    x = e.get("exit") if e.get("event") == "rte.reap" else None
+    if x and x["pid"] == int(sys.argv[1]):
+        print("status %d" % x["status"] if "status" in x else "signal " + x["signal"])
+' "$2"
+}
+
 nfiles() { # DIR: number of *.events files
 	ls "$1" | grep -c '\.events$'
 }

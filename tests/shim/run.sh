@@ -158,17 +158,27 @@ test_fork_nested() {
 	finish
 }
 
-# A child that writes nothing gets its file only with PRESERVE (made at
-# fork: ring_start, fork_child; ring_stop at exit); without, no file ever
+# A child that writes nothing and that its parent reaps gets no file,
+# with PRESERVE too: the parent's fork_parent and rte.reap tell it. With
+# SIGCHLD ignored (the kernel reaps it unseen) it makes its file at exit
+# (ring_start, fork_child, ring_stop). Without PRESERVE no file ever
 # appears.
 test_fork_quiet() {
 	begin fork_quiet
 	traced "$D" "$T/forker" quiet 1 >"$D/out" 2>"$D/err"
 	expect_eq "exit status" $? 0
 	pid=$(awk '{ print $2 }' "$D/out")
-	[ -f "$D/$pid.events" ] || { fail "no child file"; finish; return; }
-	check_child "$D/$pid.events" "$pid"
-	expect_eq "child stop" "$(count "$D/$pid.events.d" '$3 == "ring_stop"')" 1
+	expect_eq "files" "$(nfiles "$D")" 1
+	expect_eq "reaped" "$(reaped "$D" "$pid")" "status 0"
+	dump "$D/$(ls "$D" | grep '\.events$')" "$D/parent.d"
+	expect_eq "fork_parent" "$(count "$D/parent.d" '$3 == "fork_parent" && $4 == '"$pid")" 1
+	mkdir "$D/ign"
+	traced "$D/ign" "$T/forker" quietign 1 >"$D/out" 2>"$D/err"
+	expect_eq "exit status, SIGCHLD ignored" $? 0
+	pid=$(awk '{ print $2 }' "$D/out")
+	[ -f "$D/ign/$pid.events" ] || { fail "no child file with SIGCHLD ignored"; finish; return; }
+	check_child "$D/ign/$pid.events" "$pid"
+	expect_eq "child stop" "$(count "$D/ign/$pid.events.d" '$3 == "ring_stop"')" 1
 	mkdir "$D/np"
 	$TMO env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
 		OCAML_RUNTIME_EVENTS_DIR="$D/np" "$T/forker" quiet 1 >/dev/null
@@ -271,20 +281,22 @@ test_forkpty() {
 	finish
 }
 
-# With PRESERVE a fork child has its complete file from the start: killed
-# by SIGKILL, it leaves its file (ring_start, fork_child) and no temporary.
+# A fork child killed by SIGKILL before it wrote leaves no file and no
+# temporary, with PRESERVE too: its parent's rte.reap tells its end.
 test_fork_killed() {
 	begin fork_killed
 	traced "$D" "$T/forkways" killed >"$D/out" 2>"$D/err"
 	expect_eq "exit status" $? 0
-	child_file || { finish; return; }
-	check_child "$f" "$cpid"
+	cpid=$(awk '$1 == "child" { print $2 }' "$D/out")
+	[ -e "$D/$cpid.events" ] && fail "a file for child $cpid"
+	expect_eq "reaped" "$(reaped "$D" "$cpid")" "signal SIGKILL"
 	expect_eq "temporary files" "$(ls -A "$D" | grep -c '\.tmp$')" 0
 	finish
 }
 
 # PRESERVE with multiprocessing.Pool(4): the pool's workers, killed by
-# SIGTERM at its end, leave their traces and no half-made file.
+# SIGTERM at its end, are in the tree with their ends, and leave no
+# half-made file.
 test_fork_pool() {
 	begin fork_pool
 	py=$(command -v python3 2>/dev/null) &&
@@ -305,12 +317,14 @@ if __name__ == "__main__":
 	expect_eq "exit status" $? 0
 	expect_eq "stdout" "$(cat "$D/out")" 10000
 	expect_eq "temporary files" "$(ls -A "$D" | grep -c '\.tmp$')" 0
-	n=0
-	for f in "$D"/*.events; do
-		dump "$f" "$f.d"
-		[ "$(count "$f.d" '$3 == "fork_child"')" = 1 ] && n=$((n + 1))
-	done
-	[ "$n" -ge 4 ] || fail "worker traces: $n, want at least 4"
+	# each worker: its own file, or (one that never wrote) the pool's
+	# fork_parent and rte.reap; in the tree either way
+	"$B/rte-read" -f summary-json "$D" >"$D/sum.json" 2>"$D/rerr" ||
+		fail "rte-read: $(cat "$D/rerr")"
+	n=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["tree"]
+print(sum(1 for e in t if e["parent_pid"] is not None and e["exit"] is not None))' "$D/sum.json")
+	[ "$n" -ge 4 ] || fail "workers in the tree with their end: $n, want at least 4"
 	finish
 }
 

@@ -217,6 +217,35 @@ test_vfork_child() {
 	finish
 }
 
+# A shell's subshells (fork children that never write and are reaped by
+# their parent) make no file, with PRESERVE too: only the shell's own
+# file is there, yet every subshell is in the tree, as strace saw it,
+# with its status from the parent's rte.reap, the shell's argv (the image
+# it runs) and a wall from its fork to its reap.
+test_subshells() {
+	begin subshells
+	both /bin/sh -c 'for i in 1 2 3; do x=$(echo $i); done; (exit 3); [ $? = 3 ] && exit 5'
+	expect_eq "exit status" "$rc" 5
+	compare
+	tree_check
+	expect_eq "files" "$(ls "$D/ev" | wc -l)" 1
+	expect_eq "forks in strace" "$(grep -c 'clone(' "$D/strace")" 4
+	python3 - "$D/sum.json" >"$D/py" 2>&1 <<'PY' || fail "$(cat "$D/py")"
+import json, sys
+t = json.load(open(sys.argv[1]))["tree"]
+root = [e for e in t if e["parent_pid"] is None]
+kids = [e for e in t if e["parent_pid"] is not None]
+assert len(root) == 1 and len(kids) == 4, t
+for e in kids:
+    assert e["forked_only"] and e["reaped_only"], e
+    assert e["argv"] == root[0]["argv"], (e["argv"], root[0]["argv"])
+    assert 0 < e["wall_ns"] < root[0]["wall_ns"], e
+    assert e["cpu_user_ns"] is not None, e
+assert sorted(e["exit"]["status"] for e in kids) == [0, 0, 0, 3], kids
+PY
+	finish
+}
+
 test_pid_reuse() {
 	begin pid_reuse
 	both "$T/spawns" reuse

@@ -6,8 +6,10 @@
  *                      prints "pid <pid> level <depth>" and waits for its
  *                      child.
  *   forker quiet       fork a child that writes nothing and _exits
- *                      (its file is made only with PRESERVE); prints
+ *                      (reaped: no file of its own); prints
  *                      "child <pid>".
+ *   forker quietign    the same with SIGCHLD ignored (the kernel reaps
+ *                      it: with PRESERVE it makes its file at exit)
  *   forker threaded K  4 threads write events in a loop and 1 thread
  *                      registers new event names in a loop while a non-main
  *                      thread forks K children; each child writes
@@ -17,6 +19,8 @@
  *                      fork a child that writes "f.child" = 1 and exits;
  *                      prints "child <pid>".
  */
+#include <signal.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +156,17 @@ int main(int argc, char **argv)
 			_exit(0);
 		printf("child %ld\n", (long)pid);
 		return waitpid(pid, NULL, 0) != pid;
+	}
+	if (!strcmp(argv[1], "quietign")) {
+		pid_t pid;
+
+		signal(SIGCHLD, SIG_IGN);
+		if ((pid = fork()) == 0)
+			_exit(0);
+		printf("child %ld\n", (long)pid);
+		fflush(stdout);
+		/* waits until the child is gone, then fails */
+		return !(waitpid(pid, NULL, 0) < 0 && errno == ECHILD);
 	}
 	if (!strcmp(argv[1], "chdir"))
 		return after_chdir(argv[2]);
