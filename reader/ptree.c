@@ -379,29 +379,40 @@ static void link_children(struct rd_ptree *T)
 
 /*
  * A child of file i's process that has no file of its own: known from
- * its reap (l, reaped 1) or from its fork alone (reaped 0). A fork child
- * that never wrote and was reaped by its parent makes no file (with
- * PRESERVE too: doc/DESIGN.md); it runs its parent's image, so it takes
- * that image's argv and begins at its fork (the latest fork of its pid in
- * this file before the reap). reaped 2: a pid reaped twice, whose first
- * life has the file: a second life whose file could not be made (its
- * name taken) looks the same, so its image stays unknown. 0, or -1 out
- * of memory.
+ * its reap (l, reaped 1) or from its fork alone (reaped 0). With PRESERVE
+ * a fork child that never wrote and that its parent reaps makes no file
+ * (doc/DESIGN.md): where the image that forked it says so
+ * (RTE_PROC_PRESERVE), it runs that image, so it takes that image's argv
+ * and begins at its fork (the latest fork of its pid by any image of the
+ * parent before the reap; nfirst/fnext: the files of each node). Without
+ * that flag a fork alone makes no node (its child's file may just be
+ * gone: no PRESERVE, or OCaml's own fork_parent). reaped 2: a pid reaped
+ * twice, whose first life has the file: a second life whose file could
+ * not be made (its name taken) looks the same, so its image stays
+ * unknown. 0, or -1 out of memory.
  */
 static int fileless(struct rd_ptree *T, struct rd_procs *P, unsigned i,
-                    struct pt_link *l, int reaped)
+                    struct pt_link *l, int reaped, const int *nfirst,
+                    const int *fnext)
 {
-	struct pt_file *f = &T->f[i];
+	struct pt_file *f = &T->f[i], *ff = reaped ? NULL : f;
 	struct pt_link *fk = reaped ? NULL : l;
-	int x;
+	int x, told;
 
-	for (unsigned j = 0; reaped == 1 && j < f->nl; j++) {
-		struct pt_link *k = &f->l[j];
+	for (int j = reaped == 1 && f->node >= 0 ? nfirst[f->node] : -1; j >= 0;
+	     j = fnext[j])
+		for (unsigned m = 0; m < T->f[j].nl; m++) {
+			struct pt_link *k = &T->f[j].l[m];
 
-		if (k->fork && !k->used && k->pid == l->pid && k->ts <= l->ts &&
-		    (!fk || k->ts > fk->ts))
-			fk = k;
-	}
+			if (k->fork && !k->used && k->pid == l->pid && k->ts <= l->ts &&
+			    (!fk || k->ts > fk->ts)) {
+				fk = k;
+				ff = &T->f[j];
+			}
+		}
+	told = fk && ff->has_proc && (ff->pr.flags & RTE_PROC_PRESERVE);
+	if (!reaped && !told)
+		return 0;
 	if ((x = new_node(T, l->pid, P->nsrc)) < 0)
 		return -1;
 	T->n[x].reaped_only = reaped != 0;
@@ -412,12 +423,12 @@ static int fileless(struct rd_ptree *T, struct rd_procs *P, unsigned i,
 		set_end(&T->n[x], &l->r);
 		T->n[x].end_ts = l->ts;
 	}
-	if (fk) {
+	if (told) {
 		fk->used = 1;
 		T->n[x].forked_only = 1;
 		T->n[x].start_ts = fk->ts;
-		if (f->has_proc && !(f->pr.flags & RTE_PROC_NO_ARGV))
-			set_argv(T, &T->n[x], f);
+		if (!(ff->pr.flags & RTE_PROC_NO_ARGV))
+			set_argv(T, &T->n[x], ff);
 	}
 	return 0;
 }
@@ -477,13 +488,34 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 		idx[k] = (int)k;
 	byp_T = T;
 	qsort(idx, nfile_nodes, sizeof *idx, by_pid_start);
+	/* the files of each node (a process's images), for its forks */
+	int *nfirst = malloc((nfile_nodes + 1) * sizeof *nfirst);
+	int *fnext = malloc((T->nf + 1) * sizeof *fnext);
+
+	if (!nfirst || !fnext) {
+		T->oom = 1;
+		free(nfirst);
+		free(fnext);
+		free(idx);
+		free(ord);
+		return T;
+	}
+	for (unsigned k = 0; k < nfile_nodes; k++)
+		nfirst[k] = -1;
+	for (unsigned i = T->nf; i-- > 0;) {
+		if (!T->f[i].seen || i >= n || T->f[i].node < 0 ||
+		    (unsigned)T->f[i].node >= nfile_nodes)
+			continue;
+		fnext[i] = nfirst[T->f[i].node];
+		nfirst[T->f[i].node] = (int)i;
+	}
+	/* reaps first, of every file: a child no file speaks of is made from
+	 * its reap and, if its parent's images forked it, from its fork */
 	for (unsigned i = 0; i < T->nf; i++) {
 		struct pt_file *f = &T->f[i];
 
 		if (!f->seen || i >= n)
 			continue;
-		/* reaps first: a child no file speaks of is made from its
-		 * reap and, if this file forked it, from its fork */
 		for (unsigned j = 0; j < f->nl; j++) {
 			struct pt_link *l = &f->l[j];
 			int c;
@@ -494,10 +526,16 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			if (c >= 0 && !T->n[c].reaped) {
 				T->n[c].reaped = 1; /* a pid is reaped once a life */
 				set_end(&T->n[c], &l->r);
-			} else if (fileless(T, P, i, l, c >= 0 ? 2 : 1) < 0) {
+			} else if (fileless(T, P, i, l, c >= 0 ? 2 : 1, nfirst, fnext) < 0) {
 				break;
 			}
 		}
+	}
+	for (unsigned i = 0; i < T->nf; i++) {
+		struct pt_file *f = &T->f[i];
+
+		if (!f->seen || i >= n)
+			continue;
 		for (unsigned j = 0; j < f->nl; j++) {
 			struct pt_link *l = &f->l[j];
 			int c;
@@ -505,8 +543,8 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			if (l->reap || l->used)
 				continue;
 			c = node_near(T, idx, nfile_nodes, l->pid, l->ts);
-			if (c < 0 && l->fork) { /* forked, never reaped here */
-				if (fileless(T, P, i, l, 0) < 0)
+			if (c < 0 && l->fork) { /* forked, never reaped */
+				if (fileless(T, P, i, l, 0, nfirst, fnext) < 0)
 					break;
 			} else if (c >= 0 && T->n[c].parent < 0 &&
 			           (T->n[c].ppid < 0 || T->n[c].ppid == P->src[i].pid)) {
@@ -515,6 +553,8 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			}
 		}
 	}
+	free(nfirst);
+	free(fnext);
 	/* parents by ppid: the process of that pid alive when it began */
 	for (unsigned k = 0; k < nfile_nodes; k++) {
 		struct rd_ptnode *x = &T->n[k];

@@ -61,7 +61,8 @@ int rte_proc_argv_as_written(void)
 	return g_written && argv_hash() == g_written;
 }
 
-size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid)
+size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid,
+                              int preserve)
 {
 	struct rte_proc_rec r = {.version = RTE_PROC_VERSION,
 	                         .ppid = (int32_t)ppid};
@@ -70,6 +71,8 @@ size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid)
 
 	if (fork_child)
 		r.flags |= RTE_PROC_FORK_CHILD;
+	if (preserve)
+		r.flags |= RTE_PROC_PRESERVE;
 	if (!g_argv)
 		r.flags |= RTE_PROC_NO_ARGV;
 	for (int i = 0; g_argv && i < g_argc && g_argv[i]; i++) {

@@ -27,8 +27,10 @@
 void rte_proc_load(int argc, char **argv);
 /* Fill buf (RTE_PROC_PAYLOAD_MAX bytes) with the rte.proc payload of the
  * calling process; returns its length. fork_child: made by fork, ppid the
- * forking process. */
-size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid);
+ * forking process; preserve: RTE_PROC_PRESERVE (its file-less fork
+ * children are told by its rte.reap). */
+size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid,
+                              int preserve);
 /* 1 if the argv is what the last rte.proc written said (a fork child: its
  * parent's, whose memory it copied; a program may rewrite its argv in
  * place). Reads only this process's memory; async-signal-safe. */

@@ -46,7 +46,9 @@
 /* ---- global state (tracer/) ------------------------------------------------ */
 
 /* ST_FORKED: a fork child whose own file is not made yet (it is made by
- * the child's first event, exec or rte_path(); with PRESERVE, at fork). */
+ * the child's first event, its own fork or thread, exec or rte_path();
+ * with PRESERVE at exit too, unless rte_tr_fileless_end() says its
+ * parent tells its end). */
 enum { ST_OFF = 0, ST_RUNNING, ST_STOPPED, ST_DISABLED, ST_FORKED };
 /* rte_g_active while ST_FORKED: matches no thread's generation, so the
  * first event takes the slow path, which makes the file. */
@@ -159,6 +161,9 @@ void rte_tracer_stop(void);
 /* The atfork prepare handler's part (lock held, in the parent): note the
  * fork's time and thread for the child. */
 void rte_tracer_atfork_prepare(void);
+/* The thread inside the fork wrapper (hooks/process.c), set around the
+ * real fork (0 after it): the forks that write fork_parent. */
+extern pthread_t rte_tr_fork_wrapper;
 /* Before a fork's handlers take their locks (hooks/process.c): with
  * PRESERVE, a fork child that never wrote makes its file now. */
 void rte_tracer_fork_early(void);
@@ -204,6 +209,11 @@ int rte_tracer_own_id(int which);
 /* Write an rte.* event of the calling thread (no-op when not active). */
 void rte_tracer_own_int(int which, int64_t v);
 void rte_tracer_own_custom(int which, const void *bytes, size_t n);
+/* The same while paused too (a process record, as lifecycle events are:
+ * rte.reap). */
+void rte_tracer_own_custom_always(int which, const void *bytes, size_t n);
+/* 1 if this process's file is running (paused or not). */
+int rte_tracer_running(void);
 /* Write a custom message with a payload of n bytes. Returns 0 or -1. */
 int rte_tracer_write_custom(struct rte_ring_writer *w, uint64_t hdr,
                           const void *bytes, size_t n);
@@ -227,14 +237,34 @@ void rte_tracer_identity_failed(void);
 int rte_tracer_may_write(void);
 /* 1 if the calling process owns the file and tracing runs (false in a
  * vfork child, which shares our memory but has another pid). A fork child
- * with PRESERVE makes its pending file here. */
+ * with PRESERVE makes its pending file here (at exec, or at an exit its
+ * parent does not tell). */
 int rte_tracer_owns_process(void);
 
 /* 1 in a vfork child: it shares our memory (every variable of ours, the
  * per-thread state of the thread that vforked) but not our pid. Every hook
  * then calls the real function and nothing else (one getpid system call:
- * hooks take it off their fast paths). Async-signal-safe. */
+ * hooks take it off their fast paths). Async-signal-safe. Exact for every
+ * child that shares our memory. */
 int rte_tracer_vforked(void);
+/* The vforks our vfork wrapper (x86-64) is inside of: the child runs
+ * while this is above 0 (it shares it with its parent, which takes it
+ * down again once the child has exec'd or exited). Atomic. */
+extern int rte_vfork_depth;
+/* rte_tracer_vforked() for the allocation profiler's sampling paths, a
+ * load instead of a system call where it can: on x86-64 no vfork child
+ * can run unless rte_vfork_depth is above 0, except a child of a raw
+ * vfork or clone(CLONE_VM) system call that then calls malloc (what it
+ * could write is only a record on its parent's thread's ring). Elsewhere
+ * rte_tracer_vforked() itself. Async-signal-safe. */
+static inline int rte_tracer_vforked_fast(void)
+{
+#if defined(__x86_64__)
+	if (!__atomic_load_n(&rte_vfork_depth, __ATOMIC_RELAXED))
+		return 0;
+#endif
+	return rte_tracer_vforked();
+}
 
 /* The constructor found our wrappers bypassed (librte.so loaded with
  * dlopen): tracing never starts (rte_start and OCAML_RUNTIME_EVENTS_START

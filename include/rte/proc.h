@@ -46,6 +46,11 @@
                                   parent, ppid the pid that forked */
 #define RTE_PROC_ARGV_CUT 2u   /* argv was longer than RTE_PROC_ARGV_MAX */
 #define RTE_PROC_NO_ARGV 4u    /* the argument vector was not known */
+#define RTE_PROC_PRESERVE 8u   /* written with OCAML_RUNTIME_EVENTS_PRESERVE:
+                                  a fork child of this process that has
+                                  no file never wrote, and exited or was
+                                  killed before it exec'd (its end is in
+                                  this process's rte.reap) */
 
 struct rte_proc_rec {
 	uint16_t version; /* RTE_PROC_VERSION */

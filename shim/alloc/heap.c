@@ -225,7 +225,7 @@ void rte_alloc_heap_publish(struct rte_alloc_thread *a)
 	 * point is not: its ring is the parent's thread's (that look is a
 	 * system call: only when a point is due, not at every add). */
 	if ((live - m >= g_step || m - live >= g_step) &&
-	    !rte_tracer_vforked() && claim(live, ts = rte_clock_ns(), 0))
+	    !rte_tracer_vforked_fast() && claim(live, ts = rte_clock_ns(), 0))
 		point_now(a, live, ts);
 	errno = saved;
 }
@@ -236,7 +236,7 @@ void rte_alloc_heap_tick(struct rte_alloc_thread *a, uint64_t now)
 	int64_t live = add(a);
 
 	/* A vfork child adds, writes no point (see above). */
-	if (due(live, now) && !rte_tracer_vforked() && claim(live, now, 0))
+	if (due(live, now) && !rte_tracer_vforked_fast() && claim(live, now, 0))
 		point_now(a, live, rte_clock_ns());
 	errno = saved;
 }

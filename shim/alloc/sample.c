@@ -318,7 +318,7 @@ void rte_alloc_after(struct rte_alloc_thread *a, void *p, size_t n,
 		goto out; /* a failed call: nothing to sample */
 	/* Not in the shared state of threads that got none (busy), nor in
 	 * our own slow work (a nested call from libunwind). */
-	if (!a->guard && !rte_self_p->busy && !rte_tracer_vforked()) {
+	if (!a->guard && !rte_self_p->busy && !rte_tracer_vforked_fast()) {
 		guard_enter(a);
 		sample(a, p, n, c, fn);
 		guard_leave(a);
@@ -334,7 +334,7 @@ void rte_alloc_note_free(void *p)
 	int saved;
 
 	/* Not in a vfork child: the set and the ring are its parent's. */
-	if (!rte_alloc_set_find((uint64_t)(uintptr_t)p, 0) || rte_tracer_vforked() ||
+	if (!rte_alloc_set_find((uint64_t)(uintptr_t)p, 0) || rte_tracer_vforked_fast() ||
 	    !rte_alloc_set_find((uint64_t)(uintptr_t)p, 1))
 		return;
 	saved = errno;
@@ -374,7 +374,7 @@ static void flush(struct rte_alloc_thread *a, int force)
 
 	/* Not in a vfork child: the ring is its parent's thread's (the
 	 * counts stay for that thread's next flush). */
-	if (rte_tracer_vforked())
+	if (rte_tracer_vforked_fast())
 		goto out;
 	w = rte_enter();
 	if (!w) {

@@ -147,7 +147,7 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 {
 	uint64_t ts;
 	pid_t pid;
-	int saved;
+	int saved, wrapped;
 
 	rte_real_resolve();
 	if (!rte_real.fork) {
@@ -168,7 +168,13 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 				rte_hook_observers[i]->fork_prepare();
 		ts = rte_clock_ns();
 	}
+	/* Not in a vfork child: the variable is its parent's. */
+	wrapped = ts && !rte_tracer_vforked_fast();
+	if (wrapped)
+		rte_tr_fork_wrapper = pthread_self();
 	pid = rte_real.fork();
+	if (wrapped && pid != 0) /* the child's is cleared by its handler */
+		rte_tr_fork_wrapper = 0;
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&

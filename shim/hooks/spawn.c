@@ -76,12 +76,16 @@ static void reaped(pid_t pid, int status, const struct rusage *ru)
 	struct rte_exit_rec r;
 	int saved = errno;
 
-	/* A stopped or continued child is not reaped. */
+	/* A stopped or continued child is not reaped. Written while paused
+	 * too: a fork child that never wrote has only this for its end
+	 * (tracer/fork.c, rte_tr_fileless_end). */
 	if (pid <= 0 || WIFSTOPPED(status) || WIFCONTINUED(status) ||
-	    !may_write())
+	    !(__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	      rte_tracer_running()) ||
+	    !rte_tracer_may_write())
 		return;
 	rte_proc_reap_rec(&r, pid, status, ru);
-	rte_tracer_own_custom(RTE_OWN_REAP, &r, sizeof(r));
+	rte_tracer_own_custom_always(RTE_OWN_REAP, &r, sizeof(r));
 	errno = saved;
 }
 
@@ -232,6 +236,12 @@ __attribute__((used)) static void vfork_failed(int err)
  * The return address is popped into %rdi (kept by the kernel for the
  * parent, as every register) since the child's calls overwrite its stack
  * slot; pushed back before ret. Stack alignment: 16 at each call below.
+ * rte_vfork_depth is raised before the system call and taken down in the
+ * parent when it returns (the child has exec'd or exited by then, or the
+ * call failed): the child runs only while it is above 0 (the sampling
+ * paths' cheap look, rte_tracer_vforked_fast). The flags: testq sets
+ * them for the child test, lock decl changes only flags the cmpq after
+ * it sets again.
  */
 __asm__(".text\n"
         ".globl vfork\n"
@@ -241,15 +251,17 @@ __asm__(".text\n"
         "	popq %rdi\n"
         "	.cfi_adjust_cfa_offset -8\n"
         "	.cfi_register %rip, %rdi\n"
+        "	lock incl rte_vfork_depth(%rip)\n"
         "	movl $" RTE_STR(SYS_vfork) ", %eax\n"
         "	syscall\n"
         "	pushq %rdi\n"
         "	.cfi_adjust_cfa_offset 8\n"
         "	.cfi_rel_offset %rip, 0\n"
-        "	cmpq $-4095, %rax\n"
-        "	jae 2f\n"
         "	testq %rax, %rax\n"
         "	jz 1f\n"
+        "	lock decl rte_vfork_depth(%rip)\n"
+        "	cmpq $-4095, %rax\n"
+        "	jae 2f\n"
         "	pushq %rax\n"
         "	.cfi_adjust_cfa_offset 8\n"
         "	movl %eax, %edi\n"

@@ -296,6 +296,17 @@ void rte_tracer_own_custom(int which, const void *bytes, size_t n)
 	rte_leave();
 }
 
+void rte_tracer_own_custom_always(int which, const void *bytes, size_t n)
+{
+	int id = rte_tr_own[which];
+	struct rte_ring_writer *w;
+
+	if (id < 0 || !(w = rte_tr_enter_any(0)))
+		return;
+	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
+	rte_leave();
+}
+
 void rte_tracer_write_thread_name(void)
 {
 	char name[17];

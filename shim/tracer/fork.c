@@ -47,6 +47,16 @@ RTE_FORKVAR pid_t rte_tr_fork_ppid;
  * for the child (whose handler copies them into its own). */
 static RTE_FORKVAR pid_t rte_tr_forker;
 static RTE_FORKVAR uint64_t rte_tr_forker_ts;
+/* 1 if the forking parent tells the child it makes (see
+ * rte_tr_fileless_end): noted by the prepare handler, the child's copy by
+ * the child handler. */
+static RTE_FORKVAR int rte_tr_forker_tells;
+static RTE_FORKVAR int rte_tr_fork_told;
+/* The thread inside the fork wrapper (hooks/process.c), around the real
+ * fork (0: none): only that fork writes fork_parent. Two threads forking
+ * at once may see the other's (or none): their children are then told
+ * as not told, and make a file. */
+RTE_FORKVAR pthread_t rte_tr_fork_wrapper;
 
 /*
  * 1 in a vfork child (or a child of clone(CLONE_VM) without CLONE_THREAD):
@@ -56,6 +66,8 @@ static RTE_FORKVAR uint64_t rte_tr_forker_ts;
  * not adopted yet reads 0 there: it and a vfork child of it look alike,
  * and are taken as the former (adopted when they first need it).
  */
+int rte_vfork_depth;
+
 RTE_FORKTEXT int rte_tracer_vforked(void)
 {
 	/* Relaxed (both): see child_pending(); a vfork child reads what
@@ -138,33 +150,53 @@ int rte_tracer_may_write(void)
 /*
  * 1 if this process is a fork child made through our handlers, not
  * adopted yet (it never wrote), whose end its parent will record: the
- * parent that forked it is still its parent, so its wait hooks write the
- * child's rte.reap (status, signal, rusage), and SIGCHLD is not ignored
- * (SIG_IGN or SA_NOCLDWAIT: the kernel would reap it unseen). Its
+ * parent wrote its fork_parent and was tracing, not paused, with SIGCHLD
+ * neither ignored nor SA_NOCLDWAIT when it forked (forker_tells), and is
+ * still its parent now, so its wait hooks write the child's rte.reap
+ * (status, signal, rusage). Its
  * rte.proc would say what the parent's fork_parent says (the parent, the
  * parent's image and argv, unless the argv was rewritten in place since
  * the parent's rte.proc), and its rte.exit what the rte.reap says: with
  * PRESERVE such a child makes no file at all (a shell's subshells:
- * doc/DESIGN.md). A parent that sets SIGCHLD to SIG_IGN after the fork,
- * ends before it reaps, or reaps it by a raw system call leaves the
- * child known by its fork_parent alone. Not for exec: the new image
+ * doc/DESIGN.md). A parent that after the fork ignores SIGCHLD, pauses
+ * tracing, execs an untraced image, ends before it reaps, or reaps by a
+ * raw system call leaves the child known by its fork_parent alone. Not for exec: the new image
  * may be one that is not traced (a static binary), and the fork child's
  * file then names it.
  */
 int rte_tr_fileless_end(void)
 {
-	/* struct sigaction as the kernel lays it out: handler, flags first */
-	unsigned long k[8] = { 0 };
 	pid_t forked = __atomic_load_n(&rte_tr_forked, __ATOMIC_RELAXED);
 	int st = state();
 
-	if (!rte_tr_cfg.preserve || (st != ST_RUNNING && st != ST_FORKED) ||
-	    !forked || forked != rte_sys_getpid() || !rte_tr_fork_ppid ||
+	if (!rte_tr_cfg.preserve || !rte_tr_fork_told ||
+	    (st != ST_RUNNING && st != ST_FORKED) || !forked ||
+	    forked != rte_sys_getpid() || !rte_tr_fork_ppid ||
 	    rte_sys_getppid() != rte_tr_fork_ppid)
 		return 0;
-	if (rte_sys4(SYS_rt_sigaction, SIGCHLD, 0, (long)k, 8) != 0 ||
-	    !rte_proc_argv_as_written())
-		return 0; /* an argv rewritten since: its own rte.proc says so */
+	/* an argv rewritten since: its own rte.proc says so */
+	return rte_proc_argv_as_written();
+}
+
+/* 1 if a child of this fork will be told by this process: its file is
+ * running, it is not paused (fork_parent and rte.reap would not be
+ * written), the fork is the wrapper's (which writes fork_parent; a fork
+ * inside libc does not) from a thread not inside a write of ours, and
+ * SIGCHLD is neither ignored nor SA_NOCLDWAIT (the kernel would reap the
+ * child unseen). One system call, with PRESERVE only. */
+static int forker_tells(int st)
+{
+	/* struct sigaction as the kernel lays it out: handler, flags first */
+	unsigned long k[8] = { 0 };
+
+	if (!rte_tr_cfg.preserve || st != ST_RUNNING || rte_tr_paused ||
+	    !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
+	    !rte_tr_fork_wrapper ||
+	    !pthread_equal(rte_tr_fork_wrapper, pthread_self()) ||
+	    (rte_self_p && rte_self_p->busy))
+		return 0;
+	if (rte_sys4(SYS_rt_sigaction, SIGCHLD, 0, (long)k, 8) != 0)
+		return 0;
 	return k[0] != (unsigned long)SIG_IGN && !(k[1] & SA_NOCLDWAIT);
 }
 
@@ -219,6 +251,7 @@ void rte_tracer_atfork_prepare(void)
 	 * clock's globals copy-on-write; storing there would be a fault. */
 	if (st == ST_RUNNING || st == ST_FORKED)
 		rte_tr_forker_ts = rte_clock_peek_ns();
+	rte_tr_forker_tells = forker_tells(st);
 	rte_tr_heir_th = pthread_self();
 	/* The child's parent, known here for sure: in the child, getppid()
 	 * may already name a reaper (daemon()'s parent _exits at once). Not
@@ -295,6 +328,8 @@ RTE_FORKTEXT void rte_tracer_atfork_child(void)
 	                 __ATOMIC_RELAXED);
 	rte_tr_fork_ppid = rte_tr_forker;
 	rte_tr_fork_ts = rte_tr_forker_ts;
+	rte_tr_fork_told = rte_tr_forker_tells;
+	rte_tr_fork_wrapper = 0;
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->fork_child)

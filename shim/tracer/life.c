@@ -45,7 +45,8 @@ static void write_proc(struct rte_ring_writer *w, int fork_child)
 		return;
 	n = rte_proc_start_payload(buf, fork_child,
 	                           fork_child ? rte_tr_fork_ppid
-	                                      : rte_sys_getppid());
+	                                      : rte_sys_getppid(),
+	                           rte_tr_cfg.preserve);
 	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), buf, n);
 }
 

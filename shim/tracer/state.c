@@ -146,9 +146,14 @@ RTE_FORKTEXT int rte_tracer_stop_needed(void)
 
 	if (st != ST_RUNNING && st != ST_FORKED)
 		return 0;
-	if (st == ST_FORKED || child_pending())
-		return rte_tr_cfg.preserve;
+	if (st == ST_FORKED || child_pending()) /* its parent may tell it */
+		return rte_tr_cfg.preserve && !rte_tr_fileless_end();
 	return 1;
+}
+
+int rte_tracer_running(void)
+{
+	return state() == ST_RUNNING;
 }
 
 int rte_tracer_paused(void)

@@ -246,6 +246,27 @@ PY
 	finish
 }
 
+# Fork children that never wrote, whose parent cannot tell their end
+# (paused, SIGCHLD ignored, an exec before the reap) or that exec: each
+# still in the tree once, with its end, as strace saw it.
+test_quiet_edges() {
+	begin quiet_edges
+	both "$T/spawns" quiet
+	expect_eq "exit status" "$rc" 0
+	compare
+	tree_check
+	python3 - "$D/sum.json" >"$D/py" 2>&1 <<'PY' || fail "$(cat "$D/py")"
+import json, sys
+t = json.load(open(sys.argv[1]))["tree"]
+ends = sorted(e["exit"]["status"] for e in t if e["exit"] and "status" in e["exit"])
+assert ends == [0, 0, 11, 12, 13, 14], ends
+assert len(t) == 6, t
+true = [e for e in t if e["argv"] and e["argv"][0] == "true"]
+assert len(true) == 1 and not true[0]["reaped_only"], true
+PY
+	finish
+}
+
 test_pid_reuse() {
 	begin pid_reuse
 	both "$T/spawns" reuse

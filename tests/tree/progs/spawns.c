@@ -22,6 +22,13 @@
  *   spawns reuse   two children with the same pid (ns_last_pid; needs
  *                  root), each execs sh -c 'exit K'; prints "reused PID"
  *                  or "not reused"
+ *   spawns quiet   fork children that never write and only exit, their
+ *                  ends told by this process in every way it can fail
+ *                  to: forked and reaped while tracing is paused (exit
+ *                  11, 12), SIGCHLD ignored at the fork and the child
+ *                  setting it back (exit 13: the kernel reaps it), one
+ *                  reaped after this process re-executes itself (exit 14;
+ *                  `spawns waiter`), one that exec's /bin/true; exits 0
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -31,6 +38,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -203,8 +211,68 @@ static int popen_mode(void)
 	return 2;
 }
 
+void rte_pause(void) __attribute__((weak));
+void rte_resume(void) __attribute__((weak));
+
+static void nap(void)
+{
+	struct timespec t = { 0, 100000000 };
+
+	nanosleep(&t, NULL);
+}
+
+static int quiet(const char *self)
+{
+	pid_t p;
+	int st;
+
+	if (rte_pause)
+		rte_pause();
+	if ((p = fork()) == 0)
+		_exit(11);
+	reap(p);
+	if (rte_resume)
+		rte_resume();
+	if ((p = fork()) == 0) {
+		nap();
+		_exit(12);
+	}
+	if (rte_pause)
+		rte_pause();
+	reap(p);
+	if (rte_resume)
+		rte_resume();
+	signal(SIGCHLD, SIG_IGN);
+	if ((p = fork()) == 0) {
+		signal(SIGCHLD, SIG_DFL);
+		_exit(13);
+	}
+	nap();
+	if (waitpid(p, &st, 0) != -1) /* reaped by the kernel */
+		return 1;
+	signal(SIGCHLD, SIG_DFL);
+	if ((p = fork()) == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	reap(p);
+	if ((p = fork()) == 0) {
+		nap();
+		_exit(14);
+	}
+	execl(self, self, "waiter", (char *)NULL);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "quiet"))
+		return quiet(argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "waiter")) {
+		int st;
+
+		return wait(&st) > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 14 ? 0 : 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "all"))
 		return all();
 	if (argc > 1 && !strcmp(argv[1], "argv"))
@@ -217,6 +285,6 @@ int main(int argc, char **argv)
 		return reuse();
 	if (argc > 1 && !strcmp(argv[1], "popen"))
 		return popen_mode();
-	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|popen|reuse\n");
+	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|popen|reuse|quiet\n");
 	return 64;
 }
