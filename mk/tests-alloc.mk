@@ -6,7 +6,7 @@
 # The programs are built with -O0 -fno-inline and without PIE, so that the
 # leak's stack has the known function at a known address.
 
-ALLOC_PROGS := sizes leak threads execer manythreads live
+ALLOC_PROGS := sizes leak threads execer manythreads live vforker
 ALLOC_BINS := $(ALLOC_PROGS:%=$(BUILD)/tests/alloc/%) $(BUILD)/tests/alloc/cxx \
 	$(BUILD)/tests/alloc/libearly.so $(BUILD)/tests/alloc/addr
 ALLOC_PROG_CFLAGS := -D_GNU_SOURCE -g -O0 -fno-inline -fno-omit-frame-pointer \

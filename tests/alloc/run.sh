@@ -113,6 +113,21 @@ t_sample_all() {
 	finish
 }
 
+# A vfork child's allocations are never sampled (it shares its parent's
+# memory, the ring of its parent's thread included; the sampling paths'
+# cheap look at the vfork depth must see it), the parent's still are.
+t_vfork() {
+	begin vfork
+	run vforker RTE_ALLOC_SAMPLE=1 -- "$T/vforker"
+	[ "$STATUS" = 0 ] || fail "vforker exited $STATUS"
+	$CHECK samples "$D/vforker.jsonl" >"$D/vforker.samples" || fail "check.py samples"
+	n=$(awk '$2 == 444' "$D/vforker.samples" | wc -l)
+	[ "$n" -ge 990 ] || fail "$n samples of the parent's 1000 blocks of 444 bytes"
+	n=$(awk '$2 == 333' "$D/vforker.samples" | wc -l)
+	[ "$n" = 0 ] || fail "$n samples written from the vfork child"
+	finish
+}
+
 # ---- a leak of known size and stack ------------------------------------------
 
 t_leak() {
@@ -388,7 +403,7 @@ t_rte_run() {
 	finish
 }
 
-ALL="t_buckets t_sample_all t_leak t_live t_live_estimate t_threads t_manythreads t_exec t_cxx t_addr t_tcmalloc t_arena t_off t_flush_calls t_badvalue t_rte_run"
+ALL="t_buckets t_sample_all t_vfork t_leak t_live t_live_estimate t_threads t_manythreads t_exec t_cxx t_addr t_tcmalloc t_arena t_off t_flush_calls t_badvalue t_rte_run"
 case $SAN in
 # ASan's runtime is preloaded first: its malloc takes the calls.
 *address*) ALL="t_sanitizer t_off" ;;
@@ -399,7 +414,7 @@ case $SAN in
 # t_live is left out there: its thread, started and ended while
 # allocations are sampled, dies under TSan alone (libunwind's per-thread
 # cache and TSan's thread start; t_threads samples nothing there).
-*thread*) ALL="t_buckets t_sample_all t_leak t_threads t_exec t_off" ;;
+*thread*) ALL="t_buckets t_sample_all t_vfork t_leak t_threads t_exec t_off" ;;
 esac
 echo "alloc tests (${SAN:-no sanitizer})"
 for t in ${*:-$ALL}; do
