@@ -184,6 +184,9 @@ void rte_tracer_settle(void);
  * to do (not tracing, or a fork child that made no file and keeps none
  * without PRESERVE), read without touching any per-thread page. */
 int rte_tracer_stop_needed(void);
+/* The same at exit: 0 also for a fork child whose parent tells its end
+ * (rte_tr_fileless_end: with PRESERVE it makes no file). */
+int rte_tracer_exit_needed(void);
 /* Fork child: make the pending file now if we can (see ST_FORKED). */
 void rte_tracer_materialize(void);
 /* Write a name into name slot `id` of the file (lock held or single). */

@@ -467,7 +467,7 @@ RTE_FORKTEXT static void exit_stop(int status)
 	int saved;
 
 	/* Not tracing, or a fork child that made no file (see exec). */
-	if (!rte_tracer_stop_needed() || rte_tracer_vforked())
+	if (!rte_tracer_exit_needed() || rte_tracer_vforked())
 		return;
 	saved = errno;
 	/* Not in a vfork child: it shares our memory (stop then does

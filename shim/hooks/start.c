@@ -29,7 +29,7 @@ static void note_exit(int status, void *arg)
 	int saved = errno;
 
 	(void)arg;
-	if (rte_tracer_stop_needed() && rte_tracer_may_write())
+	if (rte_tracer_exit_needed() && rte_tracer_may_write())
 		rte_proc_note_exit(RTE_EXIT_STATUS, status);
 	errno = saved;
 }

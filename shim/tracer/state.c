@@ -146,9 +146,16 @@ RTE_FORKTEXT int rte_tracer_stop_needed(void)
 
 	if (st != ST_RUNNING && st != ST_FORKED)
 		return 0;
-	if (st == ST_FORKED || child_pending()) /* its parent may tell it */
-		return rte_tr_cfg.preserve && !rte_tr_fileless_end();
+	if (st == ST_FORKED || child_pending())
+		return rte_tr_cfg.preserve;
 	return 1;
+}
+
+RTE_FORKTEXT int rte_tracer_exit_needed(void)
+{
+	/* a fork child its parent tells needs nothing at exit */
+	return rte_tracer_stop_needed() &&
+	       !(rte_tr_cfg.preserve && rte_tr_fileless_end());
 }
 
 int rte_tracer_running(void)
