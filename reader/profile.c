@@ -450,6 +450,7 @@ static void on_alloc_sample(struct rd_prof *p, struct pproc *pp, unsigned src,
 	bytes = (double)r.size / q;
 	p->av[k].aobj += obj;
 	p->av[k].abytes += bytes;
+	p->av[k].avar += bytes * bytes * (1.0 - q);
 	p->av[k].n++;
 	p->av[k].sampled += r.size;
 	pp->alloc_samples++;

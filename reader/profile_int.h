@@ -56,6 +56,8 @@ struct cval {
 
 struct aval {
 	double aobj, abytes, iobj, ibytes;
+	double avar; /* the estimated variance of abytes (Horvitz-Thompson:
+	                each sample's bytes^2 (1 - q), q its probability) */
 	uint64_t n, nlive, sampled, live_sampled;
 };
 

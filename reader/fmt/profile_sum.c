@@ -358,12 +358,14 @@ static void stack_lines(const struct rd_prof *p, struct rd_out *o, int json,
 static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
                         int json, double allbytes)
 {
-	struct tally b, obj, n;
+	struct tally b, obj, n, var;
 	int f;
 
 	memset(&obj, 0, sizeof obj);
 	memset(&n, 0, sizeof n);
-	if (tally_init(&b, p) || tally_init(&obj, p) || tally_init(&n, p)) {
+	memset(&var, 0, sizeof var);
+	if (tally_init(&b, p) || tally_init(&obj, p) || tally_init(&n, p) ||
+	    tally_init(&var, p)) {
 		p->oom = 1;
 		goto out;
 	}
@@ -377,16 +379,21 @@ static void alloc_sites(struct rd_prof *p, struct rd_out *o, uint32_t proc,
 		b.v[fnm] += p->av[i].abytes;
 		obj.v[fnm] += p->av[i].aobj;
 		n.v[fnm] += (double)p->av[i].n;
+		var.v[fnm] += p->av[i].avar;
 	}
 	tally_sort(&b, p->strs.n);
 	if (json)
 		rd_out_ch(o, '[');
 	else if (b.n)
-		rd_outf(o, "    top allocation sites (estimated; +- is the relative standard error, 1/sqrt(samples)):\n"
+		rd_outf(o, "    top allocation sites (estimated; +- is the relative standard error):\n"
 		           "    %14s %12s %8s %7s  %s\n", "bytes", "objects", "samples", "+-", "site");
 	for (uint32_t i = 0; i < b.n && i < TOP_SITES; i++) {
 		uint32_t id = b.ids[i];
-		double rse = n.v[id] > 0 ? 1.0 / sqrt(n.v[id]) : 1.0;
+		/* the estimate's standard error over the estimate: about
+		 * 1/sqrt(samples) for blocks of one size, more where a few
+		 * small blocks (rarely sampled) stand for many bytes, 0 for
+		 * blocks every one of which was sampled */
+		double rse = n.v[id] > 0 && b.v[id] > 0 ? sqrt(var.v[id]) / b.v[id] : 1.0;
 
 		if (json) {
 			f = 1;
@@ -411,6 +418,7 @@ out:
 	tally_fini(&b);
 	tally_fini(&obj);
 	tally_fini(&n);
+	tally_fini(&var);
 }
 
 /* The sampled allocations still live at the end, by stack. */

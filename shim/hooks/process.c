@@ -170,11 +170,14 @@ RTE_EXPORT RTE_FORKTEXT pid_t fork(void)
 	}
 	/* Not in a vfork child: the variable is its parent's. */
 	wrapped = ts && !rte_tracer_vforked_fast();
+	/* Relaxed (both): threads forking at once only tell less. */
 	if (wrapped)
-		rte_tr_fork_wrapper = pthread_self();
+		__atomic_store_n(&rte_tr_fork_wrapper, pthread_self(),
+		                 __ATOMIC_RELAXED);
 	pid = rte_real.fork();
 	if (wrapped && pid != 0) /* the child's is cleared by its handler */
-		rte_tr_fork_wrapper = 0;
+		__atomic_store_n(&rte_tr_fork_wrapper, (pthread_t)0,
+		                 __ATOMIC_RELAXED);
 	/* Relaxed: only decides whether to write (not while paused, as
 	 * OCaml). */
 	if (pid > 0 && __atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) &&

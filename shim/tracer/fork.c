@@ -191,8 +191,8 @@ static int forker_tells(int st)
 
 	if (!rte_tr_cfg.preserve || st != ST_RUNNING || rte_tr_paused ||
 	    !__atomic_load_n(&rte_g_active, __ATOMIC_RELAXED) ||
-	    !rte_tr_fork_wrapper ||
-	    !pthread_equal(rte_tr_fork_wrapper, pthread_self()) ||
+	    !pthread_equal(__atomic_load_n(&rte_tr_fork_wrapper,
+	                                   __ATOMIC_RELAXED), pthread_self()) ||
 	    (rte_self_p && rte_self_p->busy))
 		return 0;
 	if (rte_sys4(SYS_rt_sigaction, SIGCHLD, 0, (long)k, 8) != 0)
@@ -329,7 +329,7 @@ RTE_FORKTEXT void rte_tracer_atfork_child(void)
 	rte_tr_fork_ppid = rte_tr_forker;
 	rte_tr_fork_ts = rte_tr_forker_ts;
 	rte_tr_fork_told = rte_tr_forker_tells;
-	rte_tr_fork_wrapper = 0;
+	__atomic_store_n(&rte_tr_fork_wrapper, (pthread_t)0, __ATOMIC_RELAXED);
 	for (const struct rte_tracer_observer *const *o = rte_tracer_observers;
 	     *o; o++)
 		if ((*o)->fork_child)
