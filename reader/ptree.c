@@ -509,50 +509,42 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 		fnext[i] = nfirst[T->f[i].node];
 		nfirst[T->f[i].node] = (int)i;
 	}
-	/* reaps first, of every file: a child no file speaks of is made from
-	 * its reap and, if its parent's images forked it, from its fork */
-	for (unsigned i = 0; i < T->nf; i++) {
-		struct pt_file *f = &T->f[i];
+	/* reaps first (pass 0), of every file: a child no file speaks of is
+	 * made from its reap and, if its parent's images forked it, from its
+	 * fork; then forks and spawns (pass 1) */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < T->nf; i++) {
+			struct pt_file *f = &T->f[i];
 
-		if (!f->seen || i >= n)
-			continue;
-		for (unsigned j = 0; j < f->nl; j++) {
-			struct pt_link *l = &f->l[j];
-			int c;
+			for (unsigned j = 0; f->seen && i < n && j < f->nl; j++) {
+				struct pt_link *l = &f->l[j];
+				int c;
 
-			if (!l->reap)
-				continue;
-			c = node_at(T, idx, nfile_nodes, l->pid, l->ts);
-			if (c >= 0 && !T->n[c].reaped) {
-				T->n[c].reaped = 1; /* a pid is reaped once a life */
-				set_end(&T->n[c], &l->r);
-			} else if (fileless(T, P, i, l, c >= 0 ? 2 : 1, nfirst, fnext) < 0) {
-				break;
+				if (l->reap != (pass == 0) || l->used)
+					continue;
+				if (l->reap) {
+					c = node_at(T, idx, nfile_nodes, l->pid, l->ts);
+					if (c >= 0 && !T->n[c].reaped) {
+						T->n[c].reaped = 1; /* once a life */
+						set_end(&T->n[c], &l->r);
+					} else if (fileless(T, P, i, l, c >= 0 ? 2 : 1,
+					                    nfirst, fnext) < 0) {
+						break;
+					}
+					continue;
+				}
+				c = node_near(T, idx, nfile_nodes, l->pid, l->ts);
+				if (c < 0 && l->fork) { /* forked, never reaped */
+					if (fileless(T, P, i, l, 0, nfirst, fnext) < 0)
+						break;
+				} else if (c >= 0 && T->n[c].parent < 0 &&
+				           (T->n[c].ppid < 0 ||
+				            T->n[c].ppid == P->src[i].pid)) {
+					T->n[c].parent = f->node;
+					T->n[c].ppid = P->src[i].pid;
+				}
 			}
 		}
-	}
-	for (unsigned i = 0; i < T->nf; i++) {
-		struct pt_file *f = &T->f[i];
-
-		if (!f->seen || i >= n)
-			continue;
-		for (unsigned j = 0; j < f->nl; j++) {
-			struct pt_link *l = &f->l[j];
-			int c;
-
-			if (l->reap || l->used)
-				continue;
-			c = node_near(T, idx, nfile_nodes, l->pid, l->ts);
-			if (c < 0 && l->fork) { /* forked, never reaped */
-				if (fileless(T, P, i, l, 0, nfirst, fnext) < 0)
-					break;
-			} else if (c >= 0 && T->n[c].parent < 0 &&
-			           (T->n[c].ppid < 0 || T->n[c].ppid == P->src[i].pid)) {
-				T->n[c].parent = f->node;
-				T->n[c].ppid = P->src[i].pid;
-			}
-		}
-	}
 	free(nfirst);
 	free(fnext);
 	/* parents by ppid: the process of that pid alive when it began */

@@ -176,7 +176,7 @@ test_summary_json() {
 		fail "histogram"
 	pycheck "$W/s.json" 'a["calls"] == sum(h["count"] for h in a["histogram"]) == 33 and a["bytes"] == 42240 and a["frees"] == 25 and a["freed_bytes"] == 21760 and a["samples"] == 30 and a["calls_per_s"] > 0' ||
 		fail "alloc counts"
-	pycheck "$W/s.json" '[x["function"] for x in a["sites"]] == ["prof_alloc_big", "prof_alloc_small"] and abs(a["sites"][0]["est_bytes"] - est(4096, 10)) < 0.01 and abs(a["sites"][1]["rel_error"] - 1 / math.sqrt(20)) < 0.001' ||
+	pycheck "$W/s.json" '[x["function"] for x in a["sites"]] == ["prof_alloc_big", "prof_alloc_small"] and abs(a["sites"][0]["est_bytes"] - est(4096, 10)) < 0.01 and abs(a["sites"][1]["rel_error"] - math.sqrt(math.exp(-64 / 1024) / 20)) < 0.001 and abs(a["sites"][0]["rel_error"] - math.sqrt(math.exp(-4096 / 1024) / 10)) < 0.001' ||
 		fail "sites"
 	pycheck "$W/s.json" 'len(a["live"]) == 1 and a["live"][0]["samples"] == 5 and a["live"][0]["sampled_bytes"] == 5 * 4096 and a["live"][0]["stack"][0].startswith("prof_alloc_big (") and "profprog.c:" in a["live"][0]["stack"][0] and abs(a["live_est_bytes"] - est(4096, 5)) < 0.01' ||
 		fail "leak candidates"
