@@ -53,7 +53,8 @@ static uint64_t argv_hash(void)
 }
 
 /* The hash of the argv the last rte.proc of this process (or of the
- * parent whose memory a fork child copied) carried; 0: none written. */
+ * parent whose memory a fork child copied) carried, with PRESERVE; 0:
+ * none written. */
 static uint64_t g_written;
 
 int rte_proc_argv_as_written(void)
@@ -90,7 +91,9 @@ size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid,
 	}
 	r.bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 	memcpy(buf, &r, sizeof(r));
-	g_written = argv_hash();
+	/* only PRESERVE's fork children ask (a second walk of argv) */
+	if (preserve)
+		g_written = argv_hash();
 	return sizeof(r) + used;
 }
 

@@ -285,26 +285,26 @@ void rte_tracer_own_int(int which, int64_t v)
 	rte_leave();
 }
 
-void rte_tracer_own_custom(int which, const void *bytes, size_t n)
+/* rte.* custom event `which`, written while paused too if `always`. */
+static void own_custom(int which, const void *bytes, size_t n, int always)
 {
 	int id = rte_tr_own[which];
 	struct rte_ring_writer *w;
 
-	if (id < 0 || !(w = rte_enter()))
+	if (id < 0 || !(w = always ? rte_tr_enter_any(0) : rte_enter()))
 		return;
 	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
 	rte_leave();
 }
 
+void rte_tracer_own_custom(int which, const void *bytes, size_t n)
+{
+	own_custom(which, bytes, n, 0);
+}
+
 void rte_tracer_own_custom_always(int which, const void *bytes, size_t n)
 {
-	int id = rte_tr_own[which];
-	struct rte_ring_writer *w;
-
-	if (id < 0 || !(w = rte_tr_enter_any(0)))
-		return;
-	rte_tracer_write_custom(w, user_hdr(RTE_UMSG_CUSTOM, id), bytes, n);
-	rte_leave();
+	own_custom(which, bytes, n, 1);
 }
 
 void rte_tracer_write_thread_name(void)

@@ -153,16 +153,15 @@ int rte_tracer_may_write(void)
  * parent wrote its fork_parent and was tracing, not paused, with SIGCHLD
  * neither ignored nor SA_NOCLDWAIT when it forked (forker_tells), and is
  * still its parent now, so its wait hooks write the child's rte.reap
- * (status, signal, rusage). Its
- * rte.proc would say what the parent's fork_parent says (the parent, the
- * parent's image and argv, unless the argv was rewritten in place since
- * the parent's rte.proc), and its rte.exit what the rte.reap says: with
- * PRESERVE such a child makes no file at all (a shell's subshells:
- * doc/DESIGN.md). A parent that after the fork ignores SIGCHLD, pauses
- * tracing, execs an untraced image, ends before it reaps, or reaps by a
- * raw system call leaves the child known by its fork_parent alone. Not for exec: the new image
- * may be one that is not traced (a static binary), and the fork child's
- * file then names it.
+ * (status, signal, rusage). Its rte.proc would say what the parent's
+ * fork_parent says (the parent, the parent's image and argv, unless the
+ * argv was rewritten in place since the parent's rte.proc), and its
+ * rte.exit what the rte.reap says: with PRESERVE such a child makes no
+ * file at all (a shell's subshells: doc/DESIGN.md). A parent that after
+ * the fork ignores SIGCHLD, execs an untraced image, ends before it
+ * reaps, or reaps by a raw system call leaves the child known by its
+ * fork_parent alone. Not for exec: the new image may be one that is not
+ * traced (a static binary), and the fork child's file then names it.
  */
 int rte_tr_fileless_end(void)
 {

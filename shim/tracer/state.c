@@ -154,8 +154,7 @@ RTE_FORKTEXT int rte_tracer_stop_needed(void)
 RTE_FORKTEXT int rte_tracer_exit_needed(void)
 {
 	/* a fork child its parent tells needs nothing at exit */
-	return rte_tracer_stop_needed() &&
-	       !(rte_tr_cfg.preserve && rte_tr_fileless_end());
+	return rte_tracer_stop_needed() && !rte_tr_fileless_end();
 }
 
 int rte_tracer_running(void)
