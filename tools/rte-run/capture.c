@@ -301,15 +301,30 @@ static int copy_records(struct cap_spool *s, struct out *o, char *err, size_t er
 }
 
 /* The source's name slots into the capture, page by page (the empty
- * pages left as holes). */
+ * pages left as holes). The slots of names never registered are most of
+ * the 1 MiB and, in a file of tmpfs or of a disk, holes: lseek(SEEK_DATA)
+ * skips them (a file system without holes reports it all as data, and
+ * every page is then read; an error other than ENXIO, "no data after",
+ * reads on page by page). */
 static void copy_names(int src_fd, uint64_t names_off, struct out *o, uint64_t to)
 {
 	static const char zero[PAGE];
+	const uint64_t len = (uint64_t)RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES;
 	char page[PAGE];
 
-	for (uint64_t at = 0; src_fd >= 0 && at < RTE_MAX_USER_EVENTS * RTE_NAME_SLOT_BYTES; at += PAGE) {
-		ssize_t got = pread(src_fd, page, PAGE, (off_t)(names_off + at));
+	for (uint64_t at = 0; src_fd >= 0 && at < len; at += PAGE) {
+		off_t data = lseek(src_fd, (off_t)(names_off + at), SEEK_DATA);
+		ssize_t got;
 
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data > (off_t)(names_off + at)) {
+			/* the page holding the first byte of data */
+			at = ((uint64_t)data - names_off) & ~(uint64_t)(PAGE - 1);
+			if (at >= len)
+				break;
+		}
+		got = pread(src_fd, page, PAGE, (off_t)(names_off + at));
 		if (got <= 0)
 			break;
 		if (memcmp(page, zero, (size_t)got) &&

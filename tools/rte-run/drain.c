@@ -43,7 +43,8 @@
 #define BUSY_WORDS 4096     /* a round that read fewer words: a short nap */
 #define NAP_NS 200000       /* ... of 0.2 ms (at 10 M events/s, a few
                                thousand words a ring: far from a wrap) */
-#define CHECK_MS 10         /* between two liveness checks of a file */
+#define CHECK_MS 10         /* between two liveness checks of a file, at first */
+#define CHECK_MAX_MS 80     /* ... and at most (see check_after()) */
 #define RESERVE ".reserve" /* in LIVE: see make_reserve() */
 #define RESERVE_BYTES (1 << 20)
 #define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
@@ -198,17 +199,35 @@ static int move_out(struct drain *d, const char *from, const char *name)
 	return move_out_as(d, from, name, to);
 }
 
+/* The reserve given up, for a capture that needs the room. */
+static void drop_reserve(struct drain *d)
+{
+	unlinkat(d->live_fd, RESERVE, 0);
+	d->reserved = 0;
+}
+
 /* Room kept on the directory's file system for writing a capture when
  * the disk is full (the spool is given back as it is copied, but the
  * first pages of the capture need room of their own). */
 static void make_reserve(struct drain *d)
 {
-	int fd = openat(d->live_fd, RESERVE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd;
 
+	if (d->final) {
+		if (d->reserved)
+			drop_reserve(d); /* the last captures take its room */
+		return;
+	}
+	if (d->reserved)
+		return; /* in place (every capture asks; if the command removed
+		         * it, a full disk loses more) */
+	fd = openat(d->live_fd, RESERVE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	if (d->final || fallocate(fd, 0, 0, RESERVE_BYTES) < 0)
+	if (fallocate(fd, 0, 0, RESERVE_BYTES) < 0)
 		unlinkat(d->live_fd, RESERVE, 0);
+	else
+		d->reserved = 1;
 	close(fd);
 }
 
@@ -232,7 +251,7 @@ static void pack_out(struct drain *d, const char *name)
 	snprintf(tmp, sizeof tmp, ".%s.pack", name);
 	if (fstatat(d->out_fd, name, &a, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	got = pack_capture(d->out_fd, name, tmp, err, sizeof err);
+	got = pack_capture(d->packer, d->out_fd, name, tmp, err, sizeof err);
 	if (got < 0)
 		say("%s: not packed: %s (kept as a plain capture)", name, err);
 	if (got == 1 && fstatat(d->out_fd, name, &b, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -290,7 +309,7 @@ static void capture(struct drain *d, struct tfile *t)
 	/* The disk may be full (the last flush too may have filled it):
 	 * make room to write the capture. */
 	if (cap_error(t->sp)[0] || low_space(d))
-		unlinkat(d->live_fd, RESERVE, 0);
+		drop_reserve(d);
 	{
 		char path[4400];
 
@@ -334,6 +353,21 @@ done:
 	free(t);
 }
 
+/* When t's writer is looked for next: CHECK_MS after its first checks,
+ * then twice as long after every 8 (to CHECK_MAX_MS): most writers are
+ * short-lived processes, captured within CHECK_MS of their end, and a
+ * long-lived one (a build's shell) is not read from /proc 100 times a
+ * second for nothing; it is captured at most CHECK_MAX_MS after it ends.
+ * Nothing is lost meanwhile: its rings are read as before. */
+static uint64_t check_after(struct tfile *t, uint64_t now)
+{
+	unsigned shift = t->checks / 8;
+	uint64_t ms = shift >= 4 ? CHECK_MAX_MS : (uint64_t)CHECK_MS << shift;
+
+	t->checks++;
+	return now + (ms < CHECK_MAX_MS ? ms : CHECK_MAX_MS);
+}
+
 /* Capture the files whose writer is gone (or all, at the end). */
 static void reap(struct drain *d, int all)
 {
@@ -345,7 +379,7 @@ static void reap(struct drain *d, int all)
 		int gone = all;
 
 		if (!gone && t->c && now >= t->next_check) {
-			t->next_check = now + CHECK_MS;
+			t->next_check = check_after(t, now);
 			gone = t->pid > 0 && !t->no_liveness &&
 			       !alive_writer(t->pid, t->mdev, t->mino);
 			if (gone && drain_safe(t)) /* grew: the pid is not its writer's */
@@ -502,6 +536,8 @@ struct drain *drain_start(const char *out, const char *live, int pack, char *err
 	if (d) {
 		d->out_fd = d->live_fd = d->ino_fd = -1;
 		d->pack = pack;
+		if (pack)
+			d->packer = packer_new(); /* NULL: each one says so */
 	}
 	if (!d || !(d->out = strdup(out)) || !(d->live = strdup(live))) {
 		snprintf(err, errlen, "out of memory");
@@ -539,6 +575,7 @@ fail:
 			close(d->live_fd);
 		free(d->out);
 		free(d->live);
+		packer_free(d->packer);
 		free(d);
 	}
 	return NULL;
@@ -559,5 +596,6 @@ void drain_stop(struct drain *d, struct drain_stats *st)
 	free(d->f);
 	free(d->out);
 	free(d->live);
+	packer_free(d->packer);
 	free(d);
 }

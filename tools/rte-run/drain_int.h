@@ -27,6 +27,7 @@ struct tfile {
 	unsigned rings;
 	char *failed;          /* per ring: its error was reported */
 	uint64_t next_check;
+	unsigned checks;       /* liveness checks so far (their spacing) */
 	int no_liveness;       /* grew after its writer seemed gone */
 	int truncated;         /* reading it raised SIGBUS: read no more */
 	char err[512];         /* why it cannot be opened, if it cannot */
@@ -39,6 +40,8 @@ struct drain {
 	atomic_int stop;
 	int final;             /* the last round: no reserve any more */
 	int pack;              /* pack the captures (pack.h) */
+	struct packer *packer; /* its context, made once (NULL: none) */
+	int reserved;          /* the reserve is in place */
 	struct tfile **f;
 	size_t nf, capf;
 	char **later;          /* captures in OUT to pack at the end (big ones) */

@@ -100,14 +100,47 @@ static int pack_extent(ZSTD_CCtx *cc, int src, int dst, struct ext *x, char *in,
 	}
 }
 
-int pack_capture(int dfd, const char *from, const char *to, char *err, size_t errlen)
+struct packer {
+	ZSTD_CCtx *cc;
+	char *in, *out;
+	size_t outcap;
+};
+
+struct packer *packer_new(void)
+{
+	struct packer *p = calloc(1, sizeof *p);
+
+	if (!p)
+		return NULL;
+	p->outcap = ZSTD_CStreamOutSize();
+	p->cc = ZSTD_createCCtx();
+	p->in = malloc(CHUNK);
+	p->out = malloc(p->outcap);
+	if (!p->cc || !p->in || !p->out) {
+		packer_free(p);
+		return NULL;
+	}
+	ZSTD_CCtx_setParameter(p->cc, ZSTD_c_compressionLevel, LEVEL);
+	ZSTD_CCtx_setParameter(p->cc, ZSTD_c_checksumFlag, 1);
+	return p;
+}
+
+void packer_free(struct packer *p)
+{
+	if (!p)
+		return;
+	ZSTD_freeCCtx(p->cc);
+	free(p->in);
+	free(p->out);
+	free(p);
+}
+
+int pack_capture(struct packer *p, int dfd, const char *from, const char *to, char *err,
+                 size_t errlen)
 {
 	int src = -1, dst = -1, rc = -1;
 	struct ext *e = NULL;
 	struct stat st, zst;
-	ZSTD_CCtx *cc = NULL;
-	char *in = NULL, *out = NULL;
-	size_t outcap = ZSTD_CStreamOutSize();
 	long n;
 
 	src = openat(dfd, from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -120,15 +153,10 @@ int pack_capture(int dfd, const char *from, const char *to, char *err, size_t er
 		snprintf(err, errlen, "%s: listing its extents: %s", from, strerror(errno));
 		goto done;
 	}
-	cc = ZSTD_createCCtx();
-	in = malloc(CHUNK);
-	out = malloc(outcap);
-	if (!cc || !in || !out || n == 0) {
+	if (!p || n == 0) {
 		snprintf(err, errlen, "%s", n ? "out of memory" : "no data");
 		goto done;
 	}
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, LEVEL);
-	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
 	dst = openat(dfd, to, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (dst < 0) {
 		snprintf(err, errlen, "%s: %s", to, strerror(errno));
@@ -145,7 +173,7 @@ int pack_capture(int dfd, const char *from, const char *to, char *err, size_t er
 			goto done;
 		}
 		for (long i = 0; i < n; i++)
-			if (pack_extent(cc, src, dst, &e[i], in, out, outcap) < 0) {
+			if (pack_extent(p->cc, src, dst, &e[i], p->in, p->out, p->outcap) < 0) {
 				snprintf(err, errlen, "%s: %s", to, strerror(errno));
 				free(rec);
 				goto done;
@@ -187,9 +215,6 @@ done:
 		unlinkat(dfd, to, 0);
 	if (src >= 0)
 		close(src);
-	ZSTD_freeCCtx(cc);
 	free(e);
-	free(in);
-	free(out);
 	return rc;
 }

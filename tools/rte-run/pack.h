@@ -2,14 +2,21 @@
  * pack.h - a capture packed (doc/FORMAT.md, "16.1 Packed captures";
  * common/format/packed.h): its data extents (SEEK_DATA/SEEK_HOLE) each
  * compressed into one zstd frame. The consumer library opens the result
- * as it opens the ring file. Not thread-safe per call's files; no global
- * state (each call makes its own compression context).
+ * as it opens the ring file. A packer (its compression context and
+ * buffers, made once and used for every capture) is used by one thread
+ * at a time; no global state.
  */
 #ifndef RTE_RUN_PACK_H
 #define RTE_RUN_PACK_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct packer;
+
+/* A packer, NULL if out of memory; freed by packer_free (NULL: no-op). */
+struct packer *packer_new(void);
+void packer_free(struct packer *p);
 
 /*
  * Pack the ring file `from` (in directory dfd) into `to` (new, O_EXCL,
@@ -18,6 +25,6 @@
  * packed, 0 if it does not pay (`from` kept as it is), -1 on failure
  * with the reason in err (`from` kept as it is, `to` removed).
  */
-int pack_capture(int dfd, const char *from, const char *to, char *err, size_t errlen);
+int pack_capture(struct packer *p, int dfd, const char *from, const char *to, char *err, size_t errlen);
 
 #endif
