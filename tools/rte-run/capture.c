@@ -13,7 +13,8 @@
 #include "capture.h"
 #include "rte/format.h"
 
-#define BUF_WORDS 131072u      /* 1 MiB of spool buffer */
+#define BUF_WORDS 131072u      /* 1 MiB of spool buffer, at most */
+#define BUF_FIRST 8192u        /* ... 64 KiB at first (doubled as needed) */
 #define MAX_RECORD 65536u      /* words of one record (next_words: far fewer) */
 #define OUT_WORDS 8192u        /* write-combining buffer of one ring */
 #define MAX_LOG2 32u           /* rte's consumer takes rings up to 2^32 words */
@@ -27,7 +28,7 @@ struct cap_spool {
 	uint64_t *words;       /* per ring: words kept */
 	uint64_t *lost;        /* per ring: words lost */
 	uint64_t *buf;         /* records not yet written */
-	size_t bufn;
+	size_t bufn, bufcap;   /* words in buf, and its room */
 	uint64_t size;         /* bytes in the spool file */
 	char err[256];
 };
@@ -53,19 +54,16 @@ struct cap_spool *cap_open(const char *path, unsigned rings)
 	s->path = strdup(path);
 	s->words = calloc(rings, sizeof *s->words);
 	s->lost = calloc(rings, sizeof *s->lost);
-	s->buf = malloc(BUF_WORDS * sizeof *s->buf);
+	s->buf = malloc(BUF_FIRST * sizeof *s->buf);
+	s->bufcap = BUF_FIRST;
 	s->fd = -1;
-	if (s->path && s->words && s->lost && s->buf)
-		s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (s->fd < 0) {
-		int e = errno;
-
+	if (!s->path || !s->words || !s->lost || !s->buf) {
 		free(s->path);
 		free(s->words);
 		free(s->lost);
 		free(s->buf);
 		free(s);
-		errno = e ? e : ENOMEM;
+		errno = ENOMEM;
 		return NULL;
 	}
 	return s;
@@ -102,7 +100,7 @@ static void buffer_lost(struct cap_spool *s)
 		at += 1 + n;
 	}
 	s->bufn = 0;
-	if (ftruncate(s->fd, (off_t)s->size) < 0)
+	if (s->fd >= 0 && ftruncate(s->fd, (off_t)s->size) < 0)
 		set_err(s, "cannot truncate the spool: %s", strerror(errno));
 }
 
@@ -112,7 +110,9 @@ static int flush(struct cap_spool *s)
 
 	if (!s->bufn)
 		return 0;
-	if (write_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
+	if (s->fd < 0)
+		s->fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (s->fd < 0 || write_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
 		set_err(s, "%s", errno ? strerror(errno) : "short write");
 		buffer_lost(s);
 		return -1;
@@ -131,7 +131,15 @@ int cap_append(struct cap_spool *s, unsigned ring, const uint64_t *w, size_t n)
 		set_err(s, "a read of %zu words, more than a record holds", n);
 		return -1;
 	}
-	if (s->bufn + 1 + n > BUF_WORDS && flush(s) < 0) {
+	while (s->bufn + 1 + n > s->bufcap && s->bufcap < BUF_WORDS) {
+		uint64_t *b = realloc(s->buf, 2 * s->bufcap * sizeof *b);
+
+		if (!b)
+			break; /* flushed instead */
+		s->buf = b;
+		s->bufcap *= 2;
+	}
+	if (s->bufn + 1 + n > s->bufcap && flush(s) < 0) {
 		s->lost[ring] += n; /* the disk refused the last ones: so these */
 		return -1;
 	}
@@ -144,7 +152,9 @@ int cap_append(struct cap_spool *s, unsigned ring, const uint64_t *w, size_t n)
 
 int cap_flush(struct cap_spool *s)
 {
-	return flush(s);
+	/* a spool still all in memory has nothing to lose: it stays there
+	 * for cap_finish (most of them: a short-lived writer's) */
+	return s->fd < 0 ? 0 : flush(s);
 }
 
 void cap_lost(struct cap_spool *s, unsigned ring, uint64_t words)
@@ -180,9 +190,10 @@ void cap_discard(struct cap_spool *s)
 {
 	if (!s)
 		return;
-	if (s->fd >= 0)
+	if (s->fd >= 0) {
 		close(s->fd);
-	unlink(s->path);
+		unlink(s->path);
+	}
 	free(s->path);
 	free(s->words);
 	free(s->lost);
@@ -258,34 +269,61 @@ static int is_padding(uint64_t h)
 	return (h & ~((uint64_t)0x3ff << RTE_HDR_LEN_SHIFT)) == 0;
 }
 
-/* The spool's records, message by message, into o. The spool is in a
- * directory the traced command may write to: every record is checked.
- * Returns 0, or -1 with the reason in err. */
+/* The n words b of one record of ring `ring` (at byte `at` of the spool,
+ * or of its buffer), message by message, into o. Returns 0, or -1 with
+ * the reason in err. */
+static int copy_record(struct out *o, unsigned ring, const uint64_t *b, uint64_t n,
+                       uint64_t at, char *err, size_t errlen)
+{
+	for (uint64_t k = 0; k < n;) {
+		size_t len = rte_hdr_len(b[k]);
+
+		if (len < 1 || len > n - k)
+			return snprintf(err, errlen, "the spool is damaged at byte %llu",
+			                (unsigned long long)at), -1;
+		if (!is_padding(b[k]) && out_message(o, ring, b + k, len) < 0)
+			return snprintf(err, errlen, "out of memory"), -1;
+		k += len;
+	}
+	return 0;
+}
+
+/* The records still in memory (after those of the file, if any). */
+static int copy_buffer(const struct cap_spool *s, struct out *o, char *err, size_t errlen)
+{
+	for (size_t at = 0; at < s->bufn;) {
+		uint64_t h = s->buf[at], n = h & 0xffffffffu;
+
+		if ((h >> 32) >= s->rings || at + 1 + n > s->bufn)
+			return snprintf(err, errlen, "the spool's buffer is damaged"), -1;
+		if (copy_record(o, (unsigned)(h >> 32), s->buf + at + 1, n,
+		                s->size + at * 8, err, errlen) < 0)
+			return -1;
+		at += 1 + n;
+	}
+	return 0;
+}
+
+/* The spool's records, message by message, into o: its file's (the spool
+ * is in a directory the traced command may write to: every record is
+ * checked), then its buffer's. Returns 0, or -1 with the reason in err. */
 static int copy_records(struct cap_spool *s, struct out *o, char *err, size_t errlen)
 {
 	uint64_t *b = s->buf, at = 0, punched = 0;
 
-	while (at < s->size) {
+	while (s->fd >= 0 && at < s->size) {
 		uint64_t h, n;
-		size_t k = 0;
 
 		if (pread(s->fd, &h, 8, (off_t)at) != 8)
 			return snprintf(err, errlen, "the spool cannot be read"), -1;
 		n = h & 0xffffffffu;
-		if ((h >> 32) >= s->rings || n >= MAX_RECORD || at + 8 + n * 8 > s->size ||
+		if ((h >> 32) >= s->rings || n >= MAX_RECORD || n > s->bufcap ||
+		    at + 8 + n * 8 > s->size ||
 		    pread(s->fd, b, n * 8, (off_t)(at + 8)) != (ssize_t)(n * 8))
 			return snprintf(err, errlen, "the spool is damaged at byte %llu",
 			                (unsigned long long)at), -1;
-		while (k < n) {
-			size_t len = rte_hdr_len(b[k]);
-
-			if (len < 1 || len > n - k)
-				return snprintf(err, errlen, "the spool is damaged at byte %llu",
-				                (unsigned long long)at), -1;
-			if (!is_padding(b[k]) && out_message(o, (unsigned)(h >> 32), b + k, len) < 0)
-				return snprintf(err, errlen, "out of memory"), -1;
-			k += len;
-		}
+		if (copy_record(o, (unsigned)(h >> 32), b, n, at, err, errlen) < 0)
+			return -1;
 		at += 8 + n * 8;
 		/* Give the copied part back as we go: at most PUNCH_BYTES of
 		 * spool and capture hold the same words, so that a full disk
@@ -297,7 +335,7 @@ static int copy_records(struct cap_spool *s, struct out *o, char *err, size_t er
 			punched = to;
 		}
 	}
-	return 0;
+	return copy_buffer(s, o, err, errlen);
 }
 
 /* The source's name slots into the capture, page by page (the empty
@@ -390,7 +428,11 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 	int rc = -1, made = 0;
 
 	err[0] = '\0';
-	flush(s); /* a failure is counted as lost */
+	/* A spool with a file: its buffer written there too, a failure
+	 * counted as lost (the buffer is then the scratch of the copy);
+	 * else it is all in memory, copied from there. */
+	if (s->fd >= 0)
+		flush(s);
 	if (capture_layout(s, &l) < 0) {
 		snprintf(err, errlen, "a ring holds more than 2^32 words");
 		goto done;

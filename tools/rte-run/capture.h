@@ -5,8 +5,9 @@
  * are big enough to hold every word drained, so that rte-read, OCaml's
  * consumer and every tool that reads ring files read it unchanged.
  *
- * The spool is a hidden file of records, appended in the order the words
- * were read:
+ * The spool is a buffer in memory, and once that is full (1 MiB) a
+ * hidden file of records, appended in the order the words were read (a
+ * short-lived writer's spool never needs the file):
  *
  *   +----------------------+----------------------------------+
  *   | ring << 32 | nwords  | nwords words: whole messages     |  ... repeated
@@ -31,8 +32,9 @@
 
 struct cap_spool;
 
-/* A new spool at path (created O_EXCL, mode 0600) for a source of `rings`
- * rings. Returns NULL (errno set) on failure. */
+/* A new spool for a source of `rings` rings, its file at path (created
+ * O_EXCL, mode 0600, when the buffer first fills). Returns NULL (errno
+ * set) on failure. */
 struct cap_spool *cap_open(const char *path, unsigned rings);
 
 /*
@@ -43,8 +45,9 @@ struct cap_spool *cap_open(const char *path, unsigned rings);
  */
 int cap_append(struct cap_spool *s, unsigned ring, const uint64_t *w, size_t n);
 
-/* Write what is buffered (a failure: those words counted as lost, the
- * error kept). Returns 0 or -1. */
+/* Write what is buffered if the spool has its file (a failure: those
+ * words counted as lost, the error kept); a spool all in memory stays
+ * there. Returns 0 or -1. */
 int cap_flush(struct cap_spool *s);
 
 /* Count words lost on `ring` (the source's producer overwrote them

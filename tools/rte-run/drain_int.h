@@ -26,6 +26,9 @@ struct tfile {
 	struct cap_spool *sp;
 	unsigned rings;
 	char *failed;          /* per ring: its error was reported */
+	unsigned prefix;       /* rings 0 .. prefix-1 are known to be used */
+	unsigned hi;           /* 1 + the highest ring seen used */
+	unsigned rounds;       /* reads of it (every FULL_EVERY-th: all rings) */
 	uint64_t next_check;
 	unsigned checks;       /* liveness checks so far (their spacing) */
 	int no_liveness;       /* grew after its writer seemed gone */
