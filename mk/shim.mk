@@ -23,7 +23,7 @@ SHIM_SRCS := shim/fd.c shim/log.c shim/config.c shim/file.c shim/filedir.c \
 	shim/slots.c shim/pool.c $(SHIM_TRACER_SRCS) \
 	shim/hooks/threads.c shim/hooks/process.c shim/hooks/signals.c \
 	shim/hooks/dl.c shim/hooks/masks.c shim/hooks/spawn.c shim/hooks/start.c \
-	shim/hooks/identity.c shim/hooks/execenv.c shim/sweep.c \
+	shim/hooks/identity.c shim/hooks/execenv.c shim/hooks/execimage.c shim/sweep.c \
 	shim/crash/handler.c shim/crash/actions.c shim/crash/stacks.c \
 	shim/crash/altstack.c shim/crash/modules.c \
 	shim/backtrace.c shim/btscan.c \

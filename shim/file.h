@@ -80,6 +80,9 @@ int rte_file_exec_back(struct rte_file *f, pid_t pid);
  * even if the program changed its working directory since), else NULL.
  * Signal-safe. */
 const char *rte_file_env_dir(const char *entry);
+/* The absolute directory of the ring files once resolved (by this
+ * image's first file, or its parent's), else NULL. Signal-safe. */
+const char *rte_file_dir(void);
 /* Unmap (only where no other thread can write: fork child). */
 void rte_file_drop(struct rte_file *f);
 

@@ -162,6 +162,11 @@ void rte_filedir_close(int dfd)
 
 #define DIR_VAR "OCAML_RUNTIME_EVENTS_DIR="
 
+const char *rte_file_dir(void)
+{
+	return rte_filedir.ok ? rte_filedir.path : NULL;
+}
+
 const char *rte_file_env_dir(const char *entry)
 {
 	size_t n = sizeof(DIR_VAR) - 1;

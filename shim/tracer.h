@@ -184,6 +184,10 @@ void rte_tracer_settle(void);
  * to do (not tracing, or a fork child that made no file and keeps none
  * without PRESERVE), read without touching any per-thread page. */
 int rte_tracer_stop_needed(void);
+/* 1 in a fork child with PRESERVE that has not made its file yet (it
+ * never wrote): an exec into an image that traces itself into the same
+ * directory needs none (hooks/execimage.c). */
+int rte_tracer_file_pending(void);
 /* The same at exit: 0 also for a fork child whose parent tells its end
  * (rte_tr_fileless_end: with PRESERVE it makes no file). */
 int rte_tracer_exit_needed(void);

@@ -59,24 +59,30 @@ RTE_FORKTEXT static int is_self(const char *s, size_t n)
 	return n == strlen(g_self) && !memcmp(s, g_self, n);
 }
 
+/* 1 if the LD_PRELOAD entry names librte.so by our own path. */
+RTE_FORKTEXT static int preloads_self(const char *entry)
+{
+	const char *v = entry + sizeof(PRELOAD_VAR) - 1;
+
+	while (g_self && *v) {
+		size_t n = strcspn(v, " :");
+
+		if (n && is_self(v, n))
+			return 1;
+		v += n + (v[n] != 0);
+	}
+	return 0;
+}
+
 /* 1 if entry is LD_PRELOAD naming librte.so, which this process cannot
  * read (ld.so in the new image could not load it). No errno written: a
  * vfork child shares its parent's. */
 RTE_FORKTEXT static int preload_unreadable(const char *entry)
 {
-	const char *v = entry + sizeof(PRELOAD_VAR) - 1;
-	int found = 0;
 	long r;
 
-	if (!g_self || strncmp(entry, PRELOAD_VAR, sizeof(PRELOAD_VAR) - 1))
-		return 0;
-	while (*v && !found) {
-		size_t n = strcspn(v, " :");
-
-		found = n && is_self(v, n);
-		v += n + (v[n] != 0);
-	}
-	if (!found)
+	if (!g_self || strncmp(entry, PRELOAD_VAR, sizeof(PRELOAD_VAR) - 1) ||
+	    !preloads_self(entry))
 		return 0;
 	/* access(2): the real user and groups, and no capability unless
 	 * the real user is root: what the new image has (a plain program;
@@ -86,6 +92,34 @@ RTE_FORKTEXT static int preload_unreadable(const char *entry)
 	/* Only the answers ld.so would fail on too: a sandbox's EPERM or
 	 * ENOSYS keeps the entry. */
 	return r == -EACCES || r == -ENOENT || r == -ENOTDIR;
+}
+
+/* The value of the first entry `name=` (name with its '=') of envp, as
+ * getenv() finds it, or NULL. */
+RTE_FORKTEXT static const char *env_value(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], name, n))
+			return envp[i] + n;
+	return NULL;
+}
+
+RTE_FORKTEXT int rte_env_traces_here(char *const envp[], const char *dir)
+{
+	const char *pre = NULL, *d;
+
+	if (!envp || !dir || !env_value(envp, "OCAML_RUNTIME_EVENTS_START=") ||
+	    !env_value(envp, "OCAML_RUNTIME_EVENTS_PRESERVE="))
+		return 0;
+	d = env_value(envp, "OCAML_RUNTIME_EVENTS_DIR=");
+	if (!d || strcmp(d, dir))
+		return 0;
+	for (size_t i = 0; envp[i]; i++) /* ld.so's: the last one */
+		if (!strncmp(envp[i], PRELOAD_VAR, sizeof(PRELOAD_VAR) - 1))
+			pre = envp[i];
+	return pre && preloads_self(pre);
 }
 
 /* ld.so reads the last LD_PRELOAD of the environment: that one is

@@ -31,6 +31,17 @@ struct rte_env_plan rte_env_plan(char *const envp[]);
 char *const *rte_env_fix(char *const envp[], const struct rte_env_plan *p,
                          char **copy, char *entry, char *pre);
 
+/* 1 if envp starts tracing into `dir` (absolute) with PRESERVE and
+ * preloads librte.so by our own path: the new image traces itself there
+ * if ld.so loads us (execimage.c says if it will). */
+int rte_env_traces_here(char *const envp[], const char *dir);
+
+/* execimage.c: the interpreter of our executable, noted (constructor);
+ * then 1 if the image at path will be started by that interpreter, not
+ * in secure mode (see execimage.c). Raw system calls: errno kept. */
+void rte_execimage_init(void);
+int rte_exec_image_traced(const char *path);
+
 #define FIXED_ENV(name, envp)                                                  \
 	struct rte_env_plan name##_plan = rte_env_plan(envp);                   \
 	char *name##_copy[name##_plan.n ? name##_plan.n : 1];                   \

@@ -140,6 +140,7 @@ RTE_FORKTEXT static void fork_child(void)
 void rte_hooks_process_init(void)
 {
 	rte_execenv_init();
+	rte_execimage_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -280,8 +281,25 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
 
 /* ---- exec ------------------------------------------------------------------ */
 
-/* Around every exec: returns 1 if the file was stopped for it. */
-RTE_FORKTEXT static int exec_before(const char *prog)
+/* What exec_before() did: nothing, the file stopped, or nothing for a
+ * fork child that needs no file (EXEC_FILELESS). */
+enum { EXEC_NOTHING, EXEC_STOPPED, EXEC_FILELESS };
+
+/* 1 if the fork child that execs needs no file of its own: it has none
+ * yet (with PRESERVE), and the image at `path` (NULL: not known, a PATH
+ * search or a descriptor) traces itself into our directory, its
+ * environment being envp (see execimage.c). */
+RTE_FORKTEXT static int exec_fileless(const char *path, char *const envp[])
+{
+	return path && rte_tracer_file_pending() &&
+	       rte_env_traces_here(envp, rte_file_dir()) &&
+	       rte_exec_image_traced(path);
+}
+
+/* Around every exec of prog (rte.exec's name for it): one of the above.
+ * path and envp: as exec_fileless() takes them. */
+RTE_FORKTEXT static int exec_before(const char *prog, const char *path,
+                                    char *const envp[])
 {
 	int saved = errno, r;
 
@@ -290,10 +308,14 @@ RTE_FORKTEXT static int exec_before(const char *prog)
 	 * no per-thread page of ours is touched. */
 	if (!rte_tracer_stop_needed()) {
 		rte_prof_exec_begin();
-		return 0;
+		return EXEC_NOTHING;
 	}
 	if (rte_tracer_vforked() || rte_self.guard)
-		return 0;
+		return EXEC_NOTHING;
+	if (exec_fileless(path, envp)) {
+		rte_prof_exec_begin();
+		return EXEC_FILELESS;
+	}
 	rte_self.guard = 1;
 	rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
 	r = rte_tracer_exec_begin(prog);
@@ -302,12 +324,19 @@ RTE_FORKTEXT static int exec_before(const char *prog)
 	return r;
 }
 
-/* After an exec that returned (failed): restore, keep the exec's errno. */
-RTE_FORKTEXT static int exec_after(int token, int r)
+/* After an exec of prog that returned (failed): restore, keep the exec's
+ * errno. A fork child that made no file for it makes it now, with the
+ * exec and its failure, as if it had been made before. */
+RTE_FORKTEXT static int exec_after(int token, int r, const char *prog)
 {
 	int saved = errno;
 
-	if (token)
+	if (token == EXEC_FILELESS && !rte_self.guard) {
+		rte_self.guard = 1;
+		token = rte_tracer_exec_begin(prog) ? EXEC_STOPPED : EXEC_NOTHING;
+		rte_self.guard = 0;
+	}
+	if (token == EXEC_STOPPED)
 		rte_tracer_exec_failed(saved);
 	rte_prof_exec_failed(); /* prof/: armed again (no-op if off) */
 	errno = saved;
@@ -324,19 +353,20 @@ RTE_FORKTEXT static int do_execve(const char *path, char *const argv[],
                      char *const envp0[])
 {
 	FIXED_ENV(envp, envp0);
-	int t = exec_before(path);
+	int t = exec_before(path, path, envp);
 	int r = rte_real.execve
 	                ? rte_real.execve(path, argv, envp)
 	                : sys_execveat(AT_FDCWD, path, argv, envp, 0);
 
-	return exec_after(t, r);
+	return exec_after(t, r, path);
 }
 
 RTE_FORKTEXT static int do_execvpe(const char *file, char *const argv[],
                       char *const envp0[])
 {
 	FIXED_ENV(envp, envp0);
-	int t = exec_before(file), r;
+	/* a name without a '/' is searched for in PATH: not known here */
+	int t = exec_before(file, file && strchr(file, '/') ? file : NULL, envp), r;
 
 	if (envp == environ && rte_real.execvp)
 		r = rte_real.execvp(file, argv);
@@ -346,7 +376,7 @@ RTE_FORKTEXT static int do_execvpe(const char *file, char *const argv[],
 		errno = ENOSYS;
 		r = -1;
 	}
-	return exec_after(t, r);
+	return exec_after(t, r, file);
 }
 
 RTE_EXPORT RTE_FORKTEXT int execve(const char *path, char *const argv[],
@@ -393,10 +423,10 @@ RTE_EXPORT int fexecve(int fd, char *const argv[], char *const envp0[])
 
 	rte_real_resolve();
 	FIXED_ENV(envp, envp0);
-	t = exec_before(NULL);
+	t = exec_before(NULL, NULL, envp);
 	r = rte_real.fexecve ? rte_real.fexecve(fd, argv, envp)
 	                     : sys_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
-	return exec_after(t, r);
+	return exec_after(t, r, NULL);
 }
 
 RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
@@ -406,10 +436,11 @@ RTE_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 
 	rte_real_resolve();
 	FIXED_ENV(envp, envp0);
-	t = exec_before(path);
+	/* relative to dirfd, or flags: not looked at */
+	t = exec_before(path, dirfd == AT_FDCWD && !flags ? path : NULL, envp);
 	r = rte_real.execveat ? rte_real.execveat(dirfd, path, argv, envp, flags)
 	                      : sys_execveat(dirfd, path, argv, envp, flags);
-	return exec_after(t, r);
+	return exec_after(t, r, path);
 }
 
 /*

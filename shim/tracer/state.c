@@ -151,6 +151,14 @@ RTE_FORKTEXT int rte_tracer_stop_needed(void)
 	return 1;
 }
 
+RTE_FORKTEXT int rte_tracer_file_pending(void)
+{
+	int st = state();
+
+	return rte_tr_cfg.preserve &&
+	       (st == ST_FORKED || (st == ST_RUNNING && child_pending()));
+}
+
 RTE_FORKTEXT int rte_tracer_exit_needed(void)
 {
 	/* a fork child its parent tells needs nothing at exit */

@@ -138,11 +138,15 @@ test_tree() {
 	[ "$(wc -l <"$W/kids")" -eq 3 ] || fail "tree printed $(wc -l <"$W/kids") children"
 	k=0
 	for kid in $(cat "$W/kids"); do
-		# Each child: its fork file and its post-exec file, and its leaf
-		# event with the number it was given.
+		# Each child: one file, its post-exec image's (a fork child that
+		# never wrote and execs a traced image makes none of its own:
+		# doc/USAGE.md), its leaf event with the number it was given, and
+		# the tree's parent for it.
 		json_check "$W/tree.json" "len(procs) == 4 and $kid in procs and \
-len(procs[$kid]['files']) == 2 and procs[$kid]['lifecycle']['fork_child'] == 1 and \
-user_int(procs[$kid], 'tree.leaf') is not None and user_int(procs[$kid], 'tree.leaf')['last'] == $k" ||
+len(procs[$kid]['files']) == 1 and procs[$kid]['lifecycle']['fork_child'] == 0 and \
+user_int(procs[$kid], 'tree.leaf') is not None and user_int(procs[$kid], 'tree.leaf')['last'] == $k and \
+[t['parent_pid'] for t in d['tree'] if t['pid'] == $kid] == \
+[q for q in procs if procs[q]['lifecycle']['fork_parent'] == 3]" ||
 			fail "child $kid (leaf $k) is not in the summary as expected"
 		k=$((k + 1))
 	done

@@ -831,6 +831,76 @@ test_exec_untraced() {
 	finish
 }
 
+# With PRESERVE, a fork child that never wrote and execs an image that
+# traces itself into the same directory makes no file before the exec:
+# its parent's fork_parent names it, the new image's rte.proc gives its
+# argv and parent. One that execs an image we would not trace (a static
+# binary, another directory) keeps its <pid>.exec1.events naming the
+# image, and one whose exec fails gets its file then, with the failure.
+test_exec_fileless() {
+	begin exec_fileless
+	mkdir "$D/tr" "$D/other"
+	printf '#!/bin/sh\nexit 0\n' >"$D/script"
+	chmod +x "$D/script"
+	cp /bin/true "$D/noexec"
+	chmod 644 "$D/noexec"
+	traced "$D/tr" bash -c '
+		echo "bash $$"
+		/bin/true & p=$!; wait $p; echo "dyn $p"
+		"$1" & p=$!; wait $p; echo "script $p"
+		/sbin/ldconfig -p >/dev/null & p=$!; wait $p; echo "static $p"
+		"$2" 2>/dev/null & p=$!; wait $p; echo "noexec $p $?"
+		OCAML_RUNTIME_EVENTS_DIR="$3" /bin/true & p=$!; wait $p; echo "other $p"
+	' bash "$D/script" "$D/noexec" "$D/other" >"$D/out" 2>"$D/err"
+	expect_eq "exit status" $? 0
+	expect_eq "stderr" "$(cat "$D/err")" ""
+	pid_of() { awk -v k="$1" '$1 == k { print $2 }' "$D/out"; }
+	bash=$(pid_of bash)
+	for k in dyn script static noexec other; do eval "$k=\$(pid_of $k)"; done
+	expect_eq "noexec status" "$(awk '$1 == "noexec" { print $3 }' "$D/out")" 126
+	# what rte-read says of each pid's files: "file: event ..." lines
+	"$B/rte-read" -f jsonl "$D/tr" "$D/other" 2>"$D/rd.err" | python3 -c '
+import json, os, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    n = e.get("event") or e.get("name")
+    v = ""
+    if n == "rte.proc":
+        v = "%d %s" % (e["proc"]["ppid"], " ".join(e["proc"]["argv"]))
+    elif n == "rte.exec":
+        v = bytes.fromhex(e["hex"]).decode()
+    elif n in ("rte.exec_failed",):
+        v = str(e["value"])
+    elif n == "fork_parent":
+        v = str(e["data"])
+    else:
+        continue
+    print(e["pid"], n, v)
+' >"$D/ev"
+	expect_eq "rte-read" "$(cat "$D/rd.err")" ""
+	has() { grep -qxF "$1" "$D/ev" || fail "no '$1' in: $(tr '\n' ';' <"$D/ev")"; }
+	for p in "$dyn" "$script" "$static" "$noexec" "$other"; do
+		has "$bash fork_parent $p"
+	done
+	# an image that traces itself: no file before its exec
+	expect_eq "dyn: files" "$(cd "$D/tr" && ls "$dyn".*)" "$dyn.events"
+	has "$dyn rte.proc $bash /bin/true"
+	expect_eq "script: files" "$(cd "$D/tr" && ls "$script".*)" "$script.events"
+	has "$script rte.proc $bash /bin/sh $D/script"
+	# a static image: the child's file names it
+	expect_eq "static: files" "$(cd "$D/tr" && ls "$static".*)" "$static.exec1.events"
+	has "$static rte.exec /sbin/ldconfig"
+	# a failed exec: the child's file, with the exec and its errno
+	expect_eq "noexec: files" "$(cd "$D/tr" && ls "$noexec".*)" "$noexec.events"
+	has "$noexec rte.exec $D/noexec"
+	has "$noexec rte.exec_failed 13"
+	# another directory: the child's file here, the new image's there
+	expect_eq "other: files" "$(cd "$D/tr" && ls "$other".*)" "$other.exec1.events"
+	has "$other rte.exec /bin/true"
+	expect_eq "other: its image's file" "$(ls "$D/other")" "$other.events"
+	finish
+}
+
 # ---- configuration, OCaml, API, signals ---------------------------------------------
 
 test_config() {
@@ -945,6 +1015,7 @@ test_default_dir
 test_default_root
 test_chdir
 test_exec_untraced
+test_exec_fileless
 test_config
 test_ocaml
 test_api
