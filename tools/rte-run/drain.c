@@ -153,7 +153,16 @@ static uint64_t drain_safe(struct tfile *t, int all)
 
 	if (t->truncated)
 		return 0;
-	if (sigsetjmp(jb, 1)) {
+	/* The mask is not saved (that is a system call, and this runs for
+	 * every file in every round): the handler's return by longjmp
+	 * leaves SIGBUS blocked, so it is unblocked here, on that rare
+	 * path only. */
+	if (sigsetjmp(jb, 0)) {
+		sigset_t bus;
+
+		sigemptyset(&bus);
+		sigaddset(&bus, SIGBUS);
+		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 		bus_jmp = NULL;
 		t->truncated = 1;
 		say("%s: truncated while it was read (SIGBUS): captured up to there%s", t->name, "");
