@@ -3,9 +3,11 @@
  * on the ring files' directory, one cursor and one spool per file.
  *
  * One round: take the names inotify reported (a full queue: list the
- * directory), read every ring of every file to its current end into the
- * spools; when a round read nothing, ask /proc whether each file's
- * writer is gone (at most every CHECK_MS per file), and capture the
+ * directory), read every ring of every file that was ever used (and the
+ * next one's header) to its current end into the spools; when a round
+ * read nothing, ask /proc whether each file's writer is gone (at most
+ * every CHECK_MS per file, less often as it ages: check_after()), and
+ * capture the
  * files whose writer is; then wait for the directory to change, at most
  * IDLE_MS. A file whose writer seems gone but which still grows (a
  * writer in another pid namespace, whose pid is not the file's) is only
