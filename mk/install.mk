@@ -34,7 +34,7 @@ INSTALL_MAN := $(sort $(wildcard doc/*.1))
 
 ALL += $(RUN_EXEC) $(RUN_SCRIPT)
 
-$(RUN_EXEC): $(BUILD)/obj/tools/rte-run/rte-run-exec.o $(BUILD)/obj/tools/rte-run/drain.o $(BUILD)/obj/tools/rte-run/drain_files.o $(BUILD)/obj/tools/rte-run/alive.o \
+$(RUN_EXEC): $(BUILD)/obj/tools/rte-run/rte-run-exec.o $(BUILD)/obj/tools/rte-run/drain.o $(BUILD)/obj/tools/rte-run/drain_files.o $(BUILD)/obj/tools/rte-run/drain_read.o $(BUILD)/obj/tools/rte-run/alive.o \
 		$(BUILD)/obj/tools/rte-run/capture.o $(BUILD)/obj/tools/rte-run/pack.o $(BUILD)/obj/common/push/pushgw.o $(BUILD)/librteconsumer.a
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
 

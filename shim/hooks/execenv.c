@@ -119,7 +119,8 @@ RTE_FORKTEXT int rte_env_traces_here(char *const envp[], const char *dir)
 	for (size_t i = 0; envp[i]; i++) /* ld.so's: the last one */
 		if (!strncmp(envp[i], PRELOAD_VAR, sizeof(PRELOAD_VAR) - 1))
 			pre = envp[i];
-	return pre && preloads_self(pre);
+	/* one too long for rte_env_plan's check of it: not known */
+	return pre && strlen(pre) < PRELOAD_MAX && preloads_self(pre);
 }
 
 /* ld.so reads the last LD_PRELOAD of the environment: that one is

@@ -8,10 +8,11 @@
  * names the image, as before (a static binary, a set-user-ID one, a
  * 32-bit one, a path searched for in PATH).
  *
- * Yes means: `path` is a regular file this process can read, with no
- * set-user-ID or set-group-ID bit and no file capabilities (the kernel
- * would start it in ld.so's secure mode, which ignores LD_PRELOAD's
- * paths and OCAML_RUNTIME_EVENTS_*), an ELF file of our class, byte order
+ * Yes means: this process's real and effective user and group are the
+ * same, and `path` is a regular file this process can read, with no
+ * set-user-ID or set-group-ID bit and no file capabilities (else the
+ * kernel would start it in ld.so's secure mode, which ignores
+ * LD_PRELOAD's paths and OCAML_RUNTIME_EVENTS_*), an ELF file of our class, byte order
  * and machine whose program interpreter is the one this process was
  * started with (glibc's ld.so, which preloads librte.so), or a "#!"
  * script whose interpreter is such a file; and the environment passed
@@ -68,9 +69,21 @@ void rte_execimage_init(void)
 			bias = (uintptr_t)ph - ph[i].p_vaddr;
 			have_bias = 1;
 		}
-	for (unsigned long i = 0; have_bias && i < n; i++)
-		if (ph[i].p_type == PT_INTERP && ph[i].p_filesz > 1)
-			g_interp = (const char *)(bias + ph[i].p_vaddr);
+	for (unsigned long i = 0; have_bias && i < n; i++) {
+		if (ph[i].p_type != PT_INTERP || ph[i].p_filesz < 2)
+			continue;
+		/* only where a loaded segment holds it (mapped memory) */
+		for (unsigned long j = 0; j < n; j++)
+			if (ph[j].p_type == PT_LOAD &&
+			    ph[i].p_vaddr >= ph[j].p_vaddr &&
+			    ph[i].p_vaddr + ph[i].p_filesz <=
+			            ph[j].p_vaddr + ph[j].p_filesz) {
+				const char *s = (const char *)(bias + ph[i].p_vaddr);
+
+				if (s[ph[i].p_filesz - 1] == '\0')
+					g_interp = s;
+			}
+	}
 }
 
 /* The first HEAD bytes of path into b (their number, or -1), if it is a
@@ -87,6 +100,14 @@ RTE_FORKTEXT static long head_of(const char *path, char *b)
 		return -1;
 	fd = rte_sys4(SYS_openat, AT_FDCWD, (long)path,
 	              O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0);
+	if (fd >= 0 && fd < 3) {
+		/* not as a standard stream the program closed (a handler of
+		 * its own could read it meanwhile) */
+		long high = rte_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+
+		rte_sys3(SYS_close, fd, 0, 0);
+		fd = high;
+	}
 	if (fd < 0)
 		return -1;
 	n = -1;
@@ -133,14 +154,27 @@ RTE_FORKTEXT static int our_dynamic_elf(const char *b, long n)
 	return 0; /* static */
 }
 
+/* 1 if real and effective ids are the same (else the kernel starts any
+ * image in secure mode, AT_SECURE). */
+RTE_FORKTEXT static int same_ids(void)
+{
+	uid_t u[3];
+	gid_t g[3];
+
+	if (rte_sys3(SYS_getresuid, (long)&u[0], (long)&u[1], (long)&u[2]) ||
+	    rte_sys3(SYS_getresgid, (long)&g[0], (long)&g[1], (long)&g[2]))
+		return 0;
+	return u[0] == u[1] && g[0] == g[1];
+}
+
 RTE_FORKTEXT int rte_exec_image_traced(const char *path)
 {
-	char b[HEAD + 1], ib[HEAD + 1], interp[256];
+	char b[HEAD + 1], interp[256];
 	long n;
 	size_t k = 0;
 	const char *s;
 
-	if (OUR_MACHINE == EM_NONE || !g_interp || !path || !*path || (n = head_of(path, b)) < 2)
+	if (OUR_MACHINE == EM_NONE || !g_interp || !same_ids() || !path || !*path || (n = head_of(path, b)) < 2)
 		return 0;
 	if (b[0] != '#' || b[1] != '!')
 		return our_dynamic_elf(b, n);
@@ -156,6 +190,6 @@ RTE_FORKTEXT int rte_exec_image_traced(const char *path)
 	if (!k || k + 1 >= sizeof interp || !memchr(s, '\n', (size_t)(b + n - s)))
 		return 0;
 	interp[k] = '\0';
-	n = head_of(interp, ib); /* one level: the kernel's own limit is 4 */
-	return n >= 2 && our_dynamic_elf(ib, n);
+	n = head_of(interp, b); /* one level: the kernel's own limit is 4 */
+	return n >= 2 && our_dynamic_elf(b, n);
 }

@@ -285,6 +285,9 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
  * fork child that needs no file (EXEC_FILELESS). */
 enum { EXEC_NOTHING, EXEC_STOPPED, EXEC_FILELESS };
 
+/* rte_g_active before an EXEC_FILELESS exec (rte_tracer_hush). */
+static uint32_t g_hushed;
+
 /* 1 if the fork child that execs needs no file of its own: it has none
  * yet (with PRESERVE), and the image at `path` (NULL: not known, a PATH
  * search or a descriptor) traces itself into our directory, its
@@ -313,6 +316,7 @@ RTE_FORKTEXT static int exec_before(const char *prog, const char *path,
 	if (rte_tracer_vforked() || rte_self.guard)
 		return EXEC_NOTHING;
 	if (exec_fileless(path, envp)) {
+		g_hushed = rte_tracer_hush();
 		rte_prof_exec_begin();
 		return EXEC_FILELESS;
 	}
@@ -331,6 +335,8 @@ RTE_FORKTEXT static int exec_after(int token, int r, const char *prog)
 {
 	int saved = errno;
 
+	if (token == EXEC_FILELESS)
+		rte_tracer_unhush(g_hushed);
 	if (token == EXEC_FILELESS && !rte_self.guard) {
 		rte_self.guard = 1;
 		token = rte_tracer_exec_begin(prog) ? EXEC_STOPPED : EXEC_NOTHING;

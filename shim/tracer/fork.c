@@ -341,8 +341,9 @@ void rte_tracer_materialize(void)
 {
 	sigset_t all, old;
 
-	if (state() != ST_FORKED)
-		return;
+	if (state() != ST_FORKED ||
+	    __atomic_load_n(&rte_tr_hushed, __ATOMIC_RELAXED))
+		return; /* (hushed: an exec without a file is under way) */
 	/* Every signal blocked while the file is made: a signal that kills
 	 * the process cannot leave a half-made file, and no handler of
 	 * this thread can run while we hold the lock. */

@@ -93,6 +93,9 @@ extern pid_t rte_tr_forked;     /* see fork.c */
 extern pid_t rte_tr_fork_ppid;  /* the parent, for a fork child's rte.proc */
 extern uint64_t rte_tr_fork_ts; /* the time of the fork */
 
+/* Set while a fork child execs without a file (state.c). */
+extern int rte_tr_hushed;
+
 /* 1 in a child process not adopted yet: its atfork handler ran
  * (rte_tr_forked) or none did (the per-process page reads 0: _Fork, raw
  * fork or clone). */

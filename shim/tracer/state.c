@@ -159,6 +159,26 @@ RTE_FORKTEXT int rte_tracer_file_pending(void)
 	       (st == ST_FORKED || (st == ST_RUNNING && child_pending()));
 }
 
+/* 1 between rte_tracer_hush() and rte_tracer_unhush(): the fork child
+ * makes no file (rte_tracer_materialize), whatever asks (a handler's
+ * fork or exit). */
+int rte_tr_hushed;
+
+uint32_t rte_tracer_hush(void)
+{
+	__atomic_store_n(&rte_tr_hushed, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_RELAXED);
+}
+
+void rte_tracer_unhush(uint32_t active)
+{
+	/* Release: as fork_switch's store of the pending value */
+	__atomic_store_n(&rte_g_active, active, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&rte_tr_hushed, 0, __ATOMIC_RELAXED);
+}
+
 RTE_FORKTEXT int rte_tracer_exit_needed(void)
 {
 	/* a fork child its parent tells needs nothing at exit */

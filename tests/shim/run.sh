@@ -898,6 +898,23 @@ for line in sys.stdin:
 	expect_eq "other: files" "$(cd "$D/tr" && ls "$other".*)" "$other.exec1.events"
 	has "$other rte.exec /bin/true"
 	expect_eq "other: its image's file" "$(ls "$D/other")" "$other.events"
+	# a child whose effective group is not its real one: the kernel
+	# starts any image in secure mode (LD_PRELOAD ignored), so its file
+	# names the image
+	if [ "$(id -u)" = 0 ]; then
+		mkdir "$D/sec"
+		traced "$D/sec" python3 -c '
+import os
+p = os.fork()
+if p == 0:
+    os.setresgid(0, 65534, 0)
+    os.execv("/bin/true", ["/bin/true"])
+os.waitpid(p, 0)
+print(p)' >"$D/out3" 2>"$D/err3"
+		p=$(cat "$D/out3")
+		expect_eq "secure: stderr" "$(cat "$D/err3")" ""
+		expect_eq "secure: files" "$(cd "$D/sec" && ls "$p".* 2>&1)" "$p.exec1.events"
+	fi
 	finish
 }
 

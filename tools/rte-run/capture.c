@@ -30,6 +30,7 @@ struct cap_spool {
 	uint64_t *buf;         /* records not yet written */
 	size_t bufn, bufcap;   /* words in buf, and its room */
 	uint64_t size;         /* bytes in the spool file */
+	int open_err;          /* its file could not be made: errno */
 	char err[256];
 };
 
@@ -110,9 +111,19 @@ static int flush(struct cap_spool *s)
 
 	if (!s->bufn)
 		return 0;
-	if (s->fd < 0)
+	if (s->open_err)
+		return -1;
+	if (s->fd < 0) {
 		s->fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (s->fd < 0 || write_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
+		if (s->fd < 0) {
+			/* The buffer stays as it is, and no capture is made:
+			 * the ring file is kept instead (cap_finish). */
+			s->open_err = errno ? errno : EIO;
+			set_err(s, "cannot make the spool: %s", strerror(s->open_err));
+			return -1;
+		}
+	}
+	if (write_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
 		set_err(s, "%s", errno ? strerror(errno) : "short write");
 		buffer_lost(s);
 		return -1;
@@ -433,6 +444,10 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 	 * else it is all in memory, copied from there. */
 	if (s->fd >= 0)
 		flush(s);
+	if (s->open_err) {
+		snprintf(err, errlen, "cannot make the spool: %s", strerror(s->open_err));
+		goto done;
+	}
 	if (capture_layout(s, &l) < 0) {
 		snprintf(err, errlen, "a ring holds more than 2^32 words");
 		goto done;

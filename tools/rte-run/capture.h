@@ -65,7 +65,8 @@ const char *cap_error(const struct cap_spool *s);
  * Write the capture to out (a new file, O_EXCL, mode 0600), the name
  * slots copied from the source file open on src_fd (its custom events
  * offset names_off, as its header says). The spool's file is removed in
- * every case. Returns 0, or -1 with the reason in err.
+ * every case. Returns 0, or -1 with the reason in err (also when the
+ * spool's file could not be made: the caller keeps the ring file).
  */
 int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_off,
                char *err, size_t errlen);

@@ -48,16 +48,15 @@
 #define CHECK_MS 10         /* between two liveness checks of a file, at first */
 #define CHECK_MAX_MS 80     /* ... and at most (see check_after()) */
 #define RESERVE ".reserve" /* in LIVE: see make_reserve() */
-#define RESERVE_BYTES (1 << 20)
+#define RESERVE_BYTES (2 << 20) /* a capture's first part: a spool's 1 MiB
+                                 * in memory, headers and name pages */
 #define DRAIN_NICE (-10)     /* the drain thread's nice value, if allowed */
 #define DRAIN_SLICE_NS 100000 /* the slice the drain thread asks for */
-#define FULL_EVERY 64       /* rounds: every ring of a file looked at */
-#define ROUND_WORDS (1u << 22) /* per ring and round: no ring starves the rest */
 #define PACK_NOW_BYTES (4u << 20) /* a bigger capture is packed at the end:
                                    * packing it now would keep the drain
                                    * from the rings still written */
 
-static void say(const char *fmt, const char *a, const char *b)
+void drain_say(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "rte-run: drain: ");
 	fprintf(stderr, fmt, a, b);
@@ -73,109 +72,6 @@ static uint64_t now_ms(void)
 }
 
 /* Everything new in t's rings into its spool. Returns the words read. */
-/* Is ring r of t to be read this round? rte's writers claim the lowest
- * free ring (doc/FORMAT.md, 12.1), so the rings ever used are a prefix
- * and a new one is the next: a round reads the rings seen used and looks
- * at the next one's header alone, not at all 128 (a load each, from a
- * page of its own, every round of every file: a tenth of the drain's
- * time). Every FULL_EVERY-th round, and the last, look at every ring
- * (a file of another writer may skip some). */
-static int ring_due(struct tfile *t, unsigned r, int all)
-{
-	if (r < t->prefix)
-		return 1; /* a ring used stays used */
-	if (!all && r > t->hi)
-		return 0;
-	if (!rte_cursor_ring_used(t->c, r))
-		return 0;
-	if (r == t->prefix)
-		t->prefix++;
-	if (r >= t->hi)
-		t->hi = r + 1;
-	return 1;
-}
-
-static uint64_t drain_file(struct tfile *t, int all)
-{
-	uint64_t total = 0;
-
-	if (!t->c)
-		return 0;
-	all = all || t->rounds++ % FULL_EVERY == 0;
-	for (unsigned r = 0; r < t->rings; r++) {
-		uint64_t round = 0;
-
-		if (!all && r > t->hi)
-			break;
-		if (t->failed[r] || !ring_due(t, r, all))
-			continue;
-		while (round < ROUND_WORDS) {
-			const uint64_t *w;
-			uint64_t lost = 0;
-			int got = rte_cursor_next_words(t->c, r, &w, &lost);
-
-			if (got > 0) {
-				cap_append(t->sp, r, w, (size_t)got);
-				round += (uint64_t)got;
-			} else if (got == 0 && lost) {
-				cap_lost(t->sp, r, lost);
-			} else if (got == 0) {
-				break;
-			} else {
-				t->failed[r] = 1;
-				say("%s%s (captured up to there)", rte_cursor_errmsg(t->c), "");
-				break;
-			}
-		}
-		total += round;
-	}
-	return total;
-}
-
-/*
- * A ring file truncated under the drain's mapping raises SIGBUS in the
- * drain thread when it touches a page past the new end: rte-run must
- * not die of it (the command's status would be lost). The handler jumps
- * back to drain_safe(), which stops reading that file (what was read is
- * captured). A SIGBUS anywhere else is fatal as before.
- */
-static __thread sigjmp_buf *bus_jmp;
-
-static void on_sigbus(int sig)
-{
-	if (bus_jmp)
-		siglongjmp(*bus_jmp, 1);
-	signal(sig, SIG_DFL); /* not ours: the fault comes again, fatal */
-}
-
-static uint64_t drain_safe(struct tfile *t, int all)
-{
-	sigjmp_buf jb;
-	volatile uint64_t n = 0;
-
-	if (t->truncated)
-		return 0;
-	/* The mask is not saved (that is a system call, and this runs for
-	 * every file in every round): the handler's return by longjmp
-	 * leaves SIGBUS blocked, so it is unblocked here, on that rare
-	 * path only. */
-	if (sigsetjmp(jb, 0)) {
-		sigset_t bus;
-
-		sigemptyset(&bus);
-		sigaddset(&bus, SIGBUS);
-		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
-		bus_jmp = NULL;
-		t->truncated = 1;
-		say("%s: truncated while it was read (SIGBUS): captured up to there%s", t->name, "");
-		return 0;
-	}
-	bus_jmp = &jb;
-	n = drain_file(t, all);
-	bus_jmp = NULL;
-	return n;
-}
-
 /* t's current name in LIVE (an exec may have renamed it since): the
  * name seen last if it is still t's file, else found by inode. Returns 0,
  * or -1 if t's file has no name in LIVE any more. */
@@ -290,7 +186,7 @@ static void pack_out(struct drain *d, const char *name)
 		return;
 	got = pack_capture(d->packer, d->out_fd, name, tmp, err, sizeof err);
 	if (got < 0)
-		say("%s: not packed: %s (kept as a plain capture)", name, err);
+		drain_say("%s: not packed: %s (kept as a plain capture)", name, err);
 	if (got == 1 && fstatat(d->out_fd, name, &b, AT_SYMLINK_NOFOLLOW) == 0) {
 		d->st.bytes += (uint64_t)b.st_blocks * 512;
 		d->st.bytes -= (uint64_t)a.st_blocks * 512;
@@ -340,7 +236,7 @@ static void capture(struct drain *d, struct tfile *t)
 	d->st.words += cap_words(t->sp);
 	d->st.lost += lost;
 	if (cap_error(t->sp)[0])
-		say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
+		drain_say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
 	snprintf(tmp, sizeof tmp, ".%llu.capture", (unsigned long long)t->ino);
 	unlinkat(d->live_fd, tmp, 0);
 	/* The disk may be full (the last flush too may have filled it):
@@ -354,7 +250,7 @@ static void capture(struct drain *d, struct tfile *t)
 		if (cap_finish(t->sp, path, t->fd, rte_cursor_layout(t->c)->custom_events_offset,
 		               err, sizeof err) < 0) {
 			t->sp = NULL;
-			say("%s: no capture: %s; the ring file is kept instead", t->name, err);
+			drain_say("%s: no capture: %s; the ring file is kept instead", t->name, err);
 			d->st.lost -= lost; /* the ring file's own losses count now */
 			if (named)
 				move_out(d, t->name, t->name);
@@ -370,7 +266,7 @@ static void capture(struct drain *d, struct tfile *t)
 			d->st.bytes += bytes = (uint64_t)st.st_blocks * 512;
 	}
 	if (move_out_as(d, tmp, t->name, outname) < 0) {
-		say("%s: cannot move its capture into place: %s", t->name, strerror(errno));
+		drain_say("%s: cannot move its capture into place: %s", t->name, strerror(errno));
 		unlinkat(d->live_fd, tmp, 0);
 		if (named)
 			move_out(d, t->name, t->name);
@@ -493,7 +389,7 @@ static void *run(void *arg)
 		short_slice();
 	}
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigbus;
+	sa.sa_handler = drain_on_sigbus;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
 	sigemptyset(&bus);

@@ -52,6 +52,16 @@ struct drain {
 	struct drain_stats st;
 };
 
+/* drain.c: a line on stderr, "rte-run: drain: " then fmt with a and b */
+void drain_say(const char *fmt, const char *a, const char *b);
+
+/* drain_read.c: read what t's rings hold now into its spool (every ring
+ * with `all`, else the rings used so far and the next), guarded against
+ * SIGBUS (a file truncated under us: read no more of it, said once);
+ * the words read. drain_on_sigbus: the drain thread's SIGBUS handler. */
+uint64_t drain_safe(struct tfile *t, int all);
+void drain_on_sigbus(int sig);
+
 /* drain_files.c */
 int drain_ring_name(const char *n);
 void drain_try_open(struct drain *d, struct tfile *t);
