@@ -189,11 +189,10 @@ int rte_tracer_stop_needed(void);
  * directory needs none (hooks/execimage.c). */
 int rte_tracer_file_pending(void);
 /* Around such an exec (one thread: a child that made no file has no
- * other): no event makes the file meanwhile (a signal handler's would,
- * and the new image's own file could then not be made); returns the
- * value that rte_tracer_unhush() puts back if the exec fails. */
-uint32_t rte_tracer_hush(void);
-void rte_tracer_unhush(uint32_t active);
+ * other): nothing makes the file meanwhile (a signal handler's event
+ * would, and the new image's own file could then not be made). */
+void rte_tracer_hush(void);
+void rte_tracer_unhush(void);
 /* The same at exit: 0 also for a fork child whose parent tells its end
  * (rte_tr_fileless_end: with PRESERVE it makes no file). */
 int rte_tracer_exit_needed(void);

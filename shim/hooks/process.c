@@ -285,9 +285,6 @@ RTE_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tp,
  * fork child that needs no file (EXEC_FILELESS). */
 enum { EXEC_NOTHING, EXEC_STOPPED, EXEC_FILELESS };
 
-/* rte_g_active before an EXEC_FILELESS exec (rte_tracer_hush). */
-static uint32_t g_hushed;
-
 /* 1 if the fork child that execs needs no file of its own: it has none
  * yet (with PRESERVE), and the image at `path` (NULL: not known, a PATH
  * search or a descriptor) traces itself into our directory, its
@@ -297,6 +294,21 @@ RTE_FORKTEXT static int exec_fileless(const char *path, char *const envp[])
 	return path && rte_tracer_file_pending() &&
 	       rte_env_traces_here(envp, rte_file_dir()) &&
 	       rte_exec_image_traced(path);
+}
+
+/* The file stopped for an exec of prog (rte.exec, ring_stop, moved out of
+ * the way), in our guard, the profiler disarmed first if `prof`:
+ * EXEC_STOPPED, or EXEC_NOTHING if it was not. */
+RTE_FORKTEXT static int stop_for_exec(const char *prog, int prof)
+{
+	int r;
+
+	rte_self.guard = 1;
+	if (prof)
+		rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
+	r = rte_tracer_exec_begin(prog) ? EXEC_STOPPED : EXEC_NOTHING;
+	rte_self.guard = 0;
+	return r;
 }
 
 /* Around every exec of prog (rte.exec's name for it): one of the above.
@@ -316,14 +328,11 @@ RTE_FORKTEXT static int exec_before(const char *prog, const char *path,
 	if (rte_tracer_vforked() || rte_self.guard)
 		return EXEC_NOTHING;
 	if (exec_fileless(path, envp)) {
-		g_hushed = rte_tracer_hush();
+		rte_tracer_hush();
 		rte_prof_exec_begin();
 		return EXEC_FILELESS;
 	}
-	rte_self.guard = 1;
-	rte_prof_exec_begin(); /* prof/: no sample may reach the new image */
-	r = rte_tracer_exec_begin(prog);
-	rte_self.guard = 0;
+	r = stop_for_exec(prog, 1);
 	errno = saved;
 	return r;
 }
@@ -335,12 +344,9 @@ RTE_FORKTEXT static int exec_after(int token, int r, const char *prog)
 {
 	int saved = errno;
 
-	if (token == EXEC_FILELESS)
-		rte_tracer_unhush(g_hushed);
-	if (token == EXEC_FILELESS && !rte_self.guard) {
-		rte_self.guard = 1;
-		token = rte_tracer_exec_begin(prog) ? EXEC_STOPPED : EXEC_NOTHING;
-		rte_self.guard = 0;
+	if (token == EXEC_FILELESS) {
+		rte_tracer_unhush();
+		token = stop_for_exec(prog, 0); /* the profiler: disarmed */
 	}
 	if (token == EXEC_STOPPED)
 		rte_tracer_exec_failed(saved);

@@ -140,41 +140,44 @@ int rte_tracer_state(void)
 	return state();
 }
 
+/* 1 if this process (state st, running or forked) is a fork child that
+ * has not made its file yet. */
+RTE_FORKTEXT static int no_file_yet(int st)
+{
+	return st == ST_FORKED || child_pending();
+}
+
 RTE_FORKTEXT int rte_tracer_stop_needed(void)
 {
 	int st = state();
 
 	if (st != ST_RUNNING && st != ST_FORKED)
 		return 0;
-	if (st == ST_FORKED || child_pending())
-		return rte_tr_cfg.preserve;
-	return 1;
+	return no_file_yet(st) ? rte_tr_cfg.preserve : 1;
 }
 
 RTE_FORKTEXT int rte_tracer_file_pending(void)
 {
 	int st = state();
 
-	return rte_tr_cfg.preserve &&
-	       (st == ST_FORKED || (st == ST_RUNNING && child_pending()));
+	return rte_tr_cfg.preserve && (st == ST_RUNNING || st == ST_FORKED) &&
+	       no_file_yet(st);
 }
 
 /* 1 between rte_tracer_hush() and rte_tracer_unhush(): the fork child
- * makes no file (rte_tracer_materialize), whatever asks (a handler's
- * fork or exit). */
+ * makes no file (rte_tracer_materialize, the one place a child's file is
+ * made), whatever asks (a handler's event, fork or exit: its event is
+ * dropped, as when another thread is making the file). */
 int rte_tr_hushed;
 
-uint32_t rte_tracer_hush(void)
+void rte_tracer_hush(void)
 {
 	__atomic_store_n(&rte_tr_hushed, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return __atomic_exchange_n(&rte_g_active, 0, __ATOMIC_RELAXED);
 }
 
-void rte_tracer_unhush(uint32_t active)
+void rte_tracer_unhush(void)
 {
-	/* Release: as fork_switch's store of the pending value */
-	__atomic_store_n(&rte_g_active, active, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&rte_tr_hushed, 0, __ATOMIC_RELAXED);
 }

@@ -101,7 +101,7 @@ static void buffer_lost(struct cap_spool *s)
 		at += 1 + n;
 	}
 	s->bufn = 0;
-	if (s->fd >= 0 && ftruncate(s->fd, (off_t)s->size) < 0)
+	if (ftruncate(s->fd, (off_t)s->size) < 0)
 		set_err(s, "cannot truncate the spool: %s", strerror(errno));
 }
 

@@ -295,7 +295,7 @@ done:
 static uint64_t check_after(struct tfile *t, uint64_t now)
 {
 	unsigned shift = t->checks / 8;
-	uint64_t ms = shift >= 4 ? CHECK_MAX_MS : (uint64_t)CHECK_MS << shift;
+	uint64_t ms = (uint64_t)CHECK_MS << (shift < 4 ? shift : 4);
 
 	t->checks++;
 	return now + (ms < CHECK_MAX_MS ? ms : CHECK_MAX_MS);

@@ -22,12 +22,10 @@
  * page of its own, every round of every file: a tenth of the drain's
  * time). Every FULL_EVERY-th round, and the last, look at every ring
  * (a file of another writer may skip some). */
-static int ring_due(struct tfile *t, unsigned r, int all)
+static int ring_due(struct tfile *t, unsigned r)
 {
 	if (r < t->prefix)
 		return 1; /* a ring used stays used */
-	if (!all && r > t->hi)
-		return 0;
 	if (!rte_cursor_ring_used(t->c, r))
 		return 0;
 	if (r == t->prefix)
@@ -49,7 +47,7 @@ static uint64_t drain_file(struct tfile *t, int all)
 
 		if (!all && r > t->hi)
 			break;
-		if (t->failed[r] || !ring_due(t, r, all))
+		if (t->failed[r] || !ring_due(t, r))
 			continue;
 		while (round < ROUND_WORDS) {
 			const uint64_t *w;
