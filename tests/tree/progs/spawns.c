@@ -4,9 +4,11 @@
  *
  *   spawns all     posix_spawnp (exit 4), vfork+execlp (exit 5), system()
  *                  (exit 6), fork (exit 3), a child killed by SIGKILL
- *                  while it sleeps, a daemon() double fork whose
- *                  grandchild execs (exit 9; reaped here, a subreaper);
- *                  exits 2
+ *                  while it sleeps (sh -c 'exec "$0" sleeper': the
+ *                  image that says it sleeps is already traced, so the
+ *                  kill never comes before its start), a daemon()
+ *                  double fork whose grandchild execs (exit 9; reaped
+ *                  here, a subreaper); exits 2
  *   spawns argv    re-executes itself with an argv of a newline, non-UTF-8
  *                  bytes, an empty argument and a quote; that image
  *                  rewrites its argv[1] in place, forks (the child exits
@@ -51,7 +53,7 @@ static void reap(pid_t p)
 		;
 }
 
-static int all(void)
+static int all(const char *self)
 {
 	char *av[] = {"sh", "-c", "exit 4", NULL};
 	int fds[2], st;
@@ -81,7 +83,7 @@ static int all(void)
 	p = fork();
 	if (p == 0) {
 		dup2(fds[1], 1);
-		execlp("sh", "sh", "-c", "echo x; exec sleep 30", (char *)NULL);
+		execlp("sh", "sh", "-c", "exec \"$0\" sleeper", self, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -274,7 +276,14 @@ int main(int argc, char **argv)
 		return wait(&st) > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 14 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "all"))
-		return all();
+		return all(argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "sleeper")) {
+		/* main runs after every constructor: our start is written */
+		if (write(1, "x", 1) != 1)
+			return 1;
+		sleep(30);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "argv"))
 		return argv_mode(argc, argv);
 	if (argc > 2 && !strcmp(argv[1], "many"))
@@ -285,6 +294,6 @@ int main(int argc, char **argv)
 		return reuse();
 	if (argc > 1 && !strcmp(argv[1], "popen"))
 		return popen_mode();
-	fprintf(stderr, "usage: spawns all|argv|many N|vforkfail|popen|reuse|quiet\n");
+	fprintf(stderr, "usage: spawns all|sleeper|argv|many N|vforkfail|popen|reuse|quiet\n");
 	return 64;
 }
