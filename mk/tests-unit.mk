@@ -26,13 +26,18 @@ $(UNIT_OBJS): BASE_CFLAGS += -Itests/unit -DRTE_FIXTURES='"$(UNIT_FIXTURES)"'
 $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) \
 		$(BUILD)/librteconsumer.a $(WRITER_OBJS)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) $(filter $(BUILD)/obj/shim/% $(PUSHGW_OBJ),$^) \
+	$(CC) -o $@ $< $(UNIT_HELPER_OBJ) \
+		$(filter $(BUILD)/obj/shim/% $(BUILD)/obj/tools/% $(PUSHGW_OBJ),$^) \
 		$(WRITER_OBJS) $(BUILD)/librteconsumer.a $(BASE_LDFLAGS) \
 		-lcmocka -lz -ldl
 
 # common/push/pushgw.c is in neither library (mk/common.mk).
 PUSHGW_OBJ := $(BUILD)/obj/common/push/pushgw.o
 $(BUILD)/tests/unit/test_pushgw: $(PUSHGW_OBJ)
+
+# rte-run's packer (tools/rte-run/pack.c): what it packs, the consumer reads.
+$(BUILD)/tests/unit/test_unpack: $(BUILD)/obj/tools/rte-run/pack.o
+$(BUILD)/obj/tests/unit/test_unpack.o: BASE_CFLAGS += -Itools/rte-run
 
 # The shim's modules that link alone (shim/init.c draws the layers): each
 # test links the module and the layers below it, nothing above.

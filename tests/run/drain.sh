@@ -62,13 +62,24 @@ serve_finished() {
 
 # same_reads SRC CAP: every format of rte-read, its diff and --serve read
 # the capture CAP as the ring file SRC (its directory name left out).
-same_reads() {
+same_formats() {
 	for f in jsonl text chrome summary summary-json; do
 		"$READ" -f "$f" "$1" 2>&1 | sed "s|$(dirname "$1")/|D/|g" >"$W/src.$f" || fail "rte-read -f $f $1"
 		"$READ" -f "$f" "$2" 2>&1 | sed "s|$(dirname "$2")/|D/|g" >"$W/cap.$f" || fail "rte-read -f $f $2"
 		cmp -s "$W/src.$f" "$W/cap.$f" ||
 			fail "-f $f differs: $(diff "$W/src.$f" "$W/cap.$f" | head -5)"
 	done
+}
+
+# The length of the first extent of packed capture $1 (doc/FORMAT.md
+# 16.1): a page if the plain capture was written and packed from its
+# SEEK_DATA extents, the header's own bytes if it was packed from memory.
+first_extent() {
+	python3 -c 'import struct, sys; print(struct.unpack("<Q", open(sys.argv[1], "rb").read(48)[40:48])[0])' "$1"
+}
+
+same_reads() {
+	same_formats "$1" "$2"
 	[ "$(wc -l <"$W/src.jsonl")" -gt 240000 ] || fail "the ring file has $(wc -l <"$W/src.jsonl") events"
 	"$READ" diff "$1" "$2" >"$W/diff.txt" || fail "rte-read diff ring capture"
 	grep -q 'spans.s .* count .* 120000 .* 120000 .*+0.0%' "$W/diff.txt" ||
@@ -133,6 +144,18 @@ test_jsonl() {
 	[ "$(head -c 8 "$W/j/$p.events")" = RTEPACK1 ] || fail "the capture is not packed"
 	same_reads "$W/src/$p.events" "$W/j/$p.events"
 	packed=$(du -k "$W/j/$p.events" | cut -f1)
+	# its spool reached its file (1 MiB): written plain, then packed
+	[ $(($(first_extent "$W/j/$p.events") % 4096)) -eq 0 ] ||
+		fail "a big capture not packed from its plain file: extent $(first_extent "$W/j/$p.events")"
+	# A short writer's spool never leaves memory: its capture is packed
+	# from there, never written plain, and reads as its ring file.
+	p=$(SPANS_ARGS="2000 2 100000" spans_linked "$W/js")
+	[ "$(head -c 8 "$W/js/$p.events")" = RTEPACK1 ] || fail "the small capture is not packed"
+	[ $(($(first_extent "$W/js/$p.events") % 4096)) -ne 0 ] ||
+		fail "a small capture packed from a plain file: extent $(first_extent "$W/js/$p.events")"
+	same_formats "$W/src/$p.events" "$W/js/$p.events"
+	[ "$(grep -c '"event":"spans.s"' "$W/src.jsonl")" -eq 8000 ] ||
+		fail "the small ring file has $(grep -c '"event":"spans.s"' "$W/src.jsonl") span events"
 	# Every format takes a directory of them.
 	for f in text chrome summary summary-json; do
 		"$READ" -f "$f" "$W/j" >/dev/null || fail "rte-read -f $f of the captures"

@@ -5,15 +5,20 @@
  * that file, also after rte_cursor_release(); and every field of a
  * packed header made wrong is refused with RTE_EHEADER (or RTE_ENOTRING)
  * and a message "PATH: packed capture: ...", never a crash or a read
- * outside what the file holds.
+ * outside what the file holds. And what rte-run's drain packs from
+ * memory (tools/rte-run/pack.c, pack_pieces) reads as the ring file too;
+ * where packing does not pay, or the pieces are wrong, nothing is made.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+#include <unistd.h>
+
 #include "rte_test.h"
 #include "packed.h"
+#include "pack.h"
 
 #define MAXZ 65536
 
@@ -41,13 +46,13 @@ static size_t pack(const struct t_file *f, const uint64_t (*x)[2], unsigned nx,
 	return at;
 }
 
-/* A 2-ring file of 2^6 words with ring 1 written past its end (it
- * wrapped: lost words) and ring 0 a few events. */
-static void make_ring_file(struct t_file *f, const char *name)
+/* A 2-ring file of 2^log2 words with ring 1 written past its end (if
+ * log2 is 6: it wrapped, lost words) and ring 0 a few events. */
+static void make_ring_file_of(struct t_file *f, const char *name, unsigned log2)
 {
 	struct rte_ring_writer w;
 
-	t_ring_file_create(f, name, 2, 6);
+	t_ring_file_create(f, name, 2, log2);
 	t_writer(f, 0, &w);
 	for (int i = 0; i < 5; i++)
 		rte_ring_write1(&w, rte_hdr_make(0, 1, RTE_UMSG_INT, 3), 100 + (uint64_t)i,
@@ -58,6 +63,11 @@ static void make_ring_file(struct t_file *f, const char *name)
 		                (uint64_t)i * 7);
 	t_set_name(f, 3, "three");
 	t_set_name(f, 4, "four");
+}
+
+static void make_ring_file(struct t_file *f, const char *name)
+{
+	make_ring_file_of(f, name, 6);
 }
 
 /* Every event of both rings of a and b, compared. */
@@ -192,11 +202,114 @@ static void every_bad_field_is_refused(void **state)
 	t_ring_file_unmap(&f);
 }
 
+/* f's pages that are not all zero, each a piece, the first one cut in
+ * two (pieces of one extent); *np set. */
+static struct pack_piece *pieces_of(const struct t_file *f, size_t *np)
+{
+	static const unsigned char zero[4096];
+	struct pack_piece *x = calloc(f->len / 4096 + 2, sizeof *x);
+	size_t n = 0;
+
+	assert_non_null(x);
+	for (size_t at = 0; at < f->len; at += 4096) {
+		size_t len = f->len - at < 4096 ? f->len - at : 4096;
+
+		if (!memcmp(f->base + at, zero, len))
+			continue;
+		if (at == 0) {
+			x[n++] = (struct pack_piece){ 0, 100, f->base };
+			x[n++] = (struct pack_piece){ 100, len - 100, f->base + 100 };
+		} else {
+			x[n++] = (struct pack_piece){ at, len, f->base + at };
+		}
+	}
+	*np = n;
+	return x;
+}
+
+static void drain_pieces_read_as_their_ring_file(void **state)
+{
+	struct packer *pk = packer_new();
+	struct t_file f;
+	char path[PATH_MAX], err[512];
+	struct pack_piece *x;
+	uint64_t h[RTE_PACK_HEADER_WORDS], runs = 0;
+	size_t n;
+	rte_cursor *a, *b;
+	FILE *in;
+
+	(void)state;
+	assert_non_null(pk);
+	/* rings of 2^10 words: headers, rings and names on pages of their
+	 * own, as in a capture (one page of data never pays) */
+	make_ring_file_of(&f, "pieces-src.events", 10);
+	x = pieces_of(&f, &n);
+	for (size_t i = 0; i < n; i++)
+		runs += !i || x[i].off != x[i - 1].off + x[i - 1].len;
+	assert_true(n > runs); /* the cut page is one extent */
+	t_path(path, sizeof path, "pieces.events");
+	assert_int_equal(pack_pieces(pk, path, f.len, x, n, err, sizeof err), 1);
+	in = fopen(path, "rb");
+	assert_non_null(in);
+	assert_int_equal(fread(h, 8, RTE_PACK_HEADER_WORDS, in), RTE_PACK_HEADER_WORDS);
+	fclose(in);
+	assert_memory_equal(h, RTE_PACK_MAGIC, 8);
+	assert_int_equal(h[1], f.len);
+	assert_int_equal(h[2], runs);
+	a = t_open(f.path);
+	b = t_open(path);
+	same_events(a, b);
+	rte_cursor_close(a);
+	rte_cursor_close(b);
+	/* The file exists: O_EXCL refuses it, and it is left as it was. */
+	assert_int_equal(pack_pieces(pk, path, f.len, x, n, err, sizeof err), -1);
+	b = t_open(path);
+	rte_cursor_close(b);
+	free(x);
+	t_ring_file_unmap(&f);
+	packer_free(pk);
+}
+
+static void drain_pieces_that_do_not_pay_or_are_wrong_make_nothing(void **state)
+{
+	struct packer *pk = packer_new();
+	char path[PATH_MAX], err[512];
+	unsigned char *noise = malloc(65536);
+	uint64_t seed = 42;
+	struct pack_piece x[2];
+
+	(void)state;
+	assert_non_null(pk);
+	assert_non_null(noise);
+	for (size_t i = 0; i < 65536; i += 8) {
+		uint64_t r = t_rand(&seed);
+
+		memcpy(noise + i, &r, 8);
+	}
+	t_path(path, sizeof path, "noise.events");
+	x[0] = (struct pack_piece){ 0, 65536, noise };
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 1, err, sizeof err), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	/* overlapping, out of order, empty, past the end: refused */
+	x[0] = (struct pack_piece){ 0, 4096, noise };
+	x[1] = (struct pack_piece){ 4000, 100, noise };
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
+	x[1] = (struct pack_piece){ 0, 0, noise };
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
+	x[1] = (struct pack_piece){ (1 << 20) - 10, 100, noise };
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
+	assert_int_equal(access(path, F_OK), -1);
+	free(noise);
+	packer_free(pk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_packed_file_reads_as_its_ring_file),
 		cmocka_unit_test(every_bad_field_is_refused),
+		cmocka_unit_test(drain_pieces_read_as_their_ring_file),
+		cmocka_unit_test(drain_pieces_that_do_not_pay_or_are_wrong_make_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "pack.h"
 #include "rte/format.h"
 
 #define BUF_WORDS 131072u      /* 1 MiB of spool buffer, at most */
@@ -223,20 +224,54 @@ struct out_ring {
 };
 
 struct out {
-	int fd;
+	int fd;                /* the capture, or -1 while it is in memory */
 	uint64_t size, mask;   /* words per ring */
 	uint64_t data_off;
 	struct out_ring *r;
 	int failed;
+	int mem;               /* the capture made in memory, as pieces */
+	struct pack_piece *pc; /* ... each its own copy of the bytes */
+	size_t npc, cappc;
 };
+
+/* n bytes at off of the capture: written, or kept as a piece. */
+static void out_write(struct out *o, const void *p, size_t n, uint64_t off)
+{
+	void *c;
+
+	if (o->failed || !n)
+		return;
+	if (!o->mem) {
+		if (write_all(o->fd, p, n, (off_t)off) < 0)
+			o->failed = errno ? errno : EIO;
+		return;
+	}
+	if (o->npc == o->cappc) {
+		size_t cap = o->cappc ? 2 * o->cappc : 16;
+		struct pack_piece *m = realloc(o->pc, cap * sizeof *m);
+
+		if (!m) {
+			o->failed = ENOMEM;
+			return;
+		}
+		o->pc = m;
+		o->cappc = cap;
+	}
+	if (!(c = malloc(n))) {
+		o->failed = ENOMEM;
+		return;
+	}
+	memcpy(c, p, n);
+	o->pc[o->npc++] = (struct pack_piece){ off, n, c };
+}
 
 static void out_flush(struct out *o, unsigned i)
 {
 	struct out_ring *r = &o->r[i];
-	off_t at = (off_t)(o->data_off + (uint64_t)i * o->size * 8 + (r->start & o->mask) * 8);
 
-	if (r->n && !o->failed && write_all(o->fd, r->out, r->n * 8, at) < 0)
-		o->failed = errno ? errno : EIO;
+	if (r->n)
+		out_write(o, r->out, r->n * 8,
+		          o->data_off + (uint64_t)i * o->size * 8 + (r->start & o->mask) * 8);
 	r->n = 0;
 }
 
@@ -376,9 +411,8 @@ static void copy_names(int src_fd, uint64_t names_off, struct out *o, uint64_t t
 		got = pread(src_fd, page, PAGE, (off_t)(names_off + at));
 		if (got <= 0)
 			break;
-		if (memcmp(page, zero, (size_t)got) &&
-		    write_all(o->fd, page, (size_t)got, (off_t)(to + at)) < 0)
-			o->failed = errno ? errno : EIO;
+		if (memcmp(page, zero, (size_t)got))
+			out_write(o, page, (size_t)got, to + at);
 	}
 }
 
@@ -422,23 +456,64 @@ static void write_headers(const struct cap_spool *s, struct out *o, const struct
 	for (unsigned i = 0; i < l->max_domains; i++) {
 		uint64_t ht[2] = { s->lost[i], o->r[i].pos };
 
-		if ((ht[0] || ht[1]) && !o->failed &&
-		    write_all(o->fd, ht, sizeof ht, (off_t)(l->headers_offset + i * RTE_RING_HEADER_BYTES)) < 0)
-			o->failed = errno ? errno : EIO;
+		if (ht[0] || ht[1])
+			out_write(o, ht, sizeof ht, l->headers_offset + i * RTE_RING_HEADER_BYTES);
 	}
 	rte_layout_write_header(l, meta);
-	if (!o->failed && write_all(o->fd, meta, sizeof meta, 0) < 0)
-		o->failed = errno ? errno : EIO;
+	out_write(o, meta, sizeof meta, 0);
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct pack_piece *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The capture made in memory written to out: packed if that pays (and
+ * pk can), else plain, as a file capture is. Returns 0, or -1 (errno
+ * set, out removed if made). *packed: 1 if packed; a failure to pack
+ * leaves its reason in err and the capture plain. */
+static int out_mem(struct out *o, const char *out, uint64_t total, struct packer *pk,
+                   int *packed, char *err, size_t errlen)
+{
+	int fd, e = 0;
+
+	qsort(o->pc, o->npc, sizeof *o->pc, piece_cmp);
+	*packed = pack_pieces(pk, out, total, o->pc, o->npc, err, errlen);
+	if (*packed == 1)
+		return 0;
+	if (*packed < 0)
+		*packed = 0; /* err says why; written plain */
+	else
+		err[0] = '\0';
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)total) < 0)
+		e = errno;
+	for (size_t i = 0; !e && i < o->npc; i++)
+		if (write_all(fd, o->pc[i].data, o->pc[i].len, (off_t)o->pc[i].off) < 0)
+			e = errno ? errno : EIO;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (e) {
+		unlink(out);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }
 
 int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_off,
-               char *err, size_t errlen)
+               struct packer *pk, int *packed, char *err, size_t errlen)
 {
 	struct rte_layout l;
 	struct out o = { .fd = -1 };
 	int rc = -1, made = 0;
 
 	err[0] = '\0';
+	*packed = -1;
 	/* A spool with a file: its buffer written there too, a failure
 	 * counted as lost (the buffer is then the scratch of the copy);
 	 * else it is all in memory, copied from there. */
@@ -456,13 +531,22 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 	o.mask = o.size - 1;
 	o.data_off = l.data_offset;
 	o.r = calloc(l.max_domains, sizeof *o.r);
-	o.fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (!o.r || o.fd < 0 || ftruncate(o.fd, (off_t)l.total_size) < 0) {
-		made = o.fd >= 0;
-		snprintf(err, errlen, "%s: %s", out, strerror(o.r ? errno : ENOMEM));
+	if (!o.r) {
+		snprintf(err, errlen, "%s: %s", out, strerror(ENOMEM));
 		goto done;
 	}
-	made = 1;
+	/* A spool that never left memory: a small capture, made in memory
+	 * and packed from there (no plain file written and read back). */
+	o.mem = pk && s->fd < 0;
+	if (!o.mem) {
+		o.fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (o.fd < 0 || ftruncate(o.fd, (off_t)l.total_size) < 0) {
+			made = o.fd >= 0;
+			snprintf(err, errlen, "%s: %s", out, strerror(errno));
+			goto done;
+		}
+		made = 1;
+	}
 	for (unsigned i = 0; i < l.max_domains; i++)
 		o.r[i].pos = s->lost[i];
 	if (copy_records(s, &o, err, errlen) < 0)
@@ -471,9 +555,14 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 		out_flush(&o, i);
 	copy_names(src_fd, names_off, &o, l.custom_events_offset);
 	write_headers(s, &o, &l);
-	if (close(o.fd) < 0 && !o.failed)
-		o.failed = errno;
-	o.fd = -1;
+	if (o.mem) {
+		if (!o.failed && out_mem(&o, out, l.total_size, pk, packed, err, errlen) < 0)
+			o.failed = errno ? errno : EIO;
+	} else {
+		if (close(o.fd) < 0 && !o.failed)
+			o.failed = errno;
+		o.fd = -1;
+	}
 	if (o.failed)
 		snprintf(err, errlen, "%s: %s", out, strerror(o.failed));
 	else
@@ -487,6 +576,9 @@ done:
 		for (unsigned i = 0; i < l.max_domains; i++)
 			free(o.r[i].out);
 	free(o.r);
+	for (size_t i = 0; i < o.npc; i++)
+		free((void *)o.pc[i].data);
+	free(o.pc);
 	cap_discard(s);
 	return rc;
 }

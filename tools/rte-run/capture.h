@@ -67,9 +67,19 @@ const char *cap_error(const struct cap_spool *s);
  * offset names_off, as its header says). The spool's file is removed in
  * every case. Returns 0, or -1 with the reason in err (also when the
  * spool's file could not be made: the caller keeps the ring file).
+ *
+ * pk: a packer (pack.h), or NULL. With one, a spool that never needed
+ * its file (a short-lived writer's, the common case) becomes a capture
+ * in memory, written packed where that pays (pack_pieces) and plain
+ * where it does not: the plain file is never written and read back.
+ * *packed says which: 1 packed; 0 plain, packing tried (on a failure to
+ * pack, the capture is plain and err holds why, though 0 is returned);
+ * -1 plain, not tried (no packer, or a spool with its file: the caller
+ * may pack_capture() it).
  */
+struct packer;
 int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_off,
-               char *err, size_t errlen);
+               struct packer *pk, int *packed, char *err, size_t errlen);
 
 /* Close and remove the spool without writing a capture. NULL is allowed. */
 void cap_discard(struct cap_spool *s);

@@ -222,7 +222,7 @@ static void capture(struct drain *d, struct tfile *t)
 {
 	char tmp[64], err[600], outname[300];
 	uint64_t lost, bytes = 0;
-	int named;
+	int named, packed;
 
 	drain_safe(t, 1);
 	named = current_name(d, t) == 0;
@@ -248,7 +248,7 @@ static void capture(struct drain *d, struct tfile *t)
 
 		snprintf(path, sizeof path, "%s/%s", d->live, tmp);
 		if (cap_finish(t->sp, path, t->fd, rte_cursor_layout(t->c)->custom_events_offset,
-		               err, sizeof err) < 0) {
+		               d->pack ? d->packer : NULL, &packed, err, sizeof err) < 0) {
 			t->sp = NULL;
 			drain_say("%s: no capture: %s; the ring file is kept instead", t->name, err);
 			d->st.lost -= lost; /* the ring file's own losses count now */
@@ -277,7 +277,12 @@ static void capture(struct drain *d, struct tfile *t)
 	if (named)
 		unlinkat(d->live_fd, t->name, 0);
 	make_reserve(d);
-	pack_or_later(d, outname, bytes);
+	if (packed == 1)
+		d->st.packed++;
+	else if (packed == 0 && err[0])
+		drain_say("%s: not packed: %s (kept as a plain capture)", outname, err);
+	else if (packed < 0)
+		pack_or_later(d, outname, bytes);
 done:
 	cap_discard(t->sp);
 	rte_cursor_close(t->c);

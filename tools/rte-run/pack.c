@@ -17,6 +17,7 @@
 #include "packed.h"
 
 #define CHUNK (1u << 20)
+#define PAGE 4096u
 #define LEVEL 1 /* as small as level 3 for events (1.8 B a span event), faster */
 
 struct ext { uint64_t off, len, zlen; };
@@ -216,5 +217,112 @@ done:
 	if (src >= 0)
 		close(src);
 	free(e);
+	return rc;
+}
+
+/* Pages of the pieces x[0..n) (sorted): the blocks a plain file holding
+ * them takes; 0 if they are not sorted or overlap. */
+static uint64_t piece_pages(const struct pack_piece *x, size_t n, uint64_t total)
+{
+	uint64_t pages = 0, next = 0; /* the first page not yet counted */
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = x[i].off / PAGE, hi = (x[i].off + x[i].len + PAGE - 1) / PAGE;
+
+		if (!x[i].len || (i && x[i].off < x[i - 1].off + x[i - 1].len) ||
+		    x[i].off + x[i].len > total)
+			return 0;
+		if (lo < next)
+			lo = next;
+		if (hi > lo)
+			pages += hi - lo;
+		if (hi > next)
+			next = hi;
+	}
+	return pages;
+}
+
+int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct pack_piece *x,
+                size_t n, char *err, size_t errlen)
+{
+	uint64_t pages = piece_pages(x, n, total), *h;
+	size_t runs = 0, cap, at, r;
+	char *buf = NULL;
+	int fd, rc = -1;
+
+	if (!p || !n || !pages)
+		return snprintf(err, errlen, "%s: %s", to, !p ? "out of memory" : "no data"), -1;
+	cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!i || x[i].off != x[i - 1].off + x[i - 1].len)
+			runs++;
+		cap += ZSTD_compressBound(x[i].len) + 32; /* a frame's own header */
+	}
+	if (runs > RTE_PACK_MAX_EXTENTS)
+		return snprintf(err, errlen, "%s: too many extents", to), -1;
+	at = (RTE_PACK_HEADER_WORDS + RTE_PACK_RECORD_WORDS * runs) * 8;
+	cap += at;
+	if (!(buf = calloc(1, cap)))
+		return snprintf(err, errlen, "%s: out of memory", to), -1;
+	h = (uint64_t *)(void *)buf;
+	memcpy(h, RTE_PACK_MAGIC, 8);
+	h[1] = total;
+	h[2] = runs;
+	r = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1, zstart = at;
+		uint64_t len = x[i].len;
+
+		while (j < n && x[j].off == x[j - 1].off + x[j - 1].len)
+			len += x[j++].len;
+		ZSTD_CCtx_reset(p->cc, ZSTD_reset_session_only);
+		ZSTD_CCtx_setPledgedSrcSize(p->cc, len);
+		for (size_t k = i; k < j; k++) {
+			ZSTD_inBuffer ib = { x[k].data, x[k].len, 0 };
+			ZSTD_EndDirective end = k + 1 == j ? ZSTD_e_end : ZSTD_e_continue;
+			size_t left;
+
+			do {
+				ZSTD_outBuffer ob = { buf + at, cap - at, 0 };
+
+				left = ZSTD_compressStream2(p->cc, &ob, &ib, end);
+				at += ob.pos;
+				if (ZSTD_isError(left) || (left && at == cap)) {
+					snprintf(err, errlen, "%s: compression failed", to);
+					goto done;
+				}
+			} while (end == ZSTD_e_end ? left != 0 : ib.pos < ib.size);
+		}
+		h[RTE_PACK_HEADER_WORDS + 3 * r] = x[i].off;
+		h[RTE_PACK_HEADER_WORDS + 3 * r + 1] = len;
+		h[RTE_PACK_HEADER_WORDS + 3 * r + 2] = at - zstart;
+		r++;
+		i = j;
+	}
+	if (((uint64_t)at + PAGE - 1) / PAGE * 10 >= pages * 9) {
+		rc = 0; /* it does not pay */
+		goto done;
+	}
+	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		goto done;
+	}
+	{
+		int w = write_all(fd, buf, at), e = errno;
+
+		if (close(fd) < 0 && w == 0) {
+			w = -1;
+			e = errno;
+		}
+		if (w < 0) {
+			snprintf(err, errlen, "%s: %s", to, strerror(e));
+			unlink(to);
+			goto done;
+		}
+	}
+	rc = 1;
+done:
+	free(buf);
 	return rc;
 }

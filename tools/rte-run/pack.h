@@ -27,4 +27,24 @@ void packer_free(struct packer *p);
  */
 int pack_capture(struct packer *p, int dfd, const char *from, const char *to, char *err, size_t errlen);
 
+/* One piece of a ring file held in memory: its bytes [off, off + len). */
+struct pack_piece {
+	uint64_t off;
+	size_t len;
+	const void *data;
+};
+
+/*
+ * Pack a ring file of total bytes held in memory as n pieces (in
+ * increasing order of offset, not overlapping, not empty; every other
+ * byte zero) into `to` (new, O_EXCL, mode 0600), adjacent pieces one
+ * extent, if that takes less than 9/10 of the pages the pieces touch (the
+ * disk the plain file would take). Returns 1 if written, 0 if it does not
+ * pay (nothing made), -1 on failure with the reason in err (`to` removed).
+ * The capture of a short-lived writer, whose spool never left memory,
+ * is packed so without being written plain first (capture.h).
+ */
+int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct pack_piece *x,
+                size_t n, char *err, size_t errlen);
+
 #endif
