@@ -35,8 +35,10 @@ $(BUILD)/tests/unit/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_HELPER_OBJ) 
 PUSHGW_OBJ := $(BUILD)/obj/common/push/pushgw.o
 $(BUILD)/tests/unit/test_pushgw: $(PUSHGW_OBJ)
 
-# rte-run's packer (tools/rte-run/pack.c): what it packs, the consumer reads.
-$(BUILD)/tests/unit/test_unpack: $(BUILD)/obj/tools/rte-run/pack.o
+# rte-run's packer and spool (tools/rte-run/pack.c, capture.c): what they
+# write, the consumer reads.
+$(BUILD)/tests/unit/test_unpack: $(BUILD)/obj/tools/rte-run/pack.o \
+	$(BUILD)/obj/tools/rte-run/capture.o
 $(BUILD)/obj/tests/unit/test_unpack.o: BASE_CFLAGS += -Itools/rte-run
 
 # The shim's modules that link alone (shim/init.c draws the layers): each

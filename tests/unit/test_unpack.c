@@ -7,16 +7,22 @@
  * and a message "PATH: packed capture: ...", never a crash or a read
  * outside what the file holds. And what rte-run's drain packs from
  * memory (tools/rte-run/pack.c, pack_pieces) reads as the ring file too;
- * where packing does not pay, or the pieces are wrong, nothing is made.
+ * where packing does not pay, or the pieces are wrong, nothing is made;
+ * a spool that never left memory (tools/rte-run/capture.c) becomes a
+ * capture packed where that pays and plain where it does not, its words
+ * read back as they were drained either way.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rte_test.h"
+#include "capture.h"
 #include "packed.h"
 #include "pack.h"
 
@@ -262,8 +268,20 @@ static void drain_pieces_read_as_their_ring_file(void **state)
 	rte_cursor_close(a);
 	rte_cursor_close(b);
 	/* The file exists: O_EXCL refuses it, and it is left as it was. */
-	assert_int_equal(pack_pieces(pk, path, f.len, x, n, err, sizeof err), -1);
+	{
+		struct stat st0, st1;
+
+		assert_int_equal(stat(path, &st0), 0);
+		assert_int_equal(pack_pieces(pk, path, f.len, x, n, err, sizeof err), -1);
+		assert_int_equal(stat(path, &st1), 0);
+		assert_int_equal(st0.st_size, st1.st_size);
+		assert_int_equal(st0.st_ino, st1.st_ino);
+		assert_int_equal(st0.st_mtim.tv_nsec, st1.st_mtim.tv_nsec);
+	}
+	a = t_open(f.path);
 	b = t_open(path);
+	same_events(a, b);
+	rte_cursor_close(a);
 	rte_cursor_close(b);
 	free(x);
 	t_ring_file_unmap(&f);
@@ -294,13 +312,116 @@ static void drain_pieces_that_do_not_pay_or_are_wrong_make_nothing(void **state)
 	x[0] = (struct pack_piece){ 0, 4096, noise };
 	x[1] = (struct pack_piece){ 4000, 100, noise };
 	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
-	x[1] = (struct pack_piece){ 0, 0, noise };
+	x[0] = (struct pack_piece){ 8192, 100, noise };
+	x[1] = (struct pack_piece){ 0, 100, noise };
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
+	x[0] = (struct pack_piece){ 0, 4096, noise };
+	x[1] = (struct pack_piece){ 8192, 0, noise };
 	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
 	x[1] = (struct pack_piece){ (1 << 20) - 10, 100, noise };
 	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 2, err, sizeof err), -1);
 	assert_int_equal(access(path, F_OK), -1);
 	free(noise);
 	packer_free(pk);
+}
+
+/* The words of ring 0 of the file at path, in order, into w (cap
+ * words); their count. */
+static size_t ring0_words(const char *path, uint64_t *w, size_t cap)
+{
+	rte_cursor *c = t_open(path);
+	const uint64_t *got;
+	uint64_t lost;
+	size_t n = 0;
+	int k;
+
+	while ((k = rte_cursor_next_words(c, 0, &got, &lost)) > 0) {
+		assert_true(n + (size_t)k <= cap);
+		memcpy(w + n, got, (size_t)k * 8);
+		n += (size_t)k;
+	}
+	assert_int_equal(k, 0);
+	assert_int_equal(lost, 0);
+	rte_cursor_close(c);
+	return n;
+}
+
+/* A spool of one ring given `msgs` messages of `len` words (INT events if
+ * len is 3, else custom ones of random payload), finished with a packer:
+ * *packed as expected, and its words read back as appended. */
+static void spool_capture(const char *name, unsigned msgs, unsigned len, int expect)
+{
+	struct packer *pk = packer_new();
+	struct t_file f;
+	struct cap_spool *sp;
+	char path[PATH_MAX], spath[PATH_MAX], err[512], head[8];
+	size_t total = (size_t)msgs * len, n;
+	uint64_t *w = malloc(total * 8), *back = malloc(total * 8), seed = 7;
+	int fd, packed;
+	FILE *in;
+
+	assert_non_null(pk);
+	assert_non_null(w);
+	assert_non_null(back);
+	t_ring_file_create(&f, "spool-src.events", 1, 12);
+	t_set_name(&f, 5, "blob");
+	for (unsigned m = 0; m < msgs; m++) {
+		uint64_t *msg = w + (size_t)m * len;
+
+		msg[0] = rte_hdr_make(len, 1, len == 3 ? RTE_UMSG_INT : RTE_UMSG_CUSTOM, 5);
+		msg[1] = 1000 + m;
+		for (unsigned i = 2; i < len; i++)
+			msg[i] = len == 3 ? m : t_rand(&seed);
+	}
+	t_path(spath, sizeof spath, "test.spool");
+	sp = cap_open(spath, 1);
+	assert_non_null(sp);
+	for (unsigned m = 0; m < msgs; m++)
+		assert_int_equal(cap_append(sp, 0, w + (size_t)m * len, len), 0);
+	assert_int_equal(cap_flush(sp), 0);
+	assert_int_equal(access(spath, F_OK), -1); /* all in memory */
+	fd = open(f.path, O_RDONLY);
+	assert_true(fd >= 0);
+	t_path(path, sizeof path, name);
+	assert_int_equal(cap_finish(sp, path, fd, f.l.custom_events_offset, pk, &packed, err,
+	                            sizeof err), 0);
+	close(fd);
+	assert_int_equal(packed, expect);
+	assert_string_equal(err, "");
+	in = fopen(path, "rb");
+	assert_non_null(in);
+	assert_int_equal(fread(head, 1, 8, in), 8);
+	fclose(in);
+	assert_int_equal(!memcmp(head, RTE_PACK_MAGIC, 8), expect);
+	n = ring0_words(path, back, total);
+	assert_int_equal(n, total);
+	assert_memory_equal(back, w, total * 8);
+	{
+		rte_cursor *c = t_open(path);
+		struct rte_event e;
+
+		assert_true(rte_cursor_next(c, 0, &e) > 0);
+		assert_string_equal(e.name, "blob"); /* the name slots copied */
+		rte_cursor_close(c);
+	}
+	t_ring_file_unmap(&f);
+	unlink(f.path);
+	free(w);
+	free(back);
+	packer_free(pk);
+}
+
+static void a_spool_in_memory_becomes_a_packed_capture(void **state)
+{
+	(void)state;
+	spool_capture("spool-packed.events", 2000, 3, 1);
+}
+
+static void a_spool_of_noise_becomes_a_plain_capture(void **state)
+{
+	(void)state;
+	/* 60 messages of 1000 random words: packed is no smaller */
+	spool_capture("spool-plain.events", 60, 1000, 0);
 }
 
 int main(void)
@@ -310,6 +431,8 @@ int main(void)
 		cmocka_unit_test(every_bad_field_is_refused),
 		cmocka_unit_test(drain_pieces_read_as_their_ring_file),
 		cmocka_unit_test(drain_pieces_that_do_not_pay_or_are_wrong_make_nothing),
+		cmocka_unit_test(a_spool_in_memory_becomes_a_packed_capture),
+		cmocka_unit_test(a_spool_of_noise_becomes_a_plain_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -463,45 +463,33 @@ static void write_headers(const struct cap_spool *s, struct out *o, const struct
 	out_write(o, meta, sizeof meta, 0);
 }
 
-static int piece_cmp(const void *a, const void *b)
+static void drop_pieces(struct out *o)
 {
-	const struct pack_piece *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
+	for (size_t i = 0; i < o->npc; i++)
+		free((void *)o->pc[i].data);
+	free(o->pc);
+	o->pc = NULL;
+	o->npc = o->cappc = 0;
 }
 
-/* The capture made in memory written to out: packed if that pays (and
- * pk can), else plain, as a file capture is. Returns 0, or -1 (errno
- * set, out removed if made). *packed: 1 if packed; a failure to pack
- * leaves its reason in err and the capture plain. */
-static int out_mem(struct out *o, const char *out, uint64_t total, struct packer *pk,
-                   int *packed, char *err, size_t errlen)
+/* The capture of s into o (its file, or its pieces): the rings, the
+ * name slots, the headers. Returns 0 (o->failed may be set), or -1 with
+ * the reason in err (the spool damaged, no memory for a ring's buffer).
+ * A spool all in memory may be copied again (a file made after the
+ * pieces ran out of memory): its buffer is only read. */
+static int fill(struct cap_spool *s, struct out *o, const struct rte_layout *l, int src_fd,
+                uint64_t names_off, char *err, size_t errlen)
 {
-	int fd, e = 0;
-
-	qsort(o->pc, o->npc, sizeof *o->pc, piece_cmp);
-	*packed = pack_pieces(pk, out, total, o->pc, o->npc, err, errlen);
-	if (*packed == 1)
-		return 0;
-	if (*packed < 0)
-		*packed = 0; /* err says why; written plain */
-	else
-		err[0] = '\0';
-	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, (off_t)total) < 0)
-		e = errno;
-	for (size_t i = 0; !e && i < o->npc; i++)
-		if (write_all(fd, o->pc[i].data, o->pc[i].len, (off_t)o->pc[i].off) < 0)
-			e = errno ? errno : EIO;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	if (e) {
-		unlink(out);
-		errno = e;
-		return -1;
+	for (unsigned i = 0; i < l->max_domains; i++) {
+		o->r[i].pos = s->lost[i];
+		o->r[i].n = 0;
 	}
+	if (copy_records(s, o, err, errlen) < 0)
+		return -1;
+	for (unsigned i = 0; i < l->max_domains; i++)
+		out_flush(o, i);
+	copy_names(src_fd, names_off, o, l->custom_events_offset);
+	write_headers(s, o, l);
 	return 0;
 }
 
@@ -536,8 +524,16 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 		goto done;
 	}
 	/* A spool that never left memory: a small capture, made in memory
-	 * and packed from there (no plain file written and read back). */
+	 * and packed from there (no plain file written and read back); if
+	 * memory runs out meanwhile, made again as a file. */
 	o.mem = pk && s->fd < 0;
+	if (o.mem && (fill(s, &o, &l, src_fd, names_off, err, errlen) < 0 || o.failed)) {
+		if (o.failed != ENOMEM)
+			goto done;
+		drop_pieces(&o);
+		o.mem = 0;
+		o.failed = 0;
+	}
 	if (!o.mem) {
 		o.fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (o.fd < 0 || ftruncate(o.fd, (off_t)l.total_size) < 0) {
@@ -546,22 +542,13 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 			goto done;
 		}
 		made = 1;
-	}
-	for (unsigned i = 0; i < l.max_domains; i++)
-		o.r[i].pos = s->lost[i];
-	if (copy_records(s, &o, err, errlen) < 0)
-		goto done;
-	for (unsigned i = 0; i < l.max_domains; i++)
-		out_flush(&o, i);
-	copy_names(src_fd, names_off, &o, l.custom_events_offset);
-	write_headers(s, &o, &l);
-	if (o.mem) {
-		if (!o.failed && out_mem(&o, out, l.total_size, pk, packed, err, errlen) < 0)
-			o.failed = errno ? errno : EIO;
-	} else {
+		if (fill(s, &o, &l, src_fd, names_off, err, errlen) < 0)
+			goto done;
 		if (close(o.fd) < 0 && !o.failed)
 			o.failed = errno;
 		o.fd = -1;
+	} else if (pack_write_pieces(pk, out, l.total_size, o.pc, o.npc, packed, err, errlen) < 0) {
+		o.failed = errno ? errno : EIO;
 	}
 	if (o.failed)
 		snprintf(err, errlen, "%s: %s", out, strerror(o.failed));
@@ -576,9 +563,7 @@ done:
 		for (unsigned i = 0; i < l.max_domains; i++)
 			free(o.r[i].out);
 	free(o.r);
-	for (size_t i = 0; i < o.npc; i++)
-		free((void *)o.pc[i].data);
-	free(o.pc);
+	drop_pieces(&o);
 	cap_discard(s);
 	return rc;
 }

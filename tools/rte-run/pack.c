@@ -242,70 +242,93 @@ static uint64_t piece_pages(const struct pack_piece *x, size_t n, uint64_t total
 	return pages;
 }
 
+/* 1 if piece j goes on the extent of piece j - 1: the gap between them
+ * (zeros in the extent) is less than a page, as SEEK_DATA's would be. */
+static int same_run(const struct pack_piece *x, size_t j)
+{
+	return x[j].off - (x[j - 1].off + x[j - 1].len) < PAGE;
+}
+
+/* n bytes of data streamed into the frame being made at buf + *at (of
+ * cap bytes; *at advanced), the frame ended if last. Returns 0, or -1 if
+ * zstd fails or the room runs out. */
+static int stream(ZSTD_CCtx *cc, const void *data, size_t n, int last, char *buf,
+                  size_t cap, size_t *at)
+{
+	ZSTD_inBuffer ib = { data, n, 0 };
+	ZSTD_EndDirective end = last ? ZSTD_e_end : ZSTD_e_continue;
+	size_t left;
+
+	do {
+		ZSTD_outBuffer ob = { buf + *at, cap - *at, 0 };
+
+		left = ZSTD_compressStream2(cc, &ob, &ib, end);
+		*at += ob.pos;
+		if (ZSTD_isError(left) || (left && *at == cap))
+			return -1;
+	} while (last ? left != 0 : ib.pos < ib.size);
+	return 0;
+}
+
 int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct pack_piece *x,
                 size_t n, char *err, size_t errlen)
 {
+	static const char zero[PAGE];
 	uint64_t pages = piece_pages(x, n, total), *h;
-	size_t runs = 0, cap, at, r;
+	size_t runs = 0, cap = 0, at, r = 0;
 	char *buf = NULL;
 	int fd, rc = -1;
 
 	if (!p || !n || !pages)
-		return snprintf(err, errlen, "%s: %s", to, !p ? "out of memory" : "no data"), -1;
-	cap = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!i || x[i].off != x[i - 1].off + x[i - 1].len)
-			runs++;
-		cap += ZSTD_compressBound(x[i].len) + 32; /* a frame's own header */
+		return snprintf(err, errlen, "%s", !p ? "out of memory"
+		                : n ? "pieces out of order, overlapping or empty" : "no data"), -1;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && same_run(x, j); j++)
+			;
+		runs++;
+		cap += ZSTD_compressBound(x[j - 1].off + x[j - 1].len - x[i].off) + 64;
 	}
 	if (runs > RTE_PACK_MAX_EXTENTS)
-		return snprintf(err, errlen, "%s: too many extents", to), -1;
+		return snprintf(err, errlen, "too many extents"), -1;
 	at = (RTE_PACK_HEADER_WORDS + RTE_PACK_RECORD_WORDS * runs) * 8;
 	cap += at;
 	if (!(buf = calloc(1, cap)))
-		return snprintf(err, errlen, "%s: out of memory", to), -1;
+		return snprintf(err, errlen, "out of memory"), -1;
 	h = (uint64_t *)(void *)buf;
 	memcpy(h, RTE_PACK_MAGIC, 8);
 	h[1] = total;
 	h[2] = runs;
-	r = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1, zstart = at;
-		uint64_t len = x[i].len;
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t zstart = at;
+		uint64_t len;
 
-		while (j < n && x[j].off == x[j - 1].off + x[j - 1].len)
-			len += x[j++].len;
+		for (j = i + 1; j < n && same_run(x, j); j++)
+			;
+		len = x[j - 1].off + x[j - 1].len - x[i].off;
 		ZSTD_CCtx_reset(p->cc, ZSTD_reset_session_only);
 		ZSTD_CCtx_setPledgedSrcSize(p->cc, len);
 		for (size_t k = i; k < j; k++) {
-			ZSTD_inBuffer ib = { x[k].data, x[k].len, 0 };
-			ZSTD_EndDirective end = k + 1 == j ? ZSTD_e_end : ZSTD_e_continue;
-			size_t left;
+			size_t gap = k > i ? (size_t)(x[k].off - x[k - 1].off - x[k - 1].len) : 0;
 
-			do {
-				ZSTD_outBuffer ob = { buf + at, cap - at, 0 };
-
-				left = ZSTD_compressStream2(p->cc, &ob, &ib, end);
-				at += ob.pos;
-				if (ZSTD_isError(left) || (left && at == cap)) {
-					snprintf(err, errlen, "%s: compression failed", to);
-					goto done;
-				}
-			} while (end == ZSTD_e_end ? left != 0 : ib.pos < ib.size);
+			if ((gap && stream(p->cc, zero, gap, 0, buf, cap, &at) < 0) ||
+			    stream(p->cc, x[k].data, x[k].len, k + 1 == j, buf, cap, &at) < 0) {
+				snprintf(err, errlen, "compression failed");
+				goto done;
+			}
 		}
 		h[RTE_PACK_HEADER_WORDS + 3 * r] = x[i].off;
 		h[RTE_PACK_HEADER_WORDS + 3 * r + 1] = len;
 		h[RTE_PACK_HEADER_WORDS + 3 * r + 2] = at - zstart;
 		r++;
-		i = j;
 	}
+	/* the old rule, packed blocks against plain ones, in pages */
 	if (((uint64_t)at + PAGE - 1) / PAGE * 10 >= pages * 9) {
 		rc = 0; /* it does not pay */
 		goto done;
 	}
 	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", to, strerror(errno));
+		snprintf(err, errlen, "%s", strerror(errno));
 		goto done;
 	}
 	{
@@ -316,7 +339,7 @@ int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct p
 			e = errno;
 		}
 		if (w < 0) {
-			snprintf(err, errlen, "%s: %s", to, strerror(e));
+			snprintf(err, errlen, "%s", strerror(e));
 			unlink(to);
 			goto done;
 		}
@@ -325,4 +348,51 @@ int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct p
 done:
 	free(buf);
 	return rc;
+}
+
+static int piece_cmp(const void *a, const void *b)
+{
+	const struct pack_piece *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int pack_write_pieces(struct packer *p, const char *to, uint64_t total, struct pack_piece *x,
+                      size_t n, int *packed, char *err, size_t errlen)
+{
+	int fd, e = 0;
+
+	qsort(x, n, sizeof *x, piece_cmp);
+	*packed = pack_pieces(p, to, total, x, n, err, errlen);
+	if (*packed == 1)
+		return 0;
+	if (*packed < 0)
+		*packed = 0; /* err says why; written plain */
+	else
+		err[0] = '\0';
+	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)total) < 0)
+		e = errno;
+	for (size_t i = 0; !e && i < n; i++)
+		for (size_t done = 0; !e && done < x[i].len;) {
+			ssize_t w = pwrite(fd, (const char *)x[i].data + done, x[i].len - done,
+			                   (off_t)(x[i].off + done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				e = w < 0 ? errno : EIO;
+			else
+				done += (size_t)w;
+		}
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (e) {
+		unlink(to);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

@@ -37,14 +37,26 @@ struct pack_piece {
 /*
  * Pack a ring file of total bytes held in memory as n pieces (in
  * increasing order of offset, not overlapping, not empty; every other
- * byte zero) into `to` (new, O_EXCL, mode 0600), adjacent pieces one
- * extent, if that takes less than 9/10 of the pages the pieces touch (the
- * disk the plain file would take). Returns 1 if written, 0 if it does not
- * pay (nothing made), -1 on failure with the reason in err (`to` removed).
+ * byte zero) into `to` (new, O_EXCL, mode 0600), pieces less than a page
+ * apart one extent (the zeros between them in it), if that takes less
+ * than 9/10 of the pages the pieces touch (the disk the plain file would
+ * take, in pages of 4 KiB). Returns 1 if written, 0 if it does not pay
+ * (nothing made), -1 on failure with the reason in err (not naming `to`;
+ * `to` removed if this made it).
  * The capture of a short-lived writer, whose spool never left memory,
  * is packed so without being written plain first (capture.h).
  */
 int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct pack_piece *x,
                 size_t n, char *err, size_t errlen);
+
+/*
+ * The ring file held as the n pieces x (in any order: sorted here)
+ * written to `to` (new, O_EXCL, mode 0600): packed where that pays and p
+ * can, else plain (sparse, as a capture written by its file is). Returns
+ * 0, or -1 with errno set (`to` removed if made). *packed: 1 if packed;
+ * 0 if plain, err then holding why packing failed ("" if it did not pay).
+ */
+int pack_write_pieces(struct packer *p, const char *to, uint64_t total, struct pack_piece *x,
+                      size_t n, int *packed, char *err, size_t errlen);
 
 #endif
