@@ -129,7 +129,7 @@ static char *put_mem(char *p, const char *s, size_t n)
 	return p;
 }
 
-/* ,"proc":{...} of an rte.proc payload: at most 80 + 9 bytes a payload
+/* ,"proc":{...} of an rte.proc payload: at most 120 + 9 bytes a payload
  * byte. */
 static char *put_proc(char *p, const struct rte_proc_event *d)
 {
@@ -155,6 +155,8 @@ static char *put_proc(char *p, const struct rte_proc_event *d)
 	}
 	if (r->flags & RTE_PROC_ARGV_CUT)
 		p = LIT(p, ",\"argv_cut\":true");
+	if (r->flags & RTE_PROC_PRESERVE)
+		p = LIT(p, ",\"preserve\":true");
 	*p++ = '}';
 	return p;
 }

@@ -222,14 +222,17 @@ static void rte_proc_is_decoded_and_checked(void **state)
 	r.version = 1;
 	r.bytes = 20;
 	assert_null(strstr(proc_line(r, "sh\0a\nb\xff\0", 8), "\"proc\""));
-	/* The longest: 4096 bytes, each escaped, cut; the line is whole. */
+	/* The longest: 4096 bytes, each escaped, cut, every flag; the line
+	 * is whole. */
 	memset(argv, 0x01, sizeof argv);
-	r.flags = RTE_PROC_ARGV_CUT;
+	r.flags = RTE_PROC_ARGV_CUT | RTE_PROC_FORK_CHILD | RTE_PROC_PRESERVE;
 	r.argc = 1;
 	r.bytes = 100000;
+	r.ppid = INT32_MIN;
 	l = proc_line(r, argv, sizeof argv);
 	assert_true(strlen(l) < RTE_JSONL_MAX - 1);
-	assert_non_null(strstr(l, "],\"argv_cut\":true}}"));
+	assert_non_null(strstr(l, "{\"ppid\":-2147483648,\"fork\":true,\"argc\":1,"));
+	assert_non_null(strstr(l, "],\"argv_cut\":true,\"preserve\":true}}"));
 }
 
 static void short_buffers_get_a_terminated_prefix(void **state)
