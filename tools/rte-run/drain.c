@@ -7,9 +7,9 @@
  * next one's header) to its current end into the spools; when a round
  * read nothing, ask /proc whether each file's writer is gone (at most
  * every CHECK_MS per file, less often as it ages: check_after()), and
- * capture the
- * files whose writer is; then wait for the directory to change, at most
- * IDLE_MS. A file whose writer seems gone but which still grows (a
+ * capture the files whose writer is; then wait for the directory to
+ * change, at most IDLE_MS (after a round that read a little, NAP_NS; one
+ * that read BUSY_WORDS or more, none). A file whose writer seems gone but which still grows (a
  * writer in another pid namespace, whose pid is not the file's) is only
  * captured at the end. The names of LIVE, and the files they open, are
  * drain_files.c's.
@@ -101,10 +101,11 @@ static int current_name(struct drain *d, struct tfile *t)
 	return found;
 }
 
-/* Move LIVE/from into OUT under its name, or NAME.dupN.events if OUT
- * has that name already (a pid reused), the name it got stored in to.
- * Returns 0 or -1. */
-static int move_out_as(struct drain *d, const char *from, const char *name, char to[300])
+/* Move from (in the directory from_fd: LIVE, or OUT for a capture) into
+ * OUT under its name, or NAME.dupN.events if OUT has that name already (a
+ * pid reused), the name it got stored in to. Returns 0 or -1. */
+static int move_out_as(struct drain *d, int from_fd, const char *from, const char *name,
+                       char to[300])
 {
 	size_t stem = strlen(name) - 7;
 
@@ -113,12 +114,12 @@ static int move_out_as(struct drain *d, const char *from, const char *name, char
 			snprintf(to, 300, "%s", name);
 		else
 			snprintf(to, 300, "%.*s.dup%d.events", (int)stem, name, n);
-		if (renameat2(d->live_fd, from, d->out_fd, to, RENAME_NOREPLACE) == 0)
+		if (renameat2(from_fd, from, d->out_fd, to, RENAME_NOREPLACE) == 0)
 			return 0;
 		/* A file system without RENAME_NOREPLACE: link, which never
 		 * replaces either, then the old name removed. */
-		if (errno == EINVAL && linkat(d->live_fd, from, d->out_fd, to, 0) == 0)
-			return unlinkat(d->live_fd, from, 0), 0;
+		if (errno == EINVAL && linkat(from_fd, from, d->out_fd, to, 0) == 0)
+			return unlinkat(from_fd, from, 0), 0;
 		if (errno != EEXIST)
 			return -1;
 	}
@@ -129,7 +130,7 @@ static int move_out(struct drain *d, const char *from, const char *name)
 {
 	char to[300];
 
-	return move_out_as(d, from, name, to);
+	return move_out_as(d, d->live_fd, from, name, to);
 }
 
 /* The reserve given up, for a capture that needs the room. */
@@ -237,8 +238,10 @@ static void capture(struct drain *d, struct tfile *t)
 	d->st.lost += lost;
 	if (cap_error(t->sp)[0])
 		drain_say("%s: %s (those words are counted as lost)", t->name, cap_error(t->sp));
+	/* made in OUT (LIVE's file system: LIVE is in it), where its name
+	 * wakes no inotify watch of ours */
 	snprintf(tmp, sizeof tmp, ".%llu.capture", (unsigned long long)t->ino);
-	unlinkat(d->live_fd, tmp, 0);
+	unlinkat(d->out_fd, tmp, 0);
 	/* The disk may be full (the last flush too may have filled it):
 	 * make room to write the capture. */
 	if (cap_error(t->sp)[0] || low_space(d))
@@ -246,7 +249,7 @@ static void capture(struct drain *d, struct tfile *t)
 	{
 		char path[4400];
 
-		snprintf(path, sizeof path, "%s/%s", d->live, tmp);
+		snprintf(path, sizeof path, "%s/%s", d->out, tmp);
 		if (cap_finish(t->sp, path, t->fd, rte_cursor_layout(t->c)->custom_events_offset,
 		               d->pack ? d->packer : NULL, &packed, err, sizeof err) < 0) {
 			t->sp = NULL;
@@ -262,12 +265,12 @@ static void capture(struct drain *d, struct tfile *t)
 	{
 		struct stat st;
 
-		if (fstatat(d->live_fd, tmp, &st, 0) == 0)
+		if (fstatat(d->out_fd, tmp, &st, 0) == 0)
 			d->st.bytes += bytes = (uint64_t)st.st_blocks * 512;
 	}
-	if (move_out_as(d, tmp, t->name, outname) < 0) {
+	if (move_out_as(d, d->out_fd, tmp, t->name, outname) < 0) {
 		drain_say("%s: cannot move its capture into place: %s", t->name, strerror(errno));
-		unlinkat(d->live_fd, tmp, 0);
+		unlinkat(d->out_fd, tmp, 0);
 		if (named)
 			move_out(d, t->name, t->name);
 		d->st.errors++;
@@ -412,7 +415,11 @@ static void *run(void *arg)
 			continue;
 		if (got) {
 			/* A trickle: never a spin, which at real-time priority
-			 * would take a CPU from the traced program. */
+			 * would take a CPU from the traced program. Not the
+			 * idle wait: a writer that writes in bursts would fill
+			 * more of its ring meanwhile (tried: bench/drain.py's
+			 * highest lossless rate, 50 M events/s, fell to 20 in
+			 * one run of two). */
 			struct timespec nap = { 0, NAP_NS };
 
 			nanosleep(&nap, NULL);
