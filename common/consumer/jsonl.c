@@ -129,8 +129,10 @@ static char *put_mem(char *p, const char *s, size_t n)
 	return p;
 }
 
-/* ,"proc":{...} of an rte.proc payload: at most 120 + 9 bytes a payload
- * byte. */
+/* ,"proc":{...} of an rte.proc payload: at most 80 + 9 bytes a payload
+ * byte (own_bound's; the fixed part, at most 100 bytes with every flag,
+ * is covered by the record's 16 bytes counted at 9 each, and an argument
+ * takes at most 6 bytes a byte and 3 more). */
 static char *put_proc(char *p, const struct rte_proc_event *d)
 {
 	const struct rte_proc_rec *r = &d->proc;

@@ -16,9 +16,11 @@ SPANS=$B/tests/run/spans
 NAME=drain
 . "$(dirname "$0")/lib.sh"
 
-# no_live DIR: the drain removed every ring file and its own directory.
+# no_live DIR: the drain removed every ring file and its own directory,
+# and left none of its temporary files (.INO.capture, .NAME.pack) in DIR.
 no_live() {
 	[ ! -e "$1/.rte-live" ] || fail "$1/.rte-live left behind: $(ls -a "$1/.rte-live" | head -5)"
+	! ls -A "$1" | grep -q '^\.' || fail "$1: left behind: $(ls -A "$1" | grep '^\.' | head -5)"
 }
 
 # ---- a capture reads as the ring file it came from ---------------------------

@@ -288,6 +288,58 @@ static void drain_pieces_read_as_their_ring_file(void **state)
 	packer_free(pk);
 }
 
+/* Pieces less than a page apart: one extent, the zeros between them in
+ * its frame; one a page or more away: an extent of its own. */
+static void drain_pieces_near_each_other_are_one_extent(void **state)
+{
+	struct packer *pk = packer_new();
+	char path[PATH_MAX], err[512], a[64], b[16], c[100], d[100];
+	struct pack_piece x[4];
+	unsigned char *f, *want = calloc(1, 300), *got = malloc(300);
+	uint64_t h[RTE_PACK_HEADER_WORDS + 2 * RTE_PACK_RECORD_WORDS];
+	size_t len;
+	FILE *in;
+
+	(void)state;
+	assert_non_null(pk);
+	assert_non_null(want);
+	assert_non_null(got);
+	memset(a, 'a', sizeof a);
+	memset(b, 'b', sizeof b);
+	memset(c, 'c', sizeof c);
+	memset(d, 'd', sizeof d);
+	x[0] = (struct pack_piece){ 0, sizeof a, a };
+	x[1] = (struct pack_piece){ 80, sizeof b, b };
+	x[2] = (struct pack_piece){ 200, sizeof c, c };
+	x[3] = (struct pack_piece){ 200 + 4096 + 100, sizeof d, d };
+	memcpy(want, a, sizeof a);
+	memcpy(want + 80, b, sizeof b);
+	memcpy(want + 200, c, sizeof c);
+	t_path(path, sizeof path, "near.events");
+	assert_int_equal(pack_pieces(pk, path, 1 << 20, x, 4, err, sizeof err), 1);
+	in = fopen(path, "rb");
+	assert_non_null(in);
+	f = malloc(65536);
+	assert_non_null(f);
+	len = fread(f, 1, 65536, in);
+	fclose(in);
+	memcpy(h, f, sizeof h);
+	assert_int_equal(h[2], 2);
+	assert_int_equal(h[4], 0);
+	assert_int_equal(h[5], 300);
+	assert_int_equal(h[7], 200 + 4096 + 100);
+	assert_int_equal(h[8], sizeof d);
+	assert_true(sizeof h + h[6] + h[9] == len);
+	assert_int_equal(ZSTD_decompress(got, 300, f + sizeof h, h[6]), 300);
+	assert_memory_equal(got, want, 300);
+	assert_int_equal(ZSTD_decompress(got, 300, f + sizeof h + h[6], h[9]), sizeof d);
+	assert_memory_equal(got, d, sizeof d);
+	free(f);
+	free(want);
+	free(got);
+	packer_free(pk);
+}
+
 static void drain_pieces_that_do_not_pay_or_are_wrong_make_nothing(void **state)
 {
 	struct packer *pk = packer_new();
@@ -430,6 +482,7 @@ int main(void)
 		cmocka_unit_test(a_packed_file_reads_as_its_ring_file),
 		cmocka_unit_test(every_bad_field_is_refused),
 		cmocka_unit_test(drain_pieces_read_as_their_ring_file),
+		cmocka_unit_test(drain_pieces_near_each_other_are_one_extent),
 		cmocka_unit_test(drain_pieces_that_do_not_pay_or_are_wrong_make_nothing),
 		cmocka_unit_test(a_spool_in_memory_becomes_a_packed_capture),
 		cmocka_unit_test(a_spool_of_noise_becomes_a_plain_capture),

@@ -533,6 +533,7 @@ int cap_finish(struct cap_spool *s, const char *out, int src_fd, uint64_t names_
 		drop_pieces(&o);
 		o.mem = 0;
 		o.failed = 0;
+		err[0] = '\0';
 	}
 	if (!o.mem) {
 		o.fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
