@@ -28,6 +28,22 @@
 
 #define MAXZ 65536
 
+/* Without a sanitizer (whose allocator would not take glibc's blocks), a
+ * malloc that fails once, at its g_fail_nth call from when g_calls was
+ * reset: how a capture made in memory meets memory running out. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define MALLOC_FAILS 1
+extern void *__libc_malloc(size_t n);
+static unsigned g_fail_nth, g_calls;
+
+void *malloc(size_t n)
+{
+	if (g_fail_nth && ++g_calls == g_fail_nth)
+		return NULL;
+	return __libc_malloc(n);
+}
+#endif
+
 /* The packed form of f, its data given as extents {off, len} (nx of
  * them, at most 4): stored in *out (malloc'd), its length returned. */
 static size_t pack(const struct t_file *f, const uint64_t (*x)[2], unsigned nx,
@@ -463,6 +479,82 @@ static void spool_capture(const char *name, unsigned msgs, unsigned len, int exp
 	packer_free(pk);
 }
 
+#ifdef MALLOC_FAILS
+/* A spool of one ring holding `msgs` INT events (their words in w), all
+ * in memory. */
+static struct cap_spool *int_spool(uint64_t *w, unsigned msgs)
+{
+	char spath[PATH_MAX];
+	struct cap_spool *sp;
+
+	for (unsigned m = 0; m < msgs; m++) {
+		w[3 * m] = rte_hdr_make(3, 1, RTE_UMSG_INT, 5);
+		w[3 * m + 1] = 1000 + m;
+		w[3 * m + 2] = m;
+	}
+	t_path(spath, sizeof spath, "oom.spool");
+	sp = cap_open(spath, 1);
+	assert_non_null(sp);
+	for (unsigned m = 0; m < msgs; m++)
+		assert_int_equal(cap_append(sp, 0, w + 3 * m, 3), 0);
+	assert_int_equal(cap_flush(sp), 0);
+	return sp;
+}
+#endif
+
+/* Each allocation of cap_finish made to fail in turn: a capture whose
+ * pieces cannot be had is made as a file instead (plain, *packed -1),
+ * every other outcome is a readable capture or a clear failure with no
+ * file left. */
+static void a_capture_out_of_memory_is_made_as_a_file(void **state)
+{
+#ifdef MALLOC_FAILS
+	struct packer *pk = packer_new();
+	struct t_file f;
+	char path[PATH_MAX], err[512];
+	uint64_t w[3 * 500], back[3 * 500];
+	int fd, packed, rc, fell_back = 0, whole = 0;
+
+	(void)state;
+	assert_non_null(pk);
+	t_ring_file_create(&f, "oom-src.events", 1, 12);
+	t_set_name(&f, 5, "blob");
+	fd = open(f.path, O_RDONLY);
+	assert_true(fd >= 0);
+	t_path(path, sizeof path, "oom.events");
+	for (unsigned nth = 1; nth <= 40; nth++) {
+		struct cap_spool *sp = int_spool(w, 500);
+
+		unlink(path);
+		g_calls = 0;
+		g_fail_nth = nth;
+		rc = cap_finish(sp, path, fd, f.l.custom_events_offset, pk, &packed, err,
+		                sizeof err);
+		g_fail_nth = 0;
+		if (rc < 0) {
+			assert_true(err[0] != '\0');
+			assert_int_equal(access(path, F_OK), -1);
+			continue;
+		}
+		assert_int_equal(ring0_words(path, back, 3 * 500), 3 * 500);
+		assert_memory_equal(back, w, sizeof w);
+		fell_back += packed == -1;
+		whole += packed == 1;
+		if (packed == -1)
+			assert_string_equal(err, "");
+	}
+	assert_true(fell_back > 0); /* the pieces failed: made as a file */
+	assert_true(whole > 0);     /* no allocation of it failed: packed */
+	close(fd);
+	t_ring_file_unmap(&f);
+	unlink(f.path);
+	packer_free(pk);
+#else
+	(void)state;
+	skip(); /* a sanitizer's allocator: no failing malloc of ours */
+#endif
+}
+
 static void a_spool_in_memory_becomes_a_packed_capture(void **state)
 {
 	(void)state;
@@ -486,6 +578,7 @@ int main(void)
 		cmocka_unit_test(drain_pieces_that_do_not_pay_or_are_wrong_make_nothing),
 		cmocka_unit_test(a_spool_in_memory_becomes_a_packed_capture),
 		cmocka_unit_test(a_spool_of_noise_becomes_a_plain_capture),
+		cmocka_unit_test(a_capture_out_of_memory_is_made_as_a_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
