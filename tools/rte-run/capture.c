@@ -71,24 +71,6 @@ struct cap_spool *cap_open(const char *path, unsigned rings)
 	return s;
 }
 
-static int write_all(int fd, const void *p, size_t n, off_t off)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = pwrite(fd, c, n, off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-		off += w;
-	}
-	return 0;
-}
-
 /* The buffered records could not be written: their words become lost,
  * and the file goes back to its last whole record. */
 static void buffer_lost(struct cap_spool *s)
@@ -124,7 +106,7 @@ static int flush(struct cap_spool *s)
 			return -1;
 		}
 	}
-	if (write_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
+	if (pwrite_all(s->fd, s->buf, bytes, (off_t)s->size) < 0) {
 		set_err(s, "%s", errno ? strerror(errno) : "short write");
 		buffer_lost(s);
 		return -1;
@@ -242,7 +224,7 @@ static void out_write(struct out *o, const void *p, size_t n, uint64_t off)
 	if (o->failed || !n)
 		return;
 	if (!o->mem) {
-		if (write_all(o->fd, p, n, (off_t)off) < 0)
+		if (pwrite_all(o->fd, p, n, (off_t)off) < 0)
 			o->failed = errno ? errno : EIO;
 		return;
 	}

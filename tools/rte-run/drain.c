@@ -9,9 +9,9 @@
  * every CHECK_MS per file, less often as it ages: check_after()), and
  * capture the files whose writer is; then wait for the directory to
  * change, at most IDLE_MS (after a round that read a little, NAP_NS; one
- * that read BUSY_WORDS or more, none). A file whose writer seems gone but which still grows (a
- * writer in another pid namespace, whose pid is not the file's) is only
- * captured at the end. The names of LIVE, and the files they open, are
+ * that read BUSY_WORDS or more, none). A file whose writer seems gone
+ * but which still grows (a writer in another pid namespace, whose pid is
+ * not the file's) is only captured at the end. The names of LIVE, and the files they open, are
  * drain_files.c's.
  */
 #include <dirent.h>

@@ -52,6 +52,24 @@ static long extents(int fd, uint64_t size, struct ext **out)
 	return (long)n;
 }
 
+int pwrite_all(int fd, const void *p, size_t n, off_t off)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return errno = w < 0 ? errno : EIO, -1;
+		c += w;
+		n -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
 static int write_all(int fd, const void *b, size_t n)
 {
 	while (n) {
@@ -242,11 +260,16 @@ static uint64_t piece_pages(const struct pack_piece *x, size_t n, uint64_t total
 	return pages;
 }
 
-/* 1 if piece j goes on the extent of piece j - 1: the gap between them
- * (zeros in the extent) is less than a page, as SEEK_DATA's would be. */
-static int same_run(const struct pack_piece *x, size_t j)
+/* The end of the extent that starts at piece i: the first piece j > i
+ * a page or more after piece j - 1 (n if none). Pieces closer than a page
+ * share an extent, the zeros between them in it, as SEEK_DATA's would. */
+static size_t run_end(const struct pack_piece *x, size_t n, size_t i)
 {
-	return x[j].off - (x[j - 1].off + x[j - 1].len) < PAGE;
+	size_t j = i + 1;
+
+	while (j < n && x[j].off - (x[j - 1].off + x[j - 1].len) < PAGE)
+		j++;
+	return j;
 }
 
 /* n bytes of data streamed into the frame being made at buf + *at (of
@@ -283,8 +306,7 @@ int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct p
 		return snprintf(err, errlen, "%s", !p ? "out of memory"
 		                : n ? "pieces out of order, overlapping or empty" : "no data"), -1;
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && same_run(x, j); j++)
-			;
+		j = run_end(x, n, i);
 		runs++;
 		cap += ZSTD_compressBound(x[j - 1].off + x[j - 1].len - x[i].off) + 64;
 	}
@@ -302,8 +324,7 @@ int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct p
 		size_t zstart = at;
 		uint64_t len;
 
-		for (j = i + 1; j < n && same_run(x, j); j++)
-			;
+		j = run_end(x, n, i);
 		len = x[j - 1].off + x[j - 1].len - x[i].off;
 		ZSTD_CCtx_reset(p->cc, ZSTD_reset_session_only);
 		ZSTD_CCtx_setPledgedSrcSize(p->cc, len);
@@ -376,17 +397,8 @@ int pack_write_pieces(struct packer *p, const char *to, uint64_t total, struct p
 	if (ftruncate(fd, (off_t)total) < 0)
 		e = errno;
 	for (size_t i = 0; !e && i < n; i++)
-		for (size_t done = 0; !e && done < x[i].len;) {
-			ssize_t w = pwrite(fd, (const char *)x[i].data + done, x[i].len - done,
-			                   (off_t)(x[i].off + done));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				e = w < 0 ? errno : EIO;
-			else
-				done += (size_t)w;
-		}
+		if (pwrite_all(fd, x[i].data, x[i].len, (off_t)x[i].off) < 0)
+			e = errno;
 	if (close(fd) < 0 && !e)
 		e = errno;
 	if (e) {

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct packer;
 
@@ -58,5 +59,9 @@ int pack_pieces(struct packer *p, const char *to, uint64_t total, const struct p
  */
 int pack_write_pieces(struct packer *p, const char *to, uint64_t total, struct pack_piece *x,
                       size_t n, int *packed, char *err, size_t errlen);
+
+/* n bytes of p written to fd at off, retried on EINTR and short writes.
+ * Returns 0, or -1 with errno set (EIO if nothing could be written). */
+int pwrite_all(int fd, const void *p, size_t n, off_t off);
 
 #endif
