@@ -23,12 +23,24 @@
  * interrupted, as with the CPU clock (the state is read right before the
  * signal is sent). Slots: a state per thread, and a SENDING state the
  * sampler holds while it sends, which mask, remove and stop wait out, so
- * that once they return no signal of ours is on its way. The /proc
- * descriptor, one per slot, is kept by the sampler above RTE_FD_MIN,
- * close-on-exec, opened with raw system calls (no hook of ours sees it);
- * before each use it is checked to be still that file (fstat's device
- * and inode), so a number the program closed and reused is never read
- * or closed by us.
+ * that once they return no signal of ours is on its way.
+ *
+ * The /proc descriptors, one per slot, live in a descriptor table of the
+ * sampler's own: its first act is close_range(0, ~0, CLOSE_RANGE_UNSHARE)
+ * (Linux 5.9), which gives the thread a new, empty table in one step, so
+ * it holds no reference to any file of the program's, and nothing it
+ * opens takes a number the program could see in /proc/self/fd, close,
+ * or be handed by its next open(). (In the shared table a daemon that
+ * closes every descriptor and makes a pipe could have its pipe's number
+ * taken between our open and our move of it above RTE_FD_MIN, and
+ * closed.) Where the kernel refuses, they stay in the shared table,
+ * above RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook
+ * of ours sees them), and checked before each use to be still the file
+ * (fstat's device and inode): a number the program closed and reused is
+ * never read or closed by us, but the moment between open and move
+ * remains. The sampler writes nothing through a descriptor: its samples
+ * go to its ring (shared memory), and a warning it would give goes
+ * nowhere (RTE_LOG's stderr is not in its table).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -74,6 +86,9 @@ static int (*g_create)(pthread_t *, const pthread_attr_t *,
 static pid_t g_sampler;         /* atomic: the sampler's tid */
 static int g_spawning;          /* atomic: a sampler is being made */
 /* The sampler's: /proc descriptors of each slot, and whose they are. */
+/* Atomic, set by the sampler: 1 if its descriptors are in a table of
+ * its own. */
+static int g_private;
 static RTE_BIGVAR struct wfd {
 	int fd;      /* /proc/self/task/TID/syscall, -1: none */
 	pid_t tid;   /* 0: none */
@@ -196,7 +211,8 @@ static void fd_open(unsigned i, pid_t tid)
 
 	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	fd = fd < 0 ? -1 : rte_fd_high(fd);
+	if (!__atomic_load_n(&g_private, __ATOMIC_RELAXED))
+		fd = fd < 0 ? -1 : rte_fd_high(fd);
 	g_fd[i].tid = tid;
 	g_fd[i].fd = -1;
 	if (fd >= 0 && syscall(SYS_fstat, fd, &st) == 0) {
@@ -310,6 +326,10 @@ static void *sampler(void *arg)
 	uint64_t period = 1000000000u / g_hz, next = mono_ns();
 
 	(void)arg;
+	/* A table of its own, empty (see the top of this file). */
+	__atomic_store_n(&g_private, syscall(SYS_close_range, 0u, ~0u,
+	                                      CLOSE_RANGE_UNSHARE) == 0,
+	                 __ATOMIC_RELAXED);
 	__atomic_store_n(&g_sampler, gettid(), __ATOMIC_RELAXED);
 	if (g_self)
 		g_self(); /* not profiled: armed by our hook, disarmed here */
@@ -385,10 +405,15 @@ int rte_wall_start(unsigned hz, int sig, rte_wall_blocked_fn blocked,
 
 int rte_wall_fork_child(void)
 {
-	/* The parent's sampler's descriptors are copies here: closed. */
-	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++)
-		if (g_fd[i].tid)
+	/* The parent's sampler's descriptors: in its own table, not here
+	 * (forgotten); else copies here (closed). */
+	for (unsigned i = 0; i < RTE_WALL_SLOTS; i++) {
+		if (g_fd[i].tid && !__atomic_load_n(&g_private, __ATOMIC_RELAXED))
 			fd_close(i);
+		g_fd[i].fd = -1;
+		g_fd[i].tid = 0;
+	}
+	__atomic_store_n(&g_private, 0, __ATOMIC_RELAXED);
 	memset(g_slot, 0, sizeof g_slot);
 	__atomic_store_n(&g_top, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_sending, 0, __ATOMIC_RELAXED);

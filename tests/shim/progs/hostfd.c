@@ -14,6 +14,12 @@
  *       that the profiler's unwinder validates addresses) with a second
  *       thread doing the same, then read the pipe back and write the log.
  *       Prints "pipe hello log ok" when nothing of ours touched them.
+ *   hostfd churn N
+ *       the daemon's race, N times over: a thread is started (so the
+ *       wall-clock sampler opens a descriptor for a new thread) while the
+ *       main thread closes every descriptor above 2 and makes a pipe,
+ *       then checks that the pipe is still its own. Prints "churn ok"
+ *       or the round its pipe was lost in.
  *   hostfd setuid UID CMD ARG...
  *       fork a child that sets its uid to UID (as a root daemon that
  *       drops privileges does), spins a little, then execs CMD; waits.
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *idle(void *arg)
@@ -135,6 +142,48 @@ static int daemon_like(void)
 	return 0;
 }
 
+static void *sleeper(void *arg)
+{
+	struct timespec ts = {0, 200000};
+
+	nanosleep(&ts, NULL);
+	return arg;
+}
+
+static int churn(int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct timespec ts = {0, 0};
+		int p[2];
+		pthread_t t;
+		char c = 0;
+
+		if (pthread_create(&t, NULL, sleeper, NULL))
+			return 2;
+		/* Close everything while the sampler may be opening the new
+		 * thread's /proc file, then take the lowest numbers. */
+		for (long k = 0; k < 200; k++) {
+			ts.tv_nsec = 5000;
+			for (int fd = 3; fd < 16; fd++)
+				close(fd);
+			if (pipe(p) < 0)
+				return 2;
+			if (write(p[1], "y", 1) != 1 || read(p[0], &c, 1) != 1 ||
+			    c != 'y') {
+				printf("churn: pipe lost in round %d: %s\n", i,
+				       strerror(errno));
+				return 1;
+			}
+			close(p[0]);
+			close(p[1]);
+		}
+		pthread_join(t, NULL);
+		nanosleep(&ts, NULL);
+	}
+	printf("churn ok\n");
+	return 0;
+}
+
 static int drop_and_exec(char **argv)
 {
 	uid_t uid = (uid_t)atoi(argv[0]);
@@ -221,12 +270,14 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "daemon"))
 		return daemon_like();
+	if (argc >= 3 && !strcmp(argv[1], "churn"))
+		return churn(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "setuid"))
 		return drop_and_exec(argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "vsetuid"))
 		return vfork_drop_and_exec(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "killed"))
 		return killed(atoi(argv[2]));
-	fprintf(stderr, "usage: hostfd list|daemon|setuid UID CMD...|killed N\n");
+	fprintf(stderr, "usage: hostfd list|daemon|churn N|setuid UID CMD...|killed N\n");
 	return 2;
 }
