@@ -242,6 +242,11 @@ void rte_sweep(int dfd, const struct stat *dir, uid_t uid, pid_t self)
 		goto out;
 	n = collect(dfd, s, uid, self,
 	            (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	/* Our own listing set the access time to the real time (relatime
+	 * updates it when it is older than the change time, which the first
+	 * stamp just set to now): stamped again, or every start would sweep
+	 * (the first stamp keeps the starts made during the listing out). */
+	futimens(dfd, ts);
 	if (n) {
 		int fd = rte_fd_nostd(open("/proc/self/maps",
 		                           O_RDONLY | O_CLOEXEC));

@@ -222,6 +222,32 @@ test_killed() {
 	finish
 }
 
+# The sweep runs at most once per RTE_SWEEP_PERIOD_S (2 s) in a
+# directory: its stamp in the directory's access time outlives its own
+# listing (which, under relatime, once reset the access time to the real
+# time, so that every traced start listed and swept the directory).
+# strace counts the starts that list it.
+test_sweep_gate() {
+	begin sweep_gate
+	command -v strace >/dev/null || { skip sweep_gate "no strace"; return; }
+	mkdir "$D/g"
+	t0=$(date +%s%N)
+	for i in 1 2 3 4 5; do
+		$TMO strace -qq -f -e trace=getdents64 -o "$D/st.$i" 			-E LD_PRELOAD="$PRELOAD" -E OCAML_RUNTIME_EVENTS_START=1 			-E OCAML_RUNTIME_EVENTS_DIR="$D/g" /bin/true ||
+			fail "traced /bin/true $i failed"
+	done
+	t1=$(date +%s%N)
+	listed=$(for i in 1 2 3 4 5; do grep -q getdents64 "$D/st.$i" && echo $i; done | tr '\n' ' ')
+	if [ $(((t1 - t0) / 1000000)) -lt 2000 ]; then
+		expect_eq "starts that listed the directory" "$listed" "1 "
+		expect_eq "its stamp (atime nanoseconds)" \
+			"$(stat -c %x "$D/g" | sed 's/.*\.\([0-9]*\).*/\1/')" 271828182
+	else
+		echo "  (sweep_gate: 5 starts took over 2 s: the gate not judged)"
+	fi
+	finish
+}
+
 # A user who cannot read librte.so (the build in a private directory): a
 # process that switched to that user and execs gets an LD_PRELOAD without
 # it (shim/hooks/execenv.c), so ld.so says nothing on the new image's
@@ -303,6 +329,7 @@ run_all() {
 	test_setuid
 	test_user_unreadable
 	test_killed
+	test_sweep_gate
 }
 
 run_all "$@"
