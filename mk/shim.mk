@@ -59,7 +59,7 @@ $(SHIM_LIB): $(SHIM_OBJS) $(WRITER_OBJS) $(BUILD)/obj/common/format/format.o \
 # ---- tests ------------------------------------------------------------------
 
 SHIM_PROGS := threads forker execer exits probe sigwriter fakeocaml forkways \
-	isolate hostfd events
+	isolate hostfd events oldkernel
 SHIM_PROG_BINS := $(SHIM_PROGS:%=$(BUILD)/tests/shim/%)
 SHIM_API_BIN := $(BUILD)/tests/shim/api
 SHIM_DUMP_BIN := $(BUILD)/tests/shim/dump

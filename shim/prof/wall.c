@@ -26,22 +26,27 @@
  * that once they return no signal of ours is on its way.
  *
  * The /proc descriptors, one per slot, live in a descriptor table of the
- * sampler's own: its first act is close_range(0, ~0, CLOSE_RANGE_UNSHARE)
- * (Linux 5.9), which gives the thread a new, empty table in one step, so
- * it holds no reference to any file of the program's, and nothing it
- * opens takes a number the program could see in /proc/self/fd, close,
- * or be handed by its next open(). (In the shared table a daemon that
- * closes every descriptor and makes a pipe could have its pipe's number
- * taken between our open and our move of it above RTE_FD_MIN, and
- * closed.) Where the kernel refuses, they stay in the shared table,
- * above RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook
- * of ours sees them), and checked before each use to be still the file
- * (fstat's device and inode): a number the program closed and reused is
- * never read or closed by us, but the moment between open and move
- * remains. The sampler writes nothing through a descriptor: its samples
- * go to its ring (shared memory), and a warning it would give goes
- * nowhere (RTE_LOG's stderr is not in its table).
+ * sampler's own (private_table(), before it opens anything): so nothing
+ * it opens takes a number the program could see in /proc/self/fd, close,
+ * or be handed by its next open(), and it holds no reference to a file of
+ * the program's (a pipe's reader still sees its end of file). (In the
+ * shared table a daemon that closes every descriptor and makes a pipe
+ * could have its pipe's number taken between our open and our move of it
+ * above RTE_FD_MIN, and closed.) close_range(0, ~0, CLOSE_RANGE_UNSHARE)
+ * (Linux 5.9) makes the new table empty in one step; before 5.9,
+ * unshare(CLONE_FILES) copies the table and every descriptor of the copy
+ * is closed at once (held for those microseconds only). Where neither
+ * can be done, the descriptors stay in the shared table, above
+ * RTE_FD_MIN, close-on-exec, opened with raw system calls (no hook of ours
+ * sees them), and checked before each use to be still the file (fstat's
+ * device and inode): a number the program closed and reused is never read
+ * or closed by us, but the moment between open and move remains. The
+ * sampler writes nothing through a descriptor: its samples go to its
+ * ring (shared memory), and a warning it would give goes nowhere
+ * (RTE_LOG's stderr is not in its table). In a sanitizer's build the
+ * sampler keeps a copy of fd 2, for the sanitizer's report.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -321,15 +327,75 @@ static void sample_slot(unsigned i, uint64_t now)
 		send_sample(s, ns);
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KEEP_FD 2 /* the sanitizer reports on fd 2 */
+#else
+#define KEEP_FD -1
+#endif
+
+/* Close every descriptor of this thread's (private) table but KEEP_FD:
+ * those /proc/thread-self/fd lists, again until none is left; without
+ * /proc, every number below the descriptor limit. */
+static void close_copies(void)
+{
+	char b[2048];
+	struct rlimit rl;
+	int again = 1;
+
+	while (again) {
+		long fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/fd",
+		                  O_RDONLY | O_DIRECTORY | O_CLOEXEC), got;
+
+		if (fd < 0)
+			break;
+		again = 0;
+		while ((got = syscall(SYS_getdents64, (int)fd, b, sizeof b)) > 0)
+			for (long off = 0; off < got;) {
+				struct dirent64 *d = (void *)(b + off);
+				long n = strtol(d->d_name, NULL, 10);
+
+				off += d->d_reclen;
+				if (d->d_name[0] >= '0' && d->d_name[0] <= '9' &&
+				    n != fd && n != KEEP_FD) {
+					syscall(SYS_close, (int)n);
+					again = 1;
+				}
+			}
+		syscall(SYS_close, (int)fd);
+		if (!again)
+			return;
+	}
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 ||
+	    rl.rlim_cur > (1u << 20))
+		rl.rlim_cur = 1u << 20;
+	for (unsigned n = 0; n < rl.rlim_cur; n++)
+		if ((int)n != KEEP_FD)
+			syscall(SYS_close, (int)n);
+}
+
+/* Give the sampler a descriptor table of its own, empty but KEEP_FD (see
+ * the top of this file): 1 if done, 0 if it shares the program's. */
+static int private_table(void)
+{
+	if (KEEP_FD < 0 &&
+	    syscall(SYS_close_range, 0u, ~0u, CLOSE_RANGE_UNSHARE) == 0)
+		return 1;
+	if (KEEP_FD >= 0 &&
+	    syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_UNSHARE) == 0 &&
+	    syscall(SYS_close_range, 0u, 1u, 0) == 0)
+		return 1;
+	if (syscall(SYS_unshare, CLONE_FILES) != 0)
+		return 0;
+	close_copies();
+	return 1;
+}
+
 static void *sampler(void *arg)
 {
 	uint64_t period = 1000000000u / g_hz, next = mono_ns();
 
 	(void)arg;
-	/* A table of its own, empty (see the top of this file). */
-	__atomic_store_n(&g_private, syscall(SYS_close_range, 0u, ~0u,
-	                                      CLOSE_RANGE_UNSHARE) == 0,
-	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&g_private, private_table(), __ATOMIC_RELAXED);
 	__atomic_store_n(&g_sampler, gettid(), __ATOMIC_RELAXED);
 	if (g_self)
 		g_self(); /* not profiled: armed by our hook, disarmed here */

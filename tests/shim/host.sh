@@ -33,6 +33,12 @@ test_fds() {
 	# own: not in the program's /proc/self/fd.
 	got=$(run "$D" RTE_PROFILE=997 RTE_PROFILE_MODE=wall "$T/hostfd" list)
 	expect_eq "descriptors with RTE_PROFILE_MODE=wall" "$got" "$plain"
+	# The same where close_range() fails (a kernel before 5.9): the
+	# sampler's table is a copy, emptied at once.
+	got=$(run "$D" RTE_PROFILE=997 RTE_PROFILE_MODE=wall "$T/oldkernel" \
+		"$T/hostfd" list)
+	expect_eq "descriptors with RTE_PROFILE_MODE=wall, no close_range" \
+		"$got" "$plain"
 	ls "$D"/*.events >/dev/null 2>&1 && fail "files left: $(ls "$D")"
 	finish
 }
@@ -87,6 +93,9 @@ test_daemon_fds() {
 	# run in three failed here, as CI's daemon test did once).
 	out=$(run "$D" RTE_PROFILE=997 RTE_PROFILE_MODE=wall "$T/hostfd" churn 1000 2>&1)
 	expect_eq "churn with RTE_PROFILE_MODE=wall" "$out" "churn ok"
+	out=$(run "$D" RTE_PROFILE=997 RTE_PROFILE_MODE=wall "$T/oldkernel" \
+		"$T/hostfd" churn 1000 2>&1)
+	expect_eq "churn with RTE_PROFILE_MODE=wall, no close_range" "$out" "churn ok"
 	finish
 }
 
@@ -231,19 +240,27 @@ test_sweep_gate() {
 	begin sweep_gate
 	command -v strace >/dev/null || { skip sweep_gate "no strace"; return; }
 	mkdir "$D/g"
-	t0=$(date +%s%N)
+	# LeakSanitizer refuses to run under ptrace
+	san=${RTE_ASAN_RT:+-E ASAN_OPTIONS=detect_leaks=0}
+	t0=$(date +%s)
 	for i in 1 2 3 4 5; do
-		$TMO strace -qq -f -e trace=getdents64 -o "$D/st.$i" 			-E LD_PRELOAD="$PRELOAD" -E OCAML_RUNTIME_EVENTS_START=1 			-E OCAML_RUNTIME_EVENTS_DIR="$D/g" /bin/true ||
+		$TMO strace -qq -f -e trace=getdents64 -o "$D/st.$i" \
+			-E LD_PRELOAD="$PRELOAD" -E OCAML_RUNTIME_EVENTS_START=1 \
+			-E OCAML_RUNTIME_EVENTS_DIR="$D/g" $san /bin/true ||
 			fail "traced /bin/true $i failed"
 	done
-	t1=$(date +%s%N)
-	listed=$(for i in 1 2 3 4 5; do grep -q getdents64 "$D/st.$i" && echo $i; done | tr '\n' ' ')
-	if [ $(((t1 - t0) / 1000000)) -lt 2000 ]; then
+	t1=$(date +%s)
+	listed=$(for i in 1 2 3 4 5; do
+		grep -q getdents64 "$D/st.$i" && echo $i
+	done | tr '\n' ' ')
+	# The gate compares whole seconds (a period of 1 to 2 s): judged when
+	# every start fell in the first start's second or the next.
+	if [ $((t1 - t0)) -le 1 ]; then
 		expect_eq "starts that listed the directory" "$listed" "1 "
 		expect_eq "its stamp (atime nanoseconds)" \
 			"$(stat -c %x "$D/g" | sed 's/.*\.\([0-9]*\).*/\1/')" 271828182
 	else
-		echo "  (sweep_gate: 5 starts took over 2 s: the gate not judged)"
+		echo "  (sweep_gate: the starts spanned $((t1 - t0)) s: the gate not judged)"
 	fi
 	finish
 }
