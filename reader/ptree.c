@@ -433,6 +433,21 @@ static int fileless(struct rd_ptree *T, struct rd_procs *P, unsigned i,
 	return 0;
 }
 
+/* A signal that kills with a core dump by default, or SIGKILL: a crash
+ * (a signal that only terminates, SIGTERM, SIGINT, SIGHUP, is a process
+ * stopped on purpose; SIGPIPE the end of a pipeline's writer). */
+static int crash_signal(int sig)
+{
+	switch (sig) {
+	case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS:
+	case SIGFPE: case SIGSEGV: case SIGXCPU: case SIGXFSZ: case SIGSYS:
+	case SIGKILL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 {
 	struct rd_ptree *T = rd_ptree_of(P);
@@ -572,6 +587,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 
 		x->failed = (x->how == RTE_EXIT_STATUS && x->value != 0) ||
 		            (x->how == RTE_EXIT_SIGNAL && x->value != SIGPIPE);
+		x->crashed = x->how == RTE_EXIT_SIGNAL && crash_signal(x->value);
 	}
 	link_children(T);
 	free(idx);

@@ -59,6 +59,9 @@ struct rd_ptnode {
 	                            image's; start: the fork) */
 	int reaped;              /* an rte.reap of its parent named it */
 	int failed;              /* exit status != 0, or a signal but SIGPIPE */
+	int crashed;             /* killed by a signal whose default action
+	                            dumps core (SIGSEGV, SIGABRT, ...) or by
+	                            SIGKILL (the OOM killer, a timeout) */
 	unsigned nsrc;           /* its files */
 	unsigned first_src;      /* the first of them (source index) */
 };

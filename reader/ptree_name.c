@@ -194,7 +194,9 @@ void rd_ptree_json_fields(struct rd_out *o, const struct rd_ptnode *x)
 	rd_outf(o, ",\"start_ts\":%" PRIu64 ",\"end_ts\":%" PRIu64, x->start_ts,
 	        x->end_ts);
 	rd_outf(o, ",\"wall_ns\":%" PRIu64 ",\"lost_words\":%" PRIu64
-	        ",\"failed\":%s,\"reaped_only\":%s,\"forked_only\":%s",
+	        ",\"failed\":%s,\"crashed\":%s,\"reaped_only\":%s"
+	        ",\"forked_only\":%s",
 	        rd_ptree_wall(x), x->lost_words, x->failed ? "true" : "false",
+	        x->crashed ? "true" : "false",
 	        x->reaped_only ? "true" : "false", x->forked_only ? "true" : "false");
 }

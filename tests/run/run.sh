@@ -267,7 +267,23 @@ test_crash() {
 	"$RUN" -q --fail-on-crash -- sh -c 'sh -c "kill -KILL \$\$"; exit 0' 2>"$W/crash.err"
 	st=$?
 	[ $st -eq 122 ] || fail "killed child: exit $st, not 122"
-	grep -q 'ended without ring_stop' "$W/crash.err" || fail "no crash message: $(cat "$W/crash.err")"
+	grep -Eq 'was killed by SIGKILL|ended without ring_stop' "$W/crash.err" ||
+		fail "no crash message: $(cat "$W/crash.err")"
+	# A subshell that never wrote a file of its own, SIGKILLed (as the
+	# OOM killer does): the model's tree has it from its parent's reap.
+	"$RUN" -q --fail-on-crash -- bash -c '( while :; do :; done ) & p=$!
+		sleep 0.3; kill -9 $p; wait $p 2>/dev/null; exit 0' 2>"$W/sub.err"
+	st=$?
+	[ $st -eq 122 ] || fail "SIGKILLed subshell: exit $st, not 122: $(cat "$W/sub.err")"
+	grep -Eq 'process [0-9]+ was killed by SIGKILL' "$W/sub.err" ||
+		fail "no message for the SIGKILLed subshell: $(cat "$W/sub.err")"
+	# Stopped on purpose (SIGTERM) or a pipeline's writer (SIGPIPE): not
+	# crashes, though the tree marks the first failed.
+	"$RUN" -q --fail-on-crash -- sh -c 'yes | head -1 >/dev/null
+		sleep 5 & p=$!; sleep 0.2; kill -TERM $p; wait $p; exit 0' \
+		2>"$W/term.err"
+	st=$?
+	[ $st -eq 0 ] || fail "SIGTERM and SIGPIPE counted as crashes: exit $st: $(cat "$W/term.err")"
 	"$RUN" -q -- sh -c 'sh -c "kill -KILL \$\$"; exit 0' 2>/dev/null; st=$?
 	[ $st -eq 0 ] || fail "killed child without --fail-on-crash: exit $st"
 	# A child that dies of SIGSEGV (recorded as rte.crash when the shim
