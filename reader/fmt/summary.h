@@ -67,11 +67,14 @@ void rd_sum_json_run(struct rd_out *o, const struct rd_sum_run *R);
 void rd_sum_run_free(struct rd_sum_run *R);
 
 /* ---- fmt/summary_tree.c: a trace of several processes as a tree ---- */
-/* 1 if the text summary is the tree (several processes, librte.so's
- * process records, no --all/--pid). */
+/* 1 if the text summary starts with the tree (librte.so's process
+ * records, no --pid): a single process's line too (its command line,
+ * exit, CPU and RSS are nowhere else in the text). */
 int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f);
-/* 1 if pid's detail block is shown with the tree (it wrote user events). */
-int rd_sum_tree_detail(struct rd_procs *P, long pid);
+/* 1 if pid's detail block is shown with the tree: with --all, in a trace
+ * of one process, or if it wrote user events. */
+int rd_sum_tree_detail(struct rd_procs *P, const struct rd_filter *f,
+                       long pid);
 void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P);
 void rd_sum_json_tree(struct rd_out *o, struct rd_procs *P); /* ,"tree":[..] */
 

@@ -225,7 +225,7 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 
 		if (!rd_filter_pid_pass(c->filter, pr->pid)) /* --pid */
 			continue;
-		if (tree && !rd_sum_tree_detail(P, pr->pid))
+		if (tree && !rd_sum_tree_detail(P, c->filter, pr->pid))
 			continue; /* in the tree only */
 		if (shown++)
 			rd_out_ch(o, S->json ? ',' : '\n');

@@ -318,16 +318,20 @@ int rd_sum_tree_mode(struct rd_procs *P, const struct rd_filter *f)
 	struct rd_ptree *T = rd_ptree_build(P);
 	unsigned known = 0;
 
-	if (!T || T->nn < 2 || f->all || f->npids)
+	if (!T || T->nn < 1 || f->npids)
 		return 0;
 	for (unsigned k = 0; k < T->nn && !known; k++) /* librte.so's records */
 		known += T->n[k].argv != NULL || T->n[k].how != 0 || T->n[k].reaped_only; /* not a ppid from fork events alone: OCaml writes those */
 	return known > 0;
 }
 
-int rd_sum_tree_detail(struct rd_procs *P, long pid)
+int rd_sum_tree_detail(struct rd_procs *P, const struct rd_filter *f,
+                       long pid)
 {
 	const struct rd_ptree *T = P->tree;
+
+	if (f->all || T->nn < 2)
+		return 1;
 
 	/* the lives of pid: the file nodes before its last one */
 	for (int k = rd_ptree_find(T, pid); k >= 0 && T->n[k].pid == pid; k--)
@@ -348,8 +352,8 @@ void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P)
 	w->o = o;
 	w->T = T;
 	w->width = term_width(o);
-	rd_outf(o, "process tree: %u processes\n%c%7s %9s %9s %6s %8s %5s  %s\n", T->nn,
-	        ' ', "pid", "wall", "CPU", "maxRSS", "exit", "lost", "command");
+	rd_outf(o, "process tree: %u process%s\n%c%7s %9s %9s %6s %8s %5s  %s\n",
+	        T->nn, T->nn == 1 ? "" : "es", ' ', "pid", "wall", "CPU", "maxRSS", "exit", "lost", "command");
 	for (unsigned k = 0; k < T->nn; k++) {
 		if (T->n[k].parent >= 0)
 			continue;
@@ -372,7 +376,7 @@ void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P)
 	} else if (failed) {
 		rd_outf(o, "failed: %u process%s (marked !)\n", failed, failed == 1 ? "" : "es");
 	}
-	if (root >= 0)
+	if (root >= 0 && T->nn > 1)
 		critical_path(w, root);
 	if (rd_ptree_opts.by_exe)
 		by_exe(w);

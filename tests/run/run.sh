@@ -303,6 +303,28 @@ test_crash() {
 	[ $st -eq 0 ] || fail "clean tree with --fail-on-crash: exit $st: $(cat "$W/clean.err")"
 }
 
+# A trace of one process: its tree line (command line, exit, CPU, RSS)
+# too, then its block; the same figures as summary-json's tree.
+test_single() {
+	begin "one process: its tree line and its block"
+	"$RUN" -q -d "$W/one" -- sh -c 'exit 3' 2>/dev/null; st=$?
+	[ $st -eq 3 ] || fail "sh -c 'exit 3' under rte-run: exit $st"
+	"$B/rte-read" -f summary "$W/one" >"$W/one.txt" || fail "summary of one process"
+	"$B/rte-read" -f summary-json "$W/one" >"$W/one.json" || fail "summary-json of one process"
+	grep -q '^process tree: 1 process$' "$W/one.txt" ||
+		fail "no tree header: $(head -3 "$W/one.txt")"
+	line=$(grep "sh -c 'exit 3'" "$W/one.txt")
+	want=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["tree"]
+assert len(t) == 1, t
+print(t[0]["pid"], t[0]["exit"]["status"])' "$W/one.json") || fail "summary-json tree"
+	set -- $line
+	[ "$1 $2 $6" = "! $want" ] || fail "tree line '$line', summary-json says '$want'"
+	grep -q "^process $2\$" "$W/one.txt" || fail "no block for the one process"
+	grep -q "^critical path" "$W/one.txt" && fail "a critical path of one process"
+	return 0
+}
+
 # ---- environment -------------------------------------------------------------------------
 
 test_env() {
@@ -811,6 +833,7 @@ else
 	test_tty
 	test_lost
 	test_crash
+	test_single
 	test_env
 	test_env_exact
 	test_relative_tmpdir

@@ -165,7 +165,10 @@ test_make_big() {
 	expect_eq "cc row" "$(awk '$1 == "cc" { print $2 }' "$D/byexe")" \
 		"$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][0] == "cc"')"
 	"$B/rte-read" -f summary --all "$D/ev" >"$D/all" || fail "--all"
-	grep -q "^process tree" "$D/all" && fail "--all still shows the tree"
+	# --all: the tree, then a block for every process with a file
+	grep -q "^process tree" "$D/all" || fail "--all shows no tree"
+	expect_eq "--all blocks" "$(grep -c '^process [0-9]' "$D/all")" \
+		"$(ls "$D/ev" | sed -n 's/^\([0-9]*\)\..*events$/\1/p' | sort -u | wc -l)"
 	finish
 }
 
