@@ -42,7 +42,7 @@ case $SAN in *thread*)
 esac
 
 # rte-run's temporary directories left in $TMPDIR.
-leftovers() { ls "$TMPDIR" | grep -c '^rte-run\.' ; }
+leftovers() { ls "$TMPDIR" | grep -c '^rte-run[.-]' ; }
 
 
 # ---- exit statuses -----------------------------------------------------------
@@ -165,6 +165,18 @@ test_killed_tree() {
 	grep -q "^total: 31 processes" "$W/killed.err" ||
 		fail "the report does not count the 30 killed children: $(tail -2 "$W/killed.err")"
 	[ "$(leftovers)" = "$before" ] || fail "rte-run left a directory in $TMPDIR"
+}
+
+# A process that outlives the command (a daemon's child, a background job)
+# and warns once it can no longer make its file leaves nothing in TMPDIR.
+test_late_process() {
+	begin "a process outliving the command leaves nothing behind"
+	before=$(leftovers)
+	"$RUN" -q -- sh -c '(sleep 0.3; /bin/true) & exit 0' 2>"$W/late.err"; st=$?
+	[ $st -eq 0 ] || fail "rte-run exited $st: $(cat "$W/late.err")"
+	sleep 1 # the late /bin/true has run (and found no directory)
+	[ "$(leftovers)" = "$before" ] ||
+		fail "left in $TMPDIR: $(ls "$TMPDIR" | grep '^rte-run[.-]')"
 }
 
 # ---- signals -----------------------------------------------------------------------
@@ -829,6 +841,7 @@ else
 	test_formats
 	test_tree
 	test_killed_tree
+	test_late_process
 	test_signals
 	test_tty
 	test_lost
