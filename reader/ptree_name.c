@@ -114,6 +114,12 @@ const char *rd_ptree_cmdline(const struct rd_ptnode *x, char *buf,
 		snprintf(buf, len, "%s", x->reaped_only ? "(untraced: reaped only)" : "?");
 		return buf;
 	}
+	/* A fork child with no file: its argv is its parent image's (it may
+	 * have exec'd an image that failed before tracing itself: exit 127). */
+	if (x->forked_only && lim > 7) {
+		memcpy(buf, "(fork) ", 7);
+		at = 7;
+	}
 	for (int first = 1; (a = rte_proc_argv_next(x->argv, x->argv_len, &pos, &al));
 	     first = 0) {
 		int q = al == 0 || memchr(a, ' ', al) || memchr(a, '\'', al) ||

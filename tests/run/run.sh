@@ -705,6 +705,25 @@ test_not_traced() {
 	grep -q 'no ring files' "$W/nt.err" || fail "no reason given: $(cat "$W/nt.err")"
 	grep -q 'kept' "$W/nt.err" && fail "says something was kept: $(cat "$W/nt.err")"
 	[ "$(leftovers)" -eq 0 ] || fail "temporary directories left: $(ls "$TMPDIR")"
+	# A command whose loader fails (a library gone): not "statically
+	# linked": its own status and error, and why there is no file.
+	printf 'int gone(void) { return 0; }\n' >"$W/gone.c"
+	printf 'int gone(void);\nint main(void) { return gone(); }\n' >"$W/usegone.c"
+	"$CC" $SAN -shared -fPIC -o "$W/libgone.so" "$W/gone.c" &&
+		"$CC" $SAN -o "$W/usegone" "$W/usegone.c" -L"$W" -lgone -Wl,-rpath,"$W" ||
+		{ fail "cannot build the program"; return; }
+	rm -f "$W/libgone.so"
+	"$RUN" -- "$W/usegone" 2>"$W/gone.err"; st=$?
+	[ $st -eq 127 ] || fail "a program whose library is gone: exit $st, not 127"
+	grep -q 'exited 127 before it was traced' "$W/gone.err" ||
+		fail "no reason given: $(cat "$W/gone.err")"
+	grep -q 'statically linked' "$W/gone.err" && fail "says statically linked: $(cat "$W/gone.err")"
+	# The same under a shell that forked it: its line is the fork's,
+	# marked so (its argv is the shell's).
+	"$RUN" -q -d "$W/gone.d" -- bash -c "'$W/usegone'; true" 2>/dev/null
+	"$B/rte-read" -f summary "$W/gone.d" >"$W/gone.txt" 2>&1
+	grep -q '^!.* 127 .*(fork) bash -c' "$W/gone.txt" ||
+		fail "the failed fork child is not marked: $(cat "$W/gone.txt")"
 }
 
 test_doc_refs() {
