@@ -4,7 +4,9 @@
  *
  *   pid   the process id; "process_name" metadata names it "pid N: <its
  *         executables>" (ring 0's thread of each of its files, in time
- *         order: "pid 42: sh → env → true" after two execs)
+ *         order: "pid 42: sh → env → true" after two execs); every process
+ *         of the tree (ptree.h) is one, those without a file of their own
+ *         too (chrome_flows.c: their one track, its lifetime slice)
  *   tid   the thread's kernel tid (rte.thread.tid): one track per real
  *         thread, however many threads reused its ring; one
  *         "thread_name" metadata per track: "<names> (tid N)", the names

@@ -125,6 +125,11 @@ void chrome_note_thread_name(struct chrome *C, struct rd_ctx *c,
                              const struct rd_item *it);
 /* The thread_name records of process pr's tracks, and its process_name. */
 void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr);
+struct rd_ptnode;
+/* The process_name and thread_name of x, a process of the tree without a
+ * file of its own (its track tid = pid), once a pid and only if no file
+ * has its pid. */
+void chrome_name_fileless(struct chrome *C, struct rd_ctx *c, const struct rd_ptnode *x);
 
 /* chrome_recs.c: the instant of a well-formed rte.sample (named by its
  * leaf function), or of an rte.crash / rte.backtrace record: 1 if it was

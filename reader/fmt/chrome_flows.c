@@ -6,7 +6,10 @@
  * search), which are bookkeeping. And from the process tree (ptree.h):
  * a slice for each process's lifetime (its end and usage in args) and a
  * "spawn" arrow from the parent to every child however it was made
- * (fork, posix_spawn, vfork, system(), a ppid).
+ * (fork, posix_spawn, vfork, system(), a ppid), the processes without a
+ * file of their own included (a fork child reaped by a traced parent: a
+ * subshell, a pipeline's stage, a SIGKILLed child, an image that failed
+ * in ld.so), so that Chrome shows every process the summary does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,13 +277,29 @@ uint64_t chrome_fork_anchor(struct chrome *C, long child, uint64_t ts)
 	return ts;
 }
 
+/* 1 if x has no file of its own (ptree.h: reaped or forked only): the
+ * model knows it from its parent's records alone. */
+static int fileless(const struct rd_ptnode *x)
+{
+	return !x->nsrc && (x->start_ts || x->end_ts);
+}
+
+/* Where x's lifetime slice begins: its start, or for a child known only
+ * from its reap (its start unknown) the reap. */
+static uint64_t life_at(const struct rd_ptnode *x)
+{
+	return x->start_ts ? x->start_ts : x->end_ts;
+}
+
 /* One process of the tree: its lifetime slice on its main thread's track
- * (tid = pid). */
+ * (tid = pid). A process without a file gets one too, from what the
+ * model has: from the fork to the reap, else a 0 ns slice at the one it
+ * knows, its args saying which end is unknown. */
 static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnode *x)
 {
 	char sb[32], cmd[1100];
 
-	chrome_ev_open(C, o, "X", x->pid, x->pid, x->start_ts); /* main thread */
+	chrome_ev_open(C, o, "X", x->pid, x->pid, life_at(x)); /* main thread */
 	rd_out_str(o, ",\"dur\":");
 	rd_out_us3(o, rd_ptree_wall(x));
 	chrome_put_name(o, rd_ptree_cmdline(x, cmd, sizeof cmd, 1000), "lifetime");
@@ -297,15 +316,24 @@ static void life_slice(struct chrome *C, struct rd_out *o, const struct rd_ptnod
 		rd_out_kv_u64(o, ",\"max_rss_kib\":", x->maxrss_kib);
 	}
 	rd_out_kv_i64(o, ",\"ppid\":", x->ppid);
+	if (x->reaped_only)
+		rd_out_str(o, ",\"reaped_only\":true");
+	if (x->forked_only)
+		rd_out_str(o, ",\"forked_only\":true");
+	if (fileless(x) && !x->start_ts)
+		rd_out_str(o, ",\"start_unknown\":true");
+	if (fileless(x) && !x->end_ts)
+		rd_out_str(o, ",\"end_unknown\":true");
 	rd_out_str(o, "}}");
 }
 
-/* 1 if x's main thread has the track tid = pid (a librte.so file whose
- * ring 0 said its tid): where its slice and arrows go. */
+/* 1 if x's main thread has the track tid = pid: a librte.so file whose
+ * ring 0 said its tid, or a process without a file (its one track):
+ * where its slice and arrows go. */
 static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
 {
-	return x->nsrc && x->argv &&
-	       rd_src_rings(&P->src[x->first_src]).tid0 == x->pid;
+	return fileless(x) || (x->nsrc && x->argv &&
+	                       rd_src_rings(&P->src[x->first_src]).tid0 == x->pid);
 }
 
 void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
@@ -317,20 +345,22 @@ void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
 		const struct rd_ptnode *x = &T->n[k], *p;
 		uint64_t at;
 
-		if (x->reaped_only || !x->start_ts || !main_track(c->procs, x))
+		if (!main_track(c->procs, x) || (!fileless(x) && !x->start_ts))
 			continue;
-		if (x->end_ts > x->start_ts)
+		if (fileless(x) || x->end_ts > x->start_ts)
 			life_slice(C, c->out, x);
+		if (fileless(x))
+			chrome_name_fileless(C, c, x);
 		if (x->parent < 0 || !main_track(c->procs, &T->n[x->parent]))
 			continue;
 		p = &T->n[x->parent];
-		at = x->start_ts > p->start_ts ? x->start_ts : p->start_ts;
+		at = life_at(x) > life_at(p) ? life_at(x) : life_at(p);
 		chrome_ev_open(C, c->out, "s", p->pid, p->pid, at);
 		rd_out_str(c->out, ",\"id\":");
 		rd_out_u64(c->out, id);
 		chrome_put_name(c->out, "spawn", "spawn");
 		rd_out_ch(c->out, '}');
-		chrome_ev_open(C, c->out, "f", x->pid, x->pid, x->start_ts);
+		chrome_ev_open(C, c->out, "f", x->pid, x->pid, life_at(x));
 		rd_out_str(c->out, ",\"bp\":\"e\",\"id\":");
 		rd_out_u64(c->out, id++);
 		chrome_put_name(c->out, "spawn", "spawn");

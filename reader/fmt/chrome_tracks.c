@@ -343,3 +343,29 @@ void chrome_finish_proc(struct chrome *C, struct rd_ctx *c, struct rd_proc *pr)
 	metadata(C, c->out, "process_name", pr->pid, 0, label);
 	free(f);
 }
+
+/* A process without a file of its own (ptree.h) has one track, tid =
+ * pid, its lifetime slice's: named as a process with a file is, by its
+ * command line (the image that forked it, or "(untraced: reaped only)"),
+ * and its thread by that image. Named once a pid: a pid with a file is
+ * named by chrome_finish_proc, and a pid two such lives had shares the
+ * track (its later life's slice follows the earlier one's). */
+void chrome_name_fileless(struct chrome *C, struct rd_ctx *c, const struct rd_ptnode *x)
+{
+	char label[1100], cmd[1024], exe[256];
+	struct track *t;
+
+	if (x->pid <= 0 || rd_ptree_find(c->procs->tree, x->pid) >= 0)
+		return;
+	t = track_get(C, x->pid, x->pid, 0);
+	if (t && t->shown)
+		return;
+	if (t)
+		t->shown = 1; /* no rd_proc of this pid: finish_tracks never sees it */
+	snprintf(label, sizeof label, "%s (tid %ld)",
+	         rd_ptree_exe(x, exe, sizeof exe), x->pid);
+	metadata(C, c->out, "thread_name", x->pid, x->pid, label);
+	snprintf(label, sizeof label, "pid %ld: %s", x->pid,
+	         rd_ptree_cmdline(x, cmd, sizeof cmd, 600));
+	metadata(C, c->out, "process_name", x->pid, 0, label);
+}

@@ -21,7 +21,10 @@ Chrome (chrome-*): per process and name, its complete slices (X, and the
 b/e pairs of crossed spans) + unfinished slices = begins, + unmatched-end
 instants = ends, the slices = summary-json's count, their durations =
 its total_ns; the lost words its markers name; each lifetime slice = the
-wall_ns of the summary's process tree. diff: per name, its count and
+wall_ns of the summary's process tree; its processes = the tree's, those
+without a file of their own too (reaped only: a subshell, a pipeline's
+stage), each named, each of those with a lifetime slice whose exit, CPU,
+max RSS and reaped_only are the tree's. diff: per name, its count and
 total are summary-json's summed over processes, its max the longest,
 count + unfinished = begins, and its p50/p99 summary-json's "run" (whose
 count, total and max are also those of the processes).
@@ -289,7 +292,27 @@ def main():
     check("processes", "%s: processes of the gc-stats text" % tag, tg, sorted(procs))
     cev = chrome.get("traceEvents", [])
     cpids = sorted({e["pid"] for e in cev if e.get("ph") != "M" or e.get("name") == "process_name"})
-    check("chrome-processes", "%s: pids of chrome" % tag, cpids, sorted(procs))
+    tree = sj.get("tree", [])
+    fileless = [t for t in tree if t["reaped_only"] or t["forked_only"]]
+    check("processes", "%s: pids of summary-json's tree with a file" % tag,
+          sorted({t["pid"] for t in tree if t not in fileless}), sorted(procs))
+    # every process of the tree is a process of chrome, those without a
+    # file of their own (a reaped subshell, a pipeline's stage) too
+    check("chrome-processes", "%s: pids of chrome = of summary-json's tree" % tag, cpids,
+          sorted({t["pid"] for t in tree} | set(procs)))
+    cnamed = sorted({e["pid"] for e in cev if e.get("ph") == "M" and e.get("name") == "process_name"})
+    check("chrome-processes", "%s: chrome's process tracks named" % tag, cnamed, cpids)
+    clife = collections.defaultdict(list)
+    for e in cev:
+        if e.get("ph") == "X" and e.get("cat") == "lifetime":
+            clife[e["pid"]].append(e.get("args") or {})
+    for t in fileless:
+        want = t["exit"] and t["exit"].get("status", t["exit"].get("signal"))
+        want = (want, t["cpu_user_ns"], t["cpu_sys_ns"], t["max_rss_kib"], t["reaped_only"])
+        got = [(a.get("exit"), a.get("cpu_user_ns"), a.get("cpu_sys_ns"), a.get("max_rss_kib"),
+                a.get("reaped_only", False)) for a in clife[t["pid"]]]
+        check("chrome-processes", "%s pid %d (no file): a chrome lifetime slice with its exit, "
+              "CPU, max RSS and reaped_only" % (tag, t["pid"]), want if want in got else got, want)
     check("lost", "%s: total lost words, summary-json" % tag, sj.get("lost_words"),
           sum(p.lost for p in procs.values()))
     check("lost", "%s: total lost words, gc-stats-json" % tag, gj.get("lost_words"),

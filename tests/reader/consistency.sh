@@ -7,7 +7,8 @@
 # every count two outputs both show is recounted from --format=jsonl by
 # tests/reader/consistency.py and must be equal in summary, summary-json,
 # gc-stats, gc-stats-json, chrome (slices, durations, lifetimes, lost
-# words), rte-read diff and the Prometheus exposition (per process with
+# words, processes: those without a file of their own too), rte-read
+# diff and the Prometheus exposition (per process with
 # --per-process, and the default exposition's totals over its label
 # sets: prom-totals).
 #
@@ -84,6 +85,29 @@ mkdir -p "$W/mk"
 printf 'all: a b c\na b c:\n\t@sh -c "echo $@ > $@.out"\n' >"$W/mk/Makefile"
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$B/rte-run" -q -d "$W/make" -- make -s -j2 -C "$W/mk" >/dev/null || fail "make: exit $?"
 $CHECK "$W/make" || fail "make -j2"
+
+# Processes without a file of their own (a fork child its traced parent
+# reaps: summary-json's tree has it as reaped_only from the parent's
+# rte.reap): chrome shows every one, its exit in its lifetime slice
+# (consistency.py, chrome-processes). tree_has checks that the run has
+# the fileless child the case is about (EXIT: its summary-json "exit").
+tree_has() {
+	"$RR" -f summary-json "$1" | python3 -c '
+import json, sys
+want = json.loads(sys.argv[1])
+t = json.load(sys.stdin)["tree"]
+sys.exit(not any(e["reaped_only"] and e["exit"] == want for e in t))' "$2"
+}
+begin "bash -c 'false | true; true': a pipeline's stages, one failed, without files"
+"$B/rte-run" -q -d "$W/pipe" -- bash -c 'false | true; true' || fail "pipe: exit $?"
+tree_has "$W/pipe" '{"status": 1}' || fail "pipe: no reaped-only child with exit 1"
+$CHECK "$W/pipe" || fail "pipe"
+
+begin "a SIGKILLed subshell without a file"
+"$B/rte-run" -q -d "$W/kill" -- bash -c '( while :; do :; done ) & p=$!; sleep 0.3; kill -9 $p; wait' 2>/dev/null ||
+	fail "kill: exit $?"
+tree_has "$W/kill" '{"signal": "SIGKILL"}' || fail "kill: no reaped-only child killed by SIGKILL"
+$CHECK "$W/kill" || fail "SIGKILLed subshell"
 
 # An expected failure that no longer fails anywhere is a failure: take
 # it out of the list.

@@ -20,7 +20,7 @@ strace and of the JSONL records):
   of the one before that ended last;
 - Chrome: every process's track named by its command line, a lifetime
   slice with its end in args, a flow from the parent to every child that
-  has one.
+  has one; the processes without a file of their own (reaped only) too.
 """
 import json
 import os
@@ -153,21 +153,26 @@ def main():
     evs = cd["traceEvents"] if isinstance(cd, dict) else cd
     names = {e["pid"]: e["args"]["name"] for e in evs
              if e.get("ph") == "M" and e.get("name") == "process_name"}
-    life = {e["pid"]: e for e in evs
-            if e.get("ph") == "X" and e.get("cat") == "lifetime"}
+    life = {}  # pid -> the exits of its slices (a reused pid: one a life)
+    for e in evs:
+        if e.get("ph") == "X" and e.get("cat") == "lifetime":
+            life.setdefault(e["pid"], []).append(e["args"].get("exit"))
     flows = {(e.get("id"), e["ph"]): e for e in evs if e.get("cat") == "spawn"}
     for e in doc["tree"]:
-        if e["reaped_only"] or e["argv"] is None:
+        if e["pid"] not in names:
+            errors.append("chrome: %d has no process track" % e["pid"])
+        if e["argv"] is None and not e["reaped_only"]:
             continue
-        if e["pid"] not in names or e["argv"][0].split("/")[-1] not in names[e["pid"]]:
+        if e["argv"] is not None and \
+                e["argv"][0].split("/")[-1] not in names.get(e["pid"], ""):
             errors.append("chrome: %d named %r" % (e["pid"], names.get(e["pid"])))
         if e["pid"] not in life:
             errors.append("chrome: %d has no lifetime slice" % e["pid"])
-        elif e["exit"] and life[e["pid"]]["args"].get("exit") != \
-                (e["exit"].get("status", e["exit"].get("signal"))):
-            errors.append("chrome: %d slice exit %r" % (e["pid"], life[e["pid"]]["args"]))
-    want_flows = sum(1 for e in doc["tree"] if e["parent_pid"] is not None
-                     and not e["reaped_only"])
+        elif e["exit"] and e["exit"].get("status", e["exit"].get("signal")) \
+                not in life[e["pid"]]:
+            errors.append("chrome: %d slice exits %r, want %r" % (e["pid"], life[e["pid"]],
+                                                                   e["exit"]))
+    want_flows = sum(1 for e in doc["tree"] if e["parent_pid"] is not None)
     got = sum(1 for k in flows if k[1] == "s")
     if got < want_flows:
         errors.append("chrome: %d spawn flows, want %d" % (got, want_flows))
