@@ -98,12 +98,17 @@ int consumer_remap(rte_cursor *c);
 int consumer_remap_failed(rte_cursor *c, unsigned ring);
 int consumer_user_name_slow(rte_cursor *c, unsigned ring, unsigned id,
                             const char **out);
+/* The one check of a ring file's header (FORMAT.md section 4): the eight
+ * words w of a file of size bytes, *l filled. RTE_OK or an error, why set. */
+int consumer_validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
+                             struct rte_layout *l, char *why, size_t wlen);
 
 /* unpack.c: a packed capture (packed.h) read from fd (file_size bytes)
- * into an anonymous mapping, *base of *size bytes. */
+ * into an anonymous mapping, *base of *size bytes, *l the layout of the
+ * ring file it holds (its header checked before anything is mapped). */
 int consumer_is_packed(const void *first8);
 int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
-                    uint64_t *size, char *why, size_t wlen);
+                    uint64_t *size, struct rte_layout *l, char *why, size_t wlen);
 
 /* bounds.c */
 int64_t consumer_ring_bounds(rte_cursor *c, unsigned ring, uint64_t *head_out);

@@ -88,7 +88,9 @@ static void not_a_ring(const uint64_t w[RTE_METADATA_WORDS], char *why, size_t w
 
 /*
  * Check the eight header words `w` of a file of `size` bytes and fill `l`.
- * Returns RTE_OK or an error with the reason in why.
+ * Returns RTE_OK or an error with the reason in why. unpack.c calls it
+ * too (consumer_validate_header): a packed capture's ring file is checked
+ * by the same rules before its mapping is made.
  */
 static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
                            struct rte_layout *l, char *why, size_t wlen)
@@ -163,6 +165,12 @@ static int validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
 	return RTE_OK;
 }
 
+int consumer_validate_header(const uint64_t w[RTE_METADATA_WORDS], uint64_t size,
+                             struct rte_layout *l, char *why, size_t wlen)
+{
+	return validate_header(w, size, l, why, wlen);
+}
+
 /* ---- open / close ------------------------------------------------------ */
 
 static int open_fail(int err, char *errbuf, size_t errlen, const char *path,
@@ -196,36 +204,20 @@ static void headers_random(const rte_cursor *c)
 		madvise((void *)c->base, n, MADV_RANDOM); /* a hint: may fail */
 }
 
-/* A packed capture: unpacked into memory, then validated as the ring
- * file it holds, whose size must be the one the packing says. */
+/* A packed capture: unpacked into memory, the ring file's header
+ * validated by consumer_unpack before the mapping is made. */
 static int map_packed(int fd, const char *path, rte_cursor *c, char *errbuf,
                       size_t errlen)
 {
-	uint64_t size = 0, w[RTE_METADATA_WORDS];
+	uint64_t size = 0;
 	const unsigned char *base;
 	char why[256];
 	int err;
 
-	err = consumer_unpack(fd, (uint64_t)c->st.st_size, &base, &size, why, sizeof why);
+	err = consumer_unpack(fd, (uint64_t)c->st.st_size, &base, &size, &c->layout,
+	                      why, sizeof why);
 	if (err)
 		return open_fail(err, errbuf, errlen, path, why);
-	if (size >= sizeof w) {
-		memcpy(w, base, sizeof w);
-		err = validate_header(w, size, &c->layout, why, sizeof why);
-	} else {
-		err = RTE_ENOTRING;
-		fmt(why, sizeof why, "packed capture of %llu bytes, too small for a ring file header",
-		    (unsigned long long)size);
-	}
-	if (!err && c->layout.total_size != size) {
-		err = RTE_EHEADER;
-		fmt(why, sizeof why, "packed capture of %llu bytes holds a ring file of %llu",
-		    (unsigned long long)size, (unsigned long long)c->layout.total_size);
-	}
-	if (err) {
-		munmap((void *)base, (size_t)size);
-		return open_fail(err, errbuf, errlen, path, why);
-	}
 	c->base = base;
 	c->map_len = (size_t)size;
 	c->packed = 1;
@@ -444,8 +436,10 @@ int consumer_remap(rte_cursor *c)
 	}
 	if (c->packed) {
 		uint64_t size = 0;
+		struct rte_layout l;
 		char why[256];
-		int err = consumer_unpack(fd, (uint64_t)st.st_size, &c->base, &size, why, sizeof why);
+		int err = consumer_unpack(fd, (uint64_t)st.st_size, &c->base, &size, &l,
+		                          why, sizeof why);
 
 		close(fd);
 		if (!err && size != c->map_len) {

@@ -4,7 +4,10 @@
  * file's size (its pages cost nothing until written), each extent
  * decompressed into place; the rest of the library then reads the
  * mapping as it reads a mapped ring file. Every field is checked before
- * it is used: the file is hostile input like any other.
+ * it is used: the file is hostile input like any other. total_size is
+ * checked against the ring file's own header, decompressed from the
+ * first frame alone, before a mapping of that size is asked for: a word
+ * set wrong is a corrupt file, never a failure to allocate.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +44,54 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 
 #define BAD(...) (snprintf(why, wlen, __VA_ARGS__), RTE_EHEADER)
 
+/* The first 64 bytes frame z (zl bytes) decompresses to, into w: the
+ * ring file's header. Streamed into 64 bytes, so a frame that claims
+ * gigabytes costs nothing here. 0, or -1 if the frame is bad or shorter. */
+static int peek_header(ZSTD_DCtx *dc, const void *z, size_t zl,
+                       uint64_t w[RTE_METADATA_WORDS])
+{
+	ZSTD_inBuffer in = { z, zl, 0 };
+	ZSTD_outBuffer out = { w, RTE_METADATA_BYTES, 0 };
+	int rc = 0;
+
+	while (out.pos < out.size) {
+		size_t ip = in.pos, op = out.pos, r = ZSTD_decompressStream(dc, &out, &in);
+
+		if (ZSTD_isError(r) || (out.pos < out.size &&
+		                        (r == 0 || (in.pos == ip && out.pos == op)))) {
+			rc = -1; /* an error, the frame's end, or no progress */
+			break;
+		}
+	}
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only); /* for the frames after */
+	return rc;
+}
+
+/* The ring file's header from extent 0 (its frame read into z), checked
+ * as a ring file's is and against the total the packing says, into *l. */
+static int check_header(ZSTD_DCtx *dc, const void *z, size_t zl, uint64_t total,
+                        struct rte_layout *l, char *why, size_t wlen)
+{
+	uint64_t w[RTE_METADATA_WORDS];
+	char inner[200];
+	int err;
+
+	if (peek_header(dc, z, zl, w) < 0)
+		return BAD("packed capture: extent 0 does not decompress to a ring file header");
+	err = consumer_validate_header(w, total, l, inner, sizeof inner);
+	if (err) {
+		snprintf(why, wlen, "packed capture of %llu bytes: its ring file: %s",
+		         (unsigned long long)total, inner);
+		return err;
+	}
+	if (l->total_size != total)
+		return BAD("packed capture of %llu bytes holds a ring file of %llu",
+		           (unsigned long long)total, (unsigned long long)l->total_size);
+	return RTE_OK;
+}
+
 int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
-                    uint64_t *size, char *why, size_t wlen)
+                    uint64_t *size, struct rte_layout *l, char *why, size_t wlen)
 {
 	uint64_t h[RTE_PACK_HEADER_WORDS], *rec = NULL, at, total;
 	unsigned char *map = MAP_FAILED, *z = NULL;
@@ -58,6 +107,9 @@ int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
 	    total > (uint64_t)SIZE_MAX / 2)
 		return BAD("packed capture: bad header (%llu extents, %llu bytes)",
 		           (unsigned long long)h[2], (unsigned long long)total);
+	if (total > RTE_PACK_MAX_TOTAL)
+		return BAD("packed capture: total_size %llu bytes, more than a capture can be (%llu)",
+		           (unsigned long long)total, (unsigned long long)RTE_PACK_MAX_TOTAL);
 	at = sizeof h + h[2] * RTE_PACK_RECORD_WORDS * 8;
 	if (at > file_size)
 		return BAD("packed capture: %llu extents do not fit in %llu bytes",
@@ -73,6 +125,25 @@ int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
 		err = BAD("packed capture: extents cut short");
 		goto done;
 	}
+	/* Extent 0 holds the ring file's header: its frame read (once: the
+	 * loop below decompresses it from z) and the header checked. */
+	if (rec[0] != 0 || rec[1] < RTE_METADATA_BYTES || rec[1] > total || rec[2] == 0 ||
+	    rec[2] > file_size - at) {
+		err = BAD("packed capture: extent 0 does not hold the ring file's header");
+		goto done;
+	}
+	zcap = (size_t)rec[2];
+	if (!(z = malloc(zcap))) {
+		err = RTE_ENOMEM;
+		snprintf(why, wlen, "out of memory");
+		goto done;
+	}
+	if (read_at(fd, z, zcap, at) < 0) {
+		err = BAD("packed capture: extent 0 cut short");
+		goto done;
+	}
+	if ((err = check_header(dc, z, zcap, total, l, why, wlen)))
+		goto done;
 	map = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
 	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (map == MAP_FAILED) {
@@ -100,7 +171,7 @@ int consumer_unpack(int fd, uint64_t file_size, const unsigned char **base,
 				goto done;
 			}
 		}
-		if (read_at(fd, z, (size_t)zl, at) < 0) {
+		if (i > 0 && read_at(fd, z, (size_t)zl, at) < 0) {
 			err = BAD("packed capture: extent %llu cut short", (unsigned long long)i);
 			goto done;
 		}

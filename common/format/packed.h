@@ -17,7 +17,9 @@
  *
  * The extents are in increasing order of offset, do not overlap, are not
  * empty and end within total_size; every byte outside them is zero. The
- * frames end at the end of the file.
+ * frames end at the end of the file. The first extent begins at 0 and
+ * holds at least the ring file's 64-byte header, and total_size is the
+ * size that header gives, at most RTE_PACK_MAX_TOTAL.
  */
 #ifndef RTE_FORMAT_PACKED_H
 #define RTE_FORMAT_PACKED_H
@@ -26,5 +28,14 @@
 #define RTE_PACK_HEADER_WORDS 4u
 #define RTE_PACK_RECORD_WORDS 3u
 #define RTE_PACK_MAX_EXTENTS 65536u
+
+/* The largest ring file a capture can be (doc/FORMAT.md 16 and 16.1):
+ * its 64-byte header, 4096 rings (the consumer's bound on the file it
+ * came from) of 2^32 words each with their 80-byte headers, the 8192
+ * name slots of 128 bytes, no gap between them (tools/rte-run/capture.c
+ * lays it out so): 2^47 + 1,376,320 bytes. A packed capture that says
+ * more is corrupt, not too big for this machine. */
+#define RTE_PACK_MAX_TOTAL \
+	(64ull + 4096ull * 80 + 4096ull * (8ull << 32) + 8192ull * 128)
 
 #endif
