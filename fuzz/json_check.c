@@ -44,14 +44,41 @@ static int escape(struct jp *j)
 	case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r':
 	case 't':
 		return 1;
-	case 'u':
-		for (int i = 0; i < 4; i++)
-			if (j->p >= j->end || !is_hex(*j->p++))
+	case 'u': {
+		unsigned v = 0;
+
+		for (int i = 0; i < 4; i++) {
+			char h = j->p < j->end ? *j->p++ : 'x';
+
+			if (!is_hex(h))
 				return 0;
-		return 1;
+			v = v << 4 | (unsigned)(is_digit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
+		}
+		/* a control or DEL, or a byte that is not UTF-8 (\udcXX) */
+		return v < 0x20 || v == 0x7f || (v >= 0xdc80 && v <= 0xdcff);
+	}
 	default:
 		return 0;
 	}
+}
+
+/* A well-formed UTF-8 character past ASCII at j->p (its lead c already
+ * taken), decoded to its code point and that judged: no overlong form,
+ * no surrogate, nothing past U+10FFFF. */
+static int utf8(struct jp *j, unsigned char c)
+{
+	static const unsigned least[4] = { 0, 0x80, 0x800, 0x10000 };
+	unsigned k = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 0;
+	unsigned cp = c & (0x3fu >> k);
+
+	if (!k)
+		return 0;
+	for (unsigned i = 0; i < k; i++) {
+		if (j->p >= j->end || ((unsigned char)*j->p & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | ((unsigned char)*j->p++ & 0x3fu);
+	}
+	return cp >= least[k] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
 }
 
 static int string(struct jp *j)
@@ -63,7 +90,7 @@ static int string(struct jp *j)
 
 		if (c == '"')
 			return 1;
-		if (c < 0x20 || c >= 0x7f)
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8(j, c)))
 			return 0;
 		if (c == '\\' && !escape(j))
 			return 0;

@@ -7,8 +7,10 @@
 #include <stddef.h>
 
 /*
- * 1 if s[0..n) is exactly one JSON object (RFC 8259 syntax) made only of
- * printable ASCII, as rte_event_jsonl promises; else 0. Pure, reentrant.
+ * 1 if s[0..n) is exactly one JSON object (RFC 8259 syntax) whose strings
+ * hold printable ASCII, well-formed UTF-8 and only the escapes of
+ * common/format/utf8.h's rule (\uXXXX a control, DEL or U+DC80..U+DCFF),
+ * as rte_event_jsonl promises; else 0. Pure, reentrant.
  */
 int fz_json_object_ok(const char *s, size_t n);
 

@@ -12,7 +12,7 @@
 # (tests/fixtures/ocaml-5.2/) so that a clean clone can run them; the path
 # is compiled in and can be overridden with RTE_FIXTURES_DIR at run time.
 
-UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml strbuf \
+UNIT_TESTS := format ring consumer hostile jsonl concurrent clock ocaml strbuf utf8 \
 	pushgw unpack \
 	shim_config shim_registry shim_slots shim_tracer
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/test_%)

@@ -23,6 +23,7 @@
 #include "diff_int.h"
 #include "flamediff.h"
 #include "out.h"
+#include "utf8.h"
 
 enum { EX_SAME = 0, EX_CROSSED = 1, EX_ERR = 2 };
 #define MAX_THRESHOLDS 64
@@ -289,19 +290,16 @@ static void json_num(FILE *o, double v)
 		fputs("null", o);
 }
 
+/* s as a JSON string, escaped as every JSON output is (utf8.h). */
 static void json_str(FILE *o, const char *s)
 {
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), used;
+	char b[RTE_UTF8_JSON_MAX];
 
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(o, "\\u%04x", c);
-		else
-			fputc(c, o);
-	}
+	fputc('"', o);
+	for (size_t i = 0; i < n; i += used)
+		fwrite(b, 1, (size_t)(rte_utf8_json(b, u + i, n - i, &used) - b), o);
 	fputc('"', o);
 }
 

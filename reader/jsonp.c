@@ -1,6 +1,9 @@
 /*
  * jsonp.c - the JSON reader of jsonp.h: recursive descent, at most
  * MAXDEPTH levels, strings unescaped (\uXXXX to UTF-8; an unpaired
+ * \udc80..\udcff back to the byte 80..ff it stands for, the inverse of
+ * utf8.h's rule for bytes that are not UTF-8, so that names read from
+ * summary-json are the bytes of the ring file; any other unpaired
  * surrogate becomes U+FFFD).
  */
 #include <stdarg.h>
@@ -140,6 +143,10 @@ static char *string(struct p *p)
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				else
 					p->i = save;
+			}
+			if (u >= 0xdc80 && u < 0xdd00) {
+				o[k++] = (char)(u - 0xdc00);
+				break;
 			}
 			if (u >= 0xd800 && u < 0xe000)
 				u = 0xfffd;

@@ -15,7 +15,8 @@ enum rd_jt { RD_JNULL, RD_JBOOL, RD_JNUM, RD_JSTR, RD_JARR, RD_JOBJ };
 struct rd_jv {
 	enum rd_jt t;
 	double num;               /* RD_JNUM; RD_JBOOL: 0 or 1 */
-	char *str;                /* RD_JSTR (NUL-terminated, UTF-8) */
+	char *str;                /* RD_JSTR (NUL-terminated, UTF-8 but
+	                           * for the bytes of \udcXX: jsonp.c) */
 	struct rd_jv *v;          /* RD_JARR, RD_JOBJ: the values */
 	char **k;                 /* RD_JOBJ: their keys */
 	size_t n;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "utf8.h"
 
 int rd_out_init(struct rd_out *o, int fd, const char *name)
 {
@@ -181,24 +182,12 @@ void rd_out_json_chars(struct rd_out *o, const void *mem, size_t n)
 	const unsigned char *s = mem;
 
 	while (n) {
-		size_t chunk = n < 8192 ? n : 8192;
-		char *p = rd_out_reserve(o, chunk * 6), *q = p;
+		/* pieces cut between characters: each escaped as in the whole */
+		size_t chunk = rte_utf8_cut(s, n, 8192), used;
+		char *p = rd_out_reserve(o, chunk * RTE_UTF8_JSON_MAX), *q = p;
 
-		for (size_t i = 0; i < chunk; i++) {
-			unsigned char ch = s[i];
-
-			if (ch == '"' || ch == '\\') {
-				*q++ = '\\';
-				*q++ = (char)ch;
-			} else if (ch < 0x20 || ch >= 0x7f) {
-				memcpy(q, "\\u00", 4);
-				q[4] = hexd[ch >> 4];
-				q[5] = hexd[ch & 15];
-				q += 6;
-			} else {
-				*q++ = (char)ch;
-			}
-		}
+		for (size_t i = 0; i < chunk; i += used)
+			q = rte_utf8_json(q, s + i, chunk - i, &used);
 		o->len += (size_t)(q - p);
 		s += chunk;
 		n -= chunk;

@@ -119,8 +119,9 @@ size_t rd_fmt_secs(char *p, uint64_t ns);
 size_t rd_fmt_dur(char *p, uint64_t ns);
 
 /* A JSON string literal (quotes included) of the NUL-terminated s, with the
- * same escaping as rte_event_jsonl(): " and \ escaped, bytes < 0x20 or
- * >= 0x7f as \u00XX. */
+ * same escaping as rte_event_jsonl() (utf8.h's rule): " and \ escaped,
+ * controls and DEL as \u00XX, well-formed UTF-8 as it is, any other byte
+ * XX as \udcXX. */
 void rd_out_json_str(struct rd_out *o, const char *s);
 /* The same for n bytes that may hold NULs. */
 void rd_out_json_mem(struct rd_out *o, const void *p, size_t n);

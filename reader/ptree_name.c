@@ -11,6 +11,7 @@
 #include "crashrep.h"
 #include "ptree.h"
 #include "rte/proc.h"
+#include "utf8.h"
 
 int rd_ptree_find(const struct rd_ptree *T, long pid)
 {
@@ -49,19 +50,15 @@ static unsigned esc(char *b, unsigned at, unsigned lim, const unsigned char *p,
 		char t[8];
 		unsigned tl;
 
-		if (c >= 0xc2 && c <= 0xf4) { /* a whole UTF-8 sequence passes */
-			unsigned need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3, k;
+		size_t k = c >= 0x80 ? rte_utf8_len(p + i, n - i) : 0;
 
-			for (k = 1; k <= need && i + k < n && (p[i + k] & 0xc0) == 0x80; k++)
-				;
-			if (k == need + 1) {
-				if (at + need + 1 > lim)
-					goto full;
-				memcpy(b + at, p + i, need + 1);
-				at += need + 1;
-				i += need;
-				continue;
-			}
+		if (k) { /* a whole UTF-8 sequence passes (no overlong, surrogate) */
+			if (at + k > lim)
+				goto full;
+			memcpy(b + at, p + i, k);
+			at += (unsigned)k;
+			i += k - 1;
+			continue;
 		}
 		if (c < 0x20 || c >= 0x7f || (quote && (c == '\'' || c == '\\')))
 			tl = (unsigned)snprintf(t, sizeof t, "\\x%02x", c);

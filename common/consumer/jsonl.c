@@ -13,6 +13,7 @@
 
 #include "rte/consumer.h"
 #include "rte/proc.h"
+#include "utf8.h"
 
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
@@ -68,12 +69,12 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* A JSON string; names come from files and may hold anything: '"' and
- * '\' are escaped, bytes outside 0x20..0x7e become \u00XX. At most `max`
- * bytes of s are written: NULL if it is longer. */
+/* A JSON string; names come from files and may hold anything: escaped
+ * by utf8.h's rule (at most 6 bytes a byte). At most `max` bytes of s are
+ * written: NULL if it is longer. */
 static char *put_str(char *p, const char *s, size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, len, used;
 
 	*p++ = '"';
 	/* The usual name needs no escape: a plain copy up to the first byte
@@ -87,22 +88,10 @@ static char *put_str(char *p, const char *s, size_t max)
 	}
 	p += n;
 	s += n;
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (n++ == max)
-			return NULL;
-		if (ch == '"' || ch == '\\') {
-			*p++ = '\\';
-			*p++ = (char)ch;
-		} else if (ch < 0x20 || ch >= 0x7f) {
-			p = LIT(p, "\\u00");
-			*p++ = hexd[ch >> 4];
-			*p++ = hexd[ch & 15];
-		} else {
-			*p++ = (char)ch;
-		}
-	}
+	if ((len = strlen(s)) > max - n) /* max may be SIZE_MAX: no max - n + 1 */
+		return NULL;
+	for (const unsigned char *u = (const unsigned char *)s; len; len -= used, u += used)
+		p = rte_utf8_json(p, u, len, &used);
 	*p++ = '"';
 	return p;
 }
@@ -110,21 +99,12 @@ static char *put_str(char *p, const char *s, size_t max)
 /* n bytes of s as a JSON string, escaped as put_str does (NULs too). */
 static char *put_mem(char *p, const char *s, size_t n)
 {
-	*p++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
+	const unsigned char *u = (const unsigned char *)s;
+	size_t used;
 
-		if (ch == '"' || ch == '\\') {
-			*p++ = '\\';
-			*p++ = (char)ch;
-		} else if (ch < 0x20 || ch >= 0x7f) {
-			p = LIT(p, "\\u00");
-			*p++ = hexd[ch >> 4];
-			*p++ = hexd[ch & 15];
-		} else {
-			*p++ = (char)ch;
-		}
-	}
+	*p++ = '"';
+	for (size_t i = 0; i < n; i += used)
+		p = rte_utf8_json(p, u + i, n - i, &used);
 	*p++ = '"';
 	return p;
 }

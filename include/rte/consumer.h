@@ -260,7 +260,10 @@ int rte_event_dispatch(const struct rte_event *ev,
  * fields and order of the stable schema in tests/fixtures/ocaml-5.2/
  * README.md; if pid >= 0 a "pid" field is added first. Returns the length
  * written (excluding NUL). The output is always NUL-terminated and is
- * truncated if cap is too small; RTE_JSONL_MAX is always enough.
+ * truncated if cap is too small; RTE_JSONL_MAX is always enough. Names
+ * and argv, bytes from the file: '"' and '\' escaped, controls and DEL as
+ * \u00XX, well-formed UTF-8 as it is, any other byte XX as \udcXX (a lone
+ * low surrogate: no text holds one, so the bytes come back exactly).
  */
 /* The longest line: a custom payload's hex, or an rte.proc's (at most 16
  * + 4096 bytes) with its argv decoded, every byte escaped (rte/proc.h). */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "profile_int.h"
+#include "utf8.h"
 
 int rd_flame_init(struct ftree *t)
 {
@@ -80,22 +81,40 @@ int rd_flame_add(struct ftree *t, const uint32_t *names, uint32_t n,
 }
 
 /* A JavaScript string literal that is safe inside CDATA and XML: quotes,
- * backslashes, controls and <>& as \\uXXXX escapes. */
+ * backslashes, controls and <>& as \\uXXXX escapes, and every other
+ * character past ASCII too (a pair of surrogates past U+FFFF), so that the
+ * SVG stays ASCII and no character XML forbids (U+FFFE) appears raw; a
+ * byte that is not UTF-8 as \\udcXX, the rule of every JSON output
+ * (utf8.h). */
 static void js_str(struct rd_out *o, const char *s)
 {
-	char b[8];
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), k;
+	char b[16];
 
 	rd_out_ch(o, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (size_t i = 0; i < n; i += k) {
+		unsigned c = u[i];
 
-		if (c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' ||
-		    c == '&' || c >= 0x7f) { /* bytes >= 0x80: as Latin-1 */
-			snprintf(b, sizeof b, "\\u%04x", c);
-			rd_out_str(o, b);
-		} else {
+		k = rte_utf8_len(u + i, n - i);
+		if (c >= 0x20 && c < 0x7f && !strchr("\"\\<>&", (int)c)) {
 			rd_out_ch(o, (char)c);
+			continue;
 		}
+		if (k == 0) {
+			k = 1;
+			c |= 0xdc00;
+		} else if (k > 1) { /* the code point: its lead's bits, then 6 a byte */
+			c &= 0x7fu >> k;
+			for (size_t j = 1; j < k; j++)
+				c = c << 6 | (u[i + j] & 0x3fu);
+		}
+		if (c >= 0x10000)
+			snprintf(b, sizeof b, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+			         0xdc00 + ((c - 0x10000) & 0x3ff));
+		else
+			snprintf(b, sizeof b, "\\u%04x", c);
+		rd_out_str(o, b);
 	}
 	rd_out_ch(o, '"');
 }

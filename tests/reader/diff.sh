@@ -210,6 +210,11 @@ status 2 "$RR" diff "$T/cut.json" "$B"
 grep -q "not summary-json: offset" "$T/err" || fail "truncated JSON: $(cat "$T/err")"
 printf '{"processes":[{"phases":[{"name":"\\ud800\\u00e9\\"","count":1e400}]}]}' >"$T/odd.json"
 status 0 "$RR" diff "$T/odd.json" "$T/odd.json"
+# A name as summary-json writes it (UTF-8 as it is, a byte that is not
+# as \udcXX) is read back to its bytes and written again the same.
+printf '{"processes":[{"spans":[{"name":"\\udcc3\\u00e9\303\274","count":1}]}]}' >"$T/utf8.json"
+status 0 "$RR" diff --format=json "$T/utf8.json" "$T/utf8.json"
+grep -qF "$(printf '"name":"\\udcc3\303\251\303\274"')" "$T/out" || fail "a name's bytes not kept: $(cat "$T/out")"
 python3 -c 'print("[" * 100000)' >"$T/deep.json"
 printf '{"processes":%s' "$(cat "$T/deep.json")" >"$T/deep2.json"
 status 2 "$RR" diff "$T/deep2.json" "$B"

@@ -46,24 +46,57 @@ static void putf(struct out *o, const char *f, ...)
 		put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* A JSON string; names come from files and may hold anything. */
+/* The length of the well-formed UTF-8 character at s (NUL-terminated),
+ * 0 if none: decoded to its code point and that judged, not utf8.h's
+ * table of second-byte ranges, so that the two check each other. */
+static size_t ref_utf8(const unsigned char *s)
+{
+	static const unsigned least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	unsigned c = s[0], k, cp;
+
+	if (c < 0x80)
+		return 1;
+	k = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	if (!k)
+		return 0;
+	cp = c & (0x7fu >> k);
+	for (unsigned i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* the NUL too: never read past it */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < least[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
+/* A JSON string; names come from files and may hold anything: '"' and
+ * '\' escaped, controls and DEL as \u00XX, UTF-8 as it is, any other
+ * byte as \udcXX. */
 static void put_str(struct out *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
 	put(o, "\"", 1);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char ch = (unsigned char)*s;
+		size_t k = ref_utf8((const unsigned char *)s);
 
 		if (ch == '"' || ch == '\\') {
 			char e[2] = { '\\', (char)ch };
 			put(o, e, 2);
-		} else if (ch < 0x20 || ch >= 0x7f) {
+		} else if (ch < 0x20 || ch == 0x7f) {
 			char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
 			put(o, e, 6);
+		} else if (k) {
+			put(o, s, k);
+			s += k;
+			continue;
 		} else {
-			put(o, (const char *)&ch, 1);
+			char e[6] = { '\\', 'u', 'd', 'c', hex[ch >> 4], hex[ch & 15] };
+			put(o, e, 6);
 		}
+		s++;
 	}
 	put(o, "\"", 1);
 }

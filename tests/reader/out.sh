@@ -149,6 +149,76 @@ any(e["args"]["name"].endswith(": ls /") for e in ev(d, ph="M", name="process_na
 		fail "processes not named by their command lines and executables"
 }
 
+# ---- strings: UTF-8 as it is, every other byte as \udcXX ------------------------
+
+test_utf8() {
+	begin "argv and thread names: UTF-8 as it is in every JSON output, other bytes as \\udcXX, all read back exactly"
+	python3 - "$RUN" "$RR" "$PROG" "$W/u" >"$W/u.err" 2>&1 <<'PY' || fail "$(head -20 "$W/u.err")"
+import json, subprocess, sys
+run, rr, prog, d = sys.argv[1:5]
+# valid UTF-8 of 2, 3 and 4 bytes (the first and last of each length,
+# and next to the surrogates), then each kind of byte that is not UTF-8
+valid = ["ü-file.c".encode(), "€ \U0001d11e".encode(), b"\xc2\x80\xdf\xbf",
+         b"\xe0\xa0\x80\xef\xbf\xbf\xed\x9f\xbf\xee\x80\x80", b"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"]
+invalid = [b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xf0\x80\x80\xaf",  # overlong
+           b"\xed\xa0\x80", b"\xed\xbf\xbf",                            # surrogates
+           b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xfe\xff",       # past U+10FFFF
+           b"\xe2\x82", b"x\xf0\x9f\x98", b"\xc3",                        # cut short
+           b"\x80", b"\xbf\xbf",                                         # lone continuations
+           b"ctl\x01\x1f\x7f \"q\" \\ \xc3\xbc\xc3"]
+name = "ü-€-\U0001d11e".encode()  # 11 bytes: the kernel keeps 15
+argv = [prog.encode(), b"renames", name] + valid + invalid
+subprocess.run([run, "-q", "-d", d, "--"] + argv, check=True)
+bad = []
+
+def raw(s):
+    # the bytes a string of ours stands for: \udcXX is byte XX
+    return s.encode("utf-8", "surrogateescape")
+
+def read(fmt):
+    out = subprocess.run([rr, "-f", fmt, d], check=True, stdout=subprocess.PIPE).stdout
+    # UTF-8 text (strict: no byte of a bad sequence passed through) ...
+    text = out.decode("utf-8")
+    # ... in which valid text is never escaped, bad bytes always are
+    for v in valid + [name]:
+        if v not in out:
+            bad.append("%s: %r not as it is" % (fmt, v))
+    if b"\\u00c3" in out or b"\\udcc0\\udcaf" not in out:
+        bad.append("%s: bytes escaped as Latin-1, or not at all" % fmt)
+    return text
+
+for line in read("jsonl").splitlines():
+    e = json.loads(line)
+    if e.get("event") == "rte.proc" and not e["proc"].get("fork"):
+        if [raw(a) for a in e["proc"]["argv"]] != argv:
+            bad.append("jsonl argv: %r" % e["proc"]["argv"])
+        break
+else:
+    bad.append("jsonl: no rte.proc")
+s = json.loads(read("summary-json"))
+if [raw(a) for a in s["tree"][0]["argv"]] != argv:
+    bad.append("summary-json argv: %r" % s["tree"][0]["argv"])
+if not any(raw(r["thread"]) == name for r in s["processes"][0]["rings"]):
+    bad.append("summary-json thread: %r" % [r["thread"] for r in s["processes"][0]["rings"]])
+c = json.loads(read("chrome"))["traceEvents"]
+# the process named by its command line as the summary's tree shows it
+# (UTF-8 as it is, other bytes as the text \\xNN); the thread by its names
+pn = [raw(e["args"]["name"]) for e in c if e.get("ph") == "M" and e["name"] == "process_name"]
+if not any(b" renames " + name + b" " + valid[0] + b" " in p and b" \\xc0\\xaf " in p for p in pn):
+    bad.append("chrome process_name: %r" % pn)
+tn = [raw(e["args"]["name"]) for e in c if e.get("ph") == "M" and e["name"] == "thread_name"]
+if not any(t.endswith(b", " + name + b" (tid %d)" % e["tid"]) for t, e in
+           zip(tn, [e for e in c if e.get("ph") == "M" and e["name"] == "thread_name"])):
+    bad.append("chrome thread_name: %r" % tn)
+# text: the argv of rte.proc, a JSON array
+t = [l for l in read("text").splitlines() if "rte.proc" in l and " argv [" in l]
+if not t or [raw(a) for a in json.loads(t[0][t[0].index(" argv [") + 6:])] != argv:
+    bad.append("text argv: %r" % t[:1])
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+
 if [ $# -gt 0 ]; then
 	for t in "$@"; do "$t"; done
 else
@@ -157,6 +227,7 @@ else
 	test_last_value
 	test_spans_by_name
 	test_exec_names
+	test_utf8
 fi
 if [ $fails -ne 0 ]; then
 	echo "out: $fails failure(s) in $tests tests" >&2

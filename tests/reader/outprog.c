@@ -15,9 +15,10 @@
  *                         222 and the counter 9: the latest in time are on
  *                         ring 0
  *   outprog spans N       N spans app.s (a ring with e=8 wraps)
- *   outprog renames       a thread writes app.v = 1, names itself
- *                         "first", then "second" (no event between), and
- *                         writes app.v = 2
+ *   outprog renames [NAME ARG...]  a thread writes app.v = 1, names
+ *                         itself "first", then NAME (default "second";
+ *                         no event between), and writes app.v = 2; the
+ *                         ARGs only make the argv rte-read shows
  *
  * Exits 0 (ring_stop), 2 on bad usage.
  */
@@ -65,10 +66,9 @@ static void *writer(void *arg)
 
 static void *renamer(void *arg)
 {
-	(void)arg;
 	rte_int(id_v, 1);
 	pthread_setname_np(pthread_self(), "first");
-	pthread_setname_np(pthread_self(), "second");
+	pthread_setname_np(pthread_self(), arg);
 	rte_int(id_v, 2);
 	return NULL;
 }
@@ -123,12 +123,12 @@ static int last(void)
 	return 0;
 }
 
-static int renames(void)
+static int renames(const char *name)
 {
 	pthread_t t;
 
 	id_v = rte_register("app.v", RTE_TYPE_INT);
-	if (pthread_create(&t, NULL, renamer, NULL) || pthread_join(t, NULL))
+	if (pthread_create(&t, NULL, renamer, (void *)name) || pthread_join(t, NULL))
 		return 3;
 	return 0;
 }
@@ -150,8 +150,8 @@ int main(int argc, char **argv)
 		return interleave(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "last"))
 		return last();
-	if (argc == 2 && !strcmp(argv[1], "renames"))
-		return renames();
+	if (argc >= 2 && !strcmp(argv[1], "renames"))
+		return renames(argc > 2 ? argv[2] : "second");
 	if (argc == 3 && !strcmp(argv[1], "spans"))
 		return spans(atol(argv[2]));
 	return 2;

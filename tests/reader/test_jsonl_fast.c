@@ -53,6 +53,12 @@ static void every_kind_with_edge_values(void **state)
 	static const char *const names[] = {
 		"app.x", "", "q\"uote\\back", "ctl\x01\x1f\x7f", "hi\xc3\xa9\xff", NULL,
 		longname,
+		/* UTF-8 of 2, 3 and 4 bytes, the first and last of each length */
+		"\xc2\x80 \xdf\xbf \xe0\xa0\x80 \xef\xbf\xbf \xf0\x90\x80\x80 \xf4\x8f\xbf\xbf",
+		/* not UTF-8: overlongs, surrogates, past U+10FFFF, leads cut
+		 * short (also by the end), lone continuation bytes */
+		"\xc0\xaf \xc1\xbf \xe0\x9f\xbf \xf0\x8f\xbf\xbf \xed\xa0\x80 \xed\xbf\xbf",
+		"\xf4\x90\x80\x80 \xf5\x80\x80\x80 \xff \xe2\x82 \xf0\x9f\x98 \x80\xbf \xe2\x82",
 	};
 	static const int64_t ints[] = { 0, -1, INT64_MIN, INT64_MAX, 42 };
 	uint64_t buckets[RTE_ALLOC_BUCKETS];

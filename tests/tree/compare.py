@@ -158,7 +158,7 @@ def strace_tree(path):
 def rte_tree(path):
     t = Tree()
     images = {}
-    for line in open(path):
+    for line in open(path, encoding="utf-8"):
         ev = json.loads(line)
         if ev.get("kind") == "lost":
             continue
@@ -175,7 +175,8 @@ def rte_tree(path):
             c["parent"] = me
         elif name == "rte.proc" and "proc" in ev:
             pr = ev["proc"]
-            argv = [a.encode("latin-1") for a in pr.get("argv", [])]
+            # JSON strings: UTF-8 as it is, any other byte XX as \udcXX
+            argv = [a.encode("utf-8", "surrogateescape") for a in pr.get("argv", [])]
             img = images.setdefault(me, [])
             img.append(pr)
             if pr.get("fork"):

@@ -67,7 +67,7 @@ expect_eq() { # what got want
 py_count() {
 	python3 -c 'import json, sys
 n = 0
-for line in open(sys.argv[1]):
+for line in open(sys.argv[1], encoding="utf-8"):
     e = json.loads(line)
     if '"$1"':
         n += 1
@@ -179,19 +179,21 @@ test_argv() {
 	compare
 	# The exec'd image shows its argv as exec gave it; its fork child,
 	# made after the image rewrote argv[2] in place, what memory holds.
-	expect_eq "exec'd argv" "$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][2:] == ["line one\nline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]')" 1
+	# JSON: UTF-8 as it is, other bytes as \udcXX (never \u00XX, a real
+	# character)
+	expect_eq "exec'd argv" "$(py_count 'e.get("event") == "rte.proc" and not e["proc"].get("fork") and e["proc"]["argv"][2:] == ["line one\nline two", "\udcff\udcfe bytes \udcc3", "", "a \"quote\" and \\", "ü-file.c € \U0001d11e"]')" 1
 	expect_eq "rewritten argv" "$(py_count 'e.get("event") == "rte.proc" and e["proc"].get("fork") and e["proc"]["argv"][2] == "Z" * 17')" 1
 	# Text: the same escapes, one line.
 	"$B/rte-read" -f text "$D/ev" >"$D/text" 2>&1 || fail "rte-read -f text"
 	python3 - "$D/text" <<'PY' || fail "text: no such argv line"
 import sys
-want = r'"argv", "line one\u000aline two", "\u00ff\u00fe bytes \u00c3", "", "a \"quote\" and \\"]'
-sys.exit(0 if any(want in l for l in open(sys.argv[1])) else 1)
+want = r'"argv", "line one\u000aline two", "\udcff\udcfe bytes \udcc3", "", "a \"quote\" and \\", "ü-file.c € 𝄞"]'
+sys.exit(0 if any(want in l for l in open(sys.argv[1], encoding="utf-8")) else 1)
 PY
 	tree_check
 	# the tree's line: escaped, on one line
 	COLUMNS=400 "$B/rte-read" -f summary "$D/ev" >"$D/wide.txt" || fail "rte-read"
-	grep -qF "'line one\x0aline two' '\xff\xfe bytes \xc3'" "$D/wide.txt" ||
+	grep -qF "'line one\x0aline two' '\xff\xfe bytes \xc3' '' 'a \"quote\" and \x5c' 'ü-file.c € 𝄞'" "$D/wide.txt" ||
 		fail "tree argv: $(cat "$D/wide.txt")"
 	finish
 }

@@ -45,7 +45,7 @@ def usage_records(path):
     """(pid, life) -> rusage of rte.exit (own) or rte.reap (parent's)."""
     t = compare.Tree()
     own, reaped = {}, {}
-    for line in open(path):
+    for line in open(path, encoding="utf-8"):
         ev = json.loads(line)
         if ev.get("kind") == "lost":
             continue
@@ -75,7 +75,7 @@ def main():
     lost_ok = "--lost-images" in opts
     errors = []
     st, root = compare.strace_tree(strace)
-    doc = json.load(open(sjson))
+    doc = json.load(open(sjson, encoding="utf-8"))
     tree = tree_keys(doc["tree"])
     own, reaped = usage_records(jsonl)
     for k in sorted(set(st.procs) - set(tree)):
@@ -96,7 +96,7 @@ def main():
                           % (k, s["exit"], want))
         if s["argv"] and not (lost_ok and e["argv"] is None):
             sa = s["argv"][-1]
-            ta = [x.encode("latin-1") for x in (e["argv"] or [])]
+            ta = [x.encode("utf-8", "surrogateescape") for x in (e["argv"] or [])]
             if e["argc"] != len(sa):
                 errors.append("%s: argc %d in strace, %d in the tree"
                               % (k, len(sa), e["argc"]))
@@ -149,7 +149,7 @@ def main():
                 errors.append("critical path: %d is not the child of %d that ended last"
                               % (b_, a_))
     # Chrome
-    cd = json.load(open(chrome))
+    cd = json.load(open(chrome, encoding="utf-8"))
     evs = cd["traceEvents"] if isinstance(cd, dict) else cd
     names = {e["pid"]: e["args"]["name"] for e in evs
              if e.get("ph") == "M" and e.get("name") == "process_name"}

@@ -10,7 +10,7 @@
  *                  double fork whose grandchild execs (exit 9; reaped
  *                  here, a subreaper); exits 2
  *   spawns argv    re-executes itself with an argv of a newline, non-UTF-8
- *                  bytes, an empty argument and a quote; that image
+ *                  bytes, an empty argument, a quote and UTF-8; that image
  *                  rewrites its argv[1] in place, forks (the child exits
  *                  7), exits 0
  *   spawns many N  execs /bin/true with N arguments
@@ -125,7 +125,8 @@ static int argv_mode(int argc, char **argv)
 		return 0;
 	}
 	execl("/proc/self/exe", argv[0], "argv", "line one\nline two",
-	      "\xff\xfe bytes \xc3", "", "a \"quote\" and \\", (char *)NULL);
+	      "\xff\xfe bytes \xc3", "", "a \"quote\" and \\",
+	      "\xc3\xbc-file.c \xe2\x82\xac \xf0\x9d\x84\x9e", (char *)NULL);
 	return 127;
 }
 
