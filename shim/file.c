@@ -11,10 +11,15 @@
  *
  * Descriptors: none is held while the program runs (CPython's
  * test_subprocess lists /proc/self/fd; a daemon closes every descriptor
- * and reuses the numbers). Each name operation (create, exec, removal)
- * opens the directory by its path for the moment it needs it, accepts it
- * only if it is the same directory, works with openat/linkat/unlinkat and
- * closes it. The ring file's descriptor lives from its creation until it
+ * and reuses the numbers). Creation and the moves around exec open the
+ * directory by its path for the moment they need it, accept it only if
+ * it is the same directory, work with openat/renameat2/linkat/unlinkat
+ * and close it (the first creation uses the descriptor that resolved
+ * the directory). The removal at the end, the crash recorder's keep and
+ * rte_file_is_ours go by the file's absolute path, checked against the
+ * file's own identity (device and inode: our mapping keeps the inode
+ * alive, so no other file can have it): two system calls, not five, at
+ * every process's end. The ring file's descriptor lives from its creation until it
  * is mapped; later reservations go through the mapping (rte_file_reserve).
  * Such a moment's descriptor is O_CLOEXEC and never left on 0, 1 or 2 (a
  * program started with stdin closed, whose other thread reads fd 0,
@@ -27,9 +32,10 @@
  *      mode 0600 (a planted symlink or file makes it fail, never followed);
  *   2. size it (sparse), reserve the blocks of the header and name areas,
  *      map it and write the header;
- *   3. link() it to "<pid>.events", which fails if that name exists (even
- *      as a dangling symlink), then unlink the temporary name. Where hard
- *      links are not supported, renameat2(RENAME_NOREPLACE) does the same.
+ *   3. rename it to "<pid>.events" with renameat2(RENAME_NOREPLACE),
+ *      which fails if that name exists (even as a dangling symlink);
+ *      where the file system has no such rename, link() it there (which
+ *      fails the same way) and unlink the temporary name.
  *
  * A ring's first data pages (RTE_FILE_RING_FIRST bytes) are reserved
  * (fallocate) when a thread first claims the ring, and the rest as the
@@ -74,14 +80,16 @@
  * Returns 0 or errno. */
 static int link_noreplace(int dfd, const char *from, const char *to)
 {
+	/* One system call where the file system can (tmpfs, ext4, xfs,
+	 * btrfs: Linux 3.15 and later); link and unlink elsewhere. */
+	if (syscall(SYS_renameat2, dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return EEXIST;
 	if (linkat(dfd, from, dfd, to, 0) == 0) {
 		unlinkat(dfd, from, 0);
 		return 0;
 	}
-	if (errno == EEXIST)
-		return EEXIST;
-	if (syscall(SYS_renameat2, dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
-		return 0;
 	return errno;
 }
 
@@ -215,14 +223,17 @@ int rte_file_create(struct rte_file *f, const struct rte_config *c, pid_t pid,
 		snprintf(err, errlen, "bad ring layout");
 		return -1;
 	}
-	if (!rte_filedir.ok && rte_filedir_resolve(f, c, err, errlen) < 0)
-		return -1;
-	if ((e = set_names(f, pid)))
-		return fail(err, errlen, "name the ring file in", rte_filedir.path, e);
-	if ((dfd = rte_filedir_open_stat(&dst)) < 0) {
+	if (!rte_filedir.ok) {
+		if ((dfd = rte_filedir_resolve(f, c, &dst, err, errlen)) < 0)
+			return -1;
+	} else if ((dfd = rte_filedir_open_stat(&dst)) < 0) {
 		e = errno;
 		f->denied = rte_filedir_denied(e, rte_filedir.path);
 		return fail(err, errlen, "open the directory", rte_filedir.path, e);
+	}
+	if ((e = set_names(f, pid))) {
+		rte_filedir_close(dfd);
+		return fail(err, errlen, "name the ring file in", rte_filedir.path, e);
 	}
 	fd = open_tmp(dfd, tmp, sizeof(tmp), pid, c->preserve);
 	if (fd < 0) {
@@ -335,37 +346,42 @@ static int name_is_ours(const struct rte_file *f, int dfd, const char *name)
 	       rte_filedir_same_file(&st, f->dev, f->ino);
 }
 
+/* 1 if our file's path still names our file: its identity is the file's
+ * own (its inode lives while we map it), so the directory need not be
+ * opened and checked first (two system calls, not five, at every
+ * process's end). Signal-safe; errno kept. */
+static int path_is_ours(const struct rte_file *f)
+{
+	struct stat st;
+	int saved = errno, r;
+
+	r = f->name[0] && fstatat(AT_FDCWD, f->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    rte_filedir_same_file(&st, f->dev, f->ino);
+	errno = saved;
+	return r;
+}
+
 int rte_file_is_ours(const struct rte_file *f)
 {
-	int dfd, r;
-
-	if (!f->name[0])
-		return 0;
-	dfd = rte_filedir_open();
-	r = name_is_ours(f, dfd, f->name);
-	rte_filedir_close(dfd);
-	return r;
+	return path_is_ours(f);
 }
 
 void rte_file_remove(const struct rte_file *f)
 {
-	int dfd;
+	int saved = errno;
 
-	if (!f->name[0])
-		return;
-	dfd = rte_filedir_open();
-	if (name_is_ours(f, dfd, f->name))
-		unlinkat(dfd, f->name, 0);
-	rte_filedir_close(dfd);
+	if (path_is_ours(f))
+		unlinkat(AT_FDCWD, f->path, 0);
+	errno = saved;
 }
 
 void rte_file_keep(const struct rte_file *f)
 {
-	int dfd = rte_filedir_open();
+	int saved = errno;
 
-	if (name_is_ours(f, dfd, f->name))
-		fchmodat(dfd, f->name, 0600, 0);
-	rte_filedir_close(dfd);
+	if (path_is_ours(f))
+		fchmodat(AT_FDCWD, f->path, 0600, 0);
+	errno = saved;
 }
 
 /* ---- exec ------------------------------------------------------------------- */

@@ -84,7 +84,7 @@ int rte_filedir_denied(int e, const char *dir)
 }
 
 int rte_filedir_resolve(struct rte_file *f, const struct rte_config *c,
-                        char *err, size_t errlen)
+                        struct stat *stp, char *err, size_t errlen)
 {
 	const char *shown = c->dir;
 	struct stat st;
@@ -98,20 +98,24 @@ int rte_filedir_resolve(struct rte_file *f, const struct rte_config *c,
 		fd = rte_rundir_open(c->dir, 1);
 	else
 		fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0 || (fd = rte_fd_nostd(fd)) < 0) {
 		e = errno;
 		goto fail;
 	}
 	e = fstat(fd, &st) < 0 ? errno : 0;
-	close(fd);
-	if (e || (e = absolute_dir(c->dir, rte_filedir.path, sizeof(rte_filedir.path))))
+	if (!e)
+		e = absolute_dir(c->dir, rte_filedir.path, sizeof(rte_filedir.path));
+	if (e) {
+		close(fd);
 		goto fail;
+	}
 	rte_filedir.dev = st.st_dev;
 	rte_filedir.ino = st.st_ino;
 	rte_filedir.relative = !c->dir_default && c->dir[0] != '/';
 	rte_filedir.spelled = c->dir;
 	rte_filedir.ok = 1;
-	return 0;
+	*stp = st;
+	return fd;
 fail:
 	f->denied = !c->dir_uid_named && rte_filedir_denied(e, c->dir);
 	snprintf(err, errlen, "cannot use %s directory %.*s: %s",

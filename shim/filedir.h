@@ -32,10 +32,12 @@ int rte_filedir_same_file(const struct stat *st, dev_t dev, ino_t ino);
 /* After a failure with errno e on the directory `dir`: 1 if it is because
  * this process is a descendant that switched user (see filedir.c). */
 int rte_filedir_denied(int e, const char *dir);
-/* Resolve c's directory into rte_filedir; -1 with a message in err (and
+/* Resolve c's directory into rte_filedir and hand back the directory it
+ * opened to do so (as rte_filedir_open_stat would, its fstat() in *stp:
+ * the first creation opens it once); -1 with a message in err (and
  * f->denied set) if it cannot be used. */
 int rte_filedir_resolve(struct rte_file *f, const struct rte_config *c,
-                        char *err, size_t errlen);
+                        struct stat *stp, char *err, size_t errlen);
 /* The directory, opened by its path (rte_filedir_open_stat: its fstat()
  * in *stp if not NULL); the fd, or -1 with errno. Closed, errno kept, by
  * rte_filedir_close. Signal-safe. */

@@ -549,35 +549,60 @@ test_unwritable() {
 	finish
 }
 
+# Publishing never replaces a name already there: with renameat2's
+# RENAME_NOREPLACE, and with link() where renameat2 fails (an old kernel
+# or a file system without it: a seccomp filter makes it ENOSYS here).
 test_symlink() {
 	begin symlink
 	plain "$T/probe" >"$D/out0" 2>/dev/null
 	st0=$?
-	# The shell plants the link at its own pid's name, then execs the
-	# probe (same pid) under the shim.
-	env D="$D" T="$T" sh -c '
-		ln -s "$D/victim" "$D/$$.events"
-		exec env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
-			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
-		>"$D/out" 2>"$D/err"
-	expect_eq "exit status" $? $st0
-	cmp -s "$D/out0" "$D/out" || fail "stdout differs"
-	expect_eq "rte: lines" "$(rte_lines "$D/err")" 1
-	grep -q 'already exists' "$D/err" || fail "reason: $(cat "$D/err")"
-	[ -e "$D/victim" ] && fail "the symlink was followed"
-	l=$(ls "$D"/*.events)
-	[ -L "$l" ] || fail "the symlink was replaced"
-	expect_eq "temporary files left" "$(ls -A "$D" | grep -c '\.tmp$')" 0
-	# A regular file already there is left untouched.
-	echo precious >"$D/keep"
-	env D="$D" T="$T" sh -c '
-		cp "$D/keep" "$D/$$.events"
-		exec env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
-			OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
-		>"$D/out2" 2>"$D/err2"
-	cmp -s "$D/out0" "$D/out2" || fail "stdout differs (regular file)"
-	for f in "$D"/*.events; do
-		[ -L "$f" ] || expect_eq "file kept" "$(cat "$f")" precious
+	for how in rename link; do
+		d=$D/$how
+		mkdir "$d"
+		w=
+		[ $how = link ] && w="$T/oldkernel -d renameat2"
+		# The shell plants the link at its own pid's name, then execs
+		# the probe (same pid) under the shim.
+		env D="$d" T="$T" W="$w" sh -c '
+			ln -s "$D/victim" "$D/$$.events"
+			exec $W env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
+				OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
+			>"$d/out" 2>"$d/err"
+		expect_eq "exit status ($how)" $? $st0
+		cmp -s "$D/out0" "$d/out" || fail "stdout differs ($how)"
+		expect_eq "rte: lines ($how)" "$(rte_lines "$d/err")" 1
+		grep -q 'already exists' "$d/err" || fail "reason ($how): $(cat "$d/err")"
+		[ -e "$d/victim" ] && fail "the symlink was followed ($how)"
+		l=$(ls "$d"/*.events)
+		[ -L "$l" ] || fail "the symlink was replaced ($how)"
+		expect_eq "temporary files left ($how)" "$(ls -A "$d" | grep -c '\.tmp$')" 0
+		# A regular file already there is left untouched.
+		echo precious >"$d/keep"
+		env D="$d" T="$T" W="$w" sh -c '
+			cp "$D/keep" "$D/$$.events"
+			exec $W env LD_PRELOAD="'"$PRELOAD"'" OCAML_RUNTIME_EVENTS_START=1 \
+				OCAML_RUNTIME_EVENTS_DIR="$D" "$T/probe"' \
+			>"$d/out2" 2>"$d/err2"
+		cmp -s "$D/out0" "$d/out2" || fail "stdout differs (regular file, $how)"
+		for f in "$d"/*.events; do
+			[ -L "$f" ] || expect_eq "file kept ($how)" "$(cat "$f")" precious
+		done
+		# A free name: published, read back, no temporary name left.
+		rm -f "$d"/*.events
+		$w env LD_PRELOAD="$PRELOAD" OCAML_RUNTIME_EVENTS_START=1 \
+			OCAML_RUNTIME_EVENTS_PRESERVE=1 OCAML_RUNTIME_EVENTS_DIR="$d" \
+			"$T/probe" >/dev/null 2>"$d/err3"
+		expect_eq "stderr of a free name ($how)" "$(cat "$d/err3")" ""
+		n=0
+		for f in "$d"/*.events; do
+			[ -f "$f" ] && [ ! -L "$f" ] || continue
+			n=$((n + 1))
+			"$B/rte-read" --format=jsonl "$f" >/dev/null ||
+				fail "read back ($how): $f"
+		done
+		[ $n -ge 1 ] || fail "published ($how): $(ls -A "$d")"
+		expect_eq "temporary files left, free name ($how)" \
+			"$(ls -A "$d" | grep -c '\.tmp$')" 0
 	done
 	finish
 }
