@@ -10,7 +10,7 @@
 # only: libdw is loaded with dlopen when the first stack is symbolised, so
 # nothing is linked for it (mk/tests-crash.mk, READER_DW_LIBS, empty).
 READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c reader/signals.c reader/vec.c \
-	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c reader/ptree.c reader/ptree_name.c \
+	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c reader/ptree.c reader/ptree_note.c reader/ptree_name.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
 	reader/fmt/text.c reader/fmt/jsonl.c \
 	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/chrome_recs.c reader/model.c reader/model_life.c \

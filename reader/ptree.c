@@ -1,7 +1,7 @@
 /*
- * ptree.c - the process tree of a run (ptree.h): collection per file,
- * the building of the processes and their links, and the helpers that
- * name them.
+ * ptree.c - the process tree of a run (ptree.h): the building of the
+ * processes and their links from what ptree_note.c collected per file.
+ * (Naming them: ptree_name.c.)
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -9,160 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crashrep.h"
 #include "procs.h"
-#include "ptree.h"
+#include "ptree_int.h"
 #include "rte/proc.h"
-#include "vec.h"
 
 struct rd_ptree_opts rd_ptree_opts;
 
-/* A pid a file names: a reaped child (with its end), a spawned child or
- * a fork child (pid only). */
-struct pt_link {
-	long pid;
-	uint64_t ts;
-	int reap;
-	int fork;  /* a fork_parent (not an rte.spawn) */
-	int used;  /* the fork of a child known only from this file */
-	struct rte_exit_rec r;
-};
-
-struct pt_file {
-	int seen;
-	int has_proc, has_exit;
-	struct rte_proc_rec pr;
-	char *argv;
-	size_t argv_len;
-	struct rte_exit_rec ex;
-	uint64_t start_ts, stop_ts;
-	int user;
-	struct pt_link *l;
-	unsigned nl;
-	size_t lcap;
-	int node;
-};
-
-struct rd_ptree *rd_ptree_of(struct rd_procs *P)
-{
-	if (!P->tree)
-		P->tree = calloc(1, sizeof *P->tree);
-	return P->tree;
-}
-
-/* Room for element i of the array *pp (capacity *cap, elements of `each`
- * bytes; vec.h), what is added zeroed. 0, or -1 with T->oom set. */
-static int room(struct rd_ptree *T, void *pp, size_t *cap, size_t i,
-                size_t each, size_t first)
-{
-	size_t old = *cap;
-	char *p;
-
-	if (rd_vec_room(pp, cap, i, each, first) < 0) {
-		T->oom = 1;
-		return -1;
-	}
-	memcpy(&p, pp, sizeof p);
-	memset(p + old * each, 0, (*cap - old) * each);
-	return 0;
-}
-
-/* The file record of source src; the first call makes room for every
- * source there is (nsrc), so that 100,000 files take no doubling slack. */
-static struct pt_file *file_of(struct rd_ptree *T, unsigned src, unsigned nsrc)
-{
-	if (room(T, &T->f, &T->fcap, src, sizeof *T->f, nsrc > 64 ? nsrc : 64) < 0)
-		return NULL;
-	if (src >= T->nf)
-		T->nf = src + 1;
-	T->f[src].seen = 1;
-	return &T->f[src];
-}
-
-static void add_link(struct rd_ptree *T, struct pt_file *f, long pid,
-                     uint64_t ts, const struct rte_exit_rec *r, int fork)
-{
-	if (pid <= 0)
-		return;
-	if (room(T, &f->l, &f->lcap, f->nl, sizeof *f->l, 4) < 0)
-		return;
-	f->l[f->nl] = (struct pt_link){ .pid = pid, .ts = ts, .reap = r != NULL,
-	                                .fork = fork };
-	if (r)
-		f->l[f->nl].r = *r;
-	f->nl++;
-}
-
-static int named(const char *name, const char *want)
-{
-	return name && name[0] == 'r' && !strcmp(name, want);
-}
-
-void rd_ptree_note(struct rd_procs *P, const struct rd_item *it)
-{
-	const struct rte_event *ev = it->ev;
-	unsigned src = (unsigned)(it->src - P->src);
-	struct rd_ptree *T;
-	struct pt_file *f;
-	struct rte_exit_rec r;
-
-	if ((ev->kind < RTE_EV_LIFECYCLE && ev->kind != RTE_EV_BEGIN) ||
-	    ev->kind == RTE_EV_LOST || ev->kind == RTE_EV_USER_SPAN_END)
-		return;
-	if (!(T = rd_ptree_of(P)) || !(f = file_of(T, src, P->nsrc)))
-		return;
-	if (ev->kind == RTE_EV_BEGIN) { /* runtime phases: a detail block */
-		f->user = 1;
-		return;
-	}
-	if (ev->kind == RTE_EV_LIFECYCLE) {
-		if (ev->id == RTE_LC_RING_START && (!f->start_ts || it->ts < f->start_ts))
-			f->start_ts = it->ts;
-		else if (ev->id == RTE_LC_RING_STOP && it->ts > f->stop_ts)
-			f->stop_ts = it->ts;
-		else if (ev->id == RTE_LC_FORK_PARENT)
-			add_link(T, f, (long)ev->u.data, it->ts, NULL, 1);
-		return;
-	}
-	if (ev->name && (strncmp(ev->name, "rte.", 4) || !strcmp(ev->name, "rte.sample") ||
-	                 !strncmp(ev->name, "rte.alloc", 9) || !strncmp(ev->name, "rte.crash", 9))) {
-		f->user = 1; /* its own events, profiles, crashes: a detail block */
-		return;
-	}
-	if (ev->kind == RTE_EV_USER_INT && named(ev->name, "rte.spawn")) {
-		add_link(T, f, (long)ev->u.value, it->ts, NULL, 0);
-	} else if (ev->kind != RTE_EV_USER_CUSTOM) {
-		return;
-	} else if (named(ev->name, "rte.proc") && !f->has_proc) {
-		const char *a;
-		size_t n;
-
-		if (rte_proc_decode(ev->u.custom.bytes, ev->u.custom.len, &f->pr,
-		                    &a, &n) < 0)
-			return;
-		f->has_proc = 1;
-		if (n && (f->argv = malloc(n)) != NULL) {
-			memcpy(f->argv, a, n);
-			f->argv_len = n;
-		} else if (n) {
-			T->oom = 1;
-		}
-	} else if (named(ev->name, "rte.exit")) {
-		if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &f->ex) == 0)
-			f->has_exit = 1;
-	} else if (named(ev->name, "rte.reap")) {
-		if (rte_exit_decode(ev->u.custom.bytes, ev->u.custom.len, &r) == 0)
-			add_link(T, f, r.pid, it->ts, &r, 0);
-	}
-}
-
-/* ---- building ------------------------------------------------------------ */
 
 /* A new node of pid; the first one makes room for `first` (one a file:
  * a tree of 100,000 processes takes no doubling slack). */
 static int new_node(struct rd_ptree *T, long pid, unsigned first)
 {
-	if (room(T, &T->n, &T->cap, T->nn, sizeof *T->n, first > 64 ? first : 64) < 0)
+	if (rd_pt_room(T, &T->n, &T->cap, T->nn, sizeof *T->n, first > 64 ? first : 64) < 0)
 		return -1;
 	memset(&T->n[T->nn], 0, sizeof T->n[T->nn]);
 	T->n[T->nn].pid = pid;
@@ -573,6 +431,24 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 				x->parent = p;
 		}
 	}
+	/* spawns that failed: a child of pid 0 under the file's process */
+	for (unsigned i = 0; i < T->nf && i < n; i++)
+		for (unsigned j = 0; T->f[i].seen && j < T->f[i].nfails; j++) {
+			struct pt_fail *sf = &T->f[i].fails[j];
+			int x = new_node(T, 0, P->nsrc);
+
+			if (x < 0)
+				break;
+			T->n[x].ppid = P->src[i].pid;
+			T->n[x].parent = T->f[i].node;
+			T->n[x].spawn_err = sf->err ? sf->err : -1;
+			T->n[x].start_ts = T->n[x].end_ts = sf->ts;
+			T->n[x].argv = sf->argv; /* moved to the node */
+			T->n[x].argv_len = (uint32_t)sf->argv_len;
+			T->n[x].argc = sf->argc;
+			T->n[x].argv_cut = sf->cut;
+			sf->argv = NULL;
+		}
 	/* no cycles: a parent must have begun first */
 	for (unsigned k = 0; k < T->nn; k++) {
 		int p = T->n[k].parent, hops = 0;
@@ -586,26 +462,12 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 		struct rd_ptnode *x = &T->n[k];
 
 		x->failed = (x->how == RTE_EXIT_STATUS && x->value != 0) ||
-		            (x->how == RTE_EXIT_SIGNAL && x->value != SIGPIPE);
+		            (x->how == RTE_EXIT_SIGNAL && x->value != SIGPIPE) ||
+		            x->spawn_err != 0;
 		x->crashed = x->how == RTE_EXIT_SIGNAL && crash_signal(x->value);
 	}
 	link_children(T);
 	free(idx);
 	free(ord);
 	return T;
-}
-
-void rd_ptree_free(struct rd_ptree *T)
-{
-	if (!T)
-		return;
-	for (unsigned i = 0; i < T->nf; i++) {
-		free(T->f[i].argv);
-		free(T->f[i].l);
-	}
-	for (unsigned k = 0; k < T->nn; k++)
-		free(T->n[k].argv);
-	free(T->f);
-	free(T->n);
-	free(T);
 }

@@ -8,7 +8,9 @@
  * per file, its rte.proc (parent, argv), rte.exit (its own end and
  * usage), rte.reap (a child it reaped: the child's end and usage, the
  * only record of a SIGKILLed or untraced child), rte.spawn and
- * fork_parent (a child's pid), ring_start/ring_stop (times), and whether
+ * fork_parent (a child's pid), rte.spawn_failed (a spawn that made no
+ * process the program could see: a node of pid 0, its parent the file's
+ * process), ring_start/ring_stop (times), and whether
  * it wrote events of its own (user events, not rte.*; runtime phases;
  * rte.sample, rte.alloc.*, rte.crash*). rd_ptree_build() then
  * makes the processes: the files of one pid in time order, a new process
@@ -59,6 +61,10 @@ struct rd_ptnode {
 	                            image's; start: the fork) */
 	int reaped;              /* an rte.reap of its parent named it */
 	int failed;              /* exit status != 0, or a signal but SIGPIPE */
+	int spawn_err;           /* a posix_spawn (or system()) of this argv
+	                            that failed with this error number: no
+	                            pid (0), no file, no end of its own; its
+	                            parent's rte.spawn_failed (failed 1) */
 	int crashed;             /* killed by a signal whose default action
 	                            dumps core (SIGSEGV, SIGABRT, ...) or by
 	                            SIGKILL (the OOM killer, a timeout) */
@@ -99,6 +105,8 @@ int rd_ptree_find(const struct rd_ptree *T, long pid);
 uint64_t rd_ptree_wall(const struct rd_ptnode *x);
 /* "SIGKILL", or "SIG34" for an unknown number (into buf). */
 const char *rd_ptree_signame(int sig, char *buf, unsigned len);
+/* "ENOENT", or "E1234" for an unknown number (into buf). */
+const char *rd_ptree_errname(int err, char *buf, unsigned len);
 /* The basename of argv[0] into buf, escaped ("?" if unknown). */
 const char *rd_ptree_exe(const struct rd_ptnode *x, char *buf, unsigned len);
 /* The command line of x, escaped (control and non-UTF-8 bytes as \xNN,
@@ -106,8 +114,10 @@ const char *rd_ptree_exe(const struct rd_ptnode *x, char *buf, unsigned len);
  * (or argv_cut). Into buf of len > width + 8. */
 const char *rd_ptree_cmdline(const struct rd_ptnode *x, char *buf,
                              unsigned len, unsigned width);
-/* JSON fields of x: "ppid":..,"argv":[..],"argv_cut":..,"exit":{..},
- * "cpu_user_ns":..,"cpu_sys_ns":..,"max_rss_kib":.. (null when unknown). */
+/* JSON fields of x: "pid":.. (null for a failed spawn),"ppid":..,
+ * "argv":[..],"argv_cut":..,"exit":{..},"cpu_user_ns":..,"cpu_sys_ns":..,
+ * "max_rss_kib":.. (null when unknown), ...,"spawn_failed":{"errno":..,
+ * "error":".."} or null. */
 void rd_ptree_json_fields(struct rd_out *o, const struct rd_ptnode *x);
 
 #endif

@@ -160,7 +160,10 @@ void rd_ptree_json_fields(struct rd_out *o, const struct rd_ptnode *x)
 	size_t pos = 0, al;
 	const char *a;
 
-	rd_outf(o, "\"pid\":%ld,\"ppid\":", x->pid);
+	if (x->spawn_err)
+		rd_out_str(o, "\"pid\":null,\"ppid\":");
+	else
+		rd_outf(o, "\"pid\":%ld,\"ppid\":", x->pid);
 	if (x->ppid > 0)
 		rd_outf(o, "%ld", x->ppid);
 	else
@@ -198,8 +201,26 @@ void rd_ptree_json_fields(struct rd_out *o, const struct rd_ptnode *x)
 	        x->end_ts);
 	rd_outf(o, ",\"wall_ns\":%" PRIu64 ",\"lost_words\":%" PRIu64
 	        ",\"failed\":%s,\"crashed\":%s,\"reaped_only\":%s"
-	        ",\"forked_only\":%s",
+	        ",\"forked_only\":%s,\"spawn_failed\":",
 	        rd_ptree_wall(x), x->lost_words, x->failed ? "true" : "false",
 	        x->crashed ? "true" : "false",
 	        x->reaped_only ? "true" : "false", x->forked_only ? "true" : "false");
+	if (x->spawn_err) {
+		rd_outf(o, "{\"errno\":%d,\"error\":", x->spawn_err);
+		rd_out_json_str(o, rd_ptree_errname(x->spawn_err, sb, sizeof sb));
+		rd_out_ch(o, '}');
+	} else {
+		rd_out_str(o, "null");
+	}
+}
+
+const char *rd_ptree_errname(int err, char *buf, unsigned len)
+{
+	const char *n = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "E%d", err);
+	return buf;
 }

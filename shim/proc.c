@@ -62,38 +62,64 @@ int rte_proc_argv_as_written(void)
 	return g_written && argv_hash() == g_written;
 }
 
+/* The strings of argv (at most argc of them; argc < 0: up to its NULL)
+ * into out, at most RTE_PROC_ARGV_MAX bytes: RTE_PROC_ARGV_CUT in *flags
+ * when cut; the whole vector's count and size in *count and *bytes.
+ * Returns the bytes written. */
+static size_t encode_argv(char *out, int argc, char *const *argv,
+                          uint16_t *flags, uint32_t *count, uint32_t *bytes)
+{
+	size_t used = 0, total = 0;
+	uint32_t c = 0;
+
+	if (!argv)
+		*flags |= RTE_PROC_NO_ARGV;
+	for (int i = 0; argv && (argc < 0 || i < argc) && argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1; /* with its NUL */
+		size_t room = RTE_PROC_ARGV_MAX - used;
+
+		total += n;
+		if (n > room) {
+			*flags |= RTE_PROC_ARGV_CUT;
+			n = room;
+		}
+		memcpy(out + used, argv[i], n);
+		used += n;
+		c++;
+	}
+	*count = c;
+	*bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	return used;
+}
+
 size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid,
                               int preserve)
 {
 	struct rte_proc_rec r = {.version = RTE_PROC_VERSION,
 	                         .ppid = (int32_t)ppid};
-	char *out = (char *)buf + sizeof(r);
-	size_t used = 0, total = 0;
+	size_t used;
 
 	if (fork_child)
 		r.flags |= RTE_PROC_FORK_CHILD;
 	if (preserve)
 		r.flags |= RTE_PROC_PRESERVE;
-	if (!g_argv)
-		r.flags |= RTE_PROC_NO_ARGV;
-	for (int i = 0; g_argv && i < g_argc && g_argv[i]; i++) {
-		size_t n = strlen(g_argv[i]) + 1; /* with its NUL */
-		size_t room = RTE_PROC_ARGV_MAX - used;
-
-		if (n > room) {
-			r.flags |= RTE_PROC_ARGV_CUT;
-			n = room;
-		}
-		memcpy(out + used, g_argv[i], n);
-		used += n;
-		total += strlen(g_argv[i]) + 1;
-		r.argc++;
-	}
-	r.bytes = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+	used = encode_argv((char *)buf + sizeof(r), g_argc, g_argv, &r.flags,
+	                   &r.argc, &r.bytes);
 	memcpy(buf, &r, sizeof(r));
 	/* only PRESERVE's fork children ask (a second walk of argv) */
 	if (preserve)
 		g_written = argv_hash();
+	return sizeof(r) + used;
+}
+
+size_t rte_proc_spawn_fail_payload(void *buf, int err, char *const argv[])
+{
+	struct rte_spawn_fail_rec r = {.version = RTE_SPAWN_FAIL_VERSION,
+	                               .err = err};
+	size_t used = encode_argv((char *)buf + sizeof(r), -1, argv, &r.flags,
+	                          &r.argc, &r.bytes);
+
+	memcpy(buf, &r, sizeof(r));
 	return sizeof(r) + used;
 }
 

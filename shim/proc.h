@@ -1,6 +1,6 @@
 /*
  * proc.h - the process records (proc.c; a leaf): the payloads of rte.proc,
- * rte.exit and rte.reap (rte/proc.h) built from what the process knows of
+ * rte.exit, rte.reap and rte.spawn_failed (rte/proc.h) built from what the process knows of
  * itself. The tracer writes them; the hooks note how the process ends.
  *
  * Every function is async-signal-safe and allocates nothing; none writes
@@ -31,6 +31,9 @@ void rte_proc_load(int argc, char **argv);
  * children are told by its rte.reap). */
 size_t rte_proc_start_payload(void *buf, int fork_child, pid_t ppid,
                               int preserve);
+/* Fill buf (RTE_PROC_PAYLOAD_MAX bytes) with the rte.spawn_failed
+ * payload of a spawn of argv that failed with err; returns its length. */
+size_t rte_proc_spawn_fail_payload(void *buf, int err, char *const argv[]);
 /* 1 if the argv is what the last rte.proc written said (a fork child: its
  * parent's, whose memory it copied; a program may rewrite its argv in
  * place). Reads only this process's memory; async-signal-safe. */

@@ -67,6 +67,8 @@ enum {
 	RTE_OWN_EXIT,      /* rte.exit, custom: rte_exit_rec of this process */
 	RTE_OWN_REAP,      /* rte.reap, custom: rte_exit_rec of a reaped child */
 	RTE_OWN_SPAWN,     /* rte.spawn, int: pid of a spawned/vforked child */
+	RTE_OWN_SPAWN_FAIL, /* rte.spawn_failed, custom: rte_spawn_fail_rec +
+	                       argv of a posix_spawn that failed */
 	RTE_OWN_COUNT
 };
 

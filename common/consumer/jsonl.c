@@ -109,25 +109,19 @@ static char *put_mem(char *p, const char *s, size_t n)
 	return p;
 }
 
-/* ,"proc":{...} of an rte.proc payload: at most 80 + 9 bytes a payload
- * byte (own_bound's; the fixed part, at most 100 bytes with every flag,
- * is covered by the record's 16 bytes counted at 9 each, and an argument
- * takes at most 6 bytes a byte and 3 more). */
-static char *put_proc(char *p, const struct rte_proc_event *d)
+/* ,"argc":N,"argv":[...] (unless RTE_PROC_NO_ARGV),"argv_cut":true (if
+ * cut) of an argument vector (rte.proc's, rte.spawn_failed's). */
+static char *put_argv(char *p, uint32_t argc, unsigned flags,
+                      const char *argv, size_t argv_len)
 {
-	const struct rte_proc_rec *r = &d->proc;
 	const char *a;
 	size_t pos = 0, len;
 	int first = 1;
 
-	p = put_i64(LIT(p, ",\"proc\":{\"ppid\":"), r->ppid);
-	if (r->flags & RTE_PROC_FORK_CHILD)
-		p = LIT(p, ",\"fork\":true");
-	p = put_u64(LIT(p, ",\"argc\":"), r->argc);
-	if (!(r->flags & RTE_PROC_NO_ARGV)) {
+	p = put_u64(LIT(p, ",\"argc\":"), argc);
+	if (!(flags & RTE_PROC_NO_ARGV)) {
 		p = LIT(p, ",\"argv\":[");
-		while ((a = rte_proc_argv_next(d->argv, d->argv_len, &pos,
-		                                &len))) {
+		while ((a = rte_proc_argv_next(argv, argv_len, &pos, &len))) {
 			if (!first)
 				*p++ = ',';
 			first = 0;
@@ -135,10 +129,41 @@ static char *put_proc(char *p, const struct rte_proc_event *d)
 		}
 		*p++ = ']';
 	}
-	if (r->flags & RTE_PROC_ARGV_CUT)
+	if (flags & RTE_PROC_ARGV_CUT)
 		p = LIT(p, ",\"argv_cut\":true");
+	return p;
+}
+
+/* ,"proc":{...} of an rte.proc payload: at most 80 + 9 bytes a payload
+ * byte (own_bound's; the fixed part, at most 100 bytes with every flag,
+ * is covered by the record's 16 bytes counted at 9 each, and an argument
+ * takes at most 6 bytes a byte and 3 more). */
+static char *put_proc(char *p, const struct rte_proc_event *d)
+{
+	const struct rte_proc_rec *r = &d->proc;
+
+	p = put_i64(LIT(p, ",\"proc\":{\"ppid\":"), r->ppid);
+	if (r->flags & RTE_PROC_FORK_CHILD)
+		p = LIT(p, ",\"fork\":true");
+	p = put_argv(p, r->argc, r->flags, d->argv, d->argv_len);
 	if (r->flags & RTE_PROC_PRESERVE)
 		p = LIT(p, ",\"preserve\":true");
+	*p++ = '}';
+	return p;
+}
+
+/* ,"spawn_failed":{"errno":N,"error":"ENOENT",...argv} of an
+ * rte.spawn_failed payload: bounded as put_proc (the error's name is
+ * under 20 bytes, or a number). */
+static char *put_spawn_fail(char *p, const struct rte_proc_event *d)
+{
+	const struct rte_spawn_fail_rec *r = &d->fail;
+	const char *name = r->err > 0 ? strerrorname_np(r->err) : NULL;
+
+	p = put_i64(LIT(p, ",\"spawn_failed\":{\"errno\":"), r->err);
+	if (name && strlen(name) < 24)
+		p = put_str(LIT(p, ",\"error\":"), name, 24);
+	p = put_argv(p, r->argc, r->flags, d->argv, d->argv_len);
 	*p++ = '}';
 	return p;
 }
@@ -193,6 +218,8 @@ static char *put_own(char *p, const struct rte_event *ev)
 	case RTE_PROC_EV_EXIT:
 	case RTE_PROC_EV_REAP:
 		return put_exit(p, &d.exit);
+	case RTE_PROC_EV_SPAWN_FAIL:
+		return put_spawn_fail(p, &d);
 	default:
 		return p;
 	}
@@ -309,14 +336,15 @@ static size_t put_line(char *p, const struct rte_event *ev, long pid,
 	return (size_t)(p - b);
 }
 
-/* What put_own() adds at most: rte.proc's argv (decoded only when the
- * payload is at most 16 + RTE_PROC_ARGV_MAX bytes) at 9 bytes a byte
- * (6 escaped, 3 of quotes and comma), rte.exit's fields. */
+/* What put_own() adds at most: rte.proc's and rte.spawn_failed's argv
+ * (decoded only when the payload is at most 16 + RTE_PROC_ARGV_MAX
+ * bytes) at 9 bytes a byte (6 escaped, 3 of quotes and comma), rte.exit's
+ * fields. */
 static size_t own_bound(const struct rte_event *ev)
 {
 	if (!ev->name || strncmp(ev->name, "rte.", 4))
 		return 0;
-	if (!strcmp(ev->name, "rte.proc"))
+	if (!strcmp(ev->name, "rte.proc") || !strcmp(ev->name, "rte.spawn_failed"))
 		return 80 + 9 * ev->u.custom.len;
 	return 480;
 }

@@ -14,6 +14,11 @@
  *                      rte_exit_rec, pid the child
  *   rte.spawn  int     on the parent's ring after posix_spawn,
  *                      posix_spawnp, vfork or system() made a child: its pid
+ *   rte.spawn_failed custom  on the caller's ring after posix_spawn,
+ *                      posix_spawnp or system() failed (the program could
+ *                      not be executed: its child, if one was made, was
+ *                      reaped by libc and its pid never given): struct
+ *                      rte_spawn_fail_rec, then the argument vector
  *
  * Byte order and versions as in rte/crash.h: a reader must check that the
  * payload holds the fixed part and ignore a version it does not know.
@@ -89,7 +94,21 @@ struct rte_exit_rec {
 	uint64_t nivcsw;     /* involuntary context switches */
 };
 
+#define RTE_SPAWN_FAIL_VERSION 1u
+
+/* rte.spawn_failed: the argument vector is encoded as rte.proc's (the
+ * same bound, RTE_PROC_ARGV_CUT and RTE_PROC_NO_ARGV flags). */
+struct rte_spawn_fail_rec {
+	uint16_t version; /* RTE_SPAWN_FAIL_VERSION */
+	uint16_t flags;   /* RTE_PROC_ARGV_CUT, RTE_PROC_NO_ARGV */
+	int32_t err;      /* the error number posix_spawn returned */
+	uint32_t argc;    /* arguments in the whole vector */
+	uint32_t bytes;   /* bytes of the whole vector, NULs included */
+};
+
 _Static_assert(sizeof(struct rte_proc_rec) == 16, "rte_proc_rec layout");
+_Static_assert(sizeof(struct rte_spawn_fail_rec) == 16,
+               "rte_spawn_fail_rec layout");
 _Static_assert(sizeof(struct rte_exit_rec) == 72, "rte_exit_rec layout");
 
 /*
@@ -105,6 +124,10 @@ _Static_assert(sizeof(struct rte_exit_rec) == 72, "rte_exit_rec layout");
 int rte_proc_decode(const void *payload, size_t n, struct rte_proc_rec *r,
                     const char **argv, size_t *argv_len);
 int rte_exit_decode(const void *payload, size_t n, struct rte_exit_rec *r);
+/* rte_spawn_fail_decode: as rte_proc_decode, for rte.spawn_failed. */
+int rte_spawn_fail_decode(const void *payload, size_t n,
+                          struct rte_spawn_fail_rec *r, const char **argv,
+                          size_t *argv_len);
 const char *rte_proc_argv_next(const char *argv, size_t argv_len,
                                size_t *pos, size_t *len);
 
@@ -115,17 +138,20 @@ const char *rte_proc_argv_next(const char *argv, size_t argv_len,
  * RTE_PROC_EV_PROC (rte.proc: d->proc, d->argv, d->argv_len, as
  * rte_proc_decode gives them), RTE_PROC_EV_EXIT or RTE_PROC_EV_REAP
  * (rte.exit, rte.reap: d->exit), or RTE_PROC_EV_NONE if it is none of
- * them (name NULL included) or its payload is malformed. Thread-safe, no
- * allocation; d->argv points into payload.
+ * them (name NULL included) or its payload is malformed;
+ * RTE_PROC_EV_SPAWN_FAIL (rte.spawn_failed: d->fail, d->argv,
+ * d->argv_len). Thread-safe, no allocation; d->argv points into payload.
  */
 enum rte_proc_ev_kind {
 	RTE_PROC_EV_NONE = 0,
 	RTE_PROC_EV_PROC,
 	RTE_PROC_EV_EXIT,
 	RTE_PROC_EV_REAP,
+	RTE_PROC_EV_SPAWN_FAIL,
 };
 struct rte_proc_event {
 	struct rte_proc_rec proc;
+	struct rte_spawn_fail_rec fail;
 	const char *argv;
 	size_t argv_len;
 	struct rte_exit_rec exit;

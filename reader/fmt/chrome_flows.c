@@ -281,7 +281,7 @@ uint64_t chrome_fork_anchor(struct chrome *C, long child, uint64_t ts)
  * model knows it from its parent's records alone. */
 static int fileless(const struct rd_ptnode *x)
 {
-	return !x->nsrc && (x->start_ts || x->end_ts);
+	return x->reaped_only || x->forked_only;
 }
 
 /* Where x's lifetime slice begins: its start, or for a child known only
@@ -336,6 +336,25 @@ static int main_track(const struct rd_procs *P, const struct rd_ptnode *x)
 	                       rd_src_rings(&P->src[x->first_src]).tid0 == x->pid);
 }
 
+/* A spawn that failed (pid unknown, no process of its own): an instant
+ * on its parent's main thread, named by its command line. */
+static void spawn_failed(struct chrome *C, struct rd_ctx *c, const struct rd_ptnode *x)
+{
+	const struct rd_ptree *T = c->procs->tree;
+	const struct rd_ptnode *p = x->parent >= 0 ? &T->n[x->parent] : NULL;
+	char cmd[1100], eb[32];
+
+	if (!p || !main_track(c->procs, p))
+		return;
+	chrome_ev_open(C, c->out, "i", p->pid, p->pid, x->start_ts);
+	rd_out_str(c->out, ",\"s\":\"t\"");
+	chrome_put_name(c->out, rd_ptree_cmdline(x, cmd, sizeof cmd, 1000), "spawn failed");
+	rd_out_str(c->out, ",\"args\":{\"spawn_failed\":");
+	rd_out_json_str(c->out, rd_ptree_errname(x->spawn_err, eb, sizeof eb));
+	rd_out_kv_i64(c->out, ",\"errno\":", x->spawn_err);
+	rd_out_str(c->out, "}}");
+}
+
 void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
 {
 	const struct rd_ptree *T = rd_ptree_build(c->procs);
@@ -345,6 +364,10 @@ void chrome_finish_ptree(struct chrome *C, struct rd_ctx *c)
 		const struct rd_ptnode *x = &T->n[k], *p;
 		uint64_t at;
 
+		if (x->spawn_err) {
+			spawn_failed(C, c, x);
+			continue;
+		}
 		if (!main_track(c->procs, x) || (!fileless(x) && !x->start_ts))
 			continue;
 		if (fileless(x) || x->end_ts > x->start_ts)

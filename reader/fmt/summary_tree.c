@@ -46,7 +46,9 @@ static const char *end_str(const struct rd_ptnode *x, char *b, unsigned n)
 {
 	char sb[32];
 
-	if (x->how == RTE_EXIT_STATUS)
+	if (x->spawn_err)
+		snprintf(b, n, "%s", rd_ptree_errname(x->spawn_err, sb, sizeof sb));
+	else if (x->how == RTE_EXIT_STATUS)
 		snprintf(b, n, "%d", x->value);
 	else if (x->how == RTE_EXIT_SIGNAL)
 		snprintf(b, n, "%s", rd_ptree_signame(x->value, sb, sizeof sb));
@@ -74,17 +76,19 @@ static const char *dur_str(uint64_t ns, int known, char *b)
 	return b;
 }
 
-/* The prefix columns then the indented text. */
+/* The prefix columns then the indented text (pid 0: unknown, "-"). */
 static void line(struct tw *w, int failed, long pid, const char *wall,
                  const char *cpu, const char *rss, const char *end,
                  uint64_t lost, unsigned depth, const char *text)
 {
-	char ls[24] = "";
+	char ls[24] = "", ps[24] = "-";
 
 	if (lost)
 		snprintf(ls, sizeof ls, "%" PRIu64, lost);
-	rd_outf(w->o, "%c%7ld %9s %9s %6s %8s %5s  %*s%s\n", failed ? '!' : ' ',
-	        pid, wall, cpu, rss, end, ls, (int)(2 * depth), "", text);
+	if (pid)
+		snprintf(ps, sizeof ps, "%ld", pid);
+	rd_outf(w->o, "%c%7s %9s %9s %6s %8s %5s  %*s%s\n", failed ? '!' : ' ',
+	        ps, wall, cpu, rss, end, ls, (int)(2 * depth), "", text);
 	w->lines++;
 }
 
@@ -136,7 +140,13 @@ static void node_line(struct tw *w, int x, unsigned depth)
 	char wall[32], cpu[32], rss[24], end[32];
 
 	rd_ptree_cmdline(n, w->cmd, sizeof w->cmd, text_width(w, depth));
-	line(w, n->failed, n->pid, dur_str(rd_ptree_wall(n), n->start_ts != 0, wall),
+	if (n->spawn_err) /* after the command, cut or not */
+		snprintf(w->cmd + strlen(w->cmd), sizeof w->cmd - strlen(w->cmd),
+		         " (spawn failed: %s)",
+		         n->spawn_err > 0 && strerrordesc_np(n->spawn_err)
+		                 ? strerrordesc_np(n->spawn_err) : "unknown error");
+	line(w, n->failed, n->pid,
+	     dur_str(rd_ptree_wall(n), n->start_ts != 0 && !n->spawn_err, wall),
 	     dur_str(n->utime_ns + n->stime_ns, n->usage, cpu),
 	     rss_str(n->maxrss_kib, n->usage, rss, sizeof rss),
 	     end_str(n, end, sizeof end), n->lost_words, depth, w->cmd);
@@ -248,7 +258,9 @@ static void critical_path(struct tw *w, int root)
 		        rd_ptree_exe(n, exe, sizeof exe),
 		        dur_str(rd_ptree_wall(n), n->start_ts != 0, d));
 		for (int c = n->first_child; c >= 0; c = T->n[c].next_sibling)
-			if (next < 0 || T->n[c].end_ts > T->n[next].end_ts ||
+			if (T->n[c].spawn_err) /* took no time of its own */
+				continue;
+			else if (next < 0 || T->n[c].end_ts > T->n[next].end_ts ||
 			    (T->n[c].end_ts == T->n[next].end_ts &&
 			     rd_ptree_wall(&T->n[c]) > rd_ptree_wall(&T->n[next])))
 				next = c;

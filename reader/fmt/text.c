@@ -167,19 +167,18 @@ static void put_custom(struct rd_out *o, const uint8_t *b, size_t n)
 
 /* rte.proc: "ppid 12 argv ["sh", "-c", "x"]" (each argument a JSON
  * string: newlines and other bytes escaped), "fork child", "cut". */
-static void proc_value(struct rd_out *o, const struct rte_proc_event *d)
+/* " argc N argv [...]" (and the cut) of an argument vector. */
+static void argv_value(struct rd_out *o, uint32_t argc, unsigned flags,
+                       uint32_t bytes, const char *argv, size_t argv_len)
 {
-	const struct rte_proc_rec *r = &d->proc;
 	const char *a;
 	size_t pos = 0, len;
 	int first = 1;
 
-	rd_outf(o, "ppid %d%s argc %u", r->ppid,
-	        r->flags & RTE_PROC_FORK_CHILD ? " fork child" : "", r->argc);
-	if (!(r->flags & RTE_PROC_NO_ARGV)) {
+	rd_outf(o, " argc %u", argc);
+	if (!(flags & RTE_PROC_NO_ARGV)) {
 		rd_out_str(o, " argv [");
-		while ((a = rte_proc_argv_next(d->argv, d->argv_len, &pos,
-		                                &len))) {
+		while ((a = rte_proc_argv_next(argv, argv_len, &pos, &len))) {
 			if (!first)
 				rd_out_str(o, ", ");
 			first = 0;
@@ -187,8 +186,31 @@ static void proc_value(struct rd_out *o, const struct rte_proc_event *d)
 		}
 		rd_out_ch(o, ']');
 	}
-	if (r->flags & RTE_PROC_ARGV_CUT)
-		rd_outf(o, " (cut: %u bytes in all)", r->bytes);
+	if (flags & RTE_PROC_ARGV_CUT)
+		rd_outf(o, " (cut: %u bytes in all)", bytes);
+}
+
+static void proc_value(struct rd_out *o, const struct rte_proc_event *d)
+{
+	const struct rte_proc_rec *r = &d->proc;
+
+	rd_outf(o, "ppid %d%s", r->ppid,
+	        r->flags & RTE_PROC_FORK_CHILD ? " fork child" : "");
+	argv_value(o, r->argc, r->flags, r->bytes, d->argv, d->argv_len);
+}
+
+/* rte.spawn_failed: "ENOENT (No such file or directory) argc 2 argv [...]". */
+static void spawn_fail_value(struct rd_out *o, const struct rte_proc_event *d)
+{
+	const struct rte_spawn_fail_rec *r = &d->fail;
+	const char *name = r->err > 0 ? strerrorname_np(r->err) : NULL;
+	const char *desc = r->err > 0 ? strerrordesc_np(r->err) : NULL;
+
+	if (name && desc)
+		rd_outf(o, "%s (%s)", name, desc);
+	else
+		rd_outf(o, "error %d", r->err);
+	argv_value(o, r->argc, r->flags, r->bytes, d->argv, d->argv_len);
 }
 
 /* rte.exit, rte.reap: "pid 12 status 3, user 1.2ms sys 0.3ms max rss 1860
@@ -228,6 +250,9 @@ static int proc_event_value(struct rd_out *o, const struct rte_event *ev)
 	case RTE_PROC_EV_EXIT:
 	case RTE_PROC_EV_REAP:
 		exit_value(o, &d.exit);
+		return 1;
+	case RTE_PROC_EV_SPAWN_FAIL:
+		spawn_fail_value(o, &d);
 		return 1;
 	default:
 		return 0;

@@ -15,6 +15,9 @@
  * posix_spawn, posix_spawnp, vfork, system: their child runs no code of
  * ours before it execs (or shares our memory), so the parent names it:
  * rte.spawn with the child's pid, after the call returns in the parent.
+ * A posix_spawn (or system) that fails writes rte.spawn_failed with its
+ * error and argv instead: glibc's child that could not exec was reaped
+ * inside the call, its pid never given.
  *
  * vfork (x86-64 only; elsewhere libc's, unlinked): written in assembly,
  * as libc's is, because a C wrapper's frame would be reused by the child
@@ -95,6 +98,19 @@ static void spawned(pid_t pid)
 
 	if (pid > 0 && may_write())
 		rte_tracer_own_int(RTE_OWN_SPAWN, pid);
+	errno = saved;
+}
+
+/* A posix_spawn of argv that returned err: its child, if the kernel made
+ * one, could not exec; libc reaped it and gave no pid. */
+static void spawn_failed(int err, char *const argv[])
+{
+	char buf[RTE_PROC_PAYLOAD_MAX];
+	int saved = errno;
+
+	if (may_write())
+		rte_tracer_own_custom(RTE_OWN_SPAWN_FAIL, buf,
+		                      rte_proc_spawn_fail_payload(buf, err, argv));
 	errno = saved;
 }
 
@@ -195,6 +211,8 @@ static int spawn_with(spawn_fn real, pid_t *pid, const char *path,
 		if (pid)
 			*pid = child;
 		spawned(child);
+	} else {
+		spawn_failed(r, argv);
 	}
 	return r;
 }

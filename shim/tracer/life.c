@@ -31,6 +31,7 @@ static const struct {
 	[RTE_OWN_EXIT] = {"rte.exit", RTE_TYPE_CUSTOM},
 	[RTE_OWN_REAP] = {"rte.reap", RTE_TYPE_CUSTOM},
 	[RTE_OWN_SPAWN] = {"rte.spawn", RTE_TYPE_INT},
+	[RTE_OWN_SPAWN_FAIL] = {"rte.spawn_failed", RTE_TYPE_CUSTOM},
 };
 
 /* rte.proc on ring 0 (w is ours and busy; the lock is held, which

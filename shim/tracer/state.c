@@ -73,7 +73,7 @@ RTE_FORKVAR pid_t rte_tr_pid;
 struct rte_config rte_tr_cfg;
 struct rte_file rte_tr_file;
 RTE_FORKVAR pthread_mutex_t rte_tr_lock = PTHREAD_MUTEX_INITIALIZER;
-int rte_tr_own[RTE_OWN_COUNT] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+int rte_tr_own[RTE_OWN_COUNT] = {[0 ... RTE_OWN_COUNT - 1] = -1};
 uint64_t rte_g_dropped;
 RTE_FORKVAR int rte_tr_stopping; /* ring_stop written, atomic */
 int rte_tr_pool_ok;              /* the pool's key exists (rte_pool_load) */

@@ -222,6 +222,35 @@ test_vfork_child() {
 	finish
 }
 
+# A posix_spawn that cannot exec (a program nowhere on PATH: ENOENT; a
+# file that is not executable: EACCES): glibc's child fails its execs,
+# exits 127 and is reaped inside the call, its pid never given. strace
+# sees that child; rte has its parent's rte.spawn_failed (its error and
+# argv): the tree shows it under its parent, failed, with no pid.
+test_spawn_failed() {
+	begin spawn_failed
+	both "$T/spawns" spawnfail
+	expect_eq "exit status" "$rc" 2
+	compare
+	expect_eq "rte.spawn_failed events" \
+		"$(py_count 'e.get("event") == "rte.spawn_failed" and e["spawn_failed"]["error"] in ("ENOENT", "EACCES")')" 2
+	tree_check
+	grep -q '^!.* ENOENT .*rte-no-such-program .an arg. (spawn failed: No such file or directory)$' \
+		"$D/sum.txt" || fail "no ENOENT line: $(cat "$D/sum.txt")"
+	grep -q '^!.* EACCES .*/dev/null x (spawn failed: Permission denied)$' \
+		"$D/sum.txt" || fail "no EACCES line: $(cat "$D/sum.txt")"
+	# rte-run's report of a failed command names both, and the parent
+	"$B/rte-run" -- "$T/spawns" spawnfail >/dev/null 2>"$D/run.err"
+	expect_eq "rte-run's status" $? 2
+	sed -n '/^rte-run: processes that failed/,$p' "$D/run.err" >"$D/failed"
+	for want in "pid - (ENOENT): rte-no-such-program 'an arg' (spawn failed: No such file or directory)" \
+		"pid - (EACCES): /dev/null x (spawn failed: Permission denied)" \
+		" (2): $T/spawns spawnfail"; do
+		grep -qF -- "$want" "$D/failed" || fail "rte-run's failed list lacks '$want': $(cat "$D/run.err")"
+	done
+	finish
+}
+
 # A shell's subshells (fork children that never write and are reaped by
 # their parent) make no file, with PRESERVE too: only the shell's own
 # file is there, yet every subshell is in the tree, as strace saw it,
@@ -333,6 +362,10 @@ if r40 != ["{'signal': 'SIGKILL'}", "{'status': 3}"] or not all(e["reaped_only"]
     bad.append("40: %r" % r40)
 if any(e["pid"] <= 0 for e in t if e["reaped_only"]):
     bad.append("a reaped pid <= 0 kept")
+sf = sorted((e["spawn_failed"]["error"], e["argv"], e["parent_pid"], e["pid"])
+            for e in t if e["spawn_failed"])
+if sf != [("E99999", ["y"], 30, None), ("ENOENT", ["m\nx"], 30, None)]:
+    bad.append("spawns that failed: %r" % sf)
 odd = [e for e in t if e["pid"] == 34][0]
 if odd["argv"][:2] != ["l1\nl2", "it's \"q\" \\"] or odd["exit"] != {"signal": "signal 200"}:
     bad.append("34: %r %r" % (odd["argv"][:2], odd["exit"]))
@@ -342,7 +375,7 @@ for p in (31, 32, 33):
 if [e["exit"] for e in by[35]] != [None] or by[30][0]["exit"] is not None:
     bad.append("a bad rte.exit was read")
 txt = open(sys.argv[2], encoding="utf-8").read()
-if "l1\\x0al2" not in txt or "\\x80" not in txt:
+if "l1\\x0al2" not in txt or "\\x80" not in txt or "m\\x0ax (spawn failed:" not in txt:
     bad.append("text: not escaped")
 print("\n".join(bad), file=err)
 sys.exit(1 if bad else 0)

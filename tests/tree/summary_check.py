@@ -20,7 +20,11 @@ strace and of the JSONL records):
   of the one before that ended last;
 - Chrome: every process's track named by its command line, a lifetime
   slice with its end in args, a flow from the parent to every child that
-  has one; the processes without a file of their own (reaped only) too.
+  has one; the processes without a file of their own (reaped only) too;
+- a spawn that failed: an entry of no pid, no end, wall 0, failed, under
+  its parent, paired with the child strace saw fail to exec (compare.py);
+  a '!' line "- ... ENOENT ... argv0 (spawn failed: ...)"; a Chrome
+  instant on its parent's main thread.
 """
 import json
 import os
@@ -76,9 +80,24 @@ def main():
     errors = []
     st, root = compare.strace_tree(strace)
     doc = json.load(open(sjson, encoding="utf-8"))
-    tree = tree_keys(doc["tree"])
+    fails = [e for e in doc["tree"] if e["spawn_failed"]]
+    tree = tree_keys([e for e in doc["tree"] if not e["spawn_failed"]])
     own, reaped = usage_records(jsonl)
-    for k in sorted(set(st.procs) - set(tree)):
+    # spawns that failed: an entry of no pid under its parent, paired with
+    # the child strace saw fail to exec (compare.py's rule)
+    paired, errs = compare.failed_spawns(
+        st, [((e["parent_pid"], 0), [x.encode("utf-8", "surrogateescape")
+                                     for x in e["argv"] or []],
+              e["spawn_failed"]["error"]) for e in fails],
+        set(st.procs) - set(tree))
+    errors += errs
+    for e in fails:
+        if e["pid"] is not None or e["exit"] is not None or not e["failed"] or \
+                e["wall_ns"] != 0 or e["ppid"] != e["parent_pid"]:
+            errors.append("spawn failed %r: pid %r exit %r failed %r wall %r ppid %r"
+                          % (e["argv"], e["pid"], e["exit"], e["failed"],
+                             e["wall_ns"], e["ppid"]))
+    for k in sorted(set(st.procs) - set(tree) - paired):
         errors.append("%s: in strace, not in the tree" % (k,))
     for k in sorted(set(tree) - set(st.procs)):
         if not tree[k]["reaped_only"]:
@@ -125,8 +144,13 @@ def main():
         if m:
             byline.setdefault(int(m.group(2)), []).append(m.group(1))
     for e in doc["tree"]:
-        if e["failed"] and "!" not in byline.get(e["pid"], []):
+        if e["failed"] and not e["spawn_failed"] and "!" not in byline.get(e["pid"], []):
             errors.append("text: failed %d not marked" % e["pid"])
+    for e in fails:
+        if not any(re.match(r"! +- .* %s +.*%s.* \(spawn failed: [^)]*\)$"
+                            % (re.escape(e["spawn_failed"]["error"]),
+                               re.escape(e["argv"][0])), ln) for ln in lines):
+            errors.append("text: no line of the failed spawn %r" % e["argv"])
     if fold and not any("×" in ln for ln in lines):
         errors.append("text: nothing folded")
     cp = [ln for ln in lines if ln.startswith("critical path:")]
@@ -143,7 +167,7 @@ def main():
         if steps[0] != top["pid"]:
             errors.append("critical path starts at %d, root %d" % (steps[0], top["pid"]))
         for a_, b_ in zip(steps, steps[1:]):
-            kids = [e for e in doc["tree"] if e["parent_pid"] == a_]
+            kids = [e for e in doc["tree"] if e["parent_pid"] == a_ and not e["spawn_failed"]]
             last = max(e["end_ts"] for e in kids) if kids else None
             if not any(e["pid"] == b_ and e["end_ts"] == last for e in kids):
                 errors.append("critical path: %d is not the child of %d that ended last"
@@ -158,7 +182,15 @@ def main():
         if e.get("ph") == "X" and e.get("cat") == "lifetime":
             life.setdefault(e["pid"], []).append(e["args"].get("exit"))
     flows = {(e.get("id"), e["ph"]): e for e in evs if e.get("cat") == "spawn"}
+    for e in fails:  # an instant on the parent's main thread
+        if not any(x.get("ph") == "i" and x.get("cat") == "spawn failed" and
+                   x["pid"] == e["parent_pid"] and x["tid"] == e["parent_pid"] and
+                   x["args"].get("spawn_failed") == e["spawn_failed"]["error"] and
+                   x["name"].startswith(e["argv"][0]) for x in evs):
+            errors.append("chrome: no instant of the failed spawn %r" % e["argv"])
     for e in doc["tree"]:
+        if e["spawn_failed"]:
+            continue
         if e["pid"] not in names:
             errors.append("chrome: %d has no process track" % e["pid"])
         if e["argv"] is None and not e["reaped_only"]:
@@ -172,7 +204,8 @@ def main():
                 not in life[e["pid"]]:
             errors.append("chrome: %d slice exits %r, want %r" % (e["pid"], life[e["pid"]],
                                                                    e["exit"]))
-    want_flows = sum(1 for e in doc["tree"] if e["parent_pid"] is not None)
+    want_flows = sum(1 for e in doc["tree"]
+                     if e["parent_pid"] is not None and not e["spawn_failed"])
     got = sum(1 for k in flows if k[1] == "s")
     if got < want_flows:
         errors.append("chrome: %d spawn flows, want %d" % (got, want_flows))

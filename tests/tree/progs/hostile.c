@@ -8,7 +8,9 @@
  *              20's argv without its NUL
  *     30       its own ppid; an rte.exit of an unknown `how`; reaps of
  *              pids -5, 0, and of 40 twice (two reaped-only lives); spawns
- *              of -1 and of 10 (begun before 30: not its child)
+ *              of -1 and of 10 (begun before 30: not its child); spawns
+ *              that failed: ENOENT of "m\nx", error 99999 of "y", and
+ *              three to ignore (version 9, 3 bytes, impossible counts)
  *     31       a 3-byte rte.proc; 32 one of version 9; 33 argc and bytes
  *              that cannot be; 34 an argv of newlines, quotes and bytes
  *              0x80..0xff; 35 an rte.exit 1 byte short; 36 ppid 35 with
@@ -22,13 +24,26 @@
 #include "rte/proc.h"
 #include "../../progs/ringfile.h"
 
-enum { U_PROC = 0, U_EXIT, U_REAP, U_SPAWN };
+enum { U_PROC = 0, U_EXIT, U_REAP, U_SPAWN, U_SPAWN_FAIL };
 
-static const char *const names[] = { "rte.proc", "rte.exit", "rte.reap", "rte.spawn" };
+static const char *const names[] = { "rte.proc", "rte.exit", "rte.reap", "rte.spawn",
+                                     "rte.spawn_failed" };
 
 static void create(struct ringfile *f, const char *dir, int pid)
 {
-	ringfile_create(f, dir, pid, names, 4);
+	ringfile_create(f, dir, pid, names, 5);
+}
+
+/* rte.spawn_failed of version v, error err, the argv's counts and bytes. */
+static void spawn_fail(struct ringfile *f, uint64_t ts, unsigned v, int err,
+                       uint32_t argc, uint32_t nbytes, const char *argv, size_t n)
+{
+	unsigned char b[512];
+	struct rte_spawn_fail_rec r = { (uint16_t)v, 0, err, argc, nbytes };
+
+	memcpy(b, &r, sizeof r);
+	memcpy(b + sizeof r, argv, n);
+	ringfile_bytes(f, U_SPAWN_FAIL, ts, b, sizeof r + n);
 }
 
 static void proc(struct ringfile *f, uint64_t ts, int ppid, uint32_t argc,
@@ -86,6 +101,11 @@ int main(int argc, char **argv)
 	ex(&f, U_REAP, 1206, 40, RTE_EXIT_STATUS, 3, 0);
 	rte_ring_write1(&f.w, rte_hdr_make(0, 1, RTE_UMSG_INT, U_SPAWN), 1207, (uint64_t)-1);
 	rte_ring_write1(&f.w, rte_hdr_make(0, 1, RTE_UMSG_INT, U_SPAWN), 1208, 10);
+	spawn_fail(&f, 1209, RTE_SPAWN_FAIL_VERSION, 2, 1, 4, "m\nx", 4);
+	spawn_fail(&f, 1210, RTE_SPAWN_FAIL_VERSION, 99999, 1, 2, "y", 2);
+	spawn_fail(&f, 1211, 9, 2, 1, 2, "z", 2);
+	ringfile_bytes(&f, U_SPAWN_FAIL, 1212, "\1\0\0", 3);
+	spawn_fail(&f, 1213, RTE_SPAWN_FAIL_VERSION, 2, 1, 1, "w", 2);
 	ringfile_lc(&f, RTE_LC_RING_STOP, 2200, 0);
 	create(&f, d, 31);
 	ringfile_lc(&f, RTE_LC_RING_START, 1300, 31);

@@ -18,6 +18,9 @@
  *                  parent exits 2: its own end must stay its own (exit()
  *                  in a vfork child is not tried: it runs the parent's
  *                  exit handlers, also without the shim)
+ *   spawns spawnfail  posix_spawnp of a program nowhere on PATH
+ *                  (ENOENT), posix_spawn of /dev/null (EACCES), then one
+ *                  that runs (exit 4); exits 2 if the two failed as said
  *   spawns popen   popen(3) twice: reads "hi" from `echo hi; exit 8`
  *                  (pclose: exit 8), writes to `cat >/dev/null; exit 9`
  *                  (exit 9); exits 2
@@ -32,6 +35,7 @@
  *                  reaped after this process re-executes itself (exit 14;
  *                  `spawns waiter`), one that exec's /bin/true; exits 0
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -267,6 +271,21 @@ static int quiet(const char *self)
 	return 1;
 }
 
+static int spawnfail(void)
+{
+	char *miss[] = {"rte-no-such-program", "an arg", NULL};
+	char *noexec[] = {"/dev/null", "x", NULL};
+	char *ok[] = {"sh", "-c", "exit 4", NULL};
+	pid_t p = 0;
+
+	if (posix_spawnp(&p, miss[0], NULL, NULL, miss, environ) != ENOENT ||
+	    posix_spawn(&p, noexec[0], NULL, NULL, noexec, environ) != EACCES ||
+	    posix_spawnp(&p, "sh", NULL, NULL, ok, environ))
+		return 1;
+	reap(p);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "quiet"))
@@ -295,6 +314,8 @@ int main(int argc, char **argv)
 		return reuse();
 	if (argc > 1 && !strcmp(argv[1], "popen"))
 		return popen_mode();
-	fprintf(stderr, "usage: spawns all|sleeper|argv|many N|vforkfail|popen|reuse|quiet\n");
+	if (argc > 1 && !strcmp(argv[1], "spawnfail"))
+		return spawnfail();
+	fprintf(stderr, "usage: spawns all|sleeper|argv|many N|vforkfail|spawnfail|popen|reuse|quiet\n");
 	return 64;
 }
