@@ -179,6 +179,40 @@ test_late_process() {
 		fail "left in $TMPDIR: $(ls "$TMPDIR" | grep '^rte-run[.-]')"
 }
 
+# rte-run itself SIGKILLed (an OOM kill, a CI job's timeout) cannot clean
+# up: its temporary directories stay until the next rte-run of this user
+# and TMPDIR removes them (their owner is gone); a live run's and a kept
+# one are left alone.
+test_killed_run() {
+	begin "a SIGKILLed rte-run's directories: removed by the next run"
+	before=$(leftovers)
+	"$RUN" -q -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$W/victim.pid" &
+	run=$!
+	i=0
+	while [ ! -s "$W/victim.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$W/victim.pid" ] || fail "the command did not start"
+	kill -KILL $run
+	wait $run 2>/dev/null
+	kill -KILL "$(cat "$W/victim.pid")" 2>/dev/null
+	left=$(leftovers)
+	[ "$left" -eq $((before + 2)) ] ||
+		fail "a SIGKILLed run left $((left - before)) directories, not 2 (its own and its private one)"
+	# a kept directory, and a run still going, while another run sweeps
+	"$RUN" -q --keep -- true 2>"$W/kept.err" || fail "--keep: exit $?"
+	kept=$(sed -n 's/^rte-run: ring files kept in //p' "$W/kept.err")
+	"$RUN" -q -- sh -c 'echo x >"$1"; sleep 3' sh "$W/live.flag" &
+	live=$!
+	i=0
+	while [ ! -s "$W/live.flag" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	"$RUN" -q -- true || fail "the sweeping run failed"
+	[ -d "$kept" ] || fail "the kept directory $kept was removed"
+	[ "$(leftovers)" -eq $((before + 3)) ] ||
+		fail "after the sweep: $(ls "$TMPDIR" | grep '^rte-run[.-]' | tr '\n' ' '), want the kept one and the live run's two"
+	wait $live || fail "the live run failed: exit $?"
+	[ "$(leftovers)" -eq $((before + 1)) ] || fail "the live run left its directories"
+	rm -rf "$kept"
+}
+
 # ---- signals -----------------------------------------------------------------------
 
 test_signals() {
@@ -860,6 +894,7 @@ else
 	test_formats
 	test_tree
 	test_killed_tree
+	test_killed_run
 	test_late_process
 	test_signals
 	test_tty
