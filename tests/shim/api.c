@@ -43,7 +43,7 @@ static void check_register(void)
 	CHECK(strcmp(rte_strerror(RTE_ETYPE), "unknown error") != 0);
 }
 
-/* Fill the id space: 8192 ids exist in all, shared with the 10 rte.*
+/* Fill the id space: 8192 ids exist in all, shared with the 11 rte.*
  * events (doc/USAGE.md) once tracing runs, and the crash recorder's 4
  * (rte.signal, rte.crash, rte.module, rte.module.unload; doc/USAGE.md
  * "Crash events"); the next name fails. */
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	rte_resume();
 	CHECK(rte_is_active());
 	rte_int(1, -7);
-	check_too_many(RTE_MAX_USER_EVENTS - 1 - 10 - 4, 5);
+	check_too_many(RTE_MAX_USER_EVENTS - 1 - 11 - 4, 5);
 	check_file(path, ids);
 	printf("%s %s\n", g_fail ? "FAILED" : "ok", path);
 	return g_fail;
