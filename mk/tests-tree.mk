@@ -19,5 +19,6 @@ $(TREE_HOSTILE): $(BUILD)/obj/tests/tree/progs/hostile.o $(WRITER_OBJS) $(BUILD)
 	$(CC) -o $@ $^ $(BASE_LDFLAGS)
 .SECONDARY: $(BUILD)/obj/tests/tree/progs/hostile.o
 
-test-tree: $(TREE_TEST_BINS) $(TREE_HOSTILE) $(BUILD)/rte-read $(BUILD)/librte.so
+test-tree: $(TREE_TEST_BINS) $(TREE_HOSTILE) $(BUILD)/rte-read $(BUILD)/librte.so \
+		$(RUN_SCRIPT) $(RUN_EXEC)
 	@RTE_BUILD=$(abspath $(BUILD)) RTE_ASAN_RT="$(SHIM_ASAN_RT)" sh tests/tree/run.sh
