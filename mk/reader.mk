@@ -12,7 +12,7 @@
 READER_SRCS := reader/main.c reader/commands.c reader/options.c reader/status.c reader/signals.c reader/vec.c \
 	reader/discover.c reader/follow.c reader/inputs.c reader/liveness.c reader/merge.c reader/procs.c reader/ptree.c reader/ptree_note.c reader/ptree_name.c \
 	reader/spans.c reader/hist.c reader/filter.c reader/out.c \
-	reader/fmt/text.c reader/fmt/jsonl.c \
+	reader/fmt/text.c reader/fmt/text_proc.c reader/fmt/jsonl.c \
 	reader/fmt/chrome.c reader/fmt/chrome_tracks.c reader/fmt/chrome_flows.c reader/fmt/chrome_recs.c reader/model.c reader/model_life.c \
 	reader/fmt/summary_out.c reader/fmt/summary_sink.c reader/fmt/summary_tree.c reader/fmt/summary_run.c reader/crashrep.c reader/crashrep_last.c reader/symbolize.c \
 	reader/clean.c reader/ocamlver.c reader/gcstats.c reader/fmt/gcstats.c reader/fmt/gcstats_out.c \
