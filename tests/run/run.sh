@@ -181,36 +181,69 @@ test_late_process() {
 
 # rte-run itself SIGKILLed (an OOM kill, a CI job's timeout) cannot clean
 # up: its temporary directories stay until the next rte-run of this user
-# and TMPDIR removes them (their owner is gone); a live run's and a kept
-# one are left alone.
+# and TMPDIR removes them (their owner is gone from this /proc); a live
+# run's, a kept one and a SIGKILLed --keep run's are left alone.
+
+# killed_run OPTION...: rte-run OPTION... of a command that sleeps,
+# SIGKILLed (and the command too) once the command runs.
+killed_run() {
+	rm -f "$W/victim.pid"
+	"$RUN" -q "$@" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$W/victim.pid" &
+	_run=$!
+	wait_for "$W/victim.pid" || fail "the command did not start"
+	kill -KILL $_run
+	wait $_run 2>/dev/null
+	kill -KILL "$(cat "$W/victim.pid")" 2>/dev/null
+}
+
+# wait_for FILE: until FILE is there and not empty (10 s at most).
+wait_for() {
+	_i=0
+	while [ ! -s "$1" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ -s "$1" ]
+}
+
 test_killed_run() {
 	begin "a SIGKILLed rte-run's directories: removed by the next run"
 	before=$(leftovers)
-	"$RUN" -q -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$W/victim.pid" &
-	run=$!
-	i=0
-	while [ ! -s "$W/victim.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$W/victim.pid" ] || fail "the command did not start"
-	kill -KILL $run
-	wait $run 2>/dev/null
-	kill -KILL "$(cat "$W/victim.pid")" 2>/dev/null
-	left=$(leftovers)
-	[ "$left" -eq $((before + 2)) ] ||
-		fail "a SIGKILLed run left $((left - before)) directories, not 2 (its own and its private one)"
-	# a kept directory, and a run still going, while another run sweeps
+	# every run sweeps as it starts: first what must stay
+	killed_run --keep
+	[ "$(leftovers)" -eq $((before + 2)) ] ||
+		fail "a SIGKILLed --keep run left $(($(leftovers) - before)) directories, not 2"
 	"$RUN" -q --keep -- true 2>"$W/kept.err" || fail "--keep: exit $?"
 	kept=$(sed -n 's/^rte-run: ring files kept in //p' "$W/kept.err")
-	"$RUN" -q -- sh -c 'echo x >"$1"; sleep 3' sh "$W/live.flag" &
+	: >"$W/hold"
+	"$RUN" -q -- sh -c 'echo x >"$1"; while [ -e "$2" ]; do sleep 0.1; done' sh \
+		"$W/live.flag" "$W/hold" &
 	live=$!
-	i=0
-	while [ ! -s "$W/live.flag" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_for "$W/live.flag" || fail "the live run did not start"
+	killed_run
+	[ "$(leftovers)" -eq $((before + 7)) ] ||
+		fail "before the sweep: $(ls "$TMPDIR" | grep '^rte-run[.-]' | tr '\n' ' ')"
+	# stamps of a pid that is gone: of this /proc, and of another one (a
+	# container's, another host's: the same pid means nothing here)
+	id=$(python3 -c 'import sys
+b = open("/proc/sys/kernel/random/boot_id").read().strip()
+st = open("/proc/1/stat").read()
+print("%s/%s" % (b, st[st.rindex(")") + 2:].split()[19]))')
+	mkdir "$TMPDIR/rte-run.stale1" "$TMPDIR/rte-run.other1" "$TMPDIR/rte-run-priv.stale1"
+	echo "999999999 $TMPDIR/rte-run-priv.stale1 $id" >"$TMPDIR/rte-run.stale1/.rte-run"
+	echo "999999999 $TMPDIR/rte-run-priv.other1 00000000-0000-0000-0000-000000000000/${id#*/}" >"$TMPDIR/rte-run.other1/.rte-run"
 	"$RUN" -q -- true || fail "the sweeping run failed"
+	[ -d "$TMPDIR/rte-run.other1" ] || fail "a directory of another /proc's run was removed"
+	[ ! -e "$TMPDIR/rte-run.stale1" ] && [ ! -e "$TMPDIR/rte-run-priv.stale1" ] ||
+		fail "a stale stamp of this /proc was not swept"
+	rm -rf "$TMPDIR/rte-run.other1"
 	[ -d "$kept" ] || fail "the kept directory $kept was removed"
-	[ "$(leftovers)" -eq $((before + 3)) ] ||
-		fail "after the sweep: $(ls "$TMPDIR" | grep '^rte-run[.-]' | tr '\n' ' '), want the kept one and the live run's two"
+	[ "$(leftovers)" -eq $((before + 5)) ] ||
+		fail "after the sweep: $(ls "$TMPDIR" | grep '^rte-run[.-]' | tr '\n' ' '), want the kept one, the SIGKILLed --keep run's two and the live run's two"
+	rm -f "$W/hold"
 	wait $live || fail "the live run failed: exit $?"
-	[ "$(leftovers)" -eq $((before + 1)) ] || fail "the live run left its directories"
-	rm -rf "$kept"
+	[ "$(leftovers)" -eq $((before + 3)) ] || fail "the live run left its directories"
+	for d in "$TMPDIR"/rte-run.* "$TMPDIR"/rte-run-priv.*; do
+		[ -e "$d" ] && [ ! -e "$d/.rte-run" ] && rm -rf "$d"
+	done
+	[ "$(leftovers)" -eq "$before" ] || fail "cleaning up after the test: $(leftovers) left"
 }
 
 # ---- signals -----------------------------------------------------------------------
