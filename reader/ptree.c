@@ -442,6 +442,7 @@ struct rd_ptree *rd_ptree_build(struct rd_procs *P)
 			T->n[x].ppid = P->src[i].pid;
 			T->n[x].parent = T->f[i].node;
 			T->n[x].spawn_err = sf->err ? sf->err : -1;
+			T->nspawn++;
 			T->n[x].start_ts = T->n[x].end_ts = sf->ts;
 			T->n[x].argv = sf->argv; /* moved to the node */
 			T->n[x].argv_len = (uint32_t)sf->argv_len;

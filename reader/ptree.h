@@ -75,6 +75,7 @@ struct rd_ptnode {
 struct rd_ptree {
 	struct rd_ptnode *n;      /* by pid then start; the reaped-only ones */
 	unsigned nn, nfile;       /* after the first nfile (with files) */
+	unsigned nspawn;          /* of the nn, spawns that failed (no process) */
 	size_t cap;
 	int built;
 	int oom;

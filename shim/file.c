@@ -15,11 +15,15 @@
  * directory by its path for the moment they need it, accept it only if
  * it is the same directory, work with openat/renameat2/linkat/unlinkat
  * and close it (the first creation uses the descriptor that resolved
- * the directory). The removal at the end, the crash recorder's keep and
- * rte_file_is_ours go by the file's absolute path, checked against the
- * file's own identity (device and inode: our mapping keeps the inode
- * alive, so no other file can have it): two system calls, not five, at
- * every process's end. The ring file's descriptor lives from its creation until it
+ * the directory). The removal at the end and the crash recorder's keep
+ * go by the file's absolute path, checked against the file's own
+ * identity (device and inode: while we map the file no other file can
+ * have its inode): two system calls, not five, at every process's end.
+ * Someone who may rename a directory above ours could swap the path
+ * between the check and the unlink, to another <pid>.events this process
+ * may remove: the default directory (0700, in a sticky /dev/shm or /tmp)
+ * leaves nobody that room; an OCAML_RUNTIME_EVENTS_DIR under a directory
+ * writable by others (not sticky) would. The ring file's descriptor lives from its creation until it
  * is mapped; later reservations go through the mapping (rte_file_reserve).
  * Such a moment's descriptor is O_CLOEXEC and never left on 0, 1 or 2 (a
  * program started with stdin closed, whose other thread reads fd 0,
@@ -359,11 +363,6 @@ static int path_is_ours(const struct rte_file *f)
 	    rte_filedir_same_file(&st, f->dev, f->ino);
 	errno = saved;
 	return r;
-}
-
-int rte_file_is_ours(const struct rte_file *f)
-{
-	return path_is_ours(f);
 }
 
 void rte_file_remove(const struct rte_file *f)

@@ -58,8 +58,6 @@ int rte_file_reserve(const struct rte_file *f, uint64_t off, uint64_t len);
 void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len);
 /* madvise the mapping for sparse use (no read-around). */
 void rte_file_advise(const struct rte_file *f);
-/* 1 if <pid>.events in the directory is still our file. Signal-safe. */
-int rte_file_is_ours(const struct rte_file *f);
 /* RTE_FILE_MARK, the mode bit of a file made without PRESERVE: sweep.h. */
 /* Clear RTE_FILE_MARK: the file is kept (a crash record). Signal-safe. */
 void rte_file_keep(const struct rte_file *f);

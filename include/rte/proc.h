@@ -150,8 +150,10 @@ enum rte_proc_ev_kind {
 	RTE_PROC_EV_SPAWN_FAIL,
 };
 struct rte_proc_event {
-	struct rte_proc_rec proc;
-	struct rte_spawn_fail_rec fail;
+	union { /* by kind: the same 16 bytes, the same layout as before */
+		struct rte_proc_rec proc;
+		struct rte_spawn_fail_rec fail;
+	};
 	const char *argv;
 	size_t argv_len;
 	struct rte_exit_rec exit;

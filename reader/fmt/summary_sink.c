@@ -252,7 +252,8 @@ static void summary_finish(struct rd_sink *s, struct rd_ctx *c)
 		/* processes without a file (known from their parent's
 		 * fork_parent and rte.reap) count too, and are told apart */
 		struct rd_ptree *T = rd_ptree_build(P);
-		unsigned n = T && !T->oom && T->nn > P->nproc ? T->nn : P->nproc;
+		unsigned n = T && !T->oom && T->nn - T->nspawn > P->nproc
+		                     ? T->nn - T->nspawn : P->nproc;
 
 		rd_outf(o, "\ntotal: %u process%s", n, n == 1 ? "" : "es");
 		if (n > P->nproc)

@@ -46,8 +46,9 @@ static const char *end_str(const struct rd_ptnode *x, char *b, unsigned n)
 {
 	char sb[32];
 
-	if (x->spawn_err)
-		snprintf(b, n, "%s", rd_ptree_errname(x->spawn_err, sb, sizeof sb));
+	if (x->spawn_err) /* the column's 8: the whole name is in the text */
+		snprintf(b, n, "%s", strlen(rd_ptree_errname(x->spawn_err, sb, sizeof sb)) <= 8
+		                             ? sb : "spawn");
 	else if (x->how == RTE_EXIT_STATUS)
 		snprintf(b, n, "%d", x->value);
 	else if (x->how == RTE_EXIT_SIGNAL)
@@ -140,11 +141,16 @@ static void node_line(struct tw *w, int x, unsigned depth)
 	char wall[32], cpu[32], rss[24], end[32];
 
 	rd_ptree_cmdline(n, w->cmd, sizeof w->cmd, text_width(w, depth));
-	if (n->spawn_err) /* after the command, cut or not */
+	if (n->spawn_err) { /* after the command, cut or not */
+		char eb[32];
+
+		rd_ptree_errname(n->spawn_err, eb, sizeof eb);
 		snprintf(w->cmd + strlen(w->cmd), sizeof w->cmd - strlen(w->cmd),
-		         " (spawn failed: %s)",
+		         " (spawn failed: %s%s%s)",
 		         n->spawn_err > 0 && strerrordesc_np(n->spawn_err)
-		                 ? strerrordesc_np(n->spawn_err) : "unknown error");
+		                 ? strerrordesc_np(n->spawn_err) : "unknown error",
+		         strlen(eb) > 8 ? ", " : "", strlen(eb) > 8 ? eb : "");
+	}
 	line(w, n->failed, n->pid,
 	     dur_str(rd_ptree_wall(n), n->start_ts != 0 && !n->spawn_err, wall),
 	     dur_str(n->utime_ns + n->stime_ns, n->usage, cpu),
@@ -342,7 +348,7 @@ int rd_sum_tree_detail(struct rd_procs *P, const struct rd_filter *f,
 {
 	const struct rd_ptree *T = P->tree;
 
-	if (f->all || T->nn < 2)
+	if (f->all || T->nn - T->nspawn < 2)
 		return 1;
 
 	/* the lives of pid: the file nodes before its last one */
@@ -356,7 +362,7 @@ void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P)
 {
 	const struct rd_ptree *T = P->tree;
 	struct tw *w = calloc(1, sizeof *w);
-	unsigned failed = 0, shown = 0;
+	unsigned failed = 0, spawns = 0, shown = 0, np;
 	int root = -1;
 
 	if (!w || !T)
@@ -364,8 +370,12 @@ void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P)
 	w->o = o;
 	w->T = T;
 	w->width = term_width(o);
-	rd_outf(o, "process tree: %u process%s\n%c%7s %9s %9s %6s %8s %5s  %s\n",
-	        T->nn, T->nn == 1 ? "" : "es", ' ', "pid", "wall", "CPU", "maxRSS", "exit", "lost", "command");
+	np = T->nn - T->nspawn;
+	rd_outf(o, "process tree: %u process%s", np, np == 1 ? "" : "es");
+	if (T->nspawn)
+		rd_outf(o, ", %u spawn%s that failed", T->nspawn, T->nspawn == 1 ? "" : "s");
+	rd_outf(o, "\n%c%7s %9s %9s %6s %8s %5s  %s\n",
+	        ' ', "pid", "wall", "CPU", "maxRSS", "exit", "lost", "command");
 	for (unsigned k = 0; k < T->nn; k++) {
 		if (T->n[k].parent >= 0)
 			continue;
@@ -376,19 +386,27 @@ void rd_sum_write_tree(struct rd_out *o, struct rd_procs *P)
 	if (w->left)
 		rd_outf(o, "  … %u more processes (--all or -f summary-json for every one)\n",
 		        w->left);
-	for (unsigned k = 0; k < T->nn; k++)
-		failed += (unsigned)T->n[k].failed;
-	if (failed && w->left) {
-		rd_outf(o, "failed (%u):\n", failed);
+	for (unsigned k = 0; k < T->nn; k++) {
+		failed += (unsigned)(T->n[k].failed && !T->n[k].spawn_err);
+		spawns += (unsigned)(T->n[k].spawn_err != 0);
+	}
+	if ((failed || spawns) && w->left) {
+		rd_outf(o, "failed (%u):\n", failed + spawns);
 		for (unsigned k = 0; k < T->nn && shown < 10; k++)
 			if (T->n[k].failed) {
 				node_line(w, (int)k, 0);
 				shown++;
 			}
-	} else if (failed) {
-		rd_outf(o, "failed: %u process%s (marked !)\n", failed, failed == 1 ? "" : "es");
+	} else if (failed || spawns) {
+		rd_out_str(o, "failed:");
+		if (failed)
+			rd_outf(o, " %u process%s", failed, failed == 1 ? "" : "es");
+		if (spawns)
+			rd_outf(o, "%s %u spawn%s", failed ? " and" : "", spawns,
+			        spawns == 1 ? "" : "s");
+		rd_out_str(o, " (marked !)\n");
 	}
-	if (root >= 0 && T->nn > 1)
+	if (root >= 0 && np > 1)
 		critical_path(w, root);
 	if (rd_ptree_opts.by_exe)
 		by_exe(w);

@@ -68,13 +68,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: oldkernel [-d CALL[,CALL...]] CMD ARG...\n");
 		return 2;
 	}
-	/* Not x86-64: allow. Each listed number: jump to the ENOSYS
-	 * return, the last instruction but one. */
+	/* Not x86-64 (the x32 or i386 ABI): jump over the load and the
+	 * n tests to the ALLOW return. Each listed number: jump to the
+	 * ENOSYS return, the last instruction. */
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	                                      offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 	                                      AUDIT_ARCH_X86_64, 0,
-	                                      (unsigned char)(n + 2));
+	                                      (unsigned char)(n + 1));
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	                                      offsetof(struct seccomp_data, nr));
 	for (int i = 0; i < n; i++, k++)
