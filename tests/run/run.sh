@@ -188,19 +188,14 @@ test_late_process() {
 # SIGKILLed (and the command too) once the command runs.
 killed_run() {
 	rm -f "$W/victim.pid"
-	"$RUN" -q "$@" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$W/victim.pid" &
+	# (the pid file appears whole: lib.sh's wait_for waits for a name)
+	"$RUN" -q "$@" -- sh -c 'echo $$ >"$1.t"; mv "$1.t" "$1"; exec sleep 30' sh \
+		"$W/victim.pid" &
 	_run=$!
 	wait_for "$W/victim.pid" || fail "the command did not start"
 	kill -KILL $_run
 	wait $_run 2>/dev/null
 	kill -KILL "$(cat "$W/victim.pid")" 2>/dev/null
-}
-
-# wait_for FILE: until FILE is there and not empty (10 s at most).
-wait_for() {
-	_i=0
-	while [ ! -s "$1" ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	[ -s "$1" ]
 }
 
 test_killed_run() {
