@@ -23,8 +23,9 @@
  * between the check and the unlink, to another <pid>.events this process
  * may remove: the default directory (0700, in a sticky /dev/shm or /tmp)
  * leaves nobody that room; an OCAML_RUNTIME_EVENTS_DIR under a directory
- * writable by others (not sticky) would. The ring file's descriptor lives from its creation until it
- * is mapped; later reservations go through the mapping (rte_file_reserve).
+ * writable by others (not sticky) would. The ring file's descriptor
+ * lives from its creation until it is mapped; later reservations go
+ * through the mapping (rte_file_reserve).
  * Such a moment's descriptor is O_CLOEXEC and never left on 0, 1 or 2 (a
  * program started with stdin closed, whose other thread reads fd 0,
  * would read our file).
@@ -341,28 +342,22 @@ void rte_file_prefault(const struct rte_file *f, uint64_t off, uint64_t len)
 #endif
 }
 
-/* 1 if `name` in our directory is still our file. Signal-safe. */
+/* 1 if `name` in our directory (dfd; AT_FDCWD for an absolute name) is
+ * still our file. Signal-safe. */
 static int name_is_ours(const struct rte_file *f, int dfd, const char *name)
 {
 	struct stat st;
 
-	return dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	return (dfd >= 0 || dfd == AT_FDCWD) &&
+	       fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       rte_filedir_same_file(&st, f->dev, f->ino);
 }
 
-/* 1 if our file's path still names our file: its identity is the file's
- * own (its inode lives while we map it), so the directory need not be
- * opened and checked first (two system calls, not five, at every
- * process's end). Signal-safe; errno kept. */
+/* 1 if our file's absolute path still names our file (see the top of
+ * this file). Signal-safe. */
 static int path_is_ours(const struct rte_file *f)
 {
-	struct stat st;
-	int saved = errno, r;
-
-	r = f->name[0] && fstatat(AT_FDCWD, f->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    rte_filedir_same_file(&st, f->dev, f->ino);
-	errno = saved;
-	return r;
+	return f->name[0] && name_is_ours(f, AT_FDCWD, f->path);
 }
 
 void rte_file_remove(const struct rte_file *f)

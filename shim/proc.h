@@ -1,7 +1,8 @@
 /*
  * proc.h - the process records (proc.c; a leaf): the payloads of rte.proc,
- * rte.exit, rte.reap and rte.spawn_failed (rte/proc.h) built from what the process knows of
- * itself. The tracer writes them; the hooks note how the process ends.
+ * rte.exit, rte.reap and rte.spawn_failed (rte/proc.h) built from what
+ * the process knows of itself. The tracer writes them; the hooks note how
+ * the process ends.
  *
  * Every function is async-signal-safe and allocates nothing; none writes
  * anything but proc.c's own globals (and the caller's buffer), so none may
